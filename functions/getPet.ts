@@ -1,0 +1,15 @@
+import { deprecationHeaders, GET_PET_DEPRECATION } from '../shared/http/deprecation';
+import { ok } from '../shared/http/result';
+import { httpOperation } from '../shared/http/stack';
+import { NoQuery, PetIdPath } from '../shared/pets/schema';
+import { getPet } from '../shared/pets/service';
+import { petStore } from '../shared/pets/store';
+
+/** GET /v1/pets/{petId} (deprecated): every answer says so and names the successor. */
+export const handler = httpOperation({
+  operationId: 'getPet',
+  query: NoQuery,
+  path: PetIdPath,
+  headers: deprecationHeaders(GET_PET_DEPRECATION),
+  handle: async ({ path, signal }) => ok(await getPet(petStore, path.petId, signal)),
+});

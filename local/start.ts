@@ -1,0 +1,109 @@
+/**
+ * `npm start`: the whole API on this machine. DynamoDB Local (data kept under DATA_DIR, default
+ * `.data/`, so pets survive a restart), the table, the demo keys, and the local API Gateway
+ * stand-in serving the deployed handler modules on http://localhost:PORT/v1 (PORT: 3000).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { LocalKeyRegistry } from '../shared/auth/local-key-registry';
+import { ensureTable } from './create-table';
+import { DEMO_KEYS } from './demo-keys';
+import { JavaMissingError, startDynamoDbLocal, type RunningDynamoDbLocal } from './dynamodb-local';
+import { startLocalServer, type LocalServer } from './server';
+
+const TABLE_NAME = 'petstore-local';
+
+async function main(): Promise<void> {
+  const port = readPort(process.env.PORT);
+  const dataDir = resolve(process.env.DATA_DIR ?? '.data');
+  await mkdir(resolve(dataDir, 'dynamodb'), { recursive: true });
+
+  let database: RunningDynamoDbLocal | undefined;
+  let server: LocalServer | undefined;
+  let stopping = false;
+  const stop = async (exitCode: number): Promise<never> => {
+    if (!stopping) {
+      stopping = true;
+      await server?.close().catch(() => undefined);
+      await database?.stop().catch(() => undefined);
+    }
+    process.exit(exitCode);
+  };
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+
+  try {
+    database = await startDynamoDbLocal({ dbPath: resolve(dataDir, 'dynamodb') });
+    // The handler modules read their settings when first imported, so set them first.
+    process.env.TABLE_NAME = TABLE_NAME;
+    process.env.DYNAMODB_ENDPOINT = database.endpoint;
+    process.env.AWS_REGION ??= 'us-east-1';
+    process.env.CURSOR_SECRET = await cursorSecret(dataDir);
+
+    const client = new DynamoDBClient({
+      endpoint: database.endpoint,
+      region: process.env.AWS_REGION,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    await ensureTable(client, TABLE_NAME);
+    const registry = new LocalKeyRegistry(DynamoDBDocumentClient.from(client), TABLE_NAME);
+    for (const demo of DEMO_KEYS) await registry.register(demo.apiKey, demo.plan, demo.limits);
+
+    server = await startLocalServer({ port, host: process.env.HOST ?? '127.0.0.1' });
+  } catch (error) {
+    process.stderr.write(`${describeStartupError(error, port)}\n`);
+    await stop(1);
+    return;
+  }
+  printBanner(server.baseUrl, dataDir);
+}
+
+function readPort(value: string | undefined): number {
+  if (value === undefined || value === '') return 3000;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port < 1 || port > 65535) {
+    process.stderr.write(`PORT must be a number from 1 to 65535, got "${value}".\n`);
+    process.exit(1);
+  }
+  return port;
+}
+
+/** Signs page cursors; kept beside the data so cursors stay valid across restarts. */
+async function cursorSecret(dataDir: string): Promise<string> {
+  const file = resolve(dataDir, 'cursor-secret');
+  try {
+    return (await readFile(file, 'utf8')).trim();
+  } catch {
+    const secret = randomBytes(32).toString('base64url');
+    await writeFile(file, `${secret}\n`, { mode: 0o600 });
+    return secret;
+  }
+}
+
+function describeStartupError(error: unknown, port: number): string {
+  if (error instanceof JavaMissingError) return `Cannot start: ${error.message}`;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') return `Cannot start: port ${port} is already in use. Stop what uses it or pick another port, e.g. PORT=3001 npm start.`;
+  if (code === 'EACCES') return `Cannot start: no permission to listen on port ${port}; pick a port above 1023 with PORT=...`;
+  return `Cannot start: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+function printBanner(baseUrl: string, dataDir: string): void {
+  const keys = DEMO_KEYS.map((demo) => `  ${demo.plan.padEnd(11)} ${demo.apiKey}`).join('\n');
+  process.stdout.write(
+    [
+      `Pet store API listening on ${baseUrl}`,
+      `DynamoDB Local data: ${dataDir}`,
+      'Demo keys (send as "Authorization: Bearer <key>"):',
+      keys,
+      `Try: curl -H "Authorization: Bearer local-free-key" ${baseUrl}/pets`,
+      'Press Ctrl-C to stop.',
+      '',
+    ].join('\n'),
+  );
+}
+
+void main();

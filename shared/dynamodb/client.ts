@@ -1,0 +1,46 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { config, type Config } from '../config';
+import { toDatastoreError } from './datastore-errors';
+
+/**
+ * Time bounds for one DynamoDB call, chosen so that the worst case (3 attempts, each up to
+ * the request timeout, plus the SDK's backoff) stays well inside a 10 s Lambda timeout.
+ */
+const CONNECTION_TIMEOUT_MS = 1_000;
+const REQUEST_TIMEOUT_MS = 2_000;
+const MAX_ATTEMPTS = 3;
+
+export function createDocumentClient(settings: Pick<Config, 'region' | 'dynamoDbEndpoint'>): DynamoDBDocumentClient {
+  const client = new DynamoDBClient({
+    region: settings.region,
+    maxAttempts: MAX_ATTEMPTS,
+    requestHandler: { connectionTimeout: CONNECTION_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
+    ...(settings.dynamoDbEndpoint === undefined
+      ? {}
+      : {
+          endpoint: settings.dynamoDbEndpoint,
+          // DynamoDB Local accepts any credentials made of letters and digits only.
+          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        }),
+  });
+  // After the SDK's own retries, a throttled or unreachable datastore becomes one typed error
+  // (503) for every caller, instead of each repository classifying SDK errors itself.
+  client.middlewareStack.add(
+    (next) =>
+      async function translateDatastoreErrors(args) {
+        try {
+          return await next(args);
+        } catch (error) {
+          throw toDatastoreError(error);
+        }
+      },
+    { step: 'initialize', name: 'translateDatastoreErrors' },
+  );
+  return DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+}
+
+/** One client per container, created outside the handlers. */
+export const documentClient: DynamoDBDocumentClient = createDocumentClient(config);

@@ -1,0 +1,52 @@
+/**
+ * The one table, described once. The local start-up and the tests create it from this
+ * (local/create-table.ts) and the CDK stack declares it from this (infra/), so keys and
+ * indexes cannot drift between them.
+ *
+ * Single-table layout (`pk` / `sk` are strings):
+ *
+ * | item            | pk           | sk                       | other attributes                       |
+ * |-----------------|--------------|--------------------------|----------------------------------------|
+ * | pet             | `PET`        | id, zero-padded to 16    | id, name, categoryId, status, createdAt |
+ * | pet id sequence | `SEQUENCE`   | `pet`                    | value (last id handed out)             |
+ * | local API key   | `APIKEY`     | SHA-256 of the key (hex) | plan, createdAt                        |
+ *
+ * All pets share one partition so that "pets in ascending id order" is a single Query that
+ * reads only the page it returns; the `byStatus` index does the same per status. It is sparse:
+ * only pets carry `status` and `id`.
+ */
+export type AttributeType = 'S' | 'N';
+
+export interface KeyAttribute {
+  readonly name: string;
+  readonly type: AttributeType;
+}
+
+export interface GlobalIndexDefinition {
+  readonly indexName: string;
+  readonly partitionKey: KeyAttribute;
+  readonly sortKey: KeyAttribute;
+  /** Attributes copied into the index besides the keys: what a listing returns. */
+  readonly projectedAttributes: readonly string[];
+}
+
+export interface TableDefinition {
+  readonly partitionKey: KeyAttribute;
+  readonly sortKey: KeyAttribute;
+  readonly globalSecondaryIndexes: readonly GlobalIndexDefinition[];
+}
+
+export const STATUS_INDEX = 'byStatus';
+
+export const tableDefinition: TableDefinition = {
+  partitionKey: { name: 'pk', type: 'S' },
+  sortKey: { name: 'sk', type: 'S' },
+  globalSecondaryIndexes: [
+    {
+      indexName: STATUS_INDEX,
+      partitionKey: { name: 'status', type: 'S' },
+      sortKey: { name: 'id', type: 'N' },
+      projectedAttributes: ['name', 'categoryId'],
+    },
+  ],
+};

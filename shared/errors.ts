@@ -1,0 +1,97 @@
+/**
+ * The errors a client can cause or meet, typed once at the base so any layer may throw them.
+ * They carry no HTTP headers: the HTTP layer turns them into a response in exactly one place
+ * (shared/http/middleware/error-response.ts).
+ */
+export type ErrorCode =
+  | 'invalid_request'
+  | 'unauthorized'
+  | 'not_found'
+  | 'rate_limited'
+  | 'key_suspended'
+  | 'internal_error'
+  | 'service_unavailable';
+
+export const ERROR_CODES: readonly ErrorCode[] = [
+  'invalid_request',
+  'unauthorized',
+  'not_found',
+  'rate_limited',
+  'key_suspended',
+  'internal_error',
+  'service_unavailable',
+];
+
+/** One failing field: `path` names where it is (`body.name`, `query.limit`, `path.petId`). */
+export interface ErrorDetail {
+  readonly path: string;
+  readonly message: string;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly details: readonly ErrorDetail[] | undefined;
+  /** Seconds a client should wait before retrying (429, 503). */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(
+    status: number,
+    code: ErrorCode,
+    message: string,
+    options: { details?: readonly ErrorDetail[]; retryAfterSeconds?: number; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+    this.details = options.details;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+}
+
+export class InvalidRequestError extends ApiError {
+  constructor(details: readonly ErrorDetail[]) {
+    super(400, 'invalid_request', describeDetails(details), { details });
+    this.name = 'InvalidRequestError';
+  }
+}
+
+/** `reason` tells whether a credential was sent at all (RFC 6750 adds error="invalid_token" then). */
+export class UnauthorizedError extends ApiError {
+  readonly reason: 'missing' | 'invalid';
+  constructor(reason: 'missing' | 'invalid') {
+    super(
+      401,
+      'unauthorized',
+      reason === 'missing'
+        ? 'An API key is required: send it as "Authorization: Bearer <key>".'
+        : 'The API key is malformed, unknown or revoked.',
+    );
+    this.name = 'UnauthorizedError';
+    this.reason = reason;
+  }
+}
+
+export class NotFoundError extends ApiError {
+  constructor(message: string) {
+    super(404, 'not_found', message);
+    this.name = 'NotFoundError';
+  }
+}
+
+/** The datastore is throttling or out of reach; the client may retry after a short wait. */
+export class ServiceUnavailableError extends ApiError {
+  constructor(cause: unknown, retryAfterSeconds = 1) {
+    super(503, 'service_unavailable', 'The service is temporarily unavailable; retry after the time in Retry-After.', {
+      retryAfterSeconds,
+      cause,
+    });
+    this.name = 'ServiceUnavailableError';
+  }
+}
+
+function describeDetails(details: readonly ErrorDetail[]): string {
+  if (details.length === 0) return 'The request is invalid.';
+  return `The request is invalid: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}.`;
+}

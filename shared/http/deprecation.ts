@@ -1,0 +1,27 @@
+import { API_BASE_PATH } from './routes';
+
+/** A deprecated operation: since when, when it goes away, and what replaces it. */
+export interface Deprecation {
+  readonly deprecatedAt: Date;
+  readonly sunsetAt: Date;
+  readonly successorPath: string;
+}
+
+/**
+ * `GET /pets/{petId}` has been deprecated since interface 1.0.0 was published and is removed on
+ * 5 December 2030; `GET /pets` with the `status` filter replaces it.
+ */
+export const GET_PET_DEPRECATION: Deprecation = {
+  deprecatedAt: new Date(Date.UTC(2026, 10, 22)),
+  sunsetAt: new Date(Date.UTC(2030, 11, 5)),
+  successorPath: `${API_BASE_PATH}/pets`,
+};
+
+/** Deprecation (RFC 9745), Sunset (RFC 8594) and the successor link (RFC 8288). */
+export function deprecationHeaders({ deprecatedAt, sunsetAt, successorPath }: Deprecation): Record<string, string> {
+  return {
+    Deprecation: `@${Math.floor(deprecatedAt.getTime() / 1000)}`,
+    Sunset: sunsetAt.toUTCString(),
+    Link: `<${successorPath}>; rel="successor-version"`,
+  };
+}

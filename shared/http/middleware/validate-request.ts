@@ -1,0 +1,120 @@
+import type middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { parse as parseContentType } from 'content-type';
+import type { z } from 'zod';
+import { InvalidRequestError, type ErrorDetail } from '../../errors';
+import type { HttpContext } from '../request-context';
+
+type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>;
+
+export interface RequestSchemas {
+  readonly query: z.ZodType;
+  readonly path?: z.ZodType;
+  /** Present for operations that take a JSON body. */
+  readonly body?: z.ZodType;
+}
+
+/** A NewPet is a few hundred bytes; anything near this is abuse, refused before parsing. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * Parses and validates query, path and body against the operation's zod schemas. All failing
+ * fields of all three are collected into one 400, so a client fixes its request in one go.
+ */
+export function validateRequest(
+  schemas: RequestSchemas,
+): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
+  const validateRequestBefore = (request: Request): void => {
+    const { event } = request;
+    const details: ErrorDetail[] = [];
+    const query = parsePart('query', schemas.query, readQuery(event, details), details);
+    const path = schemas.path === undefined ? {} : parsePart('path', schemas.path, event.pathParameters ?? {}, details);
+    let body: unknown;
+    if (schemas.body !== undefined) {
+      const json = readJsonBody(event, details);
+      if (json.ok) body = parsePart('body', schemas.body, json.value, details);
+    }
+    if (details.length > 0) throw new InvalidRequestError(details);
+    request.context.petStore.input = { query, path, body };
+  };
+  return { before: validateRequestBefore };
+}
+
+function parsePart(part: string, schema: z.ZodType, value: unknown, details: ErrorDetail[]): unknown {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  for (const issue of result.error.issues) details.push(...toDetails(part, issue, value));
+  return undefined;
+}
+
+function toDetails(part: string, issue: z.core.$ZodIssue, input: unknown): ErrorDetail[] {
+  const at = [part, ...issue.path.map(String)].join('.');
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => ({ path: `${at}.${key}`, message: part === 'query' ? 'is not a known parameter' : 'is not a known field' }));
+  }
+  if (issue.code === 'invalid_type' && isAbsent(input, issue.path)) return [{ path: at, message: 'is required' }];
+  if (issue.code === 'invalid_type' && issue.path.length === 0 && part === 'body') {
+    return [{ path: part, message: 'must be a JSON object' }];
+  }
+  return [{ path: at, message: issue.message }];
+}
+
+/** True when the value at `path` is missing from the input (as opposed to present with a wrong type). */
+function isAbsent(input: unknown, path: readonly PropertyKey[]): boolean {
+  let value = input;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return true;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value === undefined;
+}
+
+/**
+ * API Gateway gives repeated parameters only in the multi-value map; a repeated one is refused
+ * rather than silently reduced to its last value.
+ */
+function readQuery(event: APIGatewayProxyEvent, details: ErrorDetail[]): Record<string, string> {
+  const query: Record<string, string> = {};
+  const multi = event.multiValueQueryStringParameters;
+  const single = event.queryStringParameters ?? {};
+  for (const name of Object.keys(multi ?? single)) {
+    const values = multi?.[name] ?? [single[name]];
+    if (values.length > 1) details.push({ path: `query.${name}`, message: 'must be given at most once' });
+    const value = values[0];
+    if (value !== undefined) Object.defineProperty(query, name, { value, enumerable: true });
+  }
+  return query;
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+type JsonBody = { ok: true; value: unknown } | { ok: false };
+
+function readJsonBody(event: APIGatewayProxyEvent, details: ErrorDetail[]): JsonBody {
+  const fail = (path: string, message: string): JsonBody => {
+    details.push({ path, message });
+    return { ok: false };
+  };
+  const header = event.headers?.['content-type'];
+  if (header === undefined) return fail('header.content-type', 'is required and must be application/json');
+  const mediaType = parseContentType(header);
+  if (mediaType.type !== 'application/json') return fail('header.content-type', 'must be application/json');
+  const charset = mediaType.parameters.charset?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8') return fail('header.content-type', 'charset must be utf-8');
+
+  if (event.body === null || event.body === '') return fail('body', 'is required: a JSON object');
+  const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : event.body;
+  const size = typeof raw === 'string' ? Buffer.byteLength(raw, 'utf8') : raw.length;
+  if (size > MAX_BODY_BYTES) return fail('body', `must be at most ${MAX_BODY_BYTES} bytes`);
+  let text: string;
+  try {
+    text = typeof raw === 'string' ? raw : strictUtf8.decode(raw);
+  } catch {
+    return fail('body', 'is not valid UTF-8');
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return fail('body', 'is not valid JSON');
+  }
+}

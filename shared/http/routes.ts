@@ -1,0 +1,18 @@
+/**
+ * The operations and where they live: the local server routes by this table, and the stack and
+ * the interface description are declared from it.
+ */
+export const API_BASE_PATH = '/v1';
+
+export const OPERATIONS = {
+  listPets: { method: 'GET', path: '/pets' },
+  createPet: { method: 'POST', path: '/pets' },
+  getPet: { method: 'GET', path: '/pets/{petId}' },
+} as const;
+
+export type OperationId = keyof typeof OPERATIONS;
+
+export function routeOf(operationId: OperationId): string {
+  const { method, path } = OPERATIONS[operationId];
+  return `${method} ${API_BASE_PATH}${path}`;
+}

@@ -1,0 +1,109 @@
+import middy from '@middy/core';
+import httpErrorHandler from '@middy/http-error-handler';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { z } from 'zod';
+import { apiKeyResolver } from '../auth/key-resolver';
+import type { ApiKeyResolver, Principal } from '../auth/principal';
+import { ServiceUnavailableError } from '../errors';
+import { accessLog } from './middleware/access-log';
+import { authenticate } from './middleware/authenticate';
+import { errorResponse, internalError } from './middleware/error-response';
+import { responseHeaders } from './middleware/response-headers';
+import { validateRequest } from './middleware/validate-request';
+import type { HttpContext } from './request-context';
+import type { HttpResult } from './result';
+import { API_BASE_PATH, type OperationId } from './routes';
+
+/** What an operation receives: validated input and who is calling; no event, no context. */
+export interface OperationInput<Query, Path, Body> {
+  readonly query: Query;
+  readonly path: Path;
+  readonly body: Body;
+  readonly principal: Principal;
+  /** Absolute base of this API as the client reached it, e.g. `https://api.example.com/v1`. */
+  readonly baseUrl: string;
+  /** Aborted when the Lambda is about to time out; passed down to DynamoDB calls. */
+  readonly signal: AbortSignal;
+}
+
+export interface OperationDefinition<
+  QuerySchema extends z.ZodType,
+  PathSchema extends z.ZodType,
+  BodySchema extends z.ZodType,
+> {
+  readonly operationId: OperationId;
+  readonly query: QuerySchema;
+  readonly path?: PathSchema;
+  readonly body?: BodySchema;
+  /** Headers every response of this operation carries, errors included. */
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly keyResolver?: ApiKeyResolver;
+  readonly handle: (
+    input: OperationInput<z.output<QuerySchema>, z.output<PathSchema>, z.output<BodySchema>>,
+  ) => Promise<HttpResult>;
+}
+
+export type ApiGatewayHandler = (event: APIGatewayProxyEvent, context: import('aws-lambda').Context) => Promise<APIGatewayProxyResult>;
+
+/** Answer with a 503 this long before the Lambda's own timeout, instead of being killed mid-way. */
+const TIMEOUT_MARGIN_MS = 500;
+
+/**
+ * The shared middy stack of every operation. `before` runs top to bottom; `after` and
+ * `onError` run bottom to top, so the access log sees the final response and headers are set
+ * on errors too:
+ *
+ *   access log → response headers → error handler → error shaping → header normalizer
+ *   → authenticate → validate → operation
+ */
+export function httpOperation<
+  QuerySchema extends z.ZodType,
+  PathSchema extends z.ZodType = z.ZodType<undefined>,
+  BodySchema extends z.ZodType = z.ZodType<undefined>,
+>(definition: OperationDefinition<QuerySchema, PathSchema, BodySchema>): ApiGatewayHandler {
+  const runOperation = async (
+    event: APIGatewayProxyEvent,
+    context: HttpContext,
+    { signal }: { signal: AbortSignal },
+  ): Promise<APIGatewayProxyResult> => {
+    const state = context.petStore;
+    const input = state.input as { query: never; path: never; body: never };
+    const result = await definition.handle({
+      query: input.query,
+      path: input.path,
+      body: input.body,
+      principal: state.principal as Principal,
+      baseUrl: baseUrlOf(event),
+      signal,
+    });
+    return {
+      statusCode: result.status,
+      headers: { 'Content-Type': 'application/json', ...result.headers },
+      body: JSON.stringify(result.body),
+    };
+  };
+
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>(runOperation, {
+    timeoutEarlyInMillis: TIMEOUT_MARGIN_MS,
+    timeoutEarlyResponse: () => {
+      throw new ServiceUnavailableError(new Error('the operation did not finish before the Lambda timeout'));
+    },
+  })
+    .use(accessLog(definition.operationId))
+    .use(responseHeaders(definition.headers))
+    .use(httpErrorHandler({ logger: false, fallbackMessage: internalError('unknown').message }))
+    .use(errorResponse())
+    .use(httpHeaderNormalizer())
+    .use(authenticate(definition.keyResolver ?? apiKeyResolver))
+    .use(validateRequest({ query: definition.query, path: definition.path, body: definition.body }));
+
+  return handler as unknown as ApiGatewayHandler;
+}
+
+/** The client-facing base URL: API Gateway's domain (or the local server's host) plus `/v1`. */
+function baseUrlOf(event: APIGatewayProxyEvent): string {
+  const host = event.requestContext?.domainName ?? event.headers?.host ?? 'localhost';
+  const protocol = event.headers?.['x-forwarded-proto'] === 'http' ? 'http' : 'https';
+  return `${protocol}://${host}${API_BASE_PATH}`;
+}

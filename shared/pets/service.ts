@@ -1,0 +1,35 @@
+import { NotFoundError } from '../errors';
+import type { CursorCodec } from './cursor';
+import type { PetRepository } from './repository';
+import type { ListPetsQuery, NewPet, Pet } from './schema';
+
+/** The pet store's use cases: plain functions over a repository, with no knowledge of HTTP or Lambda. */
+export interface PetServiceDependencies {
+  readonly pets: PetRepository;
+  readonly cursors: CursorCodec;
+}
+
+export interface PetListing {
+  readonly pets: Pet[];
+  /** Cursor for the next page; undefined on the last page. */
+  readonly nextCursor: string | undefined;
+}
+
+export async function listPets(deps: PetServiceDependencies, query: ListPetsQuery, signal?: AbortSignal): Promise<PetListing> {
+  const afterId = query.cursor === undefined ? 0 : deps.cursors.decode(query.cursor, query.status).afterId;
+  const page = await deps.pets.list({ afterId, limit: query.limit, status: query.status }, signal);
+  const last = page.pets.at(-1);
+  const nextCursor =
+    page.hasMore && last !== undefined ? deps.cursors.encode({ afterId: last.id, status: query.status }) : undefined;
+  return { pets: page.pets, nextCursor };
+}
+
+export function createPet(deps: PetServiceDependencies, newPet: NewPet, signal?: AbortSignal): Promise<Pet> {
+  return deps.pets.create(newPet, signal);
+}
+
+export async function getPet(deps: PetServiceDependencies, id: number, signal?: AbortSignal): Promise<Pet> {
+  const pet = await deps.pets.get(id, signal);
+  if (pet === undefined) throw new NotFoundError(`No pet has the id ${id}.`);
+  return pet;
+}
