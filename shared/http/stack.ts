@@ -5,7 +5,6 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { z } from 'zod';
 import { apiKeyResolver } from '../auth/key-resolver';
 import type { ApiKeyResolver, Principal } from '../auth/principal';
-import { ServiceUnavailableError } from '../errors';
 import { accessLog } from './middleware/access-log';
 import { authenticate } from './middleware/authenticate';
 import { errorResponse, internalError } from './middleware/error-response';
@@ -24,7 +23,7 @@ export interface OperationInput<Query, Path, Body> {
   /** Absolute base of this API as the client reached it, e.g. `https://api.example.com/v1`. */
   readonly baseUrl: string;
   /** Aborted when the Lambda is about to time out; passed down to DynamoDB calls. */
-  readonly signal: AbortSignal;
+  readonly signal: AbortSignal | undefined;
 }
 
 export interface OperationDefinition<
@@ -62,11 +61,7 @@ export function httpOperation<
   PathSchema extends z.ZodType = z.ZodType<undefined>,
   BodySchema extends z.ZodType = z.ZodType<undefined>,
 >(definition: OperationDefinition<QuerySchema, PathSchema, BodySchema>): ApiGatewayHandler {
-  const runOperation = async (
-    event: APIGatewayProxyEvent,
-    context: HttpContext,
-    { signal }: { signal: AbortSignal },
-  ): Promise<APIGatewayProxyResult> => {
+  const runOperation = async (event: APIGatewayProxyEvent, context: HttpContext): Promise<APIGatewayProxyResult> => {
     const state = context.petStore;
     const input = state.input as { query: never; path: never; body: never };
     const result = await definition.handle({
@@ -75,7 +70,7 @@ export function httpOperation<
       body: input.body,
       principal: state.principal as Principal,
       baseUrl: baseUrlOf(event),
-      signal,
+      signal: deadlineSignal(context),
     });
     return {
       statusCode: result.status,
@@ -84,11 +79,10 @@ export function httpOperation<
     };
   };
 
+  // Timeouts are per request (deadlineSignal), not middy's: its abort signal is shared by all
+  // requests of a process, so one slow request would abort the others in the local server.
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>(runOperation, {
-    timeoutEarlyInMillis: TIMEOUT_MARGIN_MS,
-    timeoutEarlyResponse: () => {
-      throw new ServiceUnavailableError(new Error('the operation did not finish before the Lambda timeout'));
-    },
+    timeoutEarlyInMillis: 0,
   })
     .use(accessLog(definition.operationId))
     .use(responseHeaders(definition.headers))
@@ -99,6 +93,15 @@ export function httpOperation<
     .use(validateRequest({ query: definition.query, path: definition.path, body: definition.body }));
 
   return handler as unknown as ApiGatewayHandler;
+}
+
+/**
+ * Aborts the operation's DynamoDB calls shortly before the Lambda would time out, so the client
+ * gets a 503 (the SDK's AbortError is a datastore failure) instead of a killed invocation.
+ */
+function deadlineSignal(context: HttpContext): AbortSignal | undefined {
+  if (typeof context.getRemainingTimeInMillis !== 'function') return undefined;
+  return AbortSignal.timeout(Math.max(1, context.getRemainingTimeInMillis() - TIMEOUT_MARGIN_MS));
 }
 
 /** The client-facing base URL: API Gateway's domain (or the local server's host) plus `/v1`. */

@@ -16,11 +16,8 @@ export const PetStatus = z.enum(PET_STATUSES, { error: `must be one of ${PET_STA
 export type PetStatus = z.infer<typeof PetStatus>;
 export const DEFAULT_PET_STATUS: PetStatus = 'available';
 
-/** A positive integer no larger than 2^53 - 1. */
-export const Identifier = z
-  .int({ error: `must be an integer from 1 to ${MAX_ID}` })
-  .min(1, `must be an integer from 1 to ${MAX_ID}`)
-  .max(MAX_ID, `must be an integer from 1 to ${MAX_ID}`);
+/** A positive integer no larger than 2^53 - 1 (z.int() itself keeps to the safe range). */
+export const Identifier = z.int({ error: `must be an integer from 1 to ${MAX_ID}` }).min(1, `must be an integer from 1 to ${MAX_ID}`);
 
 /** 1 to 100 characters (Unicode code points, as JSON Schema counts them) once trimmed. */
 export const PetName = z

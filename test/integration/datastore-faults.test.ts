@@ -1,0 +1,107 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { lambdaContext } from '../../local/api-gateway-event';
+import { freePort } from '../../local/dynamodb-local';
+import { expectErrorShape, startTestApi, type TestApi } from '../support/api';
+import { testDatabase } from '../support/database';
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+
+/**
+ * The handlers talk to DynamoDB Local through a fault-injecting proxy: throttling, dropped
+ * connections and a datastore that never answers must give 503 service_unavailable with
+ * Retry-After, within the function's time, and leave nothing half-written.
+ */
+const db = testDatabase();
+let proxy: FaultProxy;
+let api: TestApi;
+
+beforeAll(async () => {
+  proxy = await startFaultProxy(db.endpoint);
+  // Set before the handler modules are first imported: they read it once per container.
+  process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
+  api = await startTestApi();
+  const { config } = await import('../../shared/config');
+  expect(config.dynamoDbEndpoint).toBe(proxy.endpoint);
+});
+
+afterEach(() => proxy.clear());
+
+afterAll(async () => {
+  await api.close();
+  await proxy.close();
+});
+
+function expectUnavailable(response: Awaited<ReturnType<TestApi['request']>>): void {
+  expectErrorShape(response, 503, 'service_unavailable');
+  expect(response.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+}
+
+describe('when DynamoDB throttles or fails', () => {
+  it('answers 503 after the SDK retries a throttled write, and stores nothing', async () => {
+    const before = await db.storedPets();
+    proxy.inject('throttle', ['PutItem']);
+    const response = await api.request('POST', '/pets', { body: { name: 'Throttled', categoryId: 1 } });
+    expectUnavailable(response);
+    expect(proxy.seen.get('PutItem')).toBe(3); // the SDK's bounded attempts
+    expect(await db.storedPets()).toEqual(before);
+
+    proxy.clear();
+    const retried = await api.request('POST', '/pets', { body: { name: 'Throttled', categoryId: 1 } });
+    expect(retried.status).toBe(201);
+    expect((await db.storedPets()).filter((pet) => pet.name === 'Throttled')).toHaveLength(1);
+  });
+
+  it('answers 503 when reads are throttled', async () => {
+    proxy.inject('throttle', ['Query']);
+    expectUnavailable(await api.request('GET', '/pets'));
+  });
+
+  it('answers 503 when the connection drops', async () => {
+    proxy.inject('reset', ['GetItem']);
+    expectUnavailable(await api.request('GET', '/pets/1'));
+  });
+
+  it('answers 503 when the key lookup itself cannot reach the datastore (fails closed, not open)', async () => {
+    proxy.inject('reset', ['GetItem']);
+    expectUnavailable(await api.request('GET', '/pets', { key: 'local-pro-key' }));
+  });
+
+  it('answers 503 before the Lambda timeout when DynamoDB never answers', async () => {
+    proxy.inject('hang', ['Query']);
+    const { handler } = await import('../../functions/listPets');
+    const event = {
+      httpMethod: 'GET',
+      path: '/pets',
+      resource: '/pets',
+      headers: { Authorization: 'Bearer local-business-key' },
+      multiValueHeaders: {},
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+      pathParameters: null,
+      stageVariables: null,
+      body: null,
+      isBase64Encoded: false,
+      requestContext: { requestId: 'hang-test', domainName: 'localhost', path: '/v1/pets' },
+    } as unknown as APIGatewayProxyEvent;
+    const started = Date.now();
+    const response = await handler(event, lambdaContext('listPets', 1_500));
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(response.statusCode).toBe(503);
+    expect(JSON.parse(response.body)).toMatchObject({ code: 'service_unavailable', status: 503 });
+    expect(response.headers?.['Retry-After']).toBe('1');
+  });
+});
+
+describe('when DynamoDB is not there at all', () => {
+  it('answers 503 rather than hanging or failing with 500', async () => {
+    const closedPort = await freePort();
+    const { createDocumentClient } = await import('../../shared/dynamodb/client');
+    const { DynamoDbPetRepository } = await import('../../shared/pets/repository');
+    const { ServiceUnavailableError } = await import('../../shared/errors');
+    const repository = new DynamoDbPetRepository(
+      createDocumentClient({ region: 'us-east-1', dynamoDbEndpoint: `http://127.0.0.1:${closedPort}` }),
+      db.tableName,
+    );
+    await expect(repository.get(1)).rejects.toBeInstanceOf(ServiceUnavailableError);
+  });
+});

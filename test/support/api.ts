@@ -1,0 +1,77 @@
+import { startLocalServer, type LocalServer, type OperationHandlers } from '../../local/server';
+
+import { expect } from 'vitest';
+
+export const FREE_KEY = 'local-free-key';
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed JSON body (undefined when the body is empty). */
+  body: any;
+}
+
+export interface TestApi {
+  readonly baseUrl: string;
+  readonly server: LocalServer;
+  request(method: string, path: string, options?: RequestOptions): Promise<ApiResponse>;
+  close(): Promise<void>;
+}
+
+export interface RequestOptions {
+  /** Bearer key; FREE_KEY unless null (no Authorization header). */
+  key?: string | null;
+  /** Sent as JSON unless a string or Buffer. */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** The local server (the same one `npm start` runs) on a free port, serving this file's table. */
+export async function startTestApi(handlers?: OperationHandlers): Promise<TestApi> {
+  const server = await startLocalServer({ port: 0, ...(handlers ? { handlers } : {}) });
+  return {
+    baseUrl: server.baseUrl,
+    server,
+    request: (method, path, options) => send(server.baseUrl, method, path, options),
+    close: () => server.close(),
+  };
+}
+
+export async function send(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+  const headers: Record<string, string> = {};
+  const key = options.key === undefined ? FREE_KEY : options.key;
+  if (key !== null) headers.authorization = `Bearer ${key}`;
+  let body: string | Buffer | undefined;
+  if (options.body !== undefined) {
+    if (typeof options.body === 'string' || Buffer.isBuffer(options.body)) body = options.body;
+    else {
+      body = JSON.stringify(options.body);
+      headers['content-type'] = 'application/json';
+    }
+  }
+  Object.assign(headers, options.headers);
+  const url = path.startsWith('http') ? path : `${baseUrl}${path}`;
+  const response = await fetch(url, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, body: parsed };
+}
+
+/** The Error body of the interface, exactly: code, message, status (= HTTP status), optional details. */
+export function expectErrorShape(response: ApiResponse, status: number, code: string): void {
+  expect(response.status).toBe(status);
+  expect(response.headers.get('content-type')).toBe('application/json');
+  expect(response.body).toEqual({
+    code,
+    message: expect.any(String),
+    status,
+    ...(response.body?.details === undefined ? {} : { details: expect.any(Array) }),
+  });
+  expect(response.body.message.length).toBeGreaterThan(0);
+}

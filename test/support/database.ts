@@ -1,0 +1,46 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { LocalKeyRegistry } from '../../shared/auth/local-key-registry';
+import { ensureTable } from '../../local/create-table';
+import { DEMO_KEYS } from '../../local/demo-keys';
+
+/** Direct access to this test file's table, for set-up and for asserting what was stored. */
+export function testDatabase() {
+  const endpoint = process.env.DYNAMODB_ENDPOINT as string;
+  const tableName = process.env.TABLE_NAME as string;
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const documentClient = DynamoDBDocumentClient.from(client);
+  return {
+    endpoint,
+    tableName,
+    client,
+    documentClient,
+    async prepare(): Promise<void> {
+      await ensureTable(client, tableName);
+      const registry = new LocalKeyRegistry(documentClient, tableName);
+      for (const demo of DEMO_KEYS) await registry.register(demo.apiKey, demo.plan, demo.limits);
+    },
+    /** Every pet item in the table, read straight from DynamoDB. */
+    async storedPets(): Promise<Record<string, unknown>[]> {
+      const items: Record<string, unknown>[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await documentClient.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': 'PET' },
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        items.push(...(page.Items ?? []));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey !== undefined);
+      return items;
+    },
+  };
+}

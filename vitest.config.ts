@@ -1,0 +1,19 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // One DynamoDB Local (in memory, free port) for the run; each test file gets its own table.
+    globalSetup: ['test/support/global-setup.ts'],
+    setupFiles: ['test/support/table-per-file.ts'],
+    env: {
+      LOG_LEVEL: 'silent',
+      AWS_REGION: 'us-east-1',
+      CURSOR_SECRET: 'test-cursor-secret',
+      // The SDK warns once per process that its 2027 releases need Node 22 (the Lambda runtime).
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    },
+    testTimeout: 30_000,
+    hookTimeout: 90_000,
+  },
+});
