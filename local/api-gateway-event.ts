@@ -13,7 +13,8 @@ export interface RouteMatch {
   readonly pathParameters: Record<string, string> | null;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// Keep a byte order mark, as API Gateway does: what to make of it is the handler's business.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export function toProxyEvent(request: IncomingMessage, url: URL, route: RouteMatch, body: Buffer): APIGatewayProxyEvent {
   const headers: Record<string, string> = {};

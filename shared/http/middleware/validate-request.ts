@@ -86,7 +86,9 @@ function readQuery(event: APIGatewayProxyEvent, details: ErrorDetail[]): Record<
   return query;
 }
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+/** RFC 8259 section 8.1: a parser may ignore a leading byte order mark. */
+const BYTE_ORDER_MARK = '\ufeff';
 
 type JsonBody = { ok: true; value: unknown } | { ok: false };
 
@@ -113,7 +115,7 @@ function readJsonBody(event: APIGatewayProxyEvent, details: ErrorDetail[]): Json
     return fail('body', 'is not valid UTF-8');
   }
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return { ok: true, value: JSON.parse(text.startsWith(BYTE_ORDER_MARK) ? text.slice(1) : text) };
   } catch {
     return fail('body', 'is not valid JSON');
   }

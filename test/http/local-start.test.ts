@@ -1,0 +1,122 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync, mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../local/dynamodb-local';
+import { send } from '../support/api';
+
+/**
+ * `npm start` as a user runs it (the same command as the package script: tsx local/start.ts),
+ * with its own data folder and port: it starts, serves, keeps data across a restart, stops
+ * cleanly on Ctrl-C, and explains itself when Java is missing or the port is taken.
+ */
+const root = resolve(__dirname, '../..');
+const tsxCli = join(root, 'node_modules/tsx/dist/cli.mjs');
+const workDirs: string[] = [];
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'petstore-start-'));
+  workDirs.push(dir);
+  return dir;
+}
+
+afterAll(() => {
+  for (const dir of workDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function start(env: Record<string, string>): Started {
+  const child = spawn(process.execPath, [tsxCli, 'local/start.ts'], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+  return { child, output: () => output, exited };
+}
+
+async function waitFor(started: Started, text: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!started.output().includes(text)) {
+    if (started.child.exitCode !== null) throw new Error(`exited early:\n${started.output()}`);
+    if (Date.now() > deadline) throw new Error(`no "${text}" within ${timeoutMs} ms:\n${started.output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Processes whose command line names the folder (DynamoDB Local is started with -dbPath inside it). */
+function processesUsing(dir: string): string {
+  try {
+    return execFileSync('pgrep', ['-af', dir], { encoding: 'utf8' }).trim();
+  } catch {
+    return '';
+  }
+}
+
+describe('npm start', () => {
+  it('serves the API with the demo keys, keeps pets across a restart, and stops everything on Ctrl-C', async () => {
+    const dataDir = tempDir();
+    const port = await freePort();
+    const baseUrl = `http://localhost:${port}/v1`;
+
+    const first = start({ PORT: String(port), DATA_DIR: dataDir });
+    await waitFor(first, 'Press Ctrl-C to stop.');
+    expect(first.output()).toContain(`listening on ${baseUrl}`);
+    for (const key of ['local-free-key', 'local-pro-key', 'local-business-key', 'local-enterprise-key']) expect(first.output()).toContain(key);
+    const created = await send(baseUrl, 'POST', '/pets', { key: 'local-pro-key', body: { name: 'Survivor', categoryId: 4 } });
+    expect(created.status).toBe(201);
+    expect(processesUsing(dataDir)).toContain('DynamoDBLocal.jar');
+
+    first.child.kill('SIGINT');
+    expect(await first.exited).toBe(0);
+    expect(processesUsing(dataDir)).toBe('');
+
+    const second = start({ PORT: String(port), DATA_DIR: dataDir });
+    try {
+      await waitFor(second, 'Press Ctrl-C to stop.');
+      const fetched = await send(baseUrl, 'GET', `/pets/${created.body.id}`, { key: 'local-business-key' });
+      expect(fetched.body).toEqual(created.body);
+    } finally {
+      second.child.kill('SIGINT');
+      expect(await second.exited).toBe(0);
+    }
+    expect(processesUsing(dataDir)).toBe('');
+  });
+
+  it('says clearly that the port is taken, and leaves nothing running', async () => {
+    const dataDir = tempDir();
+    const blocker: Server = createServer();
+    const port = await freePort();
+    await new Promise<void>((done) => blocker.listen(port, '127.0.0.1', done));
+    try {
+      const started = start({ PORT: String(port), DATA_DIR: dataDir });
+      expect(await started.exited).toBe(1);
+      expect(started.output()).toContain(`port ${port} is already in use`);
+      expect(processesUsing(dataDir)).toBe('');
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('says in one line what to install when Java is missing', async () => {
+    const binDir = join(tempDir(), 'bin');
+    mkdirSync(binDir);
+    symlinkSync(process.execPath, join(binDir, 'node'));
+    const started = start({ PORT: String(await freePort()), DATA_DIR: tempDir(), PATH: binDir });
+    expect(await started.exited).toBe(1);
+    const lines = started.output().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^Cannot start: DynamoDB Local needs Java 17 or newer \(no "java" command was found\)\. Install/);
+  });
+});
