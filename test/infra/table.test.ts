@@ -1,0 +1,34 @@
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { createTableInput } from '../../local/create-table';
+import { PetStoreStack } from '../../infra/pet-store-stack';
+
+function template(stage: 'staging' | 'prod'): Template {
+  return Template.fromStack(new PetStoreStack(new App(), `PetStore-${stage}`, { stage }));
+}
+
+describe('the table in the CDK stack', () => {
+  it('has the same keys and indexes as the table the local start-up creates', () => {
+    const local = createTableInput('any');
+    const [table] = Object.values(template('staging').findResources('AWS::DynamoDB::GlobalTable')) as { Properties: Record<string, any> }[];
+    const properties = table?.Properties ?? {};
+    expect(properties.KeySchema).toEqual(local.KeySchema);
+    expect([...properties.AttributeDefinitions].sort((a, b) => a.AttributeName.localeCompare(b.AttributeName))).toEqual(
+      [...(local.AttributeDefinitions ?? [])].sort((a, b) => (a.AttributeName ?? '').localeCompare(b.AttributeName ?? '')),
+    );
+    expect(properties.GlobalSecondaryIndexes).toEqual(local.GlobalSecondaryIndexes);
+  });
+
+  it('is on demand with point-in-time recovery; retained and protected in prod only', () => {
+    const prod = template('prod');
+    prod.hasResource('AWS::DynamoDB::GlobalTable', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({
+        BillingMode: 'PAY_PER_REQUEST',
+        Replicas: [Match.objectLike({ DeletionProtectionEnabled: true, PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } })],
+      }),
+    });
+    template('staging').hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Delete' });
+  });
+});
