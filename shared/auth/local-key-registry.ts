@@ -9,6 +9,7 @@ import type { ApiKeyResolver, Principal } from './principal';
  * SHA-256 hashes (`pk = APIKEY`, `sk = hash`) with their plan; the key itself is never stored.
  */
 const KEY_PARTITION = 'APIKEY';
+const KEY_ID = /^[0-9a-f]{16}$/;
 
 export interface RegisteredKey {
   readonly keyId: string;
@@ -81,6 +82,7 @@ export class LocalKeyRegistry implements ApiKeyResolver {
     const direct = hashApiKey(keyOrKeyId);
     const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { pk: KEY_PARTITION, sk: direct } }));
     if (Item !== undefined) return direct;
+    if (!KEY_ID.test(keyOrKeyId)) return undefined;
     const { Items = [] } = await this.client.send(
       new QueryCommand({
         TableName: this.tableName,
@@ -89,7 +91,8 @@ export class LocalKeyRegistry implements ApiKeyResolver {
         Limit: 2,
       }),
     );
-    return Items.length === 1 && /^[0-9a-f]{16}$/.test(keyOrKeyId) ? String(Items[0]?.sk) : undefined;
+    // A key id is a hash prefix: refuse to guess if it ever matched two keys.
+    return Items.length === 1 ? String(Items[0]?.sk) : undefined;
   }
 }
 
