@@ -15,6 +15,7 @@ export function petStoreTable(scope: Construct, options: { retain: boolean }): T
       projectionType: ProjectionType.INCLUDE,
       nonKeyAttributes: [...index.projectedAttributes],
     })),
+    timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
     billing: Billing.onDemand(),
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     deletionProtection: options.retain,

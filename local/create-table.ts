@@ -2,6 +2,7 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   ResourceInUseException,
+  UpdateTimeToLiveCommand,
   waitUntilTableExists,
   type CreateTableCommandInput,
   type DynamoDBClient,
@@ -46,5 +47,11 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
     if (!(error instanceof ResourceInUseException)) throw error;
   }
   await waitUntilTableExists({ client, maxWaitTime: 60 }, { TableName: tableName });
+  await client.send(
+    new UpdateTimeToLiveCommand({
+      TableName: tableName,
+      TimeToLiveSpecification: { AttributeName: tableDefinition.timeToLiveAttribute, Enabled: true },
+    }),
+  );
   return true;
 }

@@ -91,6 +91,26 @@ export class ServiceUnavailableError extends ApiError {
   }
 }
 
+/** A per-minute or per-day limit is used up; `retryAfterSeconds` until that window resets. */
+export class RateLimitedError extends ApiError {
+  constructor(retryAfterSeconds: number, window: 'minute' | 'day') {
+    super(429, 'rate_limited', `The ${window === 'minute' ? 'per-minute' : 'daily'} request limit of this key is used up; retry after the time in Retry-After.`, {
+      retryAfterSeconds,
+    });
+    this.name = 'RateLimitedError';
+  }
+}
+
+/** The key kept sending after it was refused and is suspended for a while. */
+export class KeySuspendedError extends ApiError {
+  constructor(retryAfterSeconds: number) {
+    super(429, 'key_suspended', 'This key is temporarily suspended for sending too many requests after being rate limited; retry after the time in Retry-After.', {
+      retryAfterSeconds,
+    });
+    this.name = 'KeySuspendedError';
+  }
+}
+
 function describeDetails(details: readonly ErrorDetail[]): string {
   if (details.length === 0) return 'The request is invalid.';
   return `The request is invalid: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}.`;

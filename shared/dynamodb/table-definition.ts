@@ -9,7 +9,9 @@
  * |-----------------|--------------|--------------------------|----------------------------------------|
  * | pet             | `PET`        | id, zero-padded to 16    | id, name, categoryId, status, createdAt |
  * | pet id sequence | `SEQUENCE`   | `pet`                    | value (last id handed out)             |
- * | local API key   | `APIKEY`     | SHA-256 of the key (hex) | plan, createdAt                        |
+ * | local API key   | `APIKEY`     | SHA-256 of the key (hex) | plan, limits, createdAt                |
+ * | rate counters   | `RATE#<who>` | `counters`               | minute/day windows and counts, refusal |
+ * |                 |              |                          | streak, suspendedUntil, expiresAt (TTL)|
  *
  * All pets share one partition so that "pets in ascending id order" is a single Query that
  * reads only the page it returns; the `byStatus` index does the same per status. It is sparse:
@@ -34,6 +36,8 @@ export interface TableDefinition {
   readonly partitionKey: KeyAttribute;
   readonly sortKey: KeyAttribute;
   readonly globalSecondaryIndexes: readonly GlobalIndexDefinition[];
+  /** Items with this attribute (seconds since the epoch) are deleted by DynamoDB once it passes. */
+  readonly timeToLiveAttribute: string;
 }
 
 export const STATUS_INDEX = 'byStatus';
@@ -49,4 +53,5 @@ export const tableDefinition: TableDefinition = {
       projectedAttributes: ['name', 'categoryId'],
     },
   ],
+  timeToLiveAttribute: 'expiresAt',
 };

@@ -1,5 +1,7 @@
 import type { Context } from 'aws-lambda';
 import type { Principal } from '../auth/principal';
+import type { UnauthorizedError } from '../errors';
+import type { RateLimitStatus } from '../limits/rate-limiter';
 import type { OperationId } from './routes';
 
 /**
@@ -12,6 +14,10 @@ export interface HttpContext extends Context {
     requestId: string;
     startedAt: number;
     principal?: Principal;
+    /** Why there is no principal (no key, a malformed or unknown one); answered after counting. */
+    authFailure?: UnauthorizedError;
+    /** The rate-limit status of this request, for the headers of its response. */
+    rateLimit?: RateLimitStatus;
     input?: ValidatedInput;
     /** The error as thrown, before it was shaped into a response (for the log line). */
     failure?: unknown;

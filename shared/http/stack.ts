@@ -4,9 +4,12 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { z } from 'zod';
 import { apiKeyResolver } from '../auth/key-resolver';
+import { rateLimiter as defaultRateLimiter } from '../limits/limiter-instance';
+import type { RateLimiter } from '../limits/rate-limiter';
 import type { ApiKeyResolver, Principal } from '../auth/principal';
 import { accessLog } from './middleware/access-log';
-import { authenticate } from './middleware/authenticate';
+import { identifyCaller, requireCaller } from './middleware/authenticate';
+import { rateLimit } from './middleware/rate-limit';
 import { errorResponse, internalError } from './middleware/error-response';
 import { responseHeaders } from './middleware/response-headers';
 import { validateRequest } from './middleware/validate-request';
@@ -38,6 +41,7 @@ export interface OperationDefinition<
   /** Headers every response of this operation carries, errors included. */
   readonly headers?: Readonly<Record<string, string>>;
   readonly keyResolver?: ApiKeyResolver;
+  readonly rateLimiter?: RateLimiter;
   readonly handle: (
     input: OperationInput<z.output<QuerySchema>, z.output<PathSchema>, z.output<BodySchema>>,
   ) => Promise<HttpResult>;
@@ -54,7 +58,10 @@ const TIMEOUT_MARGIN_MS = 500;
  * on errors too:
  *
  *   access log → response headers → error handler → error shaping → header normalizer
- *   → authenticate → validate → operation
+ *   → identify caller → rate limit → require caller → validate → operation
+ *
+ * Counting comes before the 401 (unauthenticated requests are counted per client address) and
+ * before validation and the operation (a refused request does no work).
  */
 export function httpOperation<
   QuerySchema extends z.ZodType,
@@ -89,7 +96,9 @@ export function httpOperation<
     .use(httpErrorHandler({ logger: false, fallbackMessage: internalError('unknown').message }))
     .use(errorResponse())
     .use(httpHeaderNormalizer())
-    .use(authenticate(definition.keyResolver ?? apiKeyResolver))
+    .use(identifyCaller(definition.keyResolver ?? apiKeyResolver))
+    .use(rateLimit(definition.rateLimiter ?? defaultRateLimiter))
+    .use(requireCaller())
     .use(validateRequest({ query: definition.query, path: definition.path, body: definition.body }));
 
   return handler as unknown as ApiGatewayHandler;

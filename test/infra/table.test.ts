@@ -18,6 +18,7 @@ describe('the table in the CDK stack', () => {
       [...(local.AttributeDefinitions ?? [])].sort((a, b) => (a.AttributeName ?? '').localeCompare(b.AttributeName ?? '')),
     );
     expect(properties.GlobalSecondaryIndexes).toEqual(local.GlobalSecondaryIndexes);
+    expect(properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
   });
 
   it('is on demand with point-in-time recovery; retained and protected in prod only', () => {

@@ -3,6 +3,8 @@ import { startLocalServer, type LocalServer, type OperationHandlers } from '../.
 import { expect } from 'vitest';
 
 export const FREE_KEY = 'local-free-key';
+/** The default key of test requests: the enterprise demo key's 5,000 a minute leave the tests room. */
+export const TEST_KEY = 'local-enterprise-key';
 
 export interface ApiResponse {
   status: number;
@@ -20,7 +22,7 @@ export interface TestApi {
 }
 
 export interface RequestOptions {
-  /** Bearer key; FREE_KEY unless null (no Authorization header). */
+  /** Bearer key; TEST_KEY unless given, none when null. */
   key?: string | null;
   /** Sent as JSON unless a string or Buffer. */
   body?: unknown;
@@ -40,7 +42,7 @@ export async function startTestApi(handlers?: OperationHandlers): Promise<TestAp
 
 export async function send(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
   const headers: Record<string, string> = {};
-  const key = options.key === undefined ? FREE_KEY : options.key;
+  const key = options.key === undefined ? TEST_KEY : options.key;
   if (key !== null) headers.authorization = `Bearer ${key}`;
   let body: string | Buffer | undefined;
   if (options.body !== undefined) {

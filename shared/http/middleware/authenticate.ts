@@ -6,18 +6,33 @@ import { UnauthorizedError } from '../../errors';
 import type { HttpContext } from '../request-context';
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>;
+type Middleware = middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>;
 
-/** Every operation needs a known bearer key; the principal it resolves to rides on the context. */
-export function authenticate(
-  resolver: ApiKeyResolver,
-): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
-  const authenticateBefore = async (request: Request): Promise<void> => {
+/**
+ * Finds out who is calling: the principal of a known bearer key, or why there is none. It does
+ * not refuse yet, so that the rate limiter can count unauthenticated requests too (per client
+ * address), before `requireCaller` answers them with 401.
+ */
+export function identifyCaller(resolver: ApiKeyResolver): Middleware {
+  const identifyCallerBefore = async (request: Request): Promise<void> => {
     const credential = readBearer(request.event.headers?.authorization);
-    if (credential.kind === 'missing') throw new UnauthorizedError('missing');
-    if (credential.kind === 'malformed') throw new UnauthorizedError('invalid');
-    const principal = await resolver.resolve(credential.token);
-    if (principal === undefined) throw new UnauthorizedError('invalid');
-    request.context.petStore.principal = principal;
+    const state = request.context.petStore;
+    if (credential.kind === 'missing') state.authFailure = new UnauthorizedError('missing');
+    else if (credential.kind === 'malformed') state.authFailure = new UnauthorizedError('invalid');
+    else {
+      const principal = await resolver.resolve(credential.token);
+      if (principal === undefined) state.authFailure = new UnauthorizedError('invalid');
+      else state.principal = principal;
+    }
   };
-  return { before: authenticateBefore };
+  return { before: identifyCallerBefore };
+}
+
+/** Every operation needs a known key: 401 otherwise. */
+export function requireCaller(): Middleware {
+  const requireCallerBefore = (request: Request): void => {
+    const failure = request.context.petStore.authFailure;
+    if (failure !== undefined) throw failure;
+  };
+  return { before: requireCallerBefore };
 }

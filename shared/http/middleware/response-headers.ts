@@ -1,12 +1,18 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { now } from '../../clock';
+import { STANDARD_PLAN_LIMITS } from '../../limits/plans';
+import { unknownStatus } from '../../limits/rate-limiter';
+import { rateLimitHeaders } from '../rate-limit-headers';
 import type { HttpContext } from '../request-context';
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>;
 
 /**
- * Headers every response of an operation carries, errors included: the request id (to quote
- * in a support request), no caching of per-key answers, and the operation's own fixed headers.
+ * Headers every response of an operation carries, errors included: the rate-limit headers, the
+ * request id (to quote in a support request), no caching of per-key answers, and the operation's
+ * own fixed headers. When the request failed before it could be counted, the rate-limit headers
+ * say nothing is left until the next minute.
  */
 export function responseHeaders(
   operationHeaders: Readonly<Record<string, string>> = {},
@@ -14,10 +20,13 @@ export function responseHeaders(
   const responseHeadersAfter = (request: Request): void => {
     const response = request.response;
     if (response === undefined || response === null) return;
+    const state = request.context.petStore;
+    const status = state.rateLimit ?? unknownStatus(state.principal?.limits ?? STANDARD_PLAN_LIMITS.free, now());
     response.headers = {
       ...response.headers,
+      ...rateLimitHeaders(status),
       'Cache-Control': 'no-store',
-      'X-Request-Id': request.context.petStore.requestId,
+      'X-Request-Id': state.requestId,
       ...operationHeaders,
     };
   };

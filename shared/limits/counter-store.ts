@@ -1,0 +1,209 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand, type DynamoDBDocumentClient, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { RateLimits } from './plans';
+import { SUSPENSION_RULE } from './suspension';
+import { windowsAt, type Windows } from './windows';
+
+/**
+ * Request counters in DynamoDB, exact across concurrent requests and Lambda instances: every
+ * decision is a conditional write, so two requests can never both take the last slot.
+ *
+ * One item per subject (`pk = RATE#<subject>`, `sk = counters`): the current minute and day
+ * window ids with their counts, the refusal streak, the suspension end, and `expiresAt` (TTL)
+ * so idle subjects disappear. The common case, a request inside the current windows with room
+ * left, is one `UpdateItem`. A refused request writes nothing to the counts (it uses no quota);
+ * it only adds to the refusal streak.
+ */
+export type Admission =
+  | { readonly outcome: 'admitted'; readonly minuteCount: number; readonly dayCount: number }
+  | { readonly outcome: 'refused'; readonly minuteCount: number; readonly dayCount: number }
+  | { readonly outcome: 'suspended'; readonly until: number; readonly minuteCount: number; readonly dayCount: number };
+
+export interface RateCounterStore {
+  admit(subject: string, limits: RateLimits, nowMs: number): Promise<Admission>;
+}
+
+interface CounterState {
+  readonly exists: boolean;
+  readonly minute: number;
+  readonly minuteCount: number;
+  readonly day: number;
+  readonly dayCount: number;
+  readonly suspendedUntil: number;
+  readonly refusalStart: number;
+}
+
+/** Each conflict means another request changed the item first; a few rounds always settle it. */
+const MAX_ROUNDS = 10;
+/** Keep an idle subject's item a day past its day window (and past any suspension). */
+const RETENTION_MS = 86_400_000;
+
+export class DynamoDbRateCounterStore implements RateCounterStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async admit(subject: string, limits: RateLimits, nowMs: number): Promise<Admission> {
+    const key = { pk: `RATE#${subject}`, sk: 'counters' };
+    let windows = windowsAt(nowMs);
+    for (let round = 0; round < MAX_ROUNDS; round += 1) {
+      const common = await this.#countInCurrentWindows(key, windows, limits, nowMs);
+      if (common.ok) return { outcome: 'admitted', minuteCount: common.minuteCount, dayCount: common.dayCount };
+      const state = common.state;
+      if (state.minute > windows.minute.id) {
+        // Another instance whose clock is a little ahead already opened the next minute: join it
+        // rather than reopen (and so reset) the one this clock still shows.
+        windows = windowsAt(state.minute * 60_000);
+        continue;
+      }
+      if (state.suspendedUntil > nowMs) {
+        return { outcome: 'suspended', until: state.suspendedUntil, ...countsIn(state, windows) };
+      }
+      const counts = countsIn(state, windows);
+      if (counts.minuteCount < limits.perMinute && counts.dayCount < limits.perDay) {
+        // A new minute or day began (or this is the subject's first request): open the windows.
+        if (await this.#openWindows(key, state, windows, nowMs)) {
+          return { outcome: 'admitted', minuteCount: counts.minuteCount + 1, dayCount: counts.dayCount + 1 };
+        }
+        continue;
+      }
+      const refusal = await this.#recordRefusal(key, state, nowMs);
+      if (refusal === 'conflict') continue;
+      return refusal === 'suspended'
+        ? { outcome: 'suspended', until: nowMs + SUSPENSION_RULE.suspensionMs, ...counts }
+        : { outcome: 'refused', ...counts };
+    }
+    throw new Error(`rate counter for ${subject}: no decision after ${MAX_ROUNDS} rounds of conflicting writes`);
+  }
+
+  /** The common case: both windows current, room in both, not suspended. */
+  async #countInCurrentWindows(
+    key: Record<string, string>,
+    windows: Windows,
+    limits: RateLimits,
+    nowMs: number,
+  ): Promise<{ ok: true; minuteCount: number; dayCount: number } | { ok: false; state: CounterState }> {
+    const result = await this.#update({
+      Key: key,
+      UpdateExpression: 'ADD minuteCount :one, dayCount :one SET expiresAt = :expiresAt',
+      ConditionExpression:
+        '#minute = :minute AND #day = :day AND minuteCount < :minuteLimit AND dayCount < :dayLimit AND ' +
+        '(attribute_not_exists(suspendedUntil) OR suspendedUntil <= :now)',
+      ExpressionAttributeNames: { '#minute': 'minute', '#day': 'day' },
+      ExpressionAttributeValues: {
+        ':one': 1,
+        ':minute': windows.minute.id,
+        ':day': windows.day.id,
+        ':minuteLimit': limits.perMinute,
+        ':dayLimit': limits.perDay,
+        ':now': nowMs,
+        ':expiresAt': expiresAt(windows, nowMs),
+      },
+      ReturnValues: 'UPDATED_NEW',
+    });
+    if (!result.ok) return { ok: false, state: result.state };
+    return { ok: true, minuteCount: Number(result.attributes.minuteCount), dayCount: Number(result.attributes.dayCount) };
+  }
+
+  /**
+   * Starts the current minute (and day, if that changed too) with this request as its first,
+   * guarded by the values just read, so that of two requests racing to do it only one does.
+   */
+  async #openWindows(key: Record<string, string>, state: CounterState, windows: Windows, nowMs: number): Promise<boolean> {
+    const sameDay = state.exists && state.day === windows.day.id;
+    const result = await this.#update({
+      Key: key,
+      UpdateExpression: sameDay
+        ? 'SET #minute = :minute, minuteCount = :one, expiresAt = :expiresAt ADD dayCount :one'
+        : 'SET #minute = :minute, minuteCount = :one, #day = :day, dayCount = :one, expiresAt = :expiresAt',
+      ConditionExpression: state.exists
+        ? '#minute = :seenMinute AND #day = :seenDay AND dayCount = :seenDayCount'
+        : 'attribute_not_exists(pk)',
+      ExpressionAttributeNames: { '#minute': 'minute', '#day': 'day' },
+      ExpressionAttributeValues: {
+        ':one': 1,
+        ':minute': windows.minute.id,
+        ...(sameDay ? {} : { ':day': windows.day.id }),
+        ':expiresAt': expiresAt(windows, nowMs),
+        ...(state.exists ? { ':seenMinute': state.minute, ':seenDay': state.day, ':seenDayCount': state.dayCount } : {}),
+      },
+    });
+    return result.ok;
+  }
+
+  /**
+   * Adds a refused request to the subject's refusal streak (the first refusal opens it), and
+   * suspends the subject when the streak reaches the rule's count within its window.
+   */
+  async #recordRefusal(key: Record<string, string>, state: CounterState, nowMs: number): Promise<'refused' | 'suspended' | 'conflict'> {
+    const streakOpen = state.refusalStart > nowMs - SUSPENSION_RULE.refusalWindowMs;
+    if (!streakOpen) {
+      const opened = await this.#update({
+        Key: key,
+        UpdateExpression: 'SET refusalStart = :now, refusals = :zero',
+        ConditionExpression: 'attribute_not_exists(refusalStart) OR refusalStart = :seenStart',
+        ExpressionAttributeValues: { ':now': nowMs, ':zero': 0, ':seenStart': state.refusalStart },
+      });
+      return opened.ok ? 'refused' : 'conflict';
+    }
+    const counted = await this.#update({
+      Key: key,
+      UpdateExpression: 'ADD refusals :one',
+      ConditionExpression: 'refusalStart = :seenStart',
+      ExpressionAttributeValues: { ':one': 1, ':seenStart': state.refusalStart },
+      ReturnValues: 'UPDATED_NEW',
+    });
+    if (!counted.ok) return 'conflict';
+    if (Number(counted.attributes.refusals) < SUSPENSION_RULE.refusalsToSuspend) return 'refused';
+    const until = nowMs + SUSPENSION_RULE.suspensionMs;
+    await this.#update({
+      Key: key,
+      UpdateExpression: 'SET suspendedUntil = :until, expiresAt = :expiresAt',
+      ConditionExpression: 'attribute_not_exists(suspendedUntil) OR suspendedUntil <= :now',
+      ExpressionAttributeValues: { ':until': until, ':now': nowMs, ':expiresAt': until + RETENTION_MS },
+    });
+    return 'suspended';
+  }
+
+  async #update(
+    input: Omit<UpdateCommandInput, 'TableName'>,
+  ): Promise<{ ok: true; attributes: Record<string, unknown> } | { ok: false; state: CounterState }> {
+    try {
+      const { Attributes = {} } = await this.client.send(
+        new UpdateCommand({ ...input, TableName: this.tableName, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
+      );
+      return { ok: true, attributes: Attributes };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      return { ok: false, state: toState(error.Item === undefined ? undefined : unmarshall(error.Item)) };
+    }
+  }
+}
+
+function toState(item: Record<string, unknown> | undefined): CounterState {
+  const number = (name: string) => (typeof item?.[name] === 'number' ? (item[name] as number) : 0);
+  return {
+    exists: item !== undefined,
+    minute: number('minute'),
+    minuteCount: number('minuteCount'),
+    day: number('day'),
+    dayCount: number('dayCount'),
+    suspendedUntil: number('suspendedUntil'),
+    refusalStart: number('refusalStart'),
+  };
+}
+
+/** The counts that apply now: a count from an earlier window is zero in the current one. */
+function countsIn(state: CounterState, windows: Windows): { minuteCount: number; dayCount: number } {
+  return {
+    minuteCount: state.minute === windows.minute.id ? state.minuteCount : 0,
+    dayCount: state.day === windows.day.id ? state.dayCount : 0,
+  };
+}
+
+function expiresAt(windows: Windows, nowMs: number): number {
+  // DynamoDB TTL reads whole seconds since the epoch.
+  return Math.ceil((Math.max(windows.day.resetAt, nowMs) + RETENTION_MS) / 1000);
+}
