@@ -4,21 +4,21 @@
  * stand-in serving the deployed handler modules on http://localhost:PORT/v1 (PORT: 3000).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LocalKeyRegistry } from '../shared/auth/local-key-registry';
 import { ensureTable } from './create-table';
+import { dataDirectory, endpointFile, LOCAL_TABLE_NAME } from './data-dir';
 import { DEMO_KEYS } from './demo-keys';
 import { JavaMissingError, startDynamoDbLocal, type RunningDynamoDbLocal } from './dynamodb-local';
 import { startLocalServer, type LocalServer } from './server';
 
-const TABLE_NAME = 'petstore-local';
 
 async function main(): Promise<void> {
   const port = readPort(process.env.PORT);
-  const dataDir = resolve(process.env.DATA_DIR ?? '.data');
+  const dataDir = dataDirectory();
   await mkdir(resolve(dataDir, 'dynamodb'), { recursive: true });
 
   let database: RunningDynamoDbLocal | undefined;
@@ -27,6 +27,7 @@ async function main(): Promise<void> {
   const stop = async (exitCode: number): Promise<never> => {
     if (!stopping) {
       stopping = true;
+      await rm(endpointFile(dataDir), { force: true });
       await server?.close().catch(() => undefined);
       await database?.stop().catch(() => undefined);
     }
@@ -38,7 +39,7 @@ async function main(): Promise<void> {
   try {
     database = await startDynamoDbLocal({ dbPath: resolve(dataDir, 'dynamodb') });
     // The handler modules read their settings when first imported, so set them first.
-    process.env.TABLE_NAME = TABLE_NAME;
+    process.env.TABLE_NAME = LOCAL_TABLE_NAME;
     process.env.DYNAMODB_ENDPOINT = database.endpoint;
     process.env.AWS_REGION ??= 'us-east-1';
     process.env.CURSOR_SECRET = await cursorSecret(dataDir);
@@ -48,11 +49,13 @@ async function main(): Promise<void> {
       region: process.env.AWS_REGION,
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     });
-    await ensureTable(client, TABLE_NAME);
-    const registry = new LocalKeyRegistry(DynamoDBDocumentClient.from(client), TABLE_NAME);
+    await ensureTable(client, LOCAL_TABLE_NAME);
+    const registry = new LocalKeyRegistry(DynamoDBDocumentClient.from(client), LOCAL_TABLE_NAME);
     for (const demo of DEMO_KEYS) await registry.register(demo.apiKey, demo.plan, demo.limits);
 
     server = await startLocalServer({ port, host: process.env.HOST ?? '127.0.0.1' });
+    // Where `npm run keys` finds this run's DynamoDB Local.
+    await writeFile(endpointFile(dataDir), `${database.endpoint}\n`);
   } catch (error) {
     process.stderr.write(`${describeStartupError(error, port)}\n`);
     await stop(1);

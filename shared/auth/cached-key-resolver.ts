@@ -1,4 +1,5 @@
 import type { ApiKeyResolver, Principal } from './principal';
+import { now as clockNow } from '../clock';
 import { hashApiKey } from './api-key-hash';
 
 /**
@@ -13,7 +14,7 @@ export class CachedKeyResolver implements ApiKeyResolver {
     private readonly inner: ApiKeyResolver,
     private readonly ttlMs = 60_000,
     private readonly maxEntries = 1_000,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = clockNow,
   ) {}
 
   async resolve(apiKey: string): Promise<Principal | undefined> {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isPlanName, isRateLimits, STANDARD_PLAN_LIMITS, type PlanName, type RateLimits } from '../limits/plans';
 import { hashApiKey, keyIdOf } from './api-key-hash';
 import type { ApiKeyResolver, Principal } from './principal';
@@ -68,6 +68,25 @@ export class LocalKeyRegistry implements ApiKeyResolver {
       startKey = page.LastEvaluatedKey;
     } while (startKey !== undefined);
     return keys;
+  }
+
+  /** Moves a key (given as the key or its key id) to another plan; undefined when there is no such key. */
+  async setPlan(keyOrKeyId: string, plan: PlanName, customLimits?: RateLimits): Promise<RegisteredKey | undefined> {
+    const limits = limitsFor(plan, customLimits);
+    const hash = await this.#findHash(keyOrKeyId);
+    if (hash === undefined) return undefined;
+    const { Attributes } = await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { pk: KEY_PARTITION, sk: hash },
+        UpdateExpression: 'SET #plan = :plan, limits = :limits',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#plan': 'plan' },
+        ExpressionAttributeValues: { ':plan': plan, ':limits': limits },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes === undefined ? undefined : toRegisteredKey(Attributes);
   }
 
   /** Removes a key given either the key itself or its key id; true when one was removed. */

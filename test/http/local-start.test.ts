@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -64,6 +64,14 @@ function processesUsing(dir: string): string {
   }
 }
 
+/** `npm run keys` as a user runs it beside `npm start`: it finds that run through DATA_DIR. */
+function runKeys(dataDir: string, ...args: string[]) {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir };
+  delete env.DYNAMODB_ENDPOINT;
+  delete env.TABLE_NAME;
+  return spawnSync(process.execPath, [tsxCli, 'local/keys-cli.ts', ...args], { cwd: root, env, encoding: 'utf8' });
+}
+
 describe('npm start', () => {
   it('serves the API with the demo keys, keeps pets across a restart, and stops everything on Ctrl-C', async () => {
     const dataDir = tempDir();
@@ -77,10 +85,16 @@ describe('npm start', () => {
     const created = await send(baseUrl, 'POST', '/pets', { key: 'local-pro-key', body: { name: 'Survivor', categoryId: 4 } });
     expect(created.status).toBe(201);
     expect(processesUsing(dataDir)).toContain('DynamoDBLocal.jar');
+    const listed = runKeys(dataDir, 'list');
+    expect(listed.status).toBe(0);
+    expect(listed.stdout.match(/ (free|pro|business|enterprise) /g)).toHaveLength(4);
 
     first.child.kill('SIGINT');
     expect(await first.exited).toBe(0);
     expect(processesUsing(dataDir)).toBe('');
+    const stopped = runKeys(dataDir, 'list');
+    expect(stopped.status).toBe(1);
+    expect(stopped.stderr).toContain('The local API is not running: start it with "npm start" first');
 
     const second = start({ PORT: String(port), DATA_DIR: dataDir });
     try {

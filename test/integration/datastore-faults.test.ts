@@ -66,6 +66,17 @@ describe('when DynamoDB throttles or fails', () => {
     expectUnavailable(await api.request('GET', '/pets', { key: 'local-pro-key' }));
   });
 
+  it('fails closed when the rate-limit counters cannot be written: 503, never unlimited', async () => {
+    proxy.inject('reset', ['UpdateItem']);
+    const response = await api.request('GET', '/pets');
+    expectUnavailable(response);
+    expect(response.headers.get('x-ratelimit-remaining')).toBe('0');
+    proxy.inject('throttle', ['UpdateItem']);
+    const before = await db.storedPets();
+    expectUnavailable(await api.request('POST', '/pets', { body: { name: 'Uncounted', categoryId: 1 } }));
+    expect(await db.storedPets()).toEqual(before);
+  });
+
   it('answers 503 before the Lambda timeout when DynamoDB never answers', async () => {
     proxy.inject('hang', ['Query']);
     const { handler } = await import('../../functions/listPets');

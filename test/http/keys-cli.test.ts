@@ -1,0 +1,99 @@
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setClock } from '../../shared/clock';
+import { startTestApi, type TestApi } from '../support/api';
+import { testDatabase } from '../support/database';
+
+/** `npm run keys` (tsx local/keys-cli.ts) against this file's table, and the keys it makes, used over HTTP. */
+const root = resolve(__dirname, '../..');
+const db = testDatabase();
+let api: TestApi;
+let nowMs = Date.UTC(2026, 10, 22, 9, 0, 0);
+let restoreClock: () => void;
+
+beforeAll(async () => {
+  restoreClock = setClock(() => nowMs);
+  api = await startTestApi();
+});
+afterAll(async () => {
+  restoreClock();
+  await api.close();
+});
+
+function keys(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [resolve(root, 'node_modules/tsx/dist/cli.mjs'), 'local/keys-cli.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, DYNAMODB_ENDPOINT: db.endpoint, TABLE_NAME: db.tableName },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('exit', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+describe('npm run keys', () => {
+  it('creates a key for a plan, prints it once, and the key works at once with that plan\'s limits', async () => {
+    const created = await keys('create', '--plan', 'pro');
+    expect(created.code).toBe(0);
+    const apiKey = created.stdout.trim();
+    expect(apiKey).toMatch(/^pet_[A-Za-z0-9_-]{32}$/);
+    expect(created.stderr).toMatch(/Created a pro key \(key id [0-9a-f]{16}\)/);
+    const response = await api.request('GET', '/pets', { key: apiKey });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-ratelimit-limit')).toBe('300');
+
+    const listed = await keys('list');
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^KEY ID\s+PLAN\s+PER MINUTE\s+PER DAY\s+CREATED$/m);
+    expect(listed.stdout).toMatch(/ pro +300 +10000 /);
+    expect(listed.stdout).not.toContain(apiKey);
+  });
+
+  it('moves a key to another plan and revokes it; a running server follows within 60 seconds', async () => {
+    const apiKey = (await keys('create', '--plan', 'free')).stdout.trim();
+    expect((await api.request('GET', '/pets', { key: apiKey })).headers.get('x-ratelimit-limit')).toBe('60');
+
+    const moved = await keys('set-plan', apiKey, '--plan', 'enterprise', '--per-minute', '7000', '--per-day', '2000000');
+    expect(moved.code).toBe(0);
+    expect(moved.stdout).toContain('enterprise plan (7000/min, 2000000/day)');
+    nowMs += 61_000;
+    expect((await api.request('GET', '/pets', { key: apiKey })).headers.get('x-ratelimit-limit')).toBe('7000');
+
+    const revoked = await keys('revoke', apiKey);
+    expect(revoked.code).toBe(0);
+    nowMs += 61_000;
+    expect((await api.request('GET', '/pets', { key: apiKey })).status).toBe(401);
+  });
+
+  it('revokes by key id, and says when there is no such key', async () => {
+    const created = await keys('create', '--plan', 'business');
+    const keyId = /key id ([0-9a-f]{16})/.exec(created.stderr)?.[1] as string;
+    expect((await keys('revoke', keyId)).code).toBe(0);
+    const again = await keys('revoke', keyId);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe('No such key.\n');
+  });
+
+  it.each([
+    [['create'], '--plan must be one of free, pro, business, enterprise'],
+    [['create', '--plan', 'gold'], '--plan must be one of'],
+    [['create', '--plan', 'enterprise', '--per-minute', '0', '--per-day', '5'], '--per-minute must be a positive whole number'],
+    [['explode'], 'unknown command "explode"'],
+    [['create', '--plan', 'free', '--colour', 'red'], "Unknown option '--colour'"],
+  ])('refuses %j with a usage message and exit code 2', async (args, message) => {
+    const result = await keys(...args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(result.stderr).toContain('Usage: npm run keys');
+  });
+
+  it('needs limits for an enterprise key', async () => {
+    const result = await keys('create', '--plan', 'enterprise');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('an enterprise key needs its own limits');
+  });
+});

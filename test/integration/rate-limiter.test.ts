@@ -1,0 +1,194 @@
+import { describe, expect, it } from 'vitest';
+import { createDocumentClient } from '../../shared/dynamodb/client';
+import { KeySuspendedError, RateLimitedError } from '../../shared/errors';
+import { DynamoDbRateCounterStore } from '../../shared/limits/counter-store';
+import { STANDARD_PLAN_LIMITS, type RateLimits } from '../../shared/limits/plans';
+import { RateLimiter, type RateLimitDecision } from '../../shared/limits/rate-limiter';
+import { testDatabase } from '../support/database';
+
+/**
+ * The limiter against real counters in DynamoDB Local, with a clock the tests move, so minute
+ * and day boundaries are crossed without sleeping.
+ */
+const db = testDatabase();
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+/** 2026-11-22 10:00:00 UTC, the start of a minute. */
+const T0 = Date.UTC(2026, 10, 22, 10, 0, 0);
+
+let subjectCounter = 0;
+function setup(startAt = T0) {
+  let nowMs = startAt;
+  const limiter = new RateLimiter(new DynamoDbRateCounterStore(createDocumentClient({ region: 'us-east-1', dynamoDbEndpoint: db.endpoint }), db.tableName), () => nowMs);
+  subjectCounter += 1;
+  const subject = `key#test-${subjectCounter}`;
+  return {
+    limiter,
+    subject,
+    check: (limits: RateLimits) => limiter.check(subject, limits),
+    setTime: (ms: number) => {
+      nowMs = ms;
+    },
+  };
+}
+
+async function many(check: () => Promise<RateLimitDecision>, count: number): Promise<RateLimitDecision[]> {
+  const decisions: RateLimitDecision[] = [];
+  for (let i = 0; i < count; i += 1) decisions.push(await check());
+  return decisions;
+}
+
+describe('rate limits per plan', () => {
+  it.each(['free', 'pro', 'business'] as const)('%s: the limit is the plan\'s, and remaining counts down', async (plan) => {
+    const limits = STANDARD_PLAN_LIMITS[plan];
+    const { check } = setup();
+    const decisions = await many(() => check(limits), 3);
+    expect(decisions.map((d) => d.status.remaining)).toEqual([limits.perMinute - 1, limits.perMinute - 2, limits.perMinute - 3]);
+    for (const decision of decisions) {
+      expect(decision.refusal).toBeUndefined();
+      expect(decision.status).toMatchObject({ window: 'minute', limit: limits.perMinute, resetAt: T0 + MINUTE });
+    }
+  });
+
+  it('enterprise: a key\'s own limits apply', async () => {
+    const { check } = setup();
+    const decision = await check({ perMinute: 5_000, perDay: 1_000_000 });
+    expect(decision.status).toMatchObject({ limit: 5_000, remaining: 4_999 });
+  });
+
+  it('the 61st Free request within a minute is refused until the minute ends; a new minute restores it', async () => {
+    const { check, setTime } = setup();
+    setTime(T0 + 15_500);
+    const decisions = await many(() => check(STANDARD_PLAN_LIMITS.free), 61);
+    expect(decisions.slice(0, 60).every((d) => d.refusal === undefined)).toBe(true);
+    const refused = decisions[60] as RateLimitDecision;
+    expect(refused.refusal).toBeInstanceOf(RateLimitedError);
+    expect(refused.refusal?.retryAfterSeconds).toBe(45); // 44.5 s left in the minute, rounded up
+    expect(refused.status).toMatchObject({ window: 'minute', remaining: 0, limit: 60, resetAt: T0 + MINUTE });
+
+    setTime(T0 + MINUTE);
+    const next = await check(STANDARD_PLAN_LIMITS.free);
+    expect(next.refusal).toBeUndefined();
+    expect(next.status.remaining).toBe(59);
+  });
+
+  it('the daily window binds on its own (1,000 for Free), until midnight UTC', async () => {
+    const { check, setTime } = setup();
+    const free = STANDARD_PLAN_LIMITS.free;
+    let admitted = 0;
+    for (let minute = 0; admitted < 1_000; minute += 1) {
+      setTime(T0 + minute * MINUTE);
+      for (let i = 0; i < 60 && admitted < 1_000; i += 1) {
+        const decision = await check(free);
+        expect(decision.refusal).toBeUndefined();
+        admitted += 1;
+      }
+    }
+    // 1,000 used in 17 minutes: the next request, in a fresh minute, is refused by the day.
+    setTime(T0 + 20 * MINUTE);
+    const refused = await check(free);
+    expect(refused.refusal).toBeInstanceOf(RateLimitedError);
+    expect(refused.status).toMatchObject({ window: 'day', limit: 1_000, remaining: 0, resetAt: Date.UTC(2026, 10, 23) });
+    expect(refused.refusal?.retryAfterSeconds).toBe((Date.UTC(2026, 10, 23) - (T0 + 20 * MINUTE)) / 1000);
+
+    setTime(Date.UTC(2026, 10, 23, 0, 0, 1));
+    const tomorrow = await check(free);
+    expect(tomorrow.refusal).toBeUndefined();
+    expect(tomorrow.status).toMatchObject({ window: 'minute', remaining: 59 });
+  }, 60_000);
+
+  it('requests refused by the minute window do not use up the day', async () => {
+    const { check, setTime } = setup();
+    const limits = { perMinute: 5, perDay: 8 };
+    await many(() => check(limits), 9); // 5 admitted, 4 refused by the minute
+    setTime(T0 + MINUTE);
+    const nextMinute = await many(() => check(limits), 4);
+    expect(nextMinute.map((d) => d.refusal === undefined)).toEqual([true, true, true, false]);
+    expect(nextMinute[3]?.status.window).toBe('day');
+  });
+
+  it('tells the window closest to running out: the one with fewer requests left', async () => {
+    const roomyDay = setup();
+    expect((await roomyDay.check({ perMinute: 10, perDay: 12 })).status).toMatchObject({ window: 'minute', remaining: 9, limit: 10, resetAt: T0 + MINUTE });
+    const tightDay = setup();
+    expect((await tightDay.check({ perMinute: 10, perDay: 3 })).status).toMatchObject({ window: 'day', remaining: 2, limit: 3, resetAt: Date.UTC(2026, 10, 23) });
+  });
+});
+
+describe('temporary suspension', () => {
+  it('suspends for 15 minutes a key whose next 30 requests after its first refusal are refused within a minute', async () => {
+    const { check, setTime } = setup();
+    const limits = { perMinute: 2, perDay: 1_000 };
+    await many(() => check(limits), 2);
+    setTime(T0 + 1_000);
+    const first = await check(limits);
+    expect(first.refusal).toBeInstanceOf(RateLimitedError);
+    setTime(T0 + 2_000);
+    const hammering = await many(() => check(limits), 30);
+    expect(hammering.slice(0, 29).every((d) => d.refusal instanceof RateLimitedError)).toBe(true);
+    const tripped = hammering[29] as RateLimitDecision;
+    expect(tripped.refusal).toBeInstanceOf(KeySuspendedError);
+    expect(tripped.refusal?.code).toBe('key_suspended');
+    expect(tripped.refusal?.retryAfterSeconds).toBe(15 * 60);
+
+    // Suspended even in a new minute, with Retry-After counting down to the end.
+    setTime(T0 + 2_000 + 5 * MINUTE);
+    const during = await check(limits);
+    expect(during.refusal).toBeInstanceOf(KeySuspendedError);
+    expect(during.refusal?.retryAfterSeconds).toBe(10 * 60);
+    expect(during.status).toMatchObject({ remaining: 0, resetAt: T0 + 2_000 + 15 * MINUTE });
+
+    setTime(T0 + 2_000 + 15 * MINUTE);
+    const after = await check(limits);
+    expect(after.refusal).toBeUndefined();
+  });
+
+  it('does not suspend a key whose refusals are spread beyond a minute, nor one that waits as told', async () => {
+    const { check, setTime } = setup();
+    const limits = { perMinute: 1, perDay: 1_000 };
+    // Each minute: one admitted, then 20 refused; the streak restarts once its minute is over.
+    for (let minute = 0; minute < 3; minute += 1) {
+      setTime(T0 + minute * MINUTE);
+      expect((await check(limits)).refusal).toBeUndefined();
+      const refused = await many(() => check(limits), 20);
+      expect(refused.every((d) => d.refusal instanceof RateLimitedError)).toBe(true);
+    }
+  });
+
+  it('the suspension counts per subject: other keys are not affected', async () => {
+    const hammerer = setup();
+    const limits = { perMinute: 1, perDay: 1_000 };
+    await many(() => hammerer.check(limits), 40);
+    expect((await hammerer.check(limits)).refusal).toBeInstanceOf(KeySuspendedError);
+    const other = setup();
+    expect((await other.check(limits)).refusal).toBeUndefined();
+  });
+});
+
+describe('exact under concurrency', () => {
+  it('with limit 37, 100 simultaneous requests from two instances get exactly 37 admissions', async () => {
+    const a = setup(T0 + 10_000);
+    const b = new RateLimiter(
+      new DynamoDbRateCounterStore(createDocumentClient({ region: 'us-east-1', dynamoDbEndpoint: db.endpoint }), db.tableName),
+      () => T0 + 10_000,
+    );
+    const limits = { perMinute: 37, perDay: 10_000 };
+    const decisions = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? a.check(limits) : b.check(a.subject, limits))),
+    );
+    const admitted = decisions.filter((d) => d.refusal === undefined);
+    expect(admitted).toHaveLength(37);
+    // All the others are 429s: rate_limited, and, once 30 refusals followed the first, key_suspended.
+    expect(decisions.filter((d) => d.refusal?.status === 429)).toHaveLength(63);
+    expect(decisions.filter((d) => d.refusal instanceof RateLimitedError).length).toBeGreaterThanOrEqual(30);
+    expect(admitted.map((d) => d.status.remaining).sort((x, y) => x - y)).toEqual(Array.from({ length: 37 }, (_, i) => i));
+  });
+
+  it('stays exact when the simultaneous requests open a new minute together', async () => {
+    const a = setup(T0);
+    await a.check({ perMinute: 37, perDay: 10_000 });
+    a.setTime(T0 + MINUTE);
+    const decisions = await Promise.all(Array.from({ length: 100 }, () => a.check({ perMinute: 37, perDay: 10_000 })));
+    expect(decisions.filter((d) => d.refusal === undefined)).toHaveLength(37);
+  });
+});
