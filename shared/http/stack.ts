@@ -1,16 +1,16 @@
 import middy from '@middy/core';
 import httpErrorHandler from '@middy/http-error-handler';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { apiKeyResolver } from '../auth/key-resolver';
+import type { ApiKeyResolver, Principal } from '../auth/principal';
 import { rateLimiter as defaultRateLimiter } from '../limits/limiter-instance';
 import type { RateLimiter } from '../limits/rate-limiter';
-import type { ApiKeyResolver, Principal } from '../auth/principal';
 import { accessLog } from './middleware/access-log';
 import { identifyCaller, requireCaller } from './middleware/authenticate';
-import { rateLimit } from './middleware/rate-limit';
 import { errorResponse, internalError } from './middleware/error-response';
+import { rateLimit } from './middleware/rate-limit';
 import { responseHeaders } from './middleware/response-headers';
 import { validateRequest } from './middleware/validate-request';
 import type { HttpContext } from './request-context';
@@ -47,9 +47,9 @@ export interface OperationDefinition<
   ) => Promise<HttpResult>;
 }
 
-export type ApiGatewayHandler = (event: APIGatewayProxyEvent, context: import('aws-lambda').Context) => Promise<APIGatewayProxyResult>;
+export type ApiGatewayHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
-/** Answer with a 503 this long before the Lambda's own timeout, instead of being killed mid-way. */
+/** Abort DynamoDB calls this long before the Lambda's own timeout: a 503 instead of a killed invocation. */
 const TIMEOUT_MARGIN_MS = 500;
 
 /**

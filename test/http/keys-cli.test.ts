@@ -1,25 +1,13 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setClock } from '../../shared/clock';
-import { startTestApi, type TestApi } from '../support/api';
+import { describe, expect, it } from 'vitest';
+import { testApiOnClock } from '../support/api';
 import { testDatabase } from '../support/database';
 
 /** `npm run keys` (tsx local/keys-cli.ts) against this file's table, and the keys it makes, used over HTTP. */
 const root = resolve(__dirname, '../..');
 const db = testDatabase();
-let api: TestApi;
-let nowMs = Date.UTC(2026, 10, 22, 9, 0, 0);
-let restoreClock: () => void;
-
-beforeAll(async () => {
-  restoreClock = setClock(() => nowMs);
-  api = await startTestApi();
-});
-afterAll(async () => {
-  restoreClock();
-  await api.close();
-});
+const { api, setTime, time } = testApiOnClock(Date.UTC(2026, 10, 22, 9, 0, 0));
 
 function keys(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
@@ -42,7 +30,7 @@ describe('npm run keys', () => {
     const apiKey = created.stdout.trim();
     expect(apiKey).toMatch(/^pet_[A-Za-z0-9_-]{32}$/);
     expect(created.stderr).toMatch(/Created a pro key \(key id [0-9a-f]{16}\)/);
-    const response = await api.request('GET', '/pets', { key: apiKey });
+    const response = await api().request('GET', '/pets', { key: apiKey });
     expect(response.status).toBe(200);
     expect(response.headers.get('x-ratelimit-limit')).toBe('300');
 
@@ -55,18 +43,18 @@ describe('npm run keys', () => {
 
   it('moves a key to another plan and revokes it; a running server follows within 60 seconds', async () => {
     const apiKey = (await keys('create', '--plan', 'free')).stdout.trim();
-    expect((await api.request('GET', '/pets', { key: apiKey })).headers.get('x-ratelimit-limit')).toBe('60');
+    expect((await api().request('GET', '/pets', { key: apiKey })).headers.get('x-ratelimit-limit')).toBe('60');
 
     const moved = await keys('set-plan', apiKey, '--plan', 'enterprise', '--per-minute', '7000', '--per-day', '2000000');
     expect(moved.code).toBe(0);
     expect(moved.stdout).toContain('enterprise plan (7000/min, 2000000/day)');
-    nowMs += 61_000;
-    expect((await api.request('GET', '/pets', { key: apiKey })).headers.get('x-ratelimit-limit')).toBe('7000');
+    setTime(time() + 61_000);
+    expect((await api().request('GET', '/pets', { key: apiKey })).headers.get('x-ratelimit-limit')).toBe('7000');
 
     const revoked = await keys('revoke', apiKey);
     expect(revoked.code).toBe(0);
-    nowMs += 61_000;
-    expect((await api.request('GET', '/pets', { key: apiKey })).status).toBe(401);
+    setTime(time() + 61_000);
+    expect((await api().request('GET', '/pets', { key: apiKey })).status).toBe(401);
   });
 
   it('revokes by key id, and says when there is no such key', async () => {

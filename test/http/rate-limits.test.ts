@@ -1,29 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadFunctionHandlers } from '../../local/server';
-import { setClock } from '../../shared/clock';
 import { ServiceUnavailableError } from '../../shared/errors';
 import { RateLimiter } from '../../shared/limits/rate-limiter';
 import { httpOperation } from '../../shared/http/stack';
 import { NoQuery } from '../../shared/pets/schema';
-import { expectErrorShape, FREE_KEY, startTestApi, type ApiResponse, type TestApi } from '../support/api';
+import { expectErrorShape, FREE_KEY, startTestApi, testApiOnClock, type ApiResponse } from '../support/api';
 import { testDatabase } from '../support/database';
 
 /** 2026-11-22 10:00:20 UTC: 40 s before the minute ends. */
 const T0 = Date.UTC(2026, 10, 22, 10, 0, 20);
 const MINUTE_END = Date.UTC(2026, 10, 22, 10, 1, 0) / 1000;
-let nowMs = T0;
-let restoreClock: () => void;
-let api: TestApi;
+const clock = testApiOnClock(T0);
 const db = testDatabase();
-
-beforeAll(async () => {
-  restoreClock = setClock(() => nowMs);
-  api = await startTestApi();
-});
-afterAll(async () => {
-  restoreClock();
-  await api.close();
-});
 
 function expectRateLimitHeaders(response: ApiResponse, expected: { limit: number; remaining: number; reset: number }): void {
   expect(response.headers.get('x-ratelimit-limit')).toBe(String(expected.limit));
@@ -35,73 +23,73 @@ function expectRateLimitHeaders(response: ApiResponse, expected: { limit: number
 
 describe('a Free key over HTTP', () => {
   it('counts down on every answer, errors included, and the 61st request in a minute is a 429 that does nothing', async () => {
-    nowMs = T0;
+    clock.setTime(T0);
     const before = await db.storedPets();
     const answers: ApiResponse[] = [];
-    answers.push(await api.request('POST', '/pets', { key: FREE_KEY, body: { name: 'Counted', categoryId: 1 } })); // 201
-    answers.push(await api.request('GET', '/pets', { key: FREE_KEY })); // 200
-    answers.push(await api.request('GET', `/pets/${answers[0]?.body.id}`, { key: FREE_KEY })); // 200
-    answers.push(await api.request('GET', '/pets/424242', { key: FREE_KEY })); // 404
-    answers.push(await api.request('GET', '/pets?limit=0', { key: FREE_KEY })); // 400
+    answers.push(await clock.api().request('POST', '/pets', { key: FREE_KEY, body: { name: 'Counted', categoryId: 1 } })); // 201
+    answers.push(await clock.api().request('GET', '/pets', { key: FREE_KEY })); // 200
+    answers.push(await clock.api().request('GET', `/pets/${answers[0]?.body.id}`, { key: FREE_KEY })); // 200
+    answers.push(await clock.api().request('GET', '/pets/424242', { key: FREE_KEY })); // 404
+    answers.push(await clock.api().request('GET', '/pets?limit=0', { key: FREE_KEY })); // 400
     expect(answers.map((a) => a.status)).toEqual([201, 200, 200, 404, 400]);
     answers.forEach((answer, i) => expectRateLimitHeaders(answer, { limit: 60, remaining: 59 - i, reset: MINUTE_END }));
     expect(answers[4]?.headers.get('ratelimit')).toBe('"minute";r=55;t=40');
     expect(answers[4]?.headers.get('ratelimit-policy')).toBe('"minute";q=60;w=60, "day";q=1000;w=86400');
 
-    for (let i = 5; i < 60; i += 1) expect((await api.request('GET', '/pets?limit=1', { key: FREE_KEY })).status).toBe(200);
+    for (let i = 5; i < 60; i += 1) expect((await clock.api().request('GET', '/pets?limit=1', { key: FREE_KEY })).status).toBe(200);
 
-    nowMs = T0 + 10_000;
-    const refused = await api.request('POST', '/pets', { key: FREE_KEY, body: { name: 'Refused', categoryId: 1 } });
+    clock.setTime(T0 + 10_000);
+    const refused = await clock.api().request('POST', '/pets', { key: FREE_KEY, body: { name: 'Refused', categoryId: 1 } });
     expectErrorShape(refused, 429, 'rate_limited');
     expect(refused.headers.get('retry-after')).toBe('30');
     expectRateLimitHeaders(refused, { limit: 60, remaining: 0, reset: MINUTE_END });
     expect((await db.storedPets()).length).toBe(before.length + 1); // only 'Counted'
 
-    nowMs = MINUTE_END * 1000;
-    const nextMinute = await api.request('GET', '/pets', { key: FREE_KEY });
+    clock.setTime(MINUTE_END * 1000);
+    const nextMinute = await clock.api().request('GET', '/pets', { key: FREE_KEY });
     expect(nextMinute.status).toBe(200);
     expectRateLimitHeaders(nextMinute, { limit: 60, remaining: 59, reset: MINUTE_END + 60 });
   });
 
   it('is suspended after hammering on: 429 key_suspended with Retry-After until the suspension ends', async () => {
-    nowMs = Date.UTC(2026, 10, 22, 11, 0, 0);
+    clock.setTime(Date.UTC(2026, 10, 22, 11, 0, 0));
     const key = 'local-pro-key';
-    for (let i = 0; i < 300; i += 1) await api.request('GET', '/pets?limit=1', { key });
+    for (let i = 0; i < 300; i += 1) await clock.api().request('GET', '/pets?limit=1', { key });
     const answers: ApiResponse[] = [];
-    for (let i = 0; i < 31; i += 1) answers.push(await api.request('GET', '/pets', { key }));
+    for (let i = 0; i < 31; i += 1) answers.push(await clock.api().request('GET', '/pets', { key }));
     expect(answers.slice(0, 30).map((a) => a.body.code)).toEqual(Array(30).fill('rate_limited'));
     expectErrorShape(answers[30] as ApiResponse, 429, 'key_suspended');
     expect(answers[30]?.headers.get('retry-after')).toBe('900');
 
-    nowMs += 10 * 60_000;
-    const later = await api.request('GET', '/pets', { key });
+    clock.setTime(clock.time() + 10 * 60_000);
+    const later = await clock.api().request('GET', '/pets', { key });
     expectErrorShape(later, 429, 'key_suspended');
     expect(later.headers.get('retry-after')).toBe('300');
     expect(later.headers.get('x-ratelimit-remaining')).toBe('0');
 
-    nowMs += 5 * 60_000;
-    expect((await api.request('GET', '/pets', { key })).status).toBe(200);
+    clock.setTime(clock.time() + 5 * 60_000);
+    expect((await clock.api().request('GET', '/pets', { key })).status).toBe(200);
   });
 });
 
 describe('requests without a valid key', () => {
   it('are counted per client address under the Free limits: 401 until the 61st, then 429', async () => {
-    nowMs = Date.UTC(2026, 10, 22, 12, 0, 0);
+    clock.setTime(Date.UTC(2026, 10, 22, 12, 0, 0));
     const answers: ApiResponse[] = [];
-    for (let i = 0; i < 60; i += 1) answers.push(await api.request('GET', '/pets', { key: i % 2 === 0 ? null : `guess-${i}` }));
+    for (let i = 0; i < 60; i += 1) answers.push(await clock.api().request('GET', '/pets', { key: i % 2 === 0 ? null : `guess-${i}` }));
     expect(answers.every((a) => a.status === 401)).toBe(true);
     expectRateLimitHeaders(answers[0] as ApiResponse, { limit: 60, remaining: 59, reset: Date.UTC(2026, 10, 22, 12, 1, 0) / 1000 });
-    const refused = await api.request('GET', '/pets', { key: 'guess-61' });
+    const refused = await clock.api().request('GET', '/pets', { key: 'guess-61' });
     expectErrorShape(refused, 429, 'rate_limited');
     expect(refused.headers.get('retry-after')).toBe('60');
     // A real key is counted on its own, not with the address.
-    expect((await api.request('GET', '/pets', { key: 'local-business-key' })).status).toBe(200);
+    expect((await clock.api().request('GET', '/pets', { key: 'local-business-key' })).status).toBe(200);
   });
 });
 
 describe('every status carries the headers', () => {
   it('500 and 503 too, and an unreachable counter store fails closed with 503', async () => {
-    nowMs = Date.UTC(2026, 10, 22, 13, 0, 0);
+    clock.setTime(Date.UTC(2026, 10, 22, 13, 0, 0));
     const handlers = await loadFunctionHandlers();
     const broken = httpOperation({
       operationId: 'listPets',
@@ -116,7 +104,7 @@ describe('every status carries the headers', () => {
           throw new ServiceUnavailableError(new Error('counter store unreachable'));
         },
       },
-      () => nowMs,
+      clock.time,
     );
     const noCounters = httpOperation({ operationId: 'listPets', query: NoQuery, rateLimiter: outage, handle: async () => ({ status: 200, body: [] }) });
 

@@ -1,6 +1,7 @@
+import { afterAll, beforeAll, expect } from 'vitest';
+import { setClock } from '../../shared/clock';
 import { startLocalServer, type LocalServer, type OperationHandlers } from '../../local/server';
 
-import { expect } from 'vitest';
 
 export const FREE_KEY = 'local-free-key';
 /** The default key of test requests: the enterprise demo key's 5,000 a minute leave the tests room. */
@@ -76,4 +77,29 @@ export function expectErrorShape(response: ApiResponse, status: number, code: st
     ...(response.body?.details === undefined ? {} : { details: expect.any(Array) }),
   });
   expect(response.body.message.length).toBeGreaterThan(0);
+}
+
+/**
+ * This file's local server on a clock the test moves (rate-limit windows, suspensions and the key
+ * cache all read it). Registers its own set-up and tear-down.
+ */
+export function testApiOnClock(startMs: number): { api: () => TestApi; setTime: (ms: number) => void; time: () => number } {
+  let nowMs = startMs;
+  let api: TestApi | undefined;
+  let restoreClock: (() => void) | undefined;
+  beforeAll(async () => {
+    restoreClock = setClock(() => nowMs);
+    api = await startTestApi();
+  });
+  afterAll(async () => {
+    restoreClock?.();
+    await api?.close();
+  });
+  return {
+    api: () => api as TestApi,
+    setTime: (ms) => {
+      nowMs = ms;
+    },
+    time: () => nowMs,
+  };
 }
