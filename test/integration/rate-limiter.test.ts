@@ -1,3 +1,4 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../shared/dynamodb/client';
 import { KeySuspendedError, RateLimitedError } from '../../shared/errors';
@@ -112,6 +113,15 @@ describe('rate limits per plan', () => {
     expect((await roomyDay.check({ perMinute: 10, perDay: 12 })).status).toMatchObject({ window: 'minute', remaining: 9, limit: 10, resetAt: T0 + MINUTE });
     const tightDay = setup();
     expect((await tightDay.check({ perMinute: 10, perDay: 3 })).status).toMatchObject({ window: 'day', remaining: 2, limit: 3, resetAt: Date.UTC(2026, 10, 23) });
+  });
+});
+
+describe('counter items', () => {
+  it('carry a TTL a day past the end of their day window, so idle subjects disappear', async () => {
+    const { check, subject } = setup();
+    await check(STANDARD_PLAN_LIMITS.free);
+    const { Item } = await db.documentClient.send(new GetCommand({ TableName: db.tableName, Key: { pk: `RATE#${subject}`, sk: 'counters' } }));
+    expect(Item).toMatchObject({ minuteCount: 1, dayCount: 1, expiresAt: (Date.UTC(2026, 10, 23) + DAY) / 1000 });
   });
 });
 
