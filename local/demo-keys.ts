@@ -1,4 +1,4 @@
-import type { PlanName, RateLimits } from '../shared/limits/plans';
+import { ENTERPRISE_TEMPLATE_LIMITS, type PlanName, type RateLimits } from '../shared/limits/plans';
 
 /**
  * The documented demo keys of the local run, one per plan. They are registered by `npm start`
@@ -14,5 +14,5 @@ export const DEMO_KEYS: readonly DemoKey[] = [
   { apiKey: 'local-free-key', plan: 'free' },
   { apiKey: 'local-pro-key', plan: 'pro' },
   { apiKey: 'local-business-key', plan: 'business' },
-  { apiKey: 'local-enterprise-key', plan: 'enterprise', limits: { perMinute: 5_000, perDay: 1_000_000 } },
+  { apiKey: 'local-enterprise-key', plan: 'enterprise', limits: ENTERPRISE_TEMPLATE_LIMITS },
 ];

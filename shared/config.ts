@@ -3,7 +3,7 @@
  * Lambda sets these from the CDK stack; the local server and the tests set them before
  * any handler module is imported.
  */
-export type ApiKeySource = 'local-registry';
+export type ApiKeySource = 'local-registry' | 'api-gateway';
 
 export interface Config {
   /** The single DynamoDB table that holds pets, the id sequence and local API keys. */
@@ -29,7 +29,8 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
 
 function readApiKeySource(value: string | undefined): ApiKeySource {
   if (value === undefined || value === '' || value === 'local-registry') return 'local-registry';
-  throw new Error(`API_KEY_SOURCE must be "local-registry", got "${value}"`);
+  if (value === 'api-gateway') return 'api-gateway';
+  throw new Error(`API_KEY_SOURCE must be "local-registry" or "api-gateway", got "${value}"`);
 }
 
 export const config: Config = readConfig(process.env);

@@ -1,4 +1,4 @@
-import type { ApiKeyResolver, Principal } from './principal';
+import type { ApiKeyResolver, GatewayKeyContext, Principal } from './principal';
 import { now as clockNow } from '../clock';
 import { hashApiKey } from './api-key-hash';
 
@@ -17,12 +17,12 @@ export class CachedKeyResolver implements ApiKeyResolver {
     private readonly now: () => number = clockNow,
   ) {}
 
-  async resolve(apiKey: string): Promise<Principal | undefined> {
+  async resolve(apiKey: string, gateway?: GatewayKeyContext): Promise<Principal | undefined> {
     const hash = hashApiKey(apiKey);
     const cached = this.#entries.get(hash);
     if (cached !== undefined && cached.expiresAt > this.now()) return cached.principal;
     this.#entries.delete(hash);
-    const principal = await this.inner.resolve(apiKey);
+    const principal = await this.inner.resolve(apiKey, gateway);
     if (principal !== undefined) this.#remember(hash, principal);
     return principal;
   }

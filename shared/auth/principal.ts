@@ -13,5 +13,12 @@ export interface Principal {
  * revoked. Locally this is the key registry in DynamoDB; in AWS, API Gateway's keys and usage plans.
  */
 export interface ApiKeyResolver {
-  resolve(apiKey: string): Promise<Principal | undefined>;
+  resolve(apiKey: string, gateway?: GatewayKeyContext): Promise<Principal | undefined>;
+}
+
+/** What API Gateway says of the request's key (set when the method requires an API key). */
+export interface GatewayKeyContext {
+  readonly apiKeyId?: string;
+  readonly apiId?: string;
+  readonly stage?: string;
 }

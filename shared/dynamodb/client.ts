@@ -1,15 +1,15 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config, type Config } from '../config';
-import { toDatastoreError } from './datastore-errors';
+import { translateUnavailableErrors } from './datastore-errors';
 
 /**
- * Time bounds for one DynamoDB call, chosen so that the worst case (3 attempts, each up to
+ * Time bounds for one AWS call, chosen so that the worst case (3 attempts, each up to
  * the request timeout, plus the SDK's backoff) stays well inside a 10 s Lambda timeout.
  */
-const CONNECTION_TIMEOUT_MS = 1_000;
-const REQUEST_TIMEOUT_MS = 2_000;
-const MAX_ATTEMPTS = 3;
+export const CONNECTION_TIMEOUT_MS = 1_000;
+export const REQUEST_TIMEOUT_MS = 2_000;
+export const MAX_ATTEMPTS = 3;
 
 export function createDocumentClient(settings: Pick<Config, 'region' | 'dynamoDbEndpoint'>): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
@@ -24,19 +24,7 @@ export function createDocumentClient(settings: Pick<Config, 'region' | 'dynamoDb
           credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
         }),
   });
-  // After the SDK's own retries, a throttled or unreachable datastore becomes one typed error
-  // (503) for every caller, instead of each repository classifying SDK errors itself.
-  client.middlewareStack.add(
-    (next) =>
-      async function translateDatastoreErrors(args) {
-        try {
-          return await next(args);
-        } catch (error) {
-          throw toDatastoreError(error);
-        }
-      },
-    { step: 'initialize', name: 'translateDatastoreErrors' },
-  );
+  translateUnavailableErrors(client);
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });

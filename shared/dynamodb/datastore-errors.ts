@@ -1,10 +1,11 @@
 import { ServiceUnavailableError } from '../errors';
 
-/** DynamoDB's answers that mean "too much traffic right now". */
+/** Answers that mean "too much traffic right now" (DynamoDB's, and API Gateway's management API's). */
 const THROTTLING_ERRORS = new Set([
   'ProvisionedThroughputExceededException',
   'ThrottlingException',
   'RequestLimitExceeded',
+  'TooManyRequestsException',
 ]);
 
 /** Failures of the connection or of the service itself, which a later retry may not meet. */
@@ -45,4 +46,24 @@ export function isUnavailable(error: unknown): boolean {
   if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) return true;
   const status = $metadata?.httpStatusCode;
   return typeof status === 'number' && status >= 500;
+}
+
+interface ClientWithMiddleware {
+  middlewareStack: { add: (middleware: never, options: { step: 'initialize'; name: string }) => void };
+}
+
+/**
+ * After an AWS SDK client's own retries, a throttled or unreachable service becomes one typed
+ * error (503) for every caller, instead of each caller classifying SDK errors itself.
+ */
+export function translateUnavailableErrors(client: ClientWithMiddleware): void {
+  const middleware = (next: (args: unknown) => Promise<unknown>) =>
+    async function translateUnavailable(args: unknown) {
+      try {
+        return await next(args);
+      } catch (error) {
+        throw toDatastoreError(error);
+      }
+    };
+  client.middlewareStack.add(middleware as never, { step: 'initialize', name: 'translateUnavailableErrors' });
 }

@@ -17,6 +17,12 @@ export const STANDARD_PLAN_LIMITS: Readonly<Record<Exclude<PlanName, 'enterprise
   business: { perMinute: 1_000, perDay: 100_000 },
 };
 
+/**
+ * The starting point of a custom Enterprise plan: the Enterprise usage plan of a deployed stage
+ * (a template to copy per customer) and the local demo enterprise key.
+ */
+export const ENTERPRISE_TEMPLATE_LIMITS: RateLimits = { perMinute: 5_000, perDay: 1_000_000 };
+
 export function isPlanName(value: unknown): value is PlanName {
   return typeof value === 'string' && (PLAN_NAMES as readonly string[]).includes(value);
 }

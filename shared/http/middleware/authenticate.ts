@@ -20,7 +20,8 @@ export function identifyCaller(resolver: ApiKeyResolver): Middleware {
     if (credential.kind === 'missing') state.authFailure = new UnauthorizedError('missing');
     else if (credential.kind === 'malformed') state.authFailure = new UnauthorizedError('invalid');
     else {
-      const principal = await resolver.resolve(credential.token);
+      const { identity, apiId, stage } = request.event.requestContext ?? {};
+      const principal = await resolver.resolve(credential.token, { apiKeyId: identity?.apiKeyId ?? undefined, apiId, stage });
       if (principal === undefined) state.authFailure = new UnauthorizedError('invalid');
       else state.principal = principal;
     }
