@@ -1,12 +1,10 @@
-import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
-import { describe, expect, it } from 'vitest';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createTableInput } from '../../local/create-table';
-import { PetStoreStack } from '../../infra/pet-store-stack';
+import { removeOutdirs, synth } from '../support/synth';
 
-function template(stage: 'staging' | 'prod'): Template {
-  return Template.fromStack(new PetStoreStack(new App(), `PetStore-${stage}`, { stage }));
-}
+const template = (stage: 'staging' | 'prod'): Template => synth(stage).template;
+afterAll(removeOutdirs);
 
 describe('the table in the CDK stack', () => {
   it('has the same keys and indexes as the table the local start-up creates', () => {

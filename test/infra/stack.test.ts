@@ -1,0 +1,208 @@
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GATEWAY_RESPONSES } from '../../infra/gateway-responses';
+import { usagePlanNumbers, limitsOf } from '../../infra/usage-plans';
+import { WAF_RULES } from '../../infra/waf';
+import { lambdaContext } from '../../local/api-gateway-event';
+import { PLAN_NAMES } from '../../shared/limits/plans';
+import { newOutdir, removeOutdirs, synth } from '../support/synth';
+
+let prod: Template;
+let staging: Template;
+
+beforeAll(() => {
+  prod = synth('prod').template;
+  staging = synth('staging').template;
+});
+afterAll(removeOutdirs);
+
+function functionLogicalId(template: Template, idPrefix: string): string {
+  const [id] = Object.keys(template.findResources('AWS::Lambda::Function')).filter((logicalId) => logicalId.startsWith(idPrefix));
+  if (id === undefined) throw new Error(`no function ${idPrefix}`);
+  return id;
+}
+
+function policyStatementsOf(template: Template, functionPrefix: string): Record<string, unknown>[] {
+  const policies = template.findResources('AWS::IAM::Policy');
+  const statements: Record<string, unknown>[] = [];
+  for (const [logicalId, policy] of Object.entries(policies)) {
+    if (!logicalId.startsWith(`${functionPrefix}ServiceRoleDefaultPolicy`)) continue;
+    statements.push(...(policy as { Properties: { PolicyDocument: { Statement: Record<string, unknown>[] } } }).Properties.PolicyDocument.Statement);
+  }
+  return statements;
+}
+
+const actionsOf = (statements: Record<string, unknown>[]) => statements.flatMap((s) => [s.Action].flat() as string[]).sort();
+
+describe('the stack, per stage', () => {
+  it('runs cdk-nag\'s AWS Solutions checks on synth, and every finding is acknowledged with a reason', () => {
+    const { app } = synth('prod');
+    expect(() => app.synth()).not.toThrow();
+  });
+
+  it('fails synth on an unacknowledged cdk-nag finding (the check is live)', () => {
+    const app = new App({ outdir: newOutdir() });
+    const stack = new Stack(app, 'Bad');
+    new Role(stack, 'Wild', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') }).addToPolicy(new PolicyStatement({ actions: ['s3:*'], resources: ['*'] }));
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    expect(() => app.synth()).toThrow();
+  });
+
+  it('has four functions on Node.js 22, arm64, with bounded memory, timeout and log retention', () => {
+    prod.resourceCountIs('AWS::Lambda::Function', 4);
+    prod.allResourcesProperties('AWS::Lambda::Function', {
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      MemorySize: 512,
+      Timeout: 10,
+      LoggingConfig: Match.objectLike({ LogFormat: 'JSON' }),
+    });
+    prod.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
+    staging.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 14 });
+    prod.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ API_KEY_SOURCE: 'api-gateway', TABLE_NAME: Match.anyValue(), CURSOR_SECRET: Match.anyValue() }) },
+    });
+    // Each function has a runaway alarm and an error alarm.
+    prod.resourceCountIs('AWS::CloudWatch::Alarm', 8);
+  });
+
+  it('gives each function only the rights it needs', () => {
+    const list = policyStatementsOf(prod, 'ListPets');
+    const get = policyStatementsOf(prod, 'GetPet');
+    const create = policyStatementsOf(prod, 'CreatePet');
+    expect(actionsOf(list)).toEqual(['apigateway:GET', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    expect(actionsOf(get)).toEqual(actionsOf(list));
+    expect(actionsOf(create)).toEqual(['apigateway:GET', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    const counters = list.find((s) => s.Action === 'dynamodb:UpdateItem');
+    expect(counters?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*'] } });
+    expect(create.find((s) => s.Action === 'dynamodb:UpdateItem')?.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*', 'SEQUENCE'] },
+    });
+    expect(create.find((s) => s.Action === 'dynamodb:PutItem')?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PET'] } });
+    const reads = list.find((s) => Array.isArray(s.Action) && (s.Action as string[]).includes('dynamodb:Query'));
+    expect(JSON.stringify(reads?.Resource)).toContain('/index/byStatus');
+    expect(policyStatementsOf(prod, 'Authorizer')).toEqual([]);
+  });
+
+  it('serves the REST API on stage v1 with the bearer token as the usage-plan key on every method', () => {
+    prod.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
+    prod.hasResourceProperties('AWS::ApiGateway::Stage', {
+      StageName: 'v1',
+      AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('"status"') }),
+      MethodSettings: [Match.objectLike({ LoggingLevel: 'ERROR', MetricsEnabled: true })],
+    });
+    prod.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'TOKEN',
+      IdentitySource: 'method.request.header.Authorization',
+      AuthorizerResultTtlInSeconds: 300,
+    });
+    const methods = Object.values(prod.findResources('AWS::ApiGateway::Method')) as { Properties: Record<string, any> }[];
+    expect(methods.map((m) => m.Properties.HttpMethod).sort()).toEqual(['GET', 'GET', 'POST']);
+    for (const method of methods) {
+      expect(method.Properties).toMatchObject({ AuthorizationType: 'CUSTOM', ApiKeyRequired: true, Integration: { Type: 'AWS_PROXY' } });
+    }
+    prod.hasResourceProperties('AWS::ApiGateway::Resource', { PathPart: 'pets' });
+    prod.hasResourceProperties('AWS::ApiGateway::Resource', { PathPart: '{petId}' });
+  });
+
+  it('has four usage plans whose numbers come from the plan table, with a margin above it', () => {
+    const plans = Object.values(prod.findResources('AWS::ApiGateway::UsagePlan')) as { Properties: Record<string, any> }[];
+    expect(plans).toHaveLength(4);
+    for (const plan of PLAN_NAMES) {
+      const limits = limitsOf(plan);
+      const numbers = usagePlanNumbers(limits);
+      const found = plans.find((p) => p.Properties.UsagePlanName === `petstore-prod-${plan}`);
+      expect(found?.Properties).toMatchObject({
+        Throttle: { RateLimit: numbers.rateLimit, BurstLimit: numbers.burstLimit },
+        Quota: { Limit: numbers.quota, Period: 'DAY' },
+        ApiStages: [expect.objectContaining({ ApiId: expect.anything(), Stage: expect.anything() })],
+      });
+      expect(found?.Properties.Tags).toContainEqual({ Key: 'petstore:plan', Value: plan });
+      expect(numbers.rateLimit * 60).toBeGreaterThan(limits.perMinute);
+      expect(numbers.quota).toBeGreaterThan(limits.perDay);
+      expect(numbers.burstLimit).toBeGreaterThanOrEqual(Math.min(limits.perMinute, 5_000));
+    }
+    expect(usagePlanNumbers(limitsOf('free'))).toEqual({ rateLimit: 1.5, burstLimit: 90, quota: 1_100 });
+  });
+
+  it('answers for API Gateway itself with the Error body and the right headers', () => {
+    const responses = Object.values(prod.findResources('AWS::ApiGateway::GatewayResponse')) as { Properties: Record<string, any> }[];
+    expect(responses.map((r) => r.Properties.ResponseType).sort()).toEqual(GATEWAY_RESPONSES.map((r) => r.type.responseType).sort());
+    const byType = (type: string) => responses.find((r) => r.Properties.ResponseType === type)?.Properties as Record<string, any>;
+    for (const response of responses) {
+      const body = JSON.parse(response.Properties.ResponseTemplates['application/json']);
+      expect(body).toEqual({ code: expect.any(String), message: expect.any(String), status: Number(response.Properties.StatusCode) });
+      expect(response.Properties.ResponseParameters['gatewayresponse.header.Content-Type']).toBe("'application/json'");
+    }
+    expect(byType('UNAUTHORIZED')).toMatchObject({ StatusCode: '401', ResponseParameters: { 'gatewayresponse.header.WWW-Authenticate': `'Bearer realm="petstore"'` } });
+    expect(byType('INVALID_API_KEY')).toMatchObject({
+      StatusCode: '401',
+      ResponseParameters: { 'gatewayresponse.header.WWW-Authenticate': `'Bearer realm="petstore", error="invalid_token"'` },
+    });
+    for (const type of ['THROTTLED', 'QUOTA_EXCEEDED']) {
+      expect(byType(type)).toMatchObject({ StatusCode: '429', ResponseParameters: { 'gatewayresponse.header.Retry-After': expect.stringMatching(/^'\d+'$/) } });
+      expect(JSON.parse(byType(type).ResponseTemplates['application/json']).code).toBe('rate_limited');
+    }
+    expect(JSON.parse(byType('MISSING_AUTHENTICATION_TOKEN').ResponseTemplates['application/json'])).toMatchObject({ code: 'not_found', status: 404 });
+    expect(byType('DEFAULT_5XX')).toMatchObject({ StatusCode: '503' });
+  });
+
+  it('limits requests per client address at the edge with a WAF web ACL on the stage', () => {
+    prod.hasResourceProperties('AWS::WAFv2::WebACL', {
+      Scope: 'REGIONAL',
+      Rules: [
+        Match.objectLike({
+          Name: 'unauthenticated-per-address',
+          Statement: { RateBasedStatement: Match.objectLike({ AggregateKeyType: 'IP', EvaluationWindowSec: 60, Limit: WAF_RULES.unauthenticatedPerMinute }) },
+          Action: { Block: { CustomResponse: Match.objectLike({ ResponseCode: 429 }) } },
+        }),
+        Match.objectLike({ Name: 'flood-per-address', Statement: { RateBasedStatement: Match.objectLike({ Limit: WAF_RULES.floodPerMinute }) } }),
+      ],
+    });
+    prod.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
+  });
+
+  it('outputs the base URL and the table name', () => {
+    prod.hasOutput('BaseUrl', Match.anyValue());
+    prod.hasOutput('TableName', Match.anyValue());
+  });
+});
+
+describe('the bundled functions', () => {
+  it('are bundled by esbuild without Docker, and the listPets bundle serves a request against DynamoDB Local', async () => {
+    const { app, template } = synth('staging', true);
+    const assembly = app.synth();
+    const listPets = template.findResources('AWS::Lambda::Function')[functionLogicalId(template, 'ListPets')] as { Properties: { Code: { S3Key: string } } };
+    const assetHash = listPets.Properties.Code.S3Key.replace(/\.zip$/, '');
+    const assetDir = join(assembly.directory, `asset.${assetHash}`);
+    const { handler } = (await import(pathToFileURL(join(assetDir, 'index.mjs')).href)) as {
+      handler: (event: APIGatewayProxyEvent, context: unknown) => Promise<APIGatewayProxyResult>;
+    };
+    const response = await handler(
+      {
+        httpMethod: 'GET',
+        path: '/pets',
+        resource: '/pets',
+        headers: { Authorization: 'Bearer local-business-key' },
+        multiValueHeaders: {},
+        queryStringParameters: { limit: '5' },
+        multiValueQueryStringParameters: { limit: ['5'] },
+        pathParameters: null,
+        stageVariables: null,
+        body: null,
+        isBase64Encoded: false,
+        requestContext: { requestId: 'bundle-test', domainName: 'example.com', path: '/v1/pets', identity: { sourceIp: '127.0.0.1' } },
+      } as unknown as APIGatewayProxyEvent,
+      lambdaContext('listPets', 10_000),
+    );
+    expect(response.statusCode).toBe(200);
+    expect(JSON.parse(response.body)).toEqual([]);
+    expect(response.headers?.['X-RateLimit-Limit']).toBe('1000');
+  }, 120_000);
+});

@@ -1,0 +1,30 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { buildApp } from '../../infra/app';
+
+const outdirs: string[] = [];
+
+/**
+ * The app as `cdk synth -c stage=...` builds it, in a temporary cloud assembly directory.
+ * Template tests skip bundling (seconds instead of half a minute); pass `bundle` where the
+ * bundles themselves are under test.
+ */
+export function synth(stage: 'staging' | 'prod', bundle = false): { app: App; template: Template } {
+  const app = new App({ outdir: newOutdir(), context: { stage, ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) } });
+  const { stack } = buildApp(app);
+  return { app, template: Template.fromStack(stack) };
+}
+
+export function newOutdir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'petstore-cdk-'));
+  outdirs.push(dir);
+  return dir;
+}
+
+/** Call from afterAll: removes every assembly directory this file created. */
+export function removeOutdirs(): void {
+  for (const dir of outdirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
