@@ -7,12 +7,16 @@ import { ENTERPRISE_TEMPLATE_LIMITS, PLAN_NAMES, STANDARD_PLAN_LIMITS, type Plan
  * The usage plans' numbers, derived from the plan table the limiter enforces, with a margin so
  * that the limiter (which sends the exact rate-limit headers and Retry-After) always refuses
  * first and API Gateway only stops floods:
- * - throttle: a steady rate of 1.5 × the per-minute limit spread over 60 s, and a burst of 1.5 ×
- *   the per-minute limit (capped at API Gateway's default account burst, 5,000), so a client may
- *   spend its whole minute at once;
- * - quota: the daily limit + 10 %.
+ * - throttle: a steady rate of 1.5 × the per-minute limit spread over 60 s, and a burst of 2 × the
+ *   per-minute limit, because fixed minute windows let a client spend one minute's allowance at
+ *   0:59 and the next one at 1:00 (capped at API Gateway's default account burst, 5,000, which an
+ *   Enterprise customer at the boundary can reach: raise the account limit for such customers);
+ * - quota: the daily limit + 50 % (usage plan days, like the limiter's, start at 00:00 UTC). The
+ *   margin is wide because API Gateway also counts the requests our limiter refuses: it absorbs a
+ *   day of occasional refusals, while a client that floods uses it up and is then stopped at the
+ *   edge, before any Lambda runs.
  */
-export const USAGE_PLAN_MARGIN = { rate: 1.5, burst: 1.5, quota: 1.1, maxBurst: 5_000 } as const;
+export const USAGE_PLAN_MARGIN = { rate: 1.5, burst: 2, quotaPercent: 50, maxBurst: 5_000 } as const;
 
 export interface UsagePlanNumbers {
   readonly rateLimit: number;
@@ -24,7 +28,8 @@ export function usagePlanNumbers(limits: RateLimits): UsagePlanNumbers {
   return {
     rateLimit: Math.ceil(((limits.perMinute / 60) * USAGE_PLAN_MARGIN.rate) * 100) / 100,
     burstLimit: Math.min(USAGE_PLAN_MARGIN.maxBurst, Math.ceil(limits.perMinute * USAGE_PLAN_MARGIN.burst)),
-    quota: Math.ceil(limits.perDay * USAGE_PLAN_MARGIN.quota),
+    // Integer arithmetic: 100,000 × 1.1 would be 110,000.00000000001 in floating point.
+    quota: limits.perDay + Math.ceil((limits.perDay * USAGE_PLAN_MARGIN.quotaPercent) / 100),
   };
 }
 

@@ -126,9 +126,12 @@ describe('the stack, per stage', () => {
       expect(found?.Properties.Tags).toContainEqual({ Key: 'petstore:plan', Value: plan });
       expect(numbers.rateLimit * 60).toBeGreaterThan(limits.perMinute);
       expect(numbers.quota).toBeGreaterThan(limits.perDay);
-      expect(numbers.burstLimit).toBeGreaterThanOrEqual(Math.min(limits.perMinute, 5_000));
+      // Two minutes' allowance back to back (0:59 and 1:00) fits the bucket, up to the account burst.
+      expect(numbers.burstLimit).toBeGreaterThanOrEqual(Math.min(2 * limits.perMinute, 5_000));
     }
-    expect(usagePlanNumbers(limitsOf('free'))).toEqual({ rateLimit: 1.5, burstLimit: 90, quota: 1_100 });
+    expect(usagePlanNumbers(limitsOf('free'))).toEqual({ rateLimit: 1.5, burstLimit: 120, quota: 1_500 });
+    expect(usagePlanNumbers(limitsOf('business'))).toEqual({ rateLimit: 25, burstLimit: 2_000, quota: 150_000 });
+    expect(usagePlanNumbers(limitsOf('enterprise'))).toEqual({ rateLimit: 125, burstLimit: 5_000, quota: 1_500_000 });
   });
 
   it('answers for API Gateway itself with the Error body and the right headers', () => {
