@@ -1,15 +1,14 @@
 import { created } from '../shared/http/result';
 import { API_BASE_PATH } from '../shared/http/routes';
 import { httpOperation } from '../shared/http/stack';
-import { NewPet, NoQuery } from '../shared/pets/schema';
+import { OPERATION_SCHEMAS } from '../shared/pets/operation-schemas';
 import { createPet } from '../shared/pets/service';
 import { petStore } from '../shared/pets/store';
 
 /** POST /v1/pets: 201 with the new pet and where to find it. */
 export const handler = httpOperation({
   operationId: 'createPet',
-  query: NoQuery,
-  body: NewPet,
+  ...OPERATION_SCHEMAS.createPet.request,
   handle: async ({ body, signal }) => {
     const pet = await createPet(petStore, body, signal);
     return created(pet, { Location: `${API_BASE_PATH}/pets/${pet.id}` });

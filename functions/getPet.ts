@@ -1,15 +1,14 @@
 import { deprecationHeaders, GET_PET_DEPRECATION } from '../shared/http/deprecation';
 import { ok } from '../shared/http/result';
 import { httpOperation } from '../shared/http/stack';
-import { NoQuery, PetIdPath } from '../shared/pets/schema';
+import { OPERATION_SCHEMAS } from '../shared/pets/operation-schemas';
 import { getPet } from '../shared/pets/service';
 import { petStore } from '../shared/pets/store';
 
 /** GET /v1/pets/{petId} (deprecated): every answer says so and names the successor. */
 export const handler = httpOperation({
   operationId: 'getPet',
-  query: NoQuery,
-  path: PetIdPath,
+  ...OPERATION_SCHEMAS.getPet.request,
   headers: deprecationHeaders(GET_PET_DEPRECATION),
   handle: async ({ path, signal }) => ok(await getPet(petStore, path.petId, signal)),
 });

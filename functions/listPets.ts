@@ -1,14 +1,14 @@
 import { nextPageHeaders } from '../shared/http/pagination';
 import { ok } from '../shared/http/result';
 import { httpOperation } from '../shared/http/stack';
-import { ListPetsQuery } from '../shared/pets/schema';
+import { OPERATION_SCHEMAS } from '../shared/pets/operation-schemas';
 import { listPets } from '../shared/pets/service';
 import { petStore } from '../shared/pets/store';
 
 /** GET /v1/pets: one page of pets in ascending id order; `Link: rel="next"` when more follow. */
 export const handler = httpOperation({
   operationId: 'listPets',
-  query: ListPetsQuery,
+  ...OPERATION_SCHEMAS.listPets.request,
   handle: async ({ query, baseUrl, signal }) => {
     const page = await listPets(petStore, query, signal);
     const next = nextPageHeaders(`${baseUrl}/pets`, { limit: query.limit, status: query.status }, page.nextCursor);

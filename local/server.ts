@@ -2,16 +2,17 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { ApiGatewayHandler } from '../shared/http/stack';
-import { API_BASE_PATH, OPERATIONS, type OperationId } from '../shared/http/routes';
+import { API_BASE_PATH, DOCUMENTATION_ROUTES, OPERATIONS, type OperationId } from '../shared/http/routes';
 import { lambdaContext, toProxyEvent, type RouteMatch } from './api-gateway-event';
 
 /**
- * A small HTTP server standing in for API Gateway: it routes by the operation table, turns each
+ * A small HTTP server standing in for API Gateway: it routes by the route tables, turns each
  * request into a REST proxy event, invokes the operation's handler module (the very one that is
  * deployed) and writes back what it returns. Requests that match no route are answered here with
  * the Error body, as the stage's gateway responses do in AWS.
  */
-export type OperationHandlers = Readonly<Record<OperationId, ApiGatewayHandler>>;
+export type FunctionName = OperationId | 'apiDocs';
+export type OperationHandlers = Readonly<Record<FunctionName, ApiGatewayHandler>>;
 
 export interface LocalServerOptions {
   readonly port: number;
@@ -36,12 +37,13 @@ const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 const FUNCTION_TIMEOUT_MS = 10_000;
 
 export async function loadFunctionHandlers(): Promise<OperationHandlers> {
-  const [listPets, createPet, getPet] = await Promise.all([
+  const [listPets, createPet, getPet, apiDocs] = await Promise.all([
     import('../functions/listPets'),
     import('../functions/createPet'),
     import('../functions/getPet'),
+    import('../functions/apiDocs'),
   ]);
-  return { listPets: listPets.handler, createPet: createPet.handler, getPet: getPet.handler };
+  return { listPets: listPets.handler, createPet: createPet.handler, getPet: getPet.handler, apiDocs: apiDocs.handler };
 }
 
 export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
@@ -78,7 +80,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
 }
 
 interface CompiledRoute {
-  readonly operationId: OperationId;
+  readonly functionName: FunctionName;
   readonly method: string;
   readonly resourcePath: string;
   readonly pattern: RegExp;
@@ -86,14 +88,17 @@ interface CompiledRoute {
 }
 
 function compileRoutes(): CompiledRoute[] {
-  return (Object.keys(OPERATIONS) as OperationId[]).map((operationId) => {
-    const { method, path } = OPERATIONS[operationId];
+  const routes: { functionName: FunctionName; method: string; path: string }[] = [
+    ...(Object.keys(OPERATIONS) as OperationId[]).map((operationId) => ({ functionName: operationId, ...OPERATIONS[operationId] })),
+    ...Object.values(DOCUMENTATION_ROUTES).map((route) => ({ functionName: 'apiDocs' as const, ...route })),
+  ];
+  return routes.map(({ functionName, method, path }) => {
     const parameterNames: string[] = [];
     const source = path.replace(/\{(\w+)\}/g, (_, name: string) => {
       parameterNames.push(name);
       return '([^/]+)';
     });
-    return { operationId, method, resourcePath: path, pattern: new RegExp(`^${API_BASE_PATH}${source}$`), parameterNames };
+    return { functionName, method, resourcePath: path, pattern: new RegExp(`^${API_BASE_PATH}${source.replaceAll('.', '\\.')}$`), parameterNames };
   });
 }
 
@@ -121,7 +126,7 @@ async function serve(
     return;
   }
   const event = toProxyEvent(request, url, match.route, body);
-  const result = await handlers[match.operationId](event, lambdaContext(match.operationId, FUNCTION_TIMEOUT_MS));
+  const result = await handlers[match.functionName](event, lambdaContext(match.functionName, FUNCTION_TIMEOUT_MS));
   writeResult(response, result);
 }
 
@@ -129,18 +134,18 @@ function findRoute(
   routes: CompiledRoute[],
   method: string,
   pathname: string,
-): { operationId: OperationId; route: RouteMatch } | 'bad-path' | undefined {
+): { functionName: FunctionName; route: RouteMatch } | 'bad-path' | undefined {
   for (const route of routes) {
     const found = route.pattern.exec(pathname);
     if (found === null || route.method !== method) continue;
-    if (route.parameterNames.length === 0) return { operationId: route.operationId, route: { resourcePath: route.resourcePath, pathParameters: null } };
+    if (route.parameterNames.length === 0) return { functionName: route.functionName, route: { resourcePath: route.resourcePath, pathParameters: null } };
     const pathParameters: Record<string, string> = {};
     try {
       route.parameterNames.forEach((name, i) => (pathParameters[name] = decodeURIComponent(found[i + 1] as string)));
     } catch {
       return 'bad-path';
     }
-    return { operationId: route.operationId, route: { resourcePath: route.resourcePath, pathParameters } };
+    return { functionName: route.functionName, route: { resourcePath: route.resourcePath, pathParameters } };
   }
   return undefined;
 }

@@ -3,16 +3,7 @@
  * They carry no HTTP headers: the HTTP layer turns them into a response in exactly one place
  * (shared/http/middleware/error-response.ts).
  */
-export type ErrorCode =
-  | 'invalid_request'
-  | 'unauthorized'
-  | 'not_found'
-  | 'rate_limited'
-  | 'key_suspended'
-  | 'internal_error'
-  | 'service_unavailable';
-
-export const ERROR_CODES: readonly ErrorCode[] = [
+export const ERROR_CODES = [
   'invalid_request',
   'unauthorized',
   'not_found',
@@ -20,7 +11,9 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   'key_suspended',
   'internal_error',
   'service_unavailable',
-];
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** One failing field: `path` names where it is (`body.name`, `query.limit`, `path.petId`). */
 export interface ErrorDetail {

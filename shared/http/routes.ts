@@ -16,3 +16,13 @@ export function routeOf(operationId: OperationId): string {
   const { method, path } = OPERATIONS[operationId];
   return `${method} ${API_BASE_PATH}${path}`;
 }
+
+/**
+ * Served without a key by functions/apiDocs.ts: the interface description and its reference page
+ * (the page's own scripts and styles under /docs/).
+ */
+export const DOCUMENTATION_ROUTES = {
+  openApiDocument: { method: 'GET', path: '/openapi.json' },
+  apiReference: { method: 'GET', path: '/docs' },
+  apiReferenceAsset: { method: 'GET', path: '/docs/{asset}' },
+} as const;

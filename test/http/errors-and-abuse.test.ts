@@ -5,6 +5,7 @@ import { setLogSink } from '../../shared/log';
 import { httpOperation } from '../../shared/http/stack';
 import { NoQuery } from '../../shared/pets/schema';
 import { expectErrorShape, startTestApi, type ApiResponse, type TestApi } from '../support/api';
+import { checkResponse } from '../support/contract';
 
 let api: TestApi;
 const logLines: string[] = [];
@@ -122,7 +123,8 @@ describe('odd input never gives a 500', () => {
     '/pets/１２',
     `/pets/${'1'.repeat(400)}`,
   ])('GET %s', async (path) => {
-    expectClientError(await api.request('GET', path));
+    // A path that is not validly percent-encoded is refused by the gateway, before any function.
+    expectClientError(await api.request('GET', path, path === '/pets/%FF' ? { responder: 'gateway' } : {}));
   });
 
   it.each([
@@ -135,14 +137,14 @@ describe('odd input never gives a 500', () => {
   });
 
   it('a body above API Gateway\'s 10 MiB is refused by the local gateway with the Error body', async () => {
-    const response = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const response = await new Promise<{ status: number; headers: Record<string, string>; body: string }>((resolve, reject) => {
       const url = new URL(`${api.baseUrl}/pets`);
       const req = httpRequest(
         { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer local-free-key' } },
         (res) => {
           let body = '';
           res.on('data', (chunk) => (body += chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers as Record<string, string>, body }));
         },
       );
       req.on('error', reject);
@@ -152,6 +154,7 @@ describe('odd input never gives a 500', () => {
     });
     expect(response.status).toBe(413);
     expect(JSON.parse(response.body)).toEqual({ code: 'invalid_request', message: expect.any(String), status: 413 });
+    checkResponse({ method: 'POST', url: `${api.baseUrl}/pets`, status: response.status, headers: new Headers(response.headers), text: response.body });
   });
 });
 

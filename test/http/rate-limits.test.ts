@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { loadFunctionHandlers } from '../../local/server';
 import { ServiceUnavailableError } from '../../shared/errors';
 import { RateLimiter } from '../../shared/limits/rate-limiter';
+import { deprecationHeaders, GET_PET_DEPRECATION } from '../../shared/http/deprecation';
 import { httpOperation } from '../../shared/http/stack';
+import { OPERATION_SCHEMAS } from '../../shared/pets/operation-schemas';
 import { NoQuery } from '../../shared/pets/schema';
 import { expectErrorShape, FREE_KEY, startTestApi, testApiOnClock, type ApiResponse } from '../support/api';
 import { testDatabase } from '../support/database';
@@ -106,7 +108,13 @@ describe('every status carries the headers', () => {
       },
       clock.time,
     );
-    const noCounters = httpOperation({ operationId: 'listPets', query: NoQuery, rateLimiter: outage, handle: async () => ({ status: 200, body: [] }) });
+    const noCounters = httpOperation({
+      operationId: 'getPet',
+      ...OPERATION_SCHEMAS.getPet.request,
+      headers: deprecationHeaders(GET_PET_DEPRECATION),
+      rateLimiter: outage,
+      handle: async () => ({ status: 200, body: {} }),
+    });
 
     const brokenApi = await startTestApi({ ...handlers, listPets: broken, getPet: noCounters });
     try {

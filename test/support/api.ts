@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import { setClock } from '../../shared/clock';
 import { startLocalServer, type LocalServer, type OperationHandlers } from '../../local/server';
+import { checkResponse, type Responder } from './contract';
 
 
 export const FREE_KEY = 'local-free-key';
@@ -28,6 +29,11 @@ export interface RequestOptions {
   /** Sent as JSON unless a string or Buffer. */
   body?: unknown;
   headers?: Record<string, string>;
+  /**
+   * Who is expected to answer: 'gateway' for requests API Gateway itself refuses before any
+   * function runs (malformed paths, oversized bodies), whose answer is the Error body only.
+   */
+  responder?: Responder;
 }
 
 /** The local server (the same one `npm start` runs) on a free port, serving this file's table. */
@@ -41,6 +47,7 @@ export async function startTestApi(handlers?: OperationHandlers): Promise<TestAp
   };
 }
 
+/** One request; its response is checked against the interface description before it is returned. */
 export async function send(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
   const headers: Record<string, string> = {};
   const key = options.key === undefined ? TEST_KEY : options.key;
@@ -63,6 +70,7 @@ export async function send(baseUrl: string, method: string, path: string, option
   } catch {
     parsed = undefined;
   }
+  checkResponse({ method, url, status: response.status, headers: response.headers, text }, options.responder);
   return { status: response.status, headers: response.headers, text, body: parsed };
 }
 

@@ -1,17 +1,10 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { ApiError, UnauthorizedError, type ErrorCode, type ErrorDetail } from '../../errors';
+import { ApiError, UnauthorizedError } from '../../errors';
+import type { ErrorBody } from '../error-body';
 import type { HttpContext } from '../request-context';
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>;
-
-/** The Error body of the interface, with the optional `details` of decisions.md. */
-export interface ErrorBody {
-  code: ErrorCode;
-  message: string;
-  status: number;
-  details?: ErrorDetail[];
-}
 
 export const BEARER_REALM = 'petstore';
 

@@ -1,0 +1,34 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import document from '../openapi/openapi.json' with { type: 'json' };
+import { REFERENCE_PAGE_CSP, REFERENCE_PAGE_HTML, referenceAsset } from '../shared/docs/reference-page';
+import { NotFoundError } from '../shared/errors';
+import { toHttpError } from '../shared/http/middleware/error-response';
+import { DOCUMENTATION_ROUTES } from '../shared/http/routes';
+
+const DOCUMENT_BODY = JSON.stringify(document);
+/** Public and the same for everyone: caches may keep them a while. */
+const CACHE_CONTROL = 'public, max-age=300';
+
+/**
+ * GET /v1/openapi.json, /v1/docs and /v1/docs/{asset}, without a key: the interface description
+ * (generated from the zod schemas, committed as openapi/openapi.json) and its reference page.
+ */
+export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  switch (event.resource) {
+    case DOCUMENTATION_ROUTES.openApiDocument.path:
+      return { statusCode: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': CACHE_CONTROL }, body: DOCUMENT_BODY };
+    case DOCUMENTATION_ROUTES.apiReference.path:
+      return {
+        statusCode: 200,
+        headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': CACHE_CONTROL, 'Content-Security-Policy': REFERENCE_PAGE_CSP },
+        body: REFERENCE_PAGE_HTML,
+      };
+    case DOCUMENTATION_ROUTES.apiReferenceAsset.path: {
+      const asset = referenceAsset(event.pathParameters?.asset ?? '');
+      if (asset !== undefined) return { statusCode: 200, headers: { 'Content-Type': asset.contentType, 'Cache-Control': CACHE_CONTROL }, body: asset.body };
+      break;
+    }
+  }
+  const error = toHttpError(new NotFoundError(`No document answers ${event.path}.`), event.requestContext?.requestId ?? '');
+  return { statusCode: error.statusCode, headers: error.headers, body: error.message };
+};

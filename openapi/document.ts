@@ -1,0 +1,219 @@
+import { z } from 'zod';
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponseObject } from 'zod-openapi';
+import { BEARER_REALM } from '../shared/http/middleware/error-response';
+import { deprecationHeaders, GET_PET_DEPRECATION } from '../shared/http/deprecation';
+import { ErrorBody, ErrorDetailBody } from '../shared/http/error-body';
+import { API_BASE_PATH, DOCUMENTATION_ROUTES, OPERATIONS, type OperationId } from '../shared/http/routes';
+import { ENTERPRISE_TEMPLATE_LIMITS, STANDARD_PLAN_LIMITS } from '../shared/limits/plans';
+import { OPERATION_SCHEMAS } from '../shared/pets/operation-schemas';
+import { NewPet, Pet, PetStatus } from '../shared/pets/schema';
+
+/**
+ * The interface description, OpenAPI 3.1, built from the zod schemas the handlers validate with
+ * (shared/pets/operation-schemas.ts, shared/http/error-body.ts) and the route table. Never edited by
+ * hand: `npm run openapi` writes openapi/openapi.json from this, and a test fails when they differ.
+ */
+export const INTERFACE_VERSION = '1.0.0';
+
+/** A marker for how settled an operation is (the interface's "stability marker"). */
+export type Stability = 'stable' | 'beta' | 'experimental';
+
+/** What the service really answers, per operation, besides its success. */
+type ErrorStatus = 400 | 401 | 404 | 413 | 429 | 500 | 503;
+
+interface OperationDescription {
+  readonly summary: string;
+  readonly description: string;
+  readonly stability: Stability;
+  readonly errors: readonly ErrorStatus[];
+}
+
+const COMMON_ERRORS = [400, 401, 429, 500, 503] as const satisfies readonly ErrorStatus[];
+
+const OPERATION_DESCRIPTIONS: Record<OperationId, OperationDescription> = {
+  listPets: {
+    summary: 'List all animals',
+    description:
+      'One page of animals in ascending `id` order, optionally only those of one status. When more follow, ' +
+      '`Link: <URL>; rel="next"` gives the next page (the same request with an opaque `cursor`); the last page has no `Link`. ' +
+      'The status filter reads an index that is eventually consistent: an animal created or changed a moment ago may be missing for up to a second.',
+    stability: 'stable',
+    errors: COMMON_ERRORS,
+  },
+  createPet: {
+    summary: 'Add an animal',
+    description:
+      'Creates an animal (status `available` unless given) and answers 201 with it and its `Location`. ' +
+      'Not idempotent: a retry after a timeout or a 503 may add the animal twice.',
+    stability: 'stable',
+    errors: [...COMMON_ERRORS, 413],
+  },
+  getPet: {
+    summary: 'Get an animal (deprecated)',
+    description:
+      `Deprecated since interface 1.0.0 and removed on ${GET_PET_DEPRECATION.sunsetAt.toISOString().slice(0, 10)}: ` +
+      `use \`GET ${GET_PET_DEPRECATION.successorPath}\` (with the \`status\` filter) instead. ` +
+      'Every answer carries `Deprecation`, `Sunset` and a `Link` to the successor.',
+    stability: 'stable',
+    errors: [...COMMON_ERRORS, 404],
+  },
+};
+
+const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
+  400: '`invalid_request`: a parameter, the body or its `Content-Type` is invalid; `details` names every failing field.',
+  401: '`unauthorized`: no `Authorization: Bearer <key>`, or the key is malformed, unknown or revoked.',
+  404: '`not_found`: no animal has this identifier.',
+  413: '`invalid_request`: the body is larger than the gateway accepts (10 MiB).',
+  429: '`rate_limited`: a per-minute or daily limit of the key is used up; or `key_suspended`: the key kept sending after being refused and is suspended for 15 minutes. Wait for `Retry-After`.',
+  500: '`internal_error`: a fault of ours; the message names the request id to report.',
+  503: '`service_unavailable`: the datastore is throttling or out of reach; retry after `Retry-After`.',
+};
+
+const integerHeader = (description: string, minimum: number) => z.int().min(minimum).meta({ description });
+
+/** Declared once under components.headers and referenced from each response. */
+function asComponents<T extends Record<string, z.ZodType>>(headers: T, prefix = ''): T {
+  return Object.fromEntries(Object.entries(headers).map(([name, schema]) => [name, schema.meta({ header: { id: `${prefix}${name}` } })])) as T;
+}
+
+/** Every response of an operation carries these (shared/http/middleware/response-headers.ts). */
+const OPERATION_HEADERS = asComponents({
+  'X-RateLimit-Limit': integerHeader('Requests allowed in the window closest to running out (minute or day).', 1),
+  'X-RateLimit-Remaining': integerHeader('Requests left in that window.', 0),
+  'X-RateLimit-Reset': integerHeader('When that window resets, in Unix seconds.', 0),
+  'RateLimit-Policy': z.string().meta({
+    description: 'Both windows of the key\'s plan, IETF draft form: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`.',
+    examples: [`"minute";q=${STANDARD_PLAN_LIMITS.free.perMinute};w=60, "day";q=${STANDARD_PLAN_LIMITS.free.perDay};w=86400`],
+  }),
+  RateLimit: z.string().meta({ description: 'The window closest to running out, IETF draft form: `"<window>";r=<remaining>;t=<seconds to reset>`.', examples: ['"minute";r=59;t=42'] }),
+  'X-Request-Id': z.string().min(1).meta({ description: 'This request\'s id: quote it when reporting a problem.' }),
+  'Cache-Control': z.literal('no-store').meta({ description: 'Answers depend on the key and the moment; never cache them.' }),
+});
+
+const RETRY_AFTER = asComponents({ 'Retry-After': integerHeader('Whole seconds to wait before retrying (RFC 9110).', 1) });
+const WWW_AUTHENTICATE = asComponents({
+  'WWW-Authenticate': z.string().startsWith(`Bearer realm="${BEARER_REALM}"`).meta({ description: 'The Bearer challenge of RFC 6750 (`error="invalid_token"` when a key was sent).' }),
+});
+
+const getPetDeprecation = deprecationHeaders(GET_PET_DEPRECATION);
+const DEPRECATION_HEADERS = asComponents(
+  {
+    Deprecation: z.literal(getPetDeprecation.Deprecation).meta({ description: 'Since when the operation is deprecated (RFC 9745), Unix seconds.' }),
+    Sunset: z.literal(getPetDeprecation.Sunset).meta({ description: 'When the operation is removed (RFC 8594).' }),
+    Link: z.literal(getPetDeprecation.Link).meta({ description: 'The operation that replaces it.' }),
+  },
+  'getPet-',
+);
+
+const SUCCESS_HEADERS: Record<OperationId, Record<string, z.ZodType>> = {
+  listPets: {
+    Link: z
+      .string()
+      .regex(/^<[^>]+>; rel="next"$/)
+      .optional()
+      .meta({ description: 'The next page (RFC 8288), absent on the last page.', examples: [`<https://api.example.com${API_BASE_PATH}/pets?limit=20&cursor=...>; rel="next"`] }),
+  },
+  createPet: {
+    Location: z.string().regex(new RegExp(`^${API_BASE_PATH}/pets/[1-9][0-9]*$`)).meta({ description: 'Where the new animal is.', examples: [`${API_BASE_PATH}/pets/1`] }),
+  },
+  getPet: {},
+};
+
+function errorResponse(operationId: OperationId, status: ErrorStatus): ZodOpenApiResponseObject {
+  const headers: Record<string, z.ZodType> =
+    status === 413
+      ? {} // answered by the gateway, before any function runs
+      : {
+          ...OPERATION_HEADERS,
+          ...(operationId === 'getPet' ? DEPRECATION_HEADERS : {}),
+          ...(status === 429 || status === 503 ? RETRY_AFTER : {}),
+          ...(status === 401 ? WWW_AUTHENTICATE : {}),
+        };
+  return {
+    description: ERROR_DESCRIPTIONS[status],
+    headers: z.object(headers),
+    content: { 'application/json': { schema: ErrorBody } },
+  };
+}
+
+function operation(operationId: OperationId): ZodOpenApiOperationObject {
+  const { summary, description, stability, errors } = OPERATION_DESCRIPTIONS[operationId];
+  const { request, success } = OPERATION_SCHEMAS[operationId];
+  const successHeaders = {
+    ...OPERATION_HEADERS,
+    ...(operationId === 'getPet' ? DEPRECATION_HEADERS : {}),
+    ...SUCCESS_HEADERS[operationId],
+  };
+  const responses: ZodOpenApiOperationObject['responses'] = {
+    [success.status]: {
+      description: success.status === 201 ? 'The animal as stored.' : operationId === 'listPets' ? 'A page of animals (a JSON array).' : 'The animal.',
+      headers: z.object(successHeaders),
+      content: { 'application/json': { schema: success.body } },
+    },
+  };
+  for (const status of [...errors].sort()) responses[`${status}`] = errorResponse(operationId, status);
+  return {
+    operationId,
+    summary,
+    description,
+    tags: ['pets'],
+    ...(operationId === 'getPet' ? { deprecated: true, 'x-sunset': GET_PET_DEPRECATION.sunsetAt.toISOString().slice(0, 10) } : {}),
+    'x-stability': stability,
+    requestParams: {
+      ...('query' in request ? { query: request.query } : {}),
+      ...('path' in request ? { path: request.path } : {}),
+    },
+    ...('body' in request ? { requestBody: { required: true, content: { 'application/json': { schema: request.body } } } } : {}),
+    responses,
+  };
+}
+
+function paths(): Record<string, Record<string, ZodOpenApiOperationObject>> {
+  const result: Record<string, Record<string, ZodOpenApiOperationObject>> = {};
+  for (const operationId of Object.keys(OPERATIONS) as OperationId[]) {
+    const { method, path } = OPERATIONS[operationId];
+    result[path] = { ...result[path], [method.toLowerCase()]: operation(operationId) };
+  }
+  return result;
+}
+
+const stageServer = (stage: string) => ({
+  url: `https://{apiId}.execute-api.{region}.amazonaws.com${API_BASE_PATH}`,
+  description: `${stage}: the \`BaseUrl\` output of the PetStore-${stage} stack.`,
+  variables: {
+    apiId: { default: 'api-id', description: `The \`ApiId\` output of the PetStore-${stage} stack.` },
+    region: { default: 'eu-west-1', description: 'The AWS region the stack is deployed to.' },
+  },
+});
+
+export function buildOpenApiDocument(): ReturnType<typeof createDocument> {
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Pet store API',
+      version: INTERFACE_VERSION,
+      description: [
+        'List, add and fetch the animals of the pet store.',
+        'Every operation needs an API key, sent as `Authorization: Bearer <key>`; the key\'s plan sets its limits:',
+        `Free ${STANDARD_PLAN_LIMITS.free.perMinute}/min and ${STANDARD_PLAN_LIMITS.free.perDay}/day,`,
+        `Pro ${STANDARD_PLAN_LIMITS.pro.perMinute}/min and ${STANDARD_PLAN_LIMITS.pro.perDay}/day,`,
+        `Business ${STANDARD_PLAN_LIMITS.business.perMinute}/min and ${STANDARD_PLAN_LIMITS.business.perDay}/day,`,
+        `Enterprise set per key (e.g. ${ENTERPRISE_TEMPLATE_LIMITS.perMinute}/min and ${ENTERPRISE_TEMPLATE_LIMITS.perDay}/day).`,
+        'Every response says where the key stands (`X-RateLimit-*`, `RateLimit-Policy`, `RateLimit`).',
+        'On 429 and 503 wait for `Retry-After`, then back off exponentially with jitter.',
+        `This document is served without a key at \`${API_BASE_PATH}${DOCUMENTATION_ROUTES.openApiDocument.path}\`, and as a reference page at \`${API_BASE_PATH}${DOCUMENTATION_ROUTES.apiReference.path}\`.`,
+      ].join(' '),
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [stageServer('prod'), stageServer('staging'), { url: `http://localhost:3000${API_BASE_PATH}`, description: 'local: `npm start` (PORT overrides 3000).' }],
+    tags: [{ name: 'pets', description: 'The animals of the store.' }],
+    security: [{ bearerAuth: [] }],
+    paths: paths(),
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key of your plan, sent as `Authorization: Bearer <key>`.' },
+      },
+      schemas: { Pet, NewPet, PetStatus, Error: ErrorBody, ErrorDetail: ErrorDetailBody },
+    },
+  });
+}

@@ -1,0 +1,13 @@
+import { z } from 'zod';
+import type { OperationId } from '../http/routes';
+import { ListPetsQuery, NewPet, NoQuery, Pet, PetIdPath } from './schema';
+
+/**
+ * What each operation takes and answers: the handlers validate their requests with these, and
+ * the interface description (openapi/document.ts) declares the same schemas.
+ */
+export const OPERATION_SCHEMAS = {
+  listPets: { request: { query: ListPetsQuery }, success: { status: 200, body: z.array(Pet) } },
+  createPet: { request: { query: NoQuery, body: NewPet }, success: { status: 201, body: Pet } },
+  getPet: { request: { query: NoQuery, path: PetIdPath }, success: { status: 200, body: Pet } },
+} as const satisfies Record<OperationId, { request: { query: z.ZodType; path?: z.ZodType; body?: z.ZodType }; success: { status: number; body: z.ZodType } }>;

@@ -1,0 +1,100 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import committed from '../../openapi/openapi.json' with { type: 'json' };
+import { generatedFiles } from '../../openapi/generate';
+import { ERROR_CODES } from '../../shared/errors';
+import { GET_PET_DEPRECATION } from '../../shared/http/deprecation';
+import { OPERATIONS, type OperationId } from '../../shared/http/routes';
+
+const document = committed as Record<string, any>;
+const operations = Object.fromEntries(
+  (Object.keys(OPERATIONS) as OperationId[]).map((id) => [id, document.paths[OPERATIONS[id].path][OPERATIONS[id].method.toLowerCase()]]),
+) as Record<OperationId, Record<string, any>>;
+const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'];
+
+describe('the interface description', () => {
+  it('is committed exactly as `npm run openapi` generates it from the zod schemas, and so are the client types', async () => {
+    for (const [path, contents] of Object.entries(await generatedFiles())) {
+      expect(readFileSync(path, 'utf8'), `${path} is stale: run npm run openapi`).toBe(contents);
+    }
+  });
+
+  it('is OpenAPI 3.1 for interface 1.0.0, with prod, staging and local servers and the bearer scheme on every operation', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info.version).toBe('1.0.0');
+    expect(document.servers.map((server: { description: string }) => server.description.split(':')[0])).toEqual(['prod', 'staging', 'local']);
+    expect(document.servers[2].url).toBe('http://localhost:3000/v1');
+    for (const server of document.servers.slice(0, 2)) expect(server.url).toMatch(/\/v1$/);
+    expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(document.security).toEqual([{ bearerAuth: [] }]);
+    for (const operation of Object.values(operations)) expect(operation.security).toBeUndefined();
+  });
+
+  it('has the three operations with their parameters, body, stability markers, and getPet deprecated with its removal date', () => {
+    expect(Object.keys(operations)).toEqual(['listPets', 'createPet', 'getPet']);
+    for (const [id, operation] of Object.entries(operations)) {
+      expect(operation.operationId).toBe(id);
+      expect(operation['x-stability']).toBe('stable');
+    }
+    expect(operations.getPet.deprecated).toBe(true);
+    expect(operations.getPet['x-sunset']).toBe('2030-12-05');
+    expect(operations.getPet.description).toContain('2030-12-05');
+    expect(operations.listPets.deprecated).toBeUndefined();
+    expect(operations.listPets.parameters).toEqual([
+      expect.objectContaining({ in: 'query', name: 'limit', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } }),
+      expect.objectContaining({ in: 'query', name: 'status', schema: expect.objectContaining({ $ref: '#/components/schemas/PetStatus' }) }),
+      expect.objectContaining({ in: 'query', name: 'cursor' }),
+    ]);
+    expect(document.components.schemas.PetStatus.enum).toEqual(['available', 'pending', 'sold']);
+    expect(operations.getPet.parameters).toEqual([
+      expect.objectContaining({ in: 'path', name: 'petId', required: true, schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } }),
+    ]);
+    expect(operations.createPet.requestBody).toMatchObject({ required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPet' } } } });
+    expect(document.components.schemas.NewPet).toMatchObject({
+      required: ['name', 'categoryId'],
+      additionalProperties: false,
+      properties: { name: { type: 'string', minLength: 1, maxLength: 100 }, categoryId: { type: 'integer', format: 'int64' }, status: { default: 'available' } },
+    });
+    expect(document.components.schemas.Pet.required).toEqual(['id', 'name', 'categoryId', 'status']);
+  });
+
+  it('declares every response the service gives, errors with the Error schema and its codes', () => {
+    expect(Object.keys(operations.listPets.responses)).toEqual(['200', '400', '401', '429', '500', '503']);
+    expect(Object.keys(operations.createPet.responses)).toEqual(['201', '400', '401', '413', '429', '500', '503']);
+    expect(Object.keys(operations.getPet.responses)).toEqual(['200', '400', '401', '404', '429', '500', '503']);
+    expect(document.components.schemas.Error).toMatchObject({ required: ['code', 'message', 'status'], properties: { code: { enum: [...ERROR_CODES] } } });
+    for (const operation of Object.values(operations)) {
+      for (const [status, response] of Object.entries<Record<string, any>>(operation.responses)) {
+        if (Number(status) >= 400) expect(response.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+      }
+    }
+  });
+
+  it('declares the headers: rate limits on every response, Retry-After on 429 and 503, Location, Link, and the deprecation trio on getPet', () => {
+    for (const [id, operation] of Object.entries(operations)) {
+      for (const [status, response] of Object.entries<Record<string, any>>(operation.responses)) {
+        const headers = Object.keys(response.headers ?? {});
+        if (status === '413') continue; // answered by API Gateway itself, which can only add fixed headers
+        expect(headers, `${id} ${status}`).toEqual(expect.arrayContaining([...RATE_LIMIT_HEADERS, 'X-Request-Id', 'Cache-Control']));
+        expect(headers.includes('Retry-After'), `${id} ${status}`).toBe(status === '429' || status === '503');
+        if (id === 'getPet') expect(headers).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
+      }
+    }
+    expect(Object.keys(operations.createPet.responses['201'].headers)).toContain('Location');
+    expect(Object.keys(operations.listPets.responses['200'].headers)).toContain('Link');
+    expect(document.components.headers['Retry-After']).toMatchObject({ required: true, schema: { type: 'integer', minimum: 1 } });
+    expect(document.components.headers['getPet-Sunset'].schema.const).toBe(GET_PET_DEPRECATION.sunsetAt.toUTCString());
+    expect(document.components.headers['X-RateLimit-Limit'].required).toBe(true);
+  });
+
+  it('passes Redocly\'s recommended rules with no error and no warning', async () => {
+    const { stdout } = await promisify(execFile)('npx', ['redocly', 'lint', '--format=json'], {
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    });
+    const report = JSON.parse(stdout) as { totals: Record<string, number>; problems: unknown[] };
+    expect(report.problems).toEqual([]);
+    expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+  }, 60_000);
+});

@@ -1,0 +1,114 @@
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import document from '../../openapi/openapi.json' with { type: 'json' };
+import { API_BASE_PATH, DOCUMENTATION_ROUTES } from '../../shared/http/routes';
+
+/**
+ * Every HTTP response the tests receive is checked against the interface description
+ * (openapi/openapi.json, itself checked to be a fresh generation from the zod schemas): the
+ * status must be declared for the operation, the body must match its schema, and every header
+ * the document requires must be there and match its schema. So an undeclared status or a drifted
+ * field fails a test by itself, whatever the test asserts.
+ */
+
+/** Who answered: an operation's function, or the gateway in front of it (API Gateway, or the local stand-in). */
+export type Responder = 'function' | 'gateway';
+
+export interface ObservedResponse {
+  readonly method: string;
+  readonly url: string;
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+}
+
+type Json = Record<string, any>;
+const spec = document as Json;
+
+// ajv-formats is CommonJS with a default export; under ESM interop it may sit one level down.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) });
+ajv.addSchema(spec, 'openapi.json');
+
+const validators = new Map<string, ValidateFunction>();
+function validatorAt(pointer: string[]): ValidateFunction {
+  const ref = `openapi.json#/${pointer.map((part) => part.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`;
+  let validate = validators.get(ref);
+  if (validate === undefined) {
+    validate = ajv.compile({ $ref: ref });
+    validators.set(ref, validate);
+  }
+  return validate;
+}
+
+function resolve(node: Json): { node: Json; pointer: string[] } | undefined {
+  const ref = node.$ref as string | undefined;
+  if (ref === undefined) return undefined;
+  const pointer = ref.replace(/^#\//, '').split('/').map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
+  return { node: pointer.reduce<Json>((at, part) => at[part], spec), pointer };
+}
+
+const templates = Object.keys(spec.paths as Json).map((template) => ({
+  template,
+  pattern: new RegExp(`^${template.replaceAll('.', '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+}));
+
+const DOCUMENTATION_PATHS = Object.values(DOCUMENTATION_ROUTES).map((route) => new RegExp(`^${API_BASE_PATH}${route.path.replaceAll('.', '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`));
+
+function fail(response: ObservedResponse, problem: string): never {
+  throw new Error(`${response.method} ${new URL(response.url).pathname} answered ${response.status}, against the interface description: ${problem}`);
+}
+
+/** Checks one response; throws, naming the problem, when the document does not describe it. */
+export function checkResponse(response: ObservedResponse, responder: Responder = 'function'): void {
+  const pathname = new URL(response.url).pathname;
+  if (DOCUMENTATION_PATHS.some((pattern) => pattern.test(pathname))) return;
+  const path = pathname.startsWith(API_BASE_PATH) ? pathname.slice(API_BASE_PATH.length) : undefined;
+  const template = path === undefined ? undefined : templates.find((candidate) => candidate.pattern.test(path))?.template;
+  const operation = template === undefined ? undefined : (spec.paths[template][response.method.toLowerCase()] as Json | undefined);
+
+  if (operation === undefined || responder === 'gateway') {
+    // No operation answers this (or the gateway answered before any function ran): an Error body.
+    checkJsonBody(response, ['components', 'schemas', 'Error']);
+    return;
+  }
+  const pointer = ['paths', template as string, response.method.toLowerCase(), 'responses', String(response.status)];
+  const declared = operation.responses[String(response.status)] as Json | undefined;
+  if (declared === undefined) fail(response, `status ${response.status} is not declared for ${operation.operationId}`);
+
+  for (const [name, header] of Object.entries((declared.headers ?? {}) as Json)) {
+    const resolved = resolve(header as Json);
+    const definition = resolved?.node ?? (header as Json);
+    const schemaPointer = resolved === undefined ? [...pointer, 'headers', name, 'schema'] : [...resolved.pointer, 'schema'];
+    const value = response.headers.get(name);
+    if (value === null) {
+      if (definition.required === true) fail(response, `the required header ${name} is missing`);
+      continue;
+    }
+    const schema = definition.schema as Json;
+    const typed = schema.type === 'integer' && /^-?[0-9]+$/.test(value) ? Number(value) : value;
+    const validate = validatorAt(schemaPointer);
+    if (!validate(typed)) fail(response, `header ${name}: ${JSON.stringify(value)} ${ajv.errorsText(validate.errors)}`);
+  }
+  const content = declared.content as Json | undefined;
+  if (content === undefined) {
+    if (response.text !== '') fail(response, 'a body where none is declared');
+    return;
+  }
+  checkJsonBody(response, [...pointer, 'content', 'application/json', 'schema']);
+}
+
+function checkJsonBody(response: ObservedResponse, schemaPointer: string[]): void {
+  const contentType = response.headers.get('content-type') ?? '';
+  if (!/^application\/json\b/.test(contentType)) fail(response, `Content-Type ${JSON.stringify(contentType)} where application/json is declared`);
+  let body: unknown;
+  try {
+    body = JSON.parse(response.text);
+  } catch {
+    fail(response, 'the body is not JSON');
+  }
+  const validate = validatorAt(schemaPointer);
+  if (!validate(body)) fail(response, `body ${ajv.errorsText(validate.errors)}: ${response.text.slice(0, 300)}`);
+}
