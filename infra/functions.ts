@@ -23,6 +23,8 @@ export interface FunctionOptions {
   readonly retain: boolean;
   /** More invocations than this in 5 minutes raises the function's runaway alarm. */
   readonly invocationAlarmThreshold: number;
+  /** Files of installed packages to ship beside the bundle, into this directory of it. */
+  readonly extraFiles?: { readonly directory: string; readonly files: readonly string[] };
 }
 
 export function petStoreFunction(scope: Construct, id: string, options: FunctionOptions): NodejsFunction {
@@ -49,6 +51,7 @@ export function petStoreFunction(scope: Construct, id: string, options: Function
       mainFields: ['module', 'main'],
       // CommonJS dependencies (content-type) call require(); give the ESM bundle one.
       banner: "import { createRequire as __petstoreCreateRequire } from 'module'; const require = __petstoreCreateRequire(import.meta.url);",
+      ...(options.extraFiles === undefined ? {} : { commandHooks: copyInto(options.extraFiles) }),
     },
   });
   Validations.of(fn).acknowledge(
@@ -75,4 +78,16 @@ export function petStoreFunction(scope: Construct, id: string, options: Function
     treatMissingData: TreatMissingData.NOT_BREACHING,
   });
   return fn;
+}
+
+/** Bundling hooks that copy files (paths relative to the project root) into a directory of the bundle. */
+function copyInto({ directory, files }: { directory: string; files: readonly string[] }) {
+  return {
+    beforeBundling: (): string[] => [],
+    beforeInstall: (): string[] => [],
+    afterBundling: (inputDir: string, outputDir: string): string[] => [
+      `mkdir -p "${outputDir}/${directory}"`,
+      ...files.map((file) => `cp "${inputDir}/${file}" "${outputDir}/${directory}/"`),
+    ],
+  };
 }

@@ -2,6 +2,7 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps
 import {
   AccessLogFormat,
   ApiKeySourceType,
+  AuthorizationType,
   EndpointType,
   IdentitySource,
   LambdaIntegration,
@@ -16,7 +17,8 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { STATUS_INDEX } from '../shared/dynamodb/table-definition';
-import { API_BASE_PATH, OPERATIONS, type OperationId } from '../shared/http/routes';
+import { BUNDLED_ASSETS_DIRECTORY, SWAGGER_UI_FILES } from '../shared/docs/reference-page';
+import { API_BASE_PATH, DOCUMENTATION_ROUTES, OPERATIONS, type OperationId } from '../shared/http/routes';
 import { STANDARD_PLAN_LIMITS } from '../shared/limits/plans';
 import { petStoreFunction } from './functions';
 import { addGatewayResponses } from './gateway-responses';
@@ -167,6 +169,24 @@ export class PetStoreStack extends Stack {
       const resource = resources.get(path) ?? this.api.root.resourceForPath(path);
       resources.set(path, resource);
       resource.addMethod(method, new LambdaIntegration(functions[operationId]), { operationName: operationId });
+    }
+
+    // The interface description and its reference page are public (decisions.md): no key, no authorizer.
+    const docsFunction = petStoreFunction(this, 'ApiDocs', {
+      entry: 'functions/apiDocs.ts',
+      environment: {},
+      retain,
+      invocationAlarmThreshold,
+      extraFiles: { directory: BUNDLED_ASSETS_DIRECTORY, files: SWAGGER_UI_FILES.map((file) => `node_modules/swagger-ui-dist/${file}`) },
+    });
+    const docsIntegration = new LambdaIntegration(docsFunction);
+    for (const [name, { method, path }] of Object.entries(DOCUMENTATION_ROUTES)) {
+      const resource = this.api.root.resourceForPath(path);
+      resource.addMethod(method, docsIntegration, { operationName: name, authorizationType: AuthorizationType.NONE, apiKeyRequired: false });
+      Validations.of(resource).acknowledge(
+        { id: 'AwsSolutions-APIG4', reason: 'The interface description and its reference page are public by design (decisions.md).' },
+        { id: 'AwsSolutions-COG4', reason: 'The interface description and its reference page are public by design (decisions.md).' },
+      );
     }
 
     addGatewayResponses(this.api);

@@ -4,7 +4,7 @@ import { BEARER_REALM } from '../shared/http/middleware/error-response';
 import { deprecationHeaders, GET_PET_DEPRECATION } from '../shared/http/deprecation';
 import { ErrorBody, ErrorDetailBody } from '../shared/http/error-body';
 import { API_BASE_PATH, DOCUMENTATION_ROUTES, OPERATIONS, type OperationId } from '../shared/http/routes';
-import { ENTERPRISE_TEMPLATE_LIMITS, STANDARD_PLAN_LIMITS } from '../shared/limits/plans';
+import { ENTERPRISE_TEMPLATE_LIMITS, STANDARD_PLAN_LIMITS, type RateLimits } from '../shared/limits/plans';
 import { OPERATION_SCHEMAS } from '../shared/pets/operation-schemas';
 import { NewPet, Pet, PetStatus } from '../shared/pets/schema';
 
@@ -177,6 +177,9 @@ function paths(): Record<string, Record<string, ZodOpenApiOperationObject>> {
   return result;
 }
 
+const describeLimits = (plan: string, limits: RateLimits): string =>
+  `${plan} ${limits.perMinute.toLocaleString('en-US')} a minute and ${limits.perDay.toLocaleString('en-US')} a day`;
+
 const stageServer = (stage: string) => ({
   url: `https://{apiId}.execute-api.{region}.amazonaws.com${API_BASE_PATH}`,
   description: `${stage}: the \`BaseUrl\` output of the PetStore-${stage} stack.`,
@@ -195,10 +198,8 @@ export function buildOpenApiDocument(): ReturnType<typeof createDocument> {
       description: [
         'List, add and fetch the animals of the pet store.',
         'Every operation needs an API key, sent as `Authorization: Bearer <key>`; the key\'s plan sets its limits:',
-        `Free ${STANDARD_PLAN_LIMITS.free.perMinute}/min and ${STANDARD_PLAN_LIMITS.free.perDay}/day,`,
-        `Pro ${STANDARD_PLAN_LIMITS.pro.perMinute}/min and ${STANDARD_PLAN_LIMITS.pro.perDay}/day,`,
-        `Business ${STANDARD_PLAN_LIMITS.business.perMinute}/min and ${STANDARD_PLAN_LIMITS.business.perDay}/day,`,
-        `Enterprise set per key (e.g. ${ENTERPRISE_TEMPLATE_LIMITS.perMinute}/min and ${ENTERPRISE_TEMPLATE_LIMITS.perDay}/day).`,
+        `${describeLimits('Free', STANDARD_PLAN_LIMITS.free)}, ${describeLimits('Pro', STANDARD_PLAN_LIMITS.pro)},`,
+        `${describeLimits('Business', STANDARD_PLAN_LIMITS.business)}, Enterprise set per key (e.g. ${describeLimits('', ENTERPRISE_TEMPLATE_LIMITS).trim()}).`,
         'Every response says where the key stands (`X-RateLimit-*`, `RateLimit-Policy`, `RateLimit`).',
         'On 429 and 503 wait for `Retry-After`, then back off exponentially with jitter.',
         `This document is served without a key at \`${API_BASE_PATH}${DOCUMENTATION_ROUTES.openApiDocument.path}\`, and as a reference page at \`${API_BASE_PATH}${DOCUMENTATION_ROUTES.apiReference.path}\`.`,

@@ -39,6 +39,7 @@ export const REFERENCE_PAGE_HTML = `<!doctype html>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Pet store API reference</title>
+  <link rel="icon" href="data:,">
   <link rel="stylesheet" href="docs/swagger-ui.css">
 </head>
 <body>

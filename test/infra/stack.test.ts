@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { App, Stack, Validations } from 'aws-cdk-lib';
@@ -7,6 +8,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_RESPONSES } from '../../infra/gateway-responses';
+import committedDocument from '../../openapi/openapi.json' with { type: 'json' };
 import { usagePlanNumbers, limitsOf } from '../../infra/usage-plans';
 import { WAF_RULES } from '../../infra/waf';
 import { lambdaContext } from '../../local/api-gateway-event';
@@ -54,8 +56,8 @@ describe('the stack, per stage', () => {
     expect(() => app.synth()).toThrow();
   });
 
-  it('has four functions on Node.js 22, arm64, with bounded memory, timeout and log retention', () => {
-    prod.resourceCountIs('AWS::Lambda::Function', 4);
+  it('has its functions (three operations, the authorizer, the docs) on Node.js 22, arm64, with bounded memory, timeout and log retention', () => {
+    prod.resourceCountIs('AWS::Lambda::Function', 5);
     prod.allResourcesProperties('AWS::Lambda::Function', {
       Runtime: 'nodejs22.x',
       Architectures: ['arm64'],
@@ -69,7 +71,7 @@ describe('the stack, per stage', () => {
       Environment: { Variables: Match.objectLike({ API_KEY_SOURCE: 'api-gateway', TABLE_NAME: Match.anyValue(), CURSOR_SECRET: Match.anyValue() }) },
     });
     // Each function has a runaway alarm and an error alarm.
-    prod.resourceCountIs('AWS::CloudWatch::Alarm', 8);
+    prod.resourceCountIs('AWS::CloudWatch::Alarm', 10);
   });
 
   it('gives each function only the rights it needs', () => {
@@ -90,7 +92,7 @@ describe('the stack, per stage', () => {
     expect(policyStatementsOf(prod, 'Authorizer')).toEqual([]);
   });
 
-  it('serves the REST API on stage v1 with the bearer token as the usage-plan key on every method', () => {
+  it('serves the REST API on stage v1 with the bearer token as the usage-plan key on every operation', () => {
     prod.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
     prod.hasResourceProperties('AWS::ApiGateway::Stage', {
       StageName: 'v1',
@@ -103,12 +105,24 @@ describe('the stack, per stage', () => {
       AuthorizerResultTtlInSeconds: 300,
     });
     const methods = Object.values(prod.findResources('AWS::ApiGateway::Method')) as { Properties: Record<string, any> }[];
-    expect(methods.map((m) => m.Properties.HttpMethod).sort()).toEqual(['GET', 'GET', 'POST']);
-    for (const method of methods) {
-      expect(method.Properties).toMatchObject({ AuthorizationType: 'CUSTOM', ApiKeyRequired: true, Integration: { Type: 'AWS_PROXY' } });
+    const operations = methods.filter((m) => m.Properties.AuthorizationType !== 'NONE');
+    expect(operations.map((m) => m.Properties.OperationName).sort()).toEqual(['createPet', 'getPet', 'listPets']);
+    for (const method of operations) {
+      expect(method.Properties).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: expect.anything(), ApiKeyRequired: true, Integration: { Type: 'AWS_PROXY' } });
     }
     prod.hasResourceProperties('AWS::ApiGateway::Resource', { PathPart: 'pets' });
     prod.hasResourceProperties('AWS::ApiGateway::Resource', { PathPart: '{petId}' });
+  });
+
+  it('serves the interface description and its reference page without a key', () => {
+    const methods = Object.values(prod.findResources('AWS::ApiGateway::Method')) as { Properties: Record<string, any> }[];
+    const open = methods.filter((m) => m.Properties.AuthorizationType === 'NONE');
+    expect(open.map((m) => m.Properties.OperationName).sort()).toEqual(['apiReference', 'apiReferenceAsset', 'openApiDocument']);
+    for (const method of open) {
+      expect(method.Properties).toMatchObject({ HttpMethod: 'GET', ApiKeyRequired: false, Integration: { Type: 'AWS_PROXY' } });
+      expect(method.Properties.AuthorizerId).toBeUndefined();
+    }
+    for (const pathPart of ['openapi.json', 'docs', '{asset}']) prod.hasResourceProperties('AWS::ApiGateway::Resource', { PathPart: pathPart });
   });
 
   it('has four usage plans whose numbers come from the plan table, with a margin above it', () => {
@@ -178,7 +192,7 @@ describe('the stack, per stage', () => {
 });
 
 describe('the bundled functions', () => {
-  it('are bundled by esbuild without Docker, and the listPets bundle serves a request against DynamoDB Local', async () => {
+  it('are bundled by esbuild without Docker, the listPets bundle serves a request against DynamoDB Local, the docs bundle its files', async () => {
     const { app, template } = synth('staging', true);
     const assembly = app.synth();
     const listPets = template.findResources('AWS::Lambda::Function')[functionLogicalId(template, 'ListPets')] as { Properties: { Code: { S3Key: string } } };
@@ -207,5 +221,16 @@ describe('the bundled functions', () => {
     expect(response.statusCode).toBe(200);
     expect(JSON.parse(response.body)).toEqual([]);
     expect(response.headers?.['X-RateLimit-Limit']).toBe('1000');
+
+    // The docs bundle carries the document and Swagger UI's files, and serves them from there.
+    const docs = template.findResources('AWS::Lambda::Function')[functionLogicalId(template, 'ApiDocs')] as { Properties: { Code: { S3Key: string } } };
+    const docsDir = join(assembly.directory, `asset.${docs.Properties.Code.S3Key.replace(/\.zip$/, '')}`);
+    expect(readdirSync(join(docsDir, 'reference-assets')).sort()).toEqual(['swagger-ui-bundle.js', 'swagger-ui.css']);
+    const docsModule = (await import(pathToFileURL(join(docsDir, 'index.mjs')).href)) as { handler: (event: unknown) => Promise<APIGatewayProxyResult> };
+    const documentResponse = await docsModule.handler({ resource: '/openapi.json', path: '/openapi.json', pathParameters: null, requestContext: {} });
+    expect(JSON.parse(documentResponse.body)).toEqual(committedDocument);
+    const asset = await docsModule.handler({ resource: '/docs/{asset}', path: '/docs/swagger-ui.css', pathParameters: { asset: 'swagger-ui.css' }, requestContext: {} });
+    expect(asset).toMatchObject({ statusCode: 200, headers: { 'Content-Type': 'text/css; charset=utf-8' } });
+    expect(asset.body).toBe(readFileSync(join(docsDir, 'reference-assets', 'swagger-ui.css'), 'utf8'));
   }, 120_000);
 });

@@ -1,0 +1,101 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import committed from '../../openapi/openapi.json' with { type: 'json' };
+import { expectErrorShape, startTestApi, type TestApi } from '../support/api';
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(async () => {
+  await api.close();
+});
+
+describe('the interface description and its reference page, served without a key', () => {
+  it('GET /v1/openapi.json answers the committed document', async () => {
+    const response = await api.request('GET', '/openapi.json', { key: null });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.body).toEqual(committed);
+  });
+
+  it('GET /v1/docs answers the page, its assets come from the npm package, and nothing else is served there', async () => {
+    const page = await api.request('GET', '/docs', { key: null });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(page.text).not.toMatch(/https?:\/\//); // no CDN: it must work offline
+    for (const asset of ['swagger-ui-bundle.js', 'swagger-ui.css', 'initializer.js']) {
+      const response = await api.request('GET', `/docs/${asset}`, { key: null });
+      expect(response.status, asset).toBe(200);
+      expect(response.text.length).toBeGreaterThan(100);
+    }
+    expectErrorShape(await api.request('GET', '/docs/package.json', { key: null }), 404, 'not_found');
+    expectErrorShape(await api.request('GET', '/docs/..%2Fpackage.json', { key: null }), 404, 'not_found');
+  });
+});
+
+describe('the reference page in a real browser (Debian Chromium)', () => {
+  let browser: BrowserContext;
+  let profile: string;
+  beforeAll(async () => {
+    // A fresh, empty profile each run.
+    profile = mkdtempSync(join(tmpdir(), 'petstore-chromium-'));
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    rmSync(profile, { recursive: true, force: true });
+  });
+
+  it('loads with no console error, lists the three operations, and shows getPet as deprecated', async () => {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('requestfailed', (request) => problems.push(`${request.url()}: ${request.failure()?.errorText}`));
+    page.on('response', (response) => {
+      if (response.status() >= 400) problems.push(`${response.url()}: ${response.status()}`);
+    });
+
+    await page.goto(`${api.baseUrl}/docs`, { waitUntil: 'networkidle' });
+    await page.locator('.opblock').first().waitFor({ timeout: 20_000 });
+
+    const operations = await page.locator('.opblock').evaluateAll((blocks) =>
+      blocks.map((block) => ({
+        method: block.querySelector('.opblock-summary-method')?.textContent?.trim(),
+        path: block.querySelector('[data-path]')?.getAttribute('data-path'),
+        operationId: block.querySelector('.opblock-summary-operation-id')?.textContent?.trim(),
+        deprecated: block.classList.contains('opblock-deprecated'),
+      })),
+    );
+    expect(operations).toEqual([
+      { method: 'GET', path: '/pets', operationId: 'listPets', deprecated: false },
+      { method: 'POST', path: '/pets', operationId: 'createPet', deprecated: false },
+      { method: 'GET', path: '/pets/{petId}', operationId: 'getPet', deprecated: true },
+    ]);
+    await expect(page.locator('.info .title').textContent()).resolves.toContain('Pet store API');
+
+    const screenshots = join(process.cwd(), 'test-output');
+    mkdirSync(screenshots, { recursive: true });
+    await page.screenshot({ path: join(screenshots, 'reference-page.png'), fullPage: true });
+    expect(problems).toEqual([]);
+  }, 60_000);
+});
