@@ -90,6 +90,7 @@ describe('the stack, per stage', () => {
     const reads = list.find((s) => Array.isArray(s.Action) && (s.Action as string[]).includes('dynamodb:Query'));
     expect(JSON.stringify(reads?.Resource)).toContain('/index/byStatus');
     expect(policyStatementsOf(prod, 'Authorizer')).toEqual([]);
+    expect(policyStatementsOf(prod, 'ApiDocs')).toEqual([]);
   });
 
   it('serves the REST API on stage v1 with the bearer token as the usage-plan key on every operation', () => {
