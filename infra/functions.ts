@@ -1,11 +1,12 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { Architecture, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LAMBDA_BUNDLING } from './bundling';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -42,15 +43,7 @@ export function petStoreFunction(scope: Construct, id: string, options: Function
     loggingFormat: LoggingFormat.JSON,
     environment: { NODE_OPTIONS: '--enable-source-maps', ...options.environment },
     bundling: {
-      format: OutputFormat.ESM,
-      target: 'node22',
-      minify: true,
-      sourceMap: true,
-      // The AWS SDK is bundled (not taken from the runtime) so the deployed code is the tested code.
-      bundleAwsSDK: true,
-      mainFields: ['module', 'main'],
-      // CommonJS dependencies (content-type) call require(); give the ESM bundle one.
-      banner: "import { createRequire as __petstoreCreateRequire } from 'module'; const require = __petstoreCreateRequire(import.meta.url);",
+      ...LAMBDA_BUNDLING,
       ...(options.extraFiles === undefined ? {} : { commandHooks: copyInto(options.extraFiles) }),
     },
   });

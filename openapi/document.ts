@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponseObject } from 'zod-openapi';
 import { BEARER_REALM } from '../shared/http/middleware/error-response';
 import { deprecationHeaders, GET_PET_DEPRECATION } from '../shared/http/deprecation';

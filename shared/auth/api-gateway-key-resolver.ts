@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { APIGatewayClient, GetApiKeyCommand, GetUsagePlansCommand, NotFoundException, type UsagePlan } from '@aws-sdk/client-api-gateway';
+import type { APIGatewayClient, UsagePlan } from '@aws-sdk/client-api-gateway';
 import { isPlanName, STANDARD_PLAN_LIMITS, type RateLimits } from '../limits/plans';
 import { hashApiKey, keyIdOf } from './api-key-hash';
 import type { ApiKeyResolver, GatewayKeyContext, Principal } from './principal';
@@ -19,17 +19,34 @@ export const PLAN_TAG = 'petstore:plan';
 export const PER_MINUTE_TAG = 'petstore:per-minute';
 export const PER_DAY_TAG = 'petstore:per-day';
 
+/**
+ * The API Gateway SDK client and the module it comes from. The functions do not bundle that
+ * module (it would weigh on every cold start): it is loaded on the first key to resolve, from the
+ * AWS SDK the Lambda runtime ships (see infra/bundling.ts).
+ */
+export interface ApiGatewayConnection {
+  readonly client: APIGatewayClient;
+  readonly sdk: Pick<typeof import('@aws-sdk/client-api-gateway'), 'GetApiKeyCommand' | 'GetUsagePlansCommand'>;
+}
+
 export class ApiGatewayKeyResolver implements ApiKeyResolver {
-  constructor(private readonly client: APIGatewayClient) {}
+  #connection: Promise<ApiGatewayConnection> | undefined;
+
+  constructor(private readonly connect: () => Promise<ApiGatewayConnection>) {}
 
   async resolve(apiKey: string, gateway?: GatewayKeyContext): Promise<Principal | undefined> {
     const apiKeyId = gateway?.apiKeyId;
     if (apiKeyId === undefined || apiKeyId === '') return undefined;
+    this.#connection ??= this.connect().catch((error: unknown) => {
+      this.#connection = undefined;
+      throw error;
+    });
+    const { client, sdk } = await this.#connection;
     let key;
     try {
-      key = await this.client.send(new GetApiKeyCommand({ apiKey: apiKeyId, includeValue: true }));
+      key = await client.send(new sdk.GetApiKeyCommand({ apiKey: apiKeyId, includeValue: true }));
     } catch (error) {
-      if (error instanceof NotFoundException) return undefined;
+      if (error instanceof Error && error.name === 'NotFoundException') return undefined;
       throw error;
     }
     if (key.enabled !== true || key.value === undefined || !sameKey(key.value, apiKey)) return undefined;
@@ -37,7 +54,7 @@ export class ApiGatewayKeyResolver implements ApiKeyResolver {
     const plans: UsagePlan[] = [];
     let position: string | undefined;
     do {
-      const page = await this.client.send(new GetUsagePlansCommand({ keyId: apiKeyId, position, limit: 100 }));
+      const page = await client.send(new sdk.GetUsagePlansCommand({ keyId: apiKeyId, position, limit: 100 }));
       plans.push(...(page.items ?? []));
       position = page.position;
     } while (position !== undefined);

@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import httpErrorHandler from '@middy/http-error-handler';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { apiKeyResolver } from '../auth/key-resolver';
 import type { ApiKeyResolver, Principal } from '../auth/principal';
 import { rateLimiter as defaultRateLimiter } from '../limits/limiter-instance';
@@ -30,9 +30,9 @@ export interface OperationInput<Query, Path, Body> {
 }
 
 export interface OperationDefinition<
-  QuerySchema extends z.ZodType,
-  PathSchema extends z.ZodType,
-  BodySchema extends z.ZodType,
+  QuerySchema extends z.ZodMiniType,
+  PathSchema extends z.ZodMiniType,
+  BodySchema extends z.ZodMiniType,
 > {
   readonly operationId: OperationId;
   readonly query: QuerySchema;
@@ -64,9 +64,9 @@ const TIMEOUT_MARGIN_MS = 500;
  * before validation and the operation (a refused request does no work).
  */
 export function httpOperation<
-  QuerySchema extends z.ZodType,
-  PathSchema extends z.ZodType = z.ZodType<undefined>,
-  BodySchema extends z.ZodType = z.ZodType<undefined>,
+  QuerySchema extends z.ZodMiniType,
+  PathSchema extends z.ZodMiniType = z.ZodMiniType<undefined>,
+  BodySchema extends z.ZodMiniType = z.ZodMiniType<undefined>,
 >(definition: OperationDefinition<QuerySchema, PathSchema, BodySchema>): ApiGatewayHandler {
   const runOperation = async (event: APIGatewayProxyEvent, context: HttpContext): Promise<APIGatewayProxyResult> => {
     const state = context.petStore;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { OperationId } from '../http/routes';
 import { ListPetsQuery, NewPet, NoQuery, Pet, PetIdPath } from './schema';
 
@@ -10,4 +10,4 @@ export const OPERATION_SCHEMAS = {
   listPets: { request: { query: ListPetsQuery }, success: { status: 200, body: z.array(Pet) } },
   createPet: { request: { query: NoQuery, body: NewPet }, success: { status: 201, body: Pet } },
   getPet: { request: { query: NoQuery, path: PetIdPath }, success: { status: 200, body: Pet } },
-} as const satisfies Record<OperationId, { request: { query: z.ZodType; path?: z.ZodType; body?: z.ZodType }; success: { status: number; body: z.ZodType } }>;
+} as const satisfies Record<OperationId, { request: { query: z.ZodMiniType; path?: z.ZodMiniType; body?: z.ZodMiniType }; success: { status: number; body: z.ZodMiniType } }>;

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
+import * as sdk from '@aws-sdk/client-api-gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiGatewayKeyResolver } from '../../shared/auth/api-gateway-key-resolver';
 import { translateUnavailableErrors } from '../../shared/dynamodb/datastore-errors';
@@ -43,14 +43,14 @@ beforeAll(async () => {
     send(404, { message: 'no such route' }, 'NotFoundException');
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const client = new APIGatewayClient({
+  const client = new sdk.APIGatewayClient({
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     region: 'eu-west-1',
     credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
     maxAttempts: 1,
   });
   translateUnavailableErrors(client);
-  resolver = new ApiGatewayKeyResolver(client);
+  resolver = new ApiGatewayKeyResolver(async () => ({ client, sdk }));
 
   keys.set('k-pro', { id: 'k-pro', value: 'pro-secret-value', enabled: true, plans: [{ id: 'p1', name: 'Pro', apiStages: [stage], tags: { 'petstore:plan': 'pro' } }] });
   keys.set('k-off', { id: 'k-off', value: 'disabled-value', enabled: false, plans: [{ id: 'p1', apiStages: [stage], tags: { 'petstore:plan': 'pro' } }] });

@@ -1,17 +1,17 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { parse as parseContentType } from 'content-type';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { InvalidRequestError, type ErrorDetail } from '../../errors';
 import type { HttpContext } from '../request-context';
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>;
 
 export interface RequestSchemas {
-  readonly query: z.ZodType;
-  readonly path?: z.ZodType;
+  readonly query: z.ZodMiniType;
+  readonly path?: z.ZodMiniType;
   /** Present for operations that take a JSON body. */
-  readonly body?: z.ZodType;
+  readonly body?: z.ZodMiniType;
 }
 
 /** A NewPet is a few hundred bytes; anything near this is abuse, refused before parsing. */
@@ -40,7 +40,7 @@ export function validateRequest(
   return { before: validateRequestBefore };
 }
 
-function parsePart(part: string, schema: z.ZodType, value: unknown, details: ErrorDetail[]): unknown {
+function parsePart(part: string, schema: z.ZodMiniType, value: unknown, details: ErrorDetail[]): unknown {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   for (const issue of result.error.issues) details.push(...toDetails(part, issue, value));
