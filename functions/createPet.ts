@@ -9,8 +9,8 @@ import { petStore } from '../shared/pets/store';
 export const handler = httpOperation({
   operationId: 'createPet',
   ...OPERATION_SCHEMAS.createPet.request,
-  handle: async ({ body, signal }) => {
-    const pet = await createPet(petStore, body, signal);
+  handle: async ({ body, signal, admitted }) => {
+    const pet = await createPet(petStore, body, { signal, beforeWrite: admitted });
     return created(pet, { Location: `${API_BASE_PATH}/pets/${pet.id}` });
   },
 });

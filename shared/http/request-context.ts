@@ -18,6 +18,11 @@ export interface HttpContext extends Context {
     authFailure?: UnauthorizedError;
     /** The rate-limit status of this request, for the headers of its response. */
     rateLimit?: RateLimitStatus;
+    /**
+     * Settles when the limiter has decided: resolves when the request is admitted, rejects with
+     * the refusal (429) or the counter store's failure (503). Reads run while it is pending.
+     */
+    admission?: Promise<void>;
     input?: ValidatedInput;
     /** The error as thrown, before it was shaped into a response (for the log line). */
     failure?: unknown;

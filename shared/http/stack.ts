@@ -27,6 +27,12 @@ export interface OperationInput<Query, Path, Body> {
   readonly baseUrl: string;
   /** Aborted when the Lambda is about to time out; passed down to DynamoDB calls. */
   readonly signal: AbortSignal | undefined;
+  /**
+   * Resolves once the rate limiter admits the request (rejects when it refuses). An operation
+   * that writes must await it before writing; a read need not: the stack awaits it before
+   * answering and discards the read of a refused request.
+   */
+  readonly admitted: Promise<void>;
 }
 
 export interface OperationDefinition<
@@ -60,8 +66,9 @@ const TIMEOUT_MARGIN_MS = 500;
  *   access log → response headers → error handler → error shaping → header normalizer
  *   → identify caller → rate limit → require caller → validate → operation
  *
- * Counting comes before the 401 (unauthenticated requests are counted per client address) and
- * before validation and the operation (a refused request does no work).
+ * Counting starts before the 401 (unauthenticated requests are counted per client address),
+ * validation and the operation, and its decision is awaited before any answer or write: a read
+ * overlaps the count (one DynamoDB round trip), a refused request answers 429 and writes nothing.
  */
 export function httpOperation<
   QuerySchema extends z.ZodMiniType,
@@ -71,14 +78,20 @@ export function httpOperation<
   const runOperation = async (event: APIGatewayProxyEvent, context: HttpContext): Promise<APIGatewayProxyResult> => {
     const state = context.petStore;
     const input = state.input as { query: never; path: never; body: never };
-    const result = await definition.handle({
+    const admitted = state.admission ?? Promise.resolve();
+    const work = definition.handle({
       query: input.query,
       path: input.path,
       body: input.body,
       principal: state.principal as Principal,
       baseUrl: baseUrlOf(event),
       signal: deadlineSignal(context),
+      admitted,
     });
+    // The decision first: a refused request answers 429 whatever its work did meanwhile.
+    work.catch(ignoreDiscarded);
+    await admitted;
+    const result = await work;
     return {
       statusCode: result.status,
       headers: { 'Content-Type': 'application/json', ...result.headers },
@@ -103,6 +116,9 @@ export function httpOperation<
 
   return handler as unknown as ApiGatewayHandler;
 }
+
+/** The work of a refused request is discarded, its failure too (the 429 is the answer). */
+function ignoreDiscarded(): void {}
 
 /**
  * Aborts the operation's DynamoDB calls shortly before the Lambda would time out, so the client

@@ -18,7 +18,8 @@ export interface PetPage {
 
 /** Where pets are kept. The service knows only this interface. */
 export interface PetRepository {
-  create(pet: NewPet, signal?: AbortSignal): Promise<Pet>;
+  /** Takes an id and writes the pet, once `beforeWrite` (if given) has resolved. */
+  create(pet: NewPet, options?: { signal?: AbortSignal; beforeWrite?: Promise<unknown> }): Promise<Pet>;
   get(id: number, signal?: AbortSignal): Promise<Pet | undefined>;
   list(request: PageRequest, signal?: AbortSignal): Promise<PetPage>;
 }
@@ -46,8 +47,9 @@ export class DynamoDbPetRepository implements PetRepository {
     this.#ids = new Sequence(client, tableName, 'pet');
   }
 
-  async create(newPet: NewPet, signal?: AbortSignal): Promise<Pet> {
-    const id = await this.#ids.next(signal);
+  async create(newPet: NewPet, { signal, beforeWrite }: { signal?: AbortSignal; beforeWrite?: Promise<unknown> } = {}): Promise<Pet> {
+    // The id is taken while the caller decides; if it decides against the write, the id is a gap.
+    const [id] = await Promise.all([this.#ids.next(signal), beforeWrite]);
     const pet: Pet = { id, name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
     const item: PetItem = { pk: PET_PARTITION, sk: petSortKey(id), ...pet, createdAt: this.now().toISOString() };
     // The condition makes a write that would overwrite an existing pet fail instead.

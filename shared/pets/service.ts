@@ -9,6 +9,15 @@ export interface PetServiceDependencies {
   readonly cursors: CursorCodec;
 }
 
+export interface CreateOptions {
+  readonly signal?: AbortSignal;
+  /**
+   * Settles when the pet may be written (e.g. the request was admitted by the rate limiter);
+   * a rejection stops the create before it writes. The id is taken meanwhile.
+   */
+  readonly beforeWrite?: Promise<unknown>;
+}
+
 export interface PetListing {
   readonly pets: Pet[];
   /** Cursor for the next page; undefined on the last page. */
@@ -24,8 +33,8 @@ export async function listPets(deps: PetServiceDependencies, query: ListPetsQuer
   return { pets: page.pets, nextCursor };
 }
 
-export function createPet(deps: PetServiceDependencies, newPet: NewPet, signal?: AbortSignal): Promise<Pet> {
-  return deps.pets.create(newPet, signal);
+export function createPet(deps: PetServiceDependencies, newPet: NewPet, options: CreateOptions = {}): Promise<Pet> {
+  return deps.pets.create(newPet, options);
 }
 
 export async function getPet(deps: PetServiceDependencies, id: number, signal?: AbortSignal): Promise<Pet> {

@@ -4,7 +4,8 @@ import type { AddressInfo, Socket } from 'node:net';
 /**
  * A loopback proxy in front of the real DynamoDB Local that injects the faults a real server
  * will not produce on demand: throttling, a dropped connection or no answer at all, for chosen
- * operations (the `X-Amz-Target` of the DynamoDB JSON protocol, e.g. "PutItem").
+ * operations (the `X-Amz-Target` of the DynamoDB JSON protocol, e.g. "PutItem"). It can also hold
+ * requests until released, to see which ones a handler sends together (its round trips).
  */
 export type Fault = 'throttle' | 'reset' | 'hang';
 
@@ -15,7 +16,18 @@ export interface FaultProxy {
   clear(): void;
   /** How many requests per operation reached the proxy. */
   readonly seen: Map<string, number>;
+  /** From now on, keep requests waiting (not forwarded) until `release()`. */
+  hold(): void;
+  /** Resolves with the held requests ("UpdateItem RATE#…", "Query PET", …) once there are `count`. */
+  held(count: number): Promise<string[]>;
+  /** Forwards what is held; `stopHolding` also forwards everything after. */
+  release(options?: { stopHolding?: boolean }): void;
   close(): Promise<void>;
+}
+
+interface HeldRequest {
+  readonly label: string;
+  readonly forward: () => void;
 }
 
 export async function startFaultProxy(target: string): Promise<FaultProxy> {
@@ -23,9 +35,28 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   let faults = new Map<string, Fault>();
   const seen = new Map<string, number>();
   const sockets = new Set<Socket>();
+  let holding = false;
+  let heldRequests: HeldRequest[] = [];
+  let heldWaiter: { count: number; resolve: (labels: string[]) => void } | undefined;
+  const notifyHeld = () => {
+    if (heldWaiter !== undefined && heldRequests.length >= heldWaiter.count) {
+      heldWaiter.resolve(heldRequests.map((request) => request.label));
+      heldWaiter = undefined;
+    }
+  };
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const operation = String(req.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+    if (holding) {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks);
+        heldRequests.push({ label: `${operation} ${partitionOf(body)}`, forward: () => forwardBuffered(req, res, body) });
+        notifyHeld();
+      });
+      return;
+    }
     seen.set(operation, (seen.get(operation) ?? 0) + 1);
     const fault = faults.get(operation);
     if (fault === 'hang') return;
@@ -54,6 +85,15 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     forward.on('error', () => res.destroy());
     req.pipe(forward);
   });
+
+  function forwardBuffered(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
+    const forward = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forward.on('error', () => res.destroy());
+    forward.end(body);
+  }
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -69,10 +109,36 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     clear() {
       faults = new Map();
     },
+    hold() {
+      holding = true;
+    },
+    held(count) {
+      return new Promise((resolve) => {
+        heldWaiter = { count, resolve };
+        notifyHeld();
+      });
+    },
+    release({ stopHolding = false } = {}) {
+      if (stopHolding) holding = false;
+      const released = heldRequests;
+      heldRequests = [];
+      for (const request of released) request.forward();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),
   };
+}
+
+/** The partition a DynamoDB request is about (`RATE#…`, `PET`, `SEQUENCE`, `APIKEY`), for labels. */
+function partitionOf(body: Buffer): string {
+  try {
+    const request = JSON.parse(body.toString('utf8')) as { Key?: { pk?: { S?: string } }; Item?: { pk?: { S?: string } }; IndexName?: string };
+    const pk = request.Key?.pk?.S ?? request.Item?.pk?.S ?? (request.IndexName !== undefined ? `index ${request.IndexName}` : 'PET');
+    return pk.startsWith('RATE#') ? 'RATE' : pk;
+  } catch {
+    return '?';
+  }
 }

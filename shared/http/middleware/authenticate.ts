@@ -29,11 +29,13 @@ export function identifyCaller(resolver: ApiKeyResolver): Middleware {
   return { before: identifyCallerBefore };
 }
 
-/** Every operation needs a known key: 401 otherwise. */
+/** Every operation needs a known key: 401 otherwise (once counted: over the limit, 429 comes first). */
 export function requireCaller(): Middleware {
-  const requireCallerBefore = (request: Request): void => {
-    const failure = request.context.petStore.authFailure;
-    if (failure !== undefined) throw failure;
+  const requireCallerBefore = async (request: Request): Promise<void> => {
+    const state = request.context.petStore;
+    if (state.authFailure === undefined) return;
+    await state.admission;
+    throw state.authFailure;
   };
   return { before: requireCallerBefore };
 }

@@ -24,7 +24,7 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export function validateRequest(
   schemas: RequestSchemas,
 ): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
-  const validateRequestBefore = (request: Request): void => {
+  const validateRequestBefore = async (request: Request): Promise<void> => {
     const { event } = request;
     const details: ErrorDetail[] = [];
     const query = parsePart('query', schemas.query, readQuery(event, details), details);
@@ -34,7 +34,11 @@ export function validateRequest(
       const json = readJsonBody(event, details);
       if (json.ok) body = parsePart('body', schemas.body, json.value, details);
     }
-    if (details.length > 0) throw new InvalidRequestError(details);
+    if (details.length > 0) {
+      // Counted like any request: over the limit, the answer is 429, not 400.
+      await request.context.petStore.admission;
+      throw new InvalidRequestError(details);
+    }
     request.context.petStore.input = { query, path, body };
   };
   return { before: validateRequestBefore };
