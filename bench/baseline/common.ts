@@ -1,0 +1,192 @@
+import { createHash, createHmac } from 'node:crypto';
+import { ConditionalCheckFailedException, DynamoDBClient, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+
+/**
+ * The framework-free baseline of `npm run bench`: what a careful hand-written handler does for the
+ * same requests, with the same DynamoDB requests as ours (key lookup cached 60 s, one conditional
+ * counter update per request, the same reads and writes), the same status codes, rate-limit
+ * headers and log line, but no middleware, no zod, and JSON written by hand. Not deployed.
+ */
+const endpoint = process.env.DYNAMODB_ENDPOINT;
+export const TABLE = process.env.TABLE_NAME ?? 'petstore-local';
+export const db = new DynamoDBClient({
+  region: process.env.AWS_REGION ?? 'eu-west-1',
+  maxAttempts: 3,
+  requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000 },
+  ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+});
+const SECRET = process.env.CURSOR_SECRET ?? '';
+
+interface Caller {
+  keyId: string;
+  perMinute: number;
+  perDay: number;
+}
+const keys = new Map<string, { caller: Caller; until: number }>();
+
+async function caller(authorization: string | undefined): Promise<Caller | undefined> {
+  const match = /^Bearer ([\x21-\x7e]{1,512})$/.exec(authorization ?? '');
+  if (match === null) return undefined;
+  const hash = createHash('sha256').update(match[1] as string).digest('hex');
+  const cached = keys.get(hash);
+  if (cached !== undefined && cached.until > Date.now()) return cached.caller;
+  const { Item } = await db.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: 'APIKEY' }, sk: { S: hash } } }));
+  const limits = Item?.limits?.M;
+  if (limits === undefined) return undefined;
+  const found = { keyId: hash.slice(0, 16), perMinute: Number(limits.perMinute?.N), perDay: Number(limits.perDay?.N) };
+  keys.set(hash, { caller: found, until: Date.now() + 60_000 });
+  return found;
+}
+
+interface Count {
+  ok: boolean;
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+}
+
+/** The same conditional counter update as ours in the common case; opening a new minute or day on a miss. */
+async function count(subject: string, perMinute: number, perDay: number): Promise<Count> {
+  const now = Date.now();
+  const minute = Math.floor(now / 60_000);
+  const day = Math.floor(now / 86_400_000);
+  const key = { pk: { S: `RATE#${subject}` }, sk: { S: 'counters' } };
+  const expiresAt = { N: String(Math.ceil(((day + 1) * 86_400_000 + 86_400_000) / 1000)) };
+  let minuteCount: number;
+  let dayCount: number;
+  try {
+    const { Attributes } = await db.send(
+      new UpdateItemCommand({
+        TableName: TABLE,
+        Key: key,
+        UpdateExpression: 'ADD minuteCount :one, dayCount :one SET expiresAt = :expiresAt',
+        ConditionExpression:
+          '#minute = :minute AND #day = :day AND minuteCount < :minuteLimit AND dayCount < :dayLimit AND (attribute_not_exists(suspendedUntil) OR suspendedUntil <= :now)',
+        ExpressionAttributeNames: { '#minute': 'minute', '#day': 'day' },
+        ExpressionAttributeValues: {
+          ':one': { N: '1' },
+          ':minute': { N: String(minute) },
+          ':day': { N: String(day) },
+          ':minuteLimit': { N: String(perMinute) },
+          ':dayLimit': { N: String(perDay) },
+          ':now': { N: String(now) },
+          ':expiresAt': expiresAt,
+        },
+        ReturnValues: 'UPDATED_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    minuteCount = Number(Attributes?.minuteCount?.N);
+    dayCount = Number(Attributes?.dayCount?.N);
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    const old = error.Item ?? {};
+    const sameMinute = Number(old.minute?.N) === minute;
+    const sameDay = Number(old.day?.N) === day;
+    minuteCount = sameMinute ? Number(old.minuteCount?.N) : 0;
+    dayCount = sameDay ? Number(old.dayCount?.N) : 0;
+    if (minuteCount >= perMinute || dayCount >= perDay) return toCount(false, perMinute, perDay, minuteCount, dayCount, minute);
+    await db.send(
+      new UpdateItemCommand({
+        TableName: TABLE,
+        Key: key,
+        UpdateExpression: 'SET #minute = :minute, minuteCount = :mc, #day = :day, dayCount = :dc, expiresAt = :expiresAt',
+        ExpressionAttributeNames: { '#minute': 'minute', '#day': 'day' },
+        ExpressionAttributeValues: {
+          ':minute': { N: String(minute) },
+          ':mc': { N: '1' },
+          ':day': { N: String(day) },
+          ':dc': { N: String(dayCount + 1) },
+          ':expiresAt': expiresAt,
+        },
+      }),
+    );
+    minuteCount = 1;
+    dayCount += 1;
+  }
+  return toCount(true, perMinute, perDay, minuteCount, dayCount, minute);
+}
+
+function toCount(ok: boolean, perMinute: number, perDay: number, minuteCount: number, dayCount: number, minute: number): Count {
+  const minuteLeft = Math.max(0, perMinute - minuteCount);
+  const dayLeft = Math.max(0, perDay - dayCount);
+  return minuteLeft <= dayLeft
+    ? { ok, limit: perMinute, remaining: minuteLeft, resetSeconds: (minute + 1) * 60 }
+    : { ok, limit: perDay, remaining: dayLeft, resetSeconds: (Math.floor(minute / 1440) + 1) * 86_400 };
+}
+
+export interface Context {
+  requestId: string;
+  caller: Caller | undefined;
+  counted: Promise<Count>;
+  headers: Record<string, string>;
+}
+
+/** Who calls and the counting started; the caller answers by `respond`. */
+export async function begin(event: APIGatewayProxyEvent): Promise<Context> {
+  const who = await caller(event.headers?.Authorization ?? event.headers?.authorization);
+  const subject = who ? `key#${who.keyId}` : `ip#${event.requestContext?.identity?.sourceIp ?? 'unknown'}`;
+  const counted = count(subject, who?.perMinute ?? 60, who?.perDay ?? 1000);
+  counted.catch(() => {});
+  return { requestId: event.requestContext?.requestId ?? '', caller: who, counted, headers: {} };
+}
+
+export function respond(context: Context, count: Count | undefined, status: number, body: string, headers: Record<string, string> = {}): APIGatewayProxyResult {
+  const nowSeconds = Math.ceil(Date.now() / 1000);
+  const rate = count ?? { limit: 60, remaining: 0, resetSeconds: (Math.floor(nowSeconds / 60) + 1) * 60 };
+  process.stdout.write(`{"requestId":"${context.requestId}","status":${status}}\n`);
+  return {
+    statusCode: status,
+    headers: {
+      'Content-Type': 'application/json',
+      'X-RateLimit-Limit': String(rate.limit),
+      'X-RateLimit-Remaining': String(rate.remaining),
+      'X-RateLimit-Reset': String(rate.resetSeconds),
+      'Cache-Control': 'no-store',
+      'X-Request-Id': context.requestId,
+      ...headers,
+    },
+    body,
+  };
+}
+
+export function error(context: Context, count: Count | undefined, status: number, code: string, message: string, headers?: Record<string, string>): APIGatewayProxyResult {
+  return respond(context, count, status, `{"code":"${code}","message":${JSON.stringify(message)},"status":${status}}`, headers);
+}
+
+/** Waits for the count; a refusal or a missing key answers here. */
+export async function admitted(context: Context): Promise<{ count: Count; refusal?: APIGatewayProxyResult }> {
+  let counted: Count;
+  try {
+    counted = await context.counted;
+  } catch {
+    return { count: undefined as never, refusal: error(context, undefined, 503, 'service_unavailable', 'The service is temporarily unavailable.', { 'Retry-After': '1' }) };
+  }
+  if (!counted.ok) {
+    return { count: counted, refusal: error(context, counted, 429, 'rate_limited', 'Too many requests.', { 'Retry-After': String(Math.max(1, counted.resetSeconds - Math.floor(Date.now() / 1000))) }) };
+  }
+  if (context.caller === undefined) {
+    return { count: counted, refusal: error(context, counted, 401, 'unauthorized', 'An API key is required.', { 'WWW-Authenticate': 'Bearer realm="petstore"' }) };
+  }
+  return { count: counted };
+}
+
+export const pad = (id: number): string => String(id).padStart(16, '0');
+
+export function petJson(item: Record<string, { S?: string; N?: string }>): string {
+  return `{"id":${item.id?.N},"name":${JSON.stringify(item.name?.S)},"categoryId":${item.categoryId?.N},"status":"${item.status?.S}"}`;
+}
+
+export function signCursor(afterId: number, status: string | undefined): string {
+  const body = Buffer.from(status ? `{"v":1,"a":${afterId},"s":"${status}"}` : `{"v":1,"a":${afterId}}`).toString('base64url');
+  return `${body}.${createHmac('sha256', SECRET).update(body).digest().subarray(0, 16).toString('base64url')}`;
+}
+
+export function readCursor(cursor: string, status: string | undefined): number | undefined {
+  const [body, tag] = cursor.split('.');
+  if (body === undefined || tag === undefined) return undefined;
+  if (createHmac('sha256', SECRET).update(body).digest().subarray(0, 16).toString('base64url') !== tag) return undefined;
+  const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { a?: number; s?: string };
+  return payload.s === status && Number.isSafeInteger(payload.a) ? payload.a : undefined;
+}

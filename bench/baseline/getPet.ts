@@ -1,0 +1,27 @@
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { admitted, begin, db, error, pad, petJson, respond, TABLE } from './common';
+
+const DEPRECATION = { Deprecation: '@1795305600', Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT', Link: '</v1/pets>; rel="successor-version"' };
+
+export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  const context = await begin(event);
+  const raw = event.pathParameters?.petId ?? '';
+  const id = /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : 0;
+  if (!Number.isSafeInteger(id) || id < 1 || Object.keys(event.queryStringParameters ?? {}).length > 0) {
+    const decided = await admitted(context);
+    return decided.refusal ?? error(context, decided.count, 400, 'invalid_request', 'The request is invalid: path.petId: must be an integer.', DEPRECATION);
+  }
+  const read = db.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: 'PET' }, sk: { S: pad(id) } }, ConsistentRead: true }));
+  read.catch(() => {});
+  const decided = await admitted(context);
+  if (decided.refusal) return decided.refusal;
+  let item;
+  try {
+    item = (await read).Item;
+  } catch {
+    return error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', { 'Retry-After': '1', ...DEPRECATION });
+  }
+  if (item === undefined) return error(context, decided.count, 404, 'not_found', `No pet has the id ${id}.`, DEPRECATION);
+  return respond(context, decided.count, 200, petJson(item), DEPRECATION);
+};

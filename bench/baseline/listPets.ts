@@ -1,0 +1,64 @@
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { admitted, begin, db, error, pad, petJson, readCursor, respond, signCursor, TABLE } from './common';
+
+const STATUSES = new Set(['available', 'pending', 'sold']);
+
+export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  const context = await begin(event);
+  const query = event.queryStringParameters ?? {};
+  let limit = 20;
+  let invalid: string | undefined;
+  for (const name of Object.keys(query)) if (name !== 'limit' && name !== 'status' && name !== 'cursor') invalid = `query.${name}: is not a known parameter`;
+  if (query.limit !== undefined) {
+    limit = /^[0-9]{1,4}$/.test(query.limit) ? Number(query.limit) : 0;
+    if (limit < 1 || limit > 100) invalid = 'query.limit: must be an integer from 1 to 100';
+  }
+  const status = query.status;
+  if (status !== undefined && !STATUSES.has(status)) invalid = 'query.status: must be one of available, pending, sold';
+  let afterId = 0;
+  if (query.cursor !== undefined) {
+    const position = readCursor(query.cursor, status);
+    if (position === undefined) invalid = 'query.cursor: is malformed or has been altered';
+    else afterId = position;
+  }
+  if (invalid !== undefined) {
+    const decided = await admitted(context);
+    return decided.refusal ?? error(context, decided.count, 400, 'invalid_request', `The request is invalid: ${invalid}.`);
+  }
+  const read = db.send(
+    status === undefined
+      ? new QueryCommand({
+          TableName: TABLE,
+          KeyConditionExpression: 'pk = :pk AND sk > :after',
+          ExpressionAttributeValues: { ':pk': { S: 'PET' }, ':after': { S: pad(afterId) } },
+          Limit: limit + 1,
+          ConsistentRead: true,
+        })
+      : new QueryCommand({
+          TableName: TABLE,
+          IndexName: 'byStatus',
+          KeyConditionExpression: '#status = :status AND id > :after',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':status': { S: status }, ':after': { N: String(afterId) } },
+          Limit: limit + 1,
+        }),
+  );
+  read.catch(() => {});
+  const decided = await admitted(context);
+  if (decided.refusal) return decided.refusal;
+  let items;
+  try {
+    items = (await read).Items ?? [];
+  } catch {
+    return error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', { 'Retry-After': '1' });
+  }
+  const page = items.slice(0, limit);
+  const headers: Record<string, string> = {};
+  if (items.length > limit) {
+    const last = Number(page.at(-1)?.id?.N);
+    const host = event.requestContext?.domainName ?? 'localhost';
+    headers.Link = `<https://${host}/v1/pets?limit=${limit}${status ? `&status=${status}` : ''}&cursor=${signCursor(last, status)}>; rel="next"`;
+  }
+  return respond(context, decided.count, 200, `[${page.map(petJson).join(',')}]`, headers);
+};

