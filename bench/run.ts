@@ -2,6 +2,7 @@ import { fork } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -80,7 +81,14 @@ function percentileOf(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
+const SECTIONS = ['cold', 'overhead', 'e2e', 'requests'] as const;
+
 async function main(): Promise<void> {
+  // `npm run bench -- --only overhead` runs one section (no results written): for working on the code.
+  const { values } = parseArgs({ options: { only: { type: 'string', multiple: true } } });
+  const only = values.only;
+  for (const section of only ?? []) if (!(SECTIONS as readonly string[]).includes(section)) throw new Error(`--only takes ${SECTIONS.join(', ')}`);
+  const runs = (section: (typeof SECTIONS)[number]) => only === undefined || only.includes(section);
   const startedAt = Date.now();
   process.stdout.write('building bundles as the stack does...\n');
   const sizes = await buildBundles();
@@ -107,7 +115,7 @@ async function main(): Promise<void> {
     process.stdout.write(`cold starts (${COLD_STARTS} fresh processes per function and side)...\n`);
     const cold = {} as Record<FunctionName, Record<Implementation, { importMs: number[]; firstResponseMs: number[] }>>;
     for (const name of FUNCTIONS) cold[name] = { ours: { importMs: [], firstResponseMs: [] }, baseline: { importMs: [], firstResponseMs: [] } };
-    for (let run = 0; run < COLD_STARTS; run += 1) {
+    for (let run = 0; run < (runs('cold') ? COLD_STARTS : 0); run += 1) {
       for (const name of FUNCTIONS) {
         for (const implementation of run % 2 === 0 ? IMPLEMENTATIONS : ([...IMPLEMENTATIONS].reverse() as Implementation[])) {
           const result = await runChild<{ importMs: number; firstResponseMs: number; status: number }>(
@@ -123,7 +131,7 @@ async function main(): Promise<void> {
 
     process.stdout.write(`stack overhead, DynamoDB stubbed (${OVERHEAD_ITERATIONS} invocations per case and side)...\n`);
     const overhead = {} as Record<(typeof OVERHEAD_CASES)[number], Record<Implementation, { p50: number; p99: number }>>;
-    for (const caseName of OVERHEAD_CASES) {
+    for (const caseName of runs('overhead') ? OVERHEAD_CASES : []) {
       const fn = caseName === 'invalid' || caseName === 'unauthorized' ? 'listPets' : caseName;
       overhead[caseName] = await runChild('overhead.mjs', [bundleOf('stubbed', 'ours', fn), bundleOf('stubbed', 'baseline', fn), caseName, BENCH_KEY, String(OVERHEAD_ITERATIONS)], {
         ...env,
@@ -133,7 +141,7 @@ async function main(): Promise<void> {
 
     process.stdout.write(`end to end against DynamoDB Local (${END_TO_END_ITERATIONS} warm requests per operation and side)...\n`);
     const endToEnd = {} as Record<FunctionName, Record<Implementation, { p50: number; p99: number }>>;
-    for (const name of FUNCTIONS) {
+    for (const name of runs('e2e') ? FUNCTIONS : []) {
       endToEnd[name] = await runChild('end-to-end.mjs', [bundleOf('deployed', 'ours', name), bundleOf('deployed', 'baseline', name), name, BENCH_KEY, String(END_TO_END_ITERATIONS), '42'], env);
     }
 
@@ -161,7 +169,7 @@ async function main(): Promise<void> {
       }
     }
     const silence = process.stdout.write.bind(process.stdout);
-    for (const { label, fn, caseName, query } of measuredCases) {
+    for (const { label, fn, caseName, query } of runs('requests') ? measuredCases : []) {
       requests[label] = {} as (typeof requests)[string];
       for (const implementation of IMPLEMENTATIONS) {
         const invoke = async () => {
@@ -211,10 +219,14 @@ async function main(): Promise<void> {
       dynamoDb: requests,
       durationSeconds: Math.round((Date.now() - startedAt) / 1000),
     };
-    writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
-    const report = reportOf(results as Results);
-    writeFileSync(join(root, 'bench', 'results.md'), report);
-    process.stdout.write(`\n${report}`);
+    if (only === undefined) {
+      writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+      const report = reportOf(results as Results);
+      writeFileSync(join(root, 'bench', 'results.md'), report);
+      process.stdout.write(`\n${report}`);
+    } else {
+      process.stdout.write(`${JSON.stringify(only.includes('overhead') ? results.overheadMicroseconds : only.includes('cold') ? results.coldStart : only.includes('e2e') ? results.endToEndMs : results.dynamoDb, null, 1)}\n`);
+    }
   } finally {
     await recorder?.close();
     await dynamo?.stop();

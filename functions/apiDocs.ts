@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import document from '../openapi/openapi.json' with { type: 'json' };
 import { REFERENCE_PAGE_CSP, REFERENCE_PAGE_HTML, referenceAsset } from '../shared/docs/reference-page';
 import { NotFoundError } from '../shared/errors';
-import { toHttpError } from '../shared/http/middleware/error-response';
+import { toErrorResponse } from '../shared/http/middleware/error-response';
 import { DOCUMENTATION_ROUTES } from '../shared/http/routes';
 
 const DOCUMENT_BODY = JSON.stringify(document);
@@ -29,6 +29,5 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
       break;
     }
   }
-  const error = toHttpError(new NotFoundError(`No document answers ${event.path}.`), event.requestContext?.requestId ?? '');
-  return { statusCode: error.statusCode, headers: error.headers, body: error.message };
+  return toErrorResponse(new NotFoundError(`No document answers ${event.path}.`), event.requestContext?.requestId ?? '');
 };

@@ -8,6 +8,7 @@ import { petStore } from '../shared/pets/store';
 /** POST /v1/pets: 201 with the new pet and where to find it. */
 export const handler = httpOperation({
   operationId: 'createPet',
+  roundTrips: 2,
   ...OPERATION_SCHEMAS.createPet.request,
   handle: async ({ body, signal, admitted }) => {
     const pet = await createPet(petStore, body, { signal, beforeWrite: admitted });

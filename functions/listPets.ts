@@ -8,6 +8,7 @@ import { petStore } from '../shared/pets/store';
 /** GET /v1/pets: one page of pets in ascending id order; `Link: rel="next"` when more follow. */
 export const handler = httpOperation({
   operationId: 'listPets',
+  roundTrips: 1,
   ...OPERATION_SCHEMAS.listPets.request,
   handle: async ({ query, baseUrl, signal }) => {
     const page = await listPets(petStore, query, signal);

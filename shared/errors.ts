@@ -34,7 +34,12 @@ export class ApiError extends Error {
     message: string,
     options: { details?: readonly ErrorDetail[]; retryAfterSeconds?: number; cause?: unknown } = {},
   ) {
+    // A 4xx is an expected answer, not a fault: capturing its stack trace would be the costliest
+    // part of answering it. 5xx errors keep theirs for the log.
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (status < 500) Error.stackTraceLimit = 0;
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'ApiError';
     this.status = status;
     this.code = code;

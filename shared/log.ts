@@ -11,7 +11,7 @@ let sink: LogSink = (line) => {
 };
 
 export function writeLog(entry: LogEntry): void {
-  sink(JSON.stringify({ time: new Date().toISOString(), ...entry }));
+  sink(`{"time":"${new Date().toISOString()}",${JSON.stringify(entry).slice(1)}`);
 }
 
 /** Lets the tests read what would be logged. Returns the sink it replaced. */

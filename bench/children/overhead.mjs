@@ -1,31 +1,39 @@
-// The stack's own cost: each handler invoked many times with DynamoDB answered at once by a stub
-// (aws-sdk-client-mock), ours and the baseline interleaved in blocks (ABAB) so drift hits both.
-import { DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand as DocQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
+// The stack's own cost: each handler invoked many times with DynamoDB answered at once by a stub,
+// ours and the baseline interleaved in blocks (ABAB) so drift hits both. The stub replaces `send`
+// of the SDK clients both sides use (the bundles leave the SDK to node_modules for this run) and
+// answers from a table: no matching machinery, so that the stub costs the same small amount for both.
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { pathToFileURL } from 'node:url';
 import { eventFor, EXPECTED_STATUS, lambdaContext, percentile } from './events.mjs';
 
 const [oursBundle, baselineBundle, caseName, key, iterationsText] = process.argv.slice(2);
 const iterations = Number(iterationsText);
-const pet = (id) => ({ id, name: `Pet ${id}`, categoryId: 3, status: 'available' });
-const marshalled = (id) => ({ pk: { S: 'PET' }, sk: { S: String(id).padStart(16, '0') }, id: { N: String(id) }, name: { S: `Pet ${id}` }, categoryId: { N: '3' }, status: { S: 'available' } });
+const pet = (id) => ({ pk: 'PET', sk: String(id).padStart(16, '0'), id, name: `Pet ${id}`, categoryId: 3, status: 'available' });
 const limits = { perMinute: 100_000_000, perDay: 100_000_000 };
-
-// Ours (lib-dynamodb: plain values).
-const doc = mockClient(DynamoDBDocumentClient);
-doc.on(UpdateCommand).callsFake(async (input) => (input.Key.pk === 'SEQUENCE' ? { Attributes: { value: 7 } } : { Attributes: { minuteCount: 1, dayCount: 1 } }));
-doc.on(GetCommand).callsFake(async (input) => (input.Key.pk === 'APIKEY' ? { Item: { pk: 'APIKEY', sk: input.Key.sk, plan: 'enterprise', limits, createdAt: '2026-11-22T00:00:00.000Z' } } : { Item: { pk: 'PET', ...pet(1) } }));
-doc.on(DocQuery).resolves({ Items: Array.from({ length: 21 }, (_, i) => ({ pk: 'PET', ...pet(i + 1) })) });
-doc.on(PutCommand).resolves({});
-// The baseline (the raw client: attribute values).
-const raw = mockClient(DynamoDBClient);
-raw.on(UpdateItemCommand).callsFake(async (input) => (input.Key.pk.S === 'SEQUENCE' ? { Attributes: { value: { N: '7' } } } : { Attributes: { minuteCount: { N: '1' }, dayCount: { N: '1' } } }));
-raw.on(GetItemCommand).callsFake(async (input) =>
-  input.Key.pk.S === 'APIKEY' ? { Item: { limits: { M: { perMinute: { N: String(limits.perMinute) }, perDay: { N: String(limits.perDay) } } } } } : { Item: marshalled(1) },
-);
-raw.on(QueryCommand).resolves({ Items: Array.from({ length: 21 }, (_, i) => marshalled(i + 1)) });
-raw.on(PutItemCommand).resolves({});
+const PLAIN = {
+  UpdateCommand: (input) => (input.Key.pk === 'SEQUENCE' ? { Attributes: { value: 7 } } : { Attributes: { minuteCount: 1, dayCount: 1 } }),
+  GetCommand: (input) => (input.Key.pk === 'APIKEY' ? { Item: { pk: 'APIKEY', sk: input.Key.sk, plan: 'enterprise', limits, createdAt: '2026-11-22T00:00:00.000Z' } } : { Item: pet(1) }),
+  QueryCommand: () => ({ Items: Array.from({ length: 21 }, (_, i) => pet(i + 1)) }),
+  PutCommand: () => ({}),
+};
+const attributes = (item) => Object.fromEntries(Object.entries(item).map(([k, v]) => [k, typeof v === 'number' ? { N: String(v) } : typeof v === 'string' ? { S: v } : { M: attributes(v) }]));
+const MARSHALLED = {
+  UpdateItemCommand: (input) => ({ Attributes: attributes(PLAIN.UpdateCommand({ Key: { pk: input.Key.pk.S } }).Attributes) }),
+  GetItemCommand: (input) => ({ Item: attributes(PLAIN.GetCommand({ Key: { pk: input.Key.pk.S, sk: input.Key.sk.S } }).Item) }),
+  QueryItemCommand: undefined,
+  QueryCommand: () => ({ Items: PLAIN.QueryCommand().Items.map(attributes) }),
+  PutItemCommand: () => ({}),
+};
+function stub(Client, answers) {
+  Client.prototype.send = async function answer(command) {
+    const reply = answers[command.constructor.name];
+    if (reply === undefined) throw new Error(`no stub for ${command.constructor.name}`);
+    return reply(command.input);
+  };
+}
+stub(DynamoDBDocumentClient, PLAIN);
+stub(DynamoDBClient, MARSHALLED);
 
 const ours = (await import(pathToFileURL(oursBundle).href)).handler;
 const baseline = (await import(pathToFileURL(baselineBundle).href)).handler;

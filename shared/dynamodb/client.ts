@@ -10,6 +10,10 @@ import { translateUnavailableErrors } from './datastore-errors';
 export const CONNECTION_TIMEOUT_MS = 1_000;
 export const REQUEST_TIMEOUT_MS = 2_000;
 export const MAX_ATTEMPTS = 3;
+/** The SDK's standard retry waits at most 100 ms × 2^n (full jitter) between attempts; its cap is far above. */
+const MAX_BACKOFF_MS = 100 * (2 ** (MAX_ATTEMPTS - 1) - 1);
+/** The longest one call can take, all attempts and waits included. */
+export const WORST_CALL_MS = MAX_ATTEMPTS * (CONNECTION_TIMEOUT_MS + REQUEST_TIMEOUT_MS) + MAX_BACKOFF_MS;
 
 export function createDocumentClient(settings: Pick<Config, 'region' | 'dynamoDbEndpoint'>): DynamoDBDocumentClient {
   const client = new DynamoDBClient({

@@ -1,6 +1,5 @@
 import middy from '@middy/core';
 import httpErrorHandler from '@middy/http-error-handler';
-import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { apiKeyResolver } from '../auth/key-resolver';
@@ -9,13 +8,15 @@ import { rateLimiter as defaultRateLimiter } from '../limits/limiter-instance';
 import type { RateLimiter } from '../limits/rate-limiter';
 import { accessLog } from './middleware/access-log';
 import { identifyCaller, requireCaller } from './middleware/authenticate';
-import { errorResponse, internalError } from './middleware/error-response';
+import { lowerCaseHeaders } from './middleware/lower-case-headers';
+import { errorResponse, internalErrorResponse } from './middleware/error-response';
 import { rateLimit } from './middleware/rate-limit';
 import { responseHeaders } from './middleware/response-headers';
 import { validateRequest } from './middleware/validate-request';
 import type { HttpContext } from './request-context';
 import type { HttpResult } from './result';
 import { API_BASE_PATH, type OperationId } from './routes';
+import { WORST_CALL_MS } from '../dynamodb/client';
 
 /** What an operation receives: validated input and who is calling; no event, no context. */
 export interface OperationInput<Query, Path, Body> {
@@ -44,6 +45,11 @@ export interface OperationDefinition<
   readonly query: QuerySchema;
   readonly path?: PathSchema;
   readonly body?: BodySchema;
+  /**
+   * DynamoDB round trips the operation waits for, one after another. One call is bounded by the
+   * SDK's own settings within the function's time; more need the per-request deadline.
+   */
+  readonly roundTrips: 1 | 2;
   /** Headers every response of this operation carries, errors included. */
   readonly headers?: Readonly<Record<string, string>>;
   readonly keyResolver?: ApiKeyResolver;
@@ -63,7 +69,7 @@ const TIMEOUT_MARGIN_MS = 500;
  * `onError` run bottom to top, so the access log sees the final response and headers are set
  * on errors too:
  *
- *   access log → response headers → error handler → error shaping → header normalizer
+ *   access log → response headers → error handler → error shaping → lower-case headers
  *   → identify caller → rate limit → require caller → validate → operation
  *
  * Counting starts before the 401 (unauthenticated requests are counted per client address),
@@ -79,19 +85,25 @@ export function httpOperation<
     const state = context.petStore;
     const input = state.input as { query: never; path: never; body: never };
     const admitted = state.admission ?? Promise.resolve();
-    const work = definition.handle({
-      query: input.query,
-      path: input.path,
-      body: input.body,
-      principal: state.principal as Principal,
-      baseUrl: baseUrlOf(event),
-      signal: deadlineSignal(context),
-      admitted,
-    });
-    // The decision first: a refused request answers 429 whatever its work did meanwhile.
-    work.catch(ignoreDiscarded);
-    await admitted;
-    const result = await work;
+    const deadline = startDeadline(context, definition.roundTrips);
+    let result: HttpResult;
+    try {
+      const work = definition.handle({
+        query: input.query,
+        path: input.path,
+        body: input.body,
+        principal: state.principal as Principal,
+        baseUrl: baseUrlOf(event),
+        signal: deadline?.signal,
+        admitted,
+      });
+      // The decision first: a refused request answers 429 whatever its work did meanwhile.
+      work.catch(ignoreDiscarded);
+      await admitted;
+      result = await work;
+    } finally {
+      deadline?.clear();
+    }
     return {
       statusCode: result.status,
       headers: { 'Content-Type': 'application/json', ...result.headers },
@@ -99,16 +111,16 @@ export function httpOperation<
     };
   };
 
-  // Timeouts are per request (deadlineSignal), not middy's: its abort signal is shared by all
+  // Timeouts are per request (startDeadline), not middy's: its abort signal is shared by all
   // requests of a process, so one slow request would abort the others in the local server.
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>(runOperation, {
     timeoutEarlyInMillis: 0,
   })
     .use(accessLog(definition.operationId))
     .use(responseHeaders(definition.headers))
-    .use(httpErrorHandler({ logger: false, fallbackMessage: internalError('unknown').message }))
+    .use(httpErrorHandler({ logger: false, fallbackMessage: internalErrorResponse('unknown').body }))
     .use(errorResponse())
-    .use(httpHeaderNormalizer())
+    .use(lowerCaseHeaders())
     .use(identifyCaller(definition.keyResolver ?? apiKeyResolver))
     .use(rateLimit(definition.rateLimiter ?? defaultRateLimiter))
     .use(requireCaller())
@@ -122,11 +134,20 @@ function ignoreDiscarded(): void {}
 
 /**
  * Aborts the operation's DynamoDB calls shortly before the Lambda would time out, so the client
- * gets a 503 (the SDK's AbortError is a datastore failure) instead of a killed invocation.
+ * gets a 503 (the SDK's AbortError is a datastore failure) instead of a killed invocation. Not
+ * needed when the SDK's bounds already end the operation's calls in time (a read in a 10 s
+ * function: the timer and its AbortController were a fifth of the stack's cost). The timer is
+ * cleared as soon as the operation ends.
  */
-function deadlineSignal(context: HttpContext): AbortSignal | undefined {
+function startDeadline(context: HttpContext, roundTrips: number): { signal: AbortSignal; clear: () => void } | undefined {
   if (typeof context.getRemainingTimeInMillis !== 'function') return undefined;
-  return AbortSignal.timeout(Math.max(1, context.getRemainingTimeInMillis() - TIMEOUT_MARGIN_MS));
+  const budget = context.getRemainingTimeInMillis() - TIMEOUT_MARGIN_MS;
+  if (roundTrips * WORST_CALL_MS <= budget) return undefined;
+  const controller = new AbortController();
+  const timer = setTimeout(function abortAtDeadline() {
+    controller.abort(new DOMException('The operation ran into the function timeout.', 'TimeoutError'));
+  }, Math.max(1, budget));
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }
 
 /** The client-facing base URL: API Gateway's domain (or the local server's host) plus `/v1`. */

@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { now } from '../../clock';
 import { STANDARD_PLAN_LIMITS } from '../../limits/plans';
 import { unknownStatus } from '../../limits/rate-limiter';
-import { rateLimitHeaders } from '../rate-limit-headers';
+import { setRateLimitHeaders } from '../rate-limit-headers';
 import type { HttpContext } from '../request-context';
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>;
@@ -17,18 +17,19 @@ type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error,
 export function responseHeaders(
   operationHeaders: Readonly<Record<string, string>> = {},
 ): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
+  const operationHeaderNames = Object.keys(operationHeaders);
   const responseHeadersAfter = (request: Request): void => {
     const response = request.response;
     if (response === undefined || response === null) return;
     const state = request.context.petStore;
     const status = state.rateLimit ?? unknownStatus(state.principal?.limits ?? STANDARD_PLAN_LIMITS.free, now());
-    response.headers = {
-      ...response.headers,
-      ...rateLimitHeaders(status),
-      'Cache-Control': 'no-store',
-      'X-Request-Id': state.requestId,
-      ...operationHeaders,
-    };
+    // Assigned one by one into the response's own object: spreading four objects per response
+    // was the costliest line of the stack.
+    const headers = (response.headers ??= {});
+    setRateLimitHeaders(headers, status);
+    headers['Cache-Control'] = 'no-store';
+    headers['X-Request-Id'] = state.requestId;
+    for (const name of operationHeaderNames) headers[name] = operationHeaders[name] as string;
   };
   return { after: responseHeadersAfter, onError: responseHeadersAfter };
 }
