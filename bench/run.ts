@@ -136,6 +136,8 @@ async function main(): Promise<void> {
       overhead[caseName] = await runChild('overhead.mjs', [bundleOf('stubbed', 'ours', fn), bundleOf('stubbed', 'baseline', fn), caseName, BENCH_KEY, String(OVERHEAD_ITERATIONS)], {
         ...env,
         NODE_OPTIONS: '',
+        // DynamoDB is stubbed: run with the deployed client settings, not DynamoDB Local's.
+        DYNAMODB_ENDPOINT: '',
       });
     }
 

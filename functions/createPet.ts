@@ -8,10 +8,9 @@ import { petStore } from '../shared/pets/store';
 /** POST /v1/pets: 201 with the new pet and where to find it. */
 export const handler = httpOperation({
   operationId: 'createPet',
-  roundTrips: 2,
   ...OPERATION_SCHEMAS.createPet.request,
-  handle: async ({ body, signal, admitted }) => {
-    const pet = await createPet(petStore, body, { signal, beforeWrite: admitted });
+  handle: async ({ body, deadline, admitted }) => {
+    const pet = await createPet(petStore, body, { deadline, beforeWrite: admitted });
     return created(pet, { Location: `${API_BASE_PATH}/pets/${pet.id}` });
   },
 });

@@ -8,8 +8,7 @@ import { petStore } from '../shared/pets/store';
 /** GET /v1/pets/{petId} (deprecated): every answer says so and names the successor. */
 export const handler = httpOperation({
   operationId: 'getPet',
-  roundTrips: 1,
   ...OPERATION_SCHEMAS.getPet.request,
   headers: deprecationHeaders(GET_PET_DEPRECATION),
-  handle: async ({ path, signal }) => ok(await getPet(petStore, path.petId, signal)),
+  handle: async ({ path, deadline }) => ok(await getPet(petStore, path.petId, deadline)),
 });

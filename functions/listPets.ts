@@ -8,10 +8,9 @@ import { petStore } from '../shared/pets/store';
 /** GET /v1/pets: one page of pets in ascending id order; `Link: rel="next"` when more follow. */
 export const handler = httpOperation({
   operationId: 'listPets',
-  roundTrips: 1,
   ...OPERATION_SCHEMAS.listPets.request,
-  handle: async ({ query, baseUrl, signal }) => {
-    const page = await listPets(petStore, query, signal);
+  handle: async ({ query, baseUrl, deadline }) => {
+    const page = await listPets(petStore, query, deadline);
     const next = nextPageHeaders(`${baseUrl}/pets`, { limit: query.limit, status: query.status }, page.nextCursor);
     return ok(page.pets, next);
   },

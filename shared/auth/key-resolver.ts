@@ -1,5 +1,5 @@
 import { config } from '../config';
-import { documentClient, CONNECTION_TIMEOUT_MS, MAX_ATTEMPTS, REQUEST_TIMEOUT_MS } from '../dynamodb/client';
+import { AWS_CALL_BOUNDS, documentClient, MAX_ATTEMPTS } from '../dynamodb/client';
 import { translateUnavailableErrors } from '../dynamodb/datastore-errors';
 import { ApiGatewayKeyResolver, type ApiGatewayConnection } from './api-gateway-key-resolver';
 import { CachedKeyResolver } from './cached-key-resolver';
@@ -21,7 +21,7 @@ async function connectToApiGateway(): Promise<ApiGatewayConnection> {
   const client = new sdk.APIGatewayClient({
     region: config.region,
     maxAttempts: MAX_ATTEMPTS,
-    requestHandler: { connectionTimeout: CONNECTION_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
+    requestHandler: { connectionTimeout: AWS_CALL_BOUNDS.connectionTimeoutMs, requestTimeout: AWS_CALL_BOUNDS.requestTimeoutMs },
   });
   translateUnavailableErrors(client);
   return { client, sdk };

@@ -4,22 +4,41 @@ import { config, type Config } from '../config';
 import { translateUnavailableErrors } from './datastore-errors';
 
 /**
- * Time bounds for one AWS call, chosen so that the worst case (3 attempts, each up to
- * the request timeout, plus the SDK's backoff) stays well inside a 10 s Lambda timeout.
+ * Time bounds for one AWS call. DynamoDB answers in milliseconds: 0.5 s to connect and 1 s to
+ * answer are generous, and keep one call with all its attempts (7.5 s) inside the function's
+ * 10 s. DynamoDB Local, a Java emulator on the developer's machine, can take seconds under load:
+ * it gets four times as long.
  */
-export const CONNECTION_TIMEOUT_MS = 1_000;
-export const REQUEST_TIMEOUT_MS = 2_000;
+export interface CallBounds {
+  readonly connectionTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+}
+
 export const MAX_ATTEMPTS = 3;
-/** The SDK's standard retry waits at most 100 ms × 2^n (full jitter) between attempts; its cap is far above. */
-const MAX_BACKOFF_MS = 100 * (2 ** (MAX_ATTEMPTS - 1) - 1);
-/** The longest one call can take, all attempts and waits included. */
-export const WORST_CALL_MS = MAX_ATTEMPTS * (CONNECTION_TIMEOUT_MS + REQUEST_TIMEOUT_MS) + MAX_BACKOFF_MS;
+export const AWS_CALL_BOUNDS: CallBounds = { connectionTimeoutMs: 500, requestTimeoutMs: 1_000 };
+export const LOCAL_CALL_BOUNDS: CallBounds = { connectionTimeoutMs: 2_000, requestTimeoutMs: 4_000 };
+
+/**
+ * The SDK's standard retry waits up to base × 2^retry (full jitter) before retry 1, 2, ...; the
+ * base is 500 ms after throttling (100 ms otherwise).
+ */
+const MAX_BACKOFF_MS = Array.from({ length: MAX_ATTEMPTS - 1 }, (_, retry) => 500 * 2 ** (retry + 1)).reduce((sum, wait) => sum + wait, 0);
+
+/** The longest one call can take, all attempts, timeouts and waits included. */
+export function worstCallMs(bounds: CallBounds): number {
+  return MAX_ATTEMPTS * (bounds.connectionTimeoutMs + bounds.requestTimeoutMs) + MAX_BACKOFF_MS;
+}
+
+export function callBoundsFor(settings: Pick<Config, 'dynamoDbEndpoint'>): CallBounds {
+  return settings.dynamoDbEndpoint === undefined ? AWS_CALL_BOUNDS : LOCAL_CALL_BOUNDS;
+}
 
 export function createDocumentClient(settings: Pick<Config, 'region' | 'dynamoDbEndpoint'>): DynamoDBDocumentClient {
+  const bounds = callBoundsFor(settings);
   const client = new DynamoDBClient({
     region: settings.region,
     maxAttempts: MAX_ATTEMPTS,
-    requestHandler: { connectionTimeout: CONNECTION_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
+    requestHandler: { connectionTimeout: bounds.connectionTimeoutMs, requestTimeout: bounds.requestTimeoutMs },
     ...(settings.dynamoDbEndpoint === undefined
       ? {}
       : {
@@ -33,6 +52,9 @@ export function createDocumentClient(settings: Pick<Config, 'region' | 'dynamoDb
     marshallOptions: { removeUndefinedValues: true },
   });
 }
+
+/** The longest call of this container's client. */
+export const WORST_CALL_MS = worstCallMs(callBoundsFor(config));
 
 /** One client per container, created outside the handlers. */
 export const documentClient: DynamoDBDocumentClient = createDocumentClient(config);

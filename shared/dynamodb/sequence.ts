@@ -1,4 +1,5 @@
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { CallDeadline } from './call-deadline';
 
 /**
  * A named, strictly increasing counter in the table: one atomic `ADD` per value, so values are
@@ -11,7 +12,7 @@ export class Sequence {
     private readonly name: string,
   ) {}
 
-  async next(signal?: AbortSignal): Promise<number> {
+  async next(deadline?: CallDeadline): Promise<number> {
     const { Attributes } = await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
@@ -21,7 +22,7 @@ export class Sequence {
         ExpressionAttributeValues: { ':one': 1 },
         ReturnValues: 'UPDATED_NEW',
       }),
-      { abortSignal: signal },
+      { abortSignal: deadline?.signalForCall() },
     );
     const value = Attributes?.value;
     if (typeof value !== 'number' || !Number.isSafeInteger(value)) {

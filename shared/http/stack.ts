@@ -16,7 +16,7 @@ import { validateRequest } from './middleware/validate-request';
 import type { HttpContext } from './request-context';
 import type { HttpResult } from './result';
 import { API_BASE_PATH, type OperationId } from './routes';
-import { WORST_CALL_MS } from '../dynamodb/client';
+import { TimedCallDeadline, type CallDeadline } from '../dynamodb/call-deadline';
 
 /** What an operation receives: validated input and who is calling; no event, no context. */
 export interface OperationInput<Query, Path, Body> {
@@ -26,8 +26,8 @@ export interface OperationInput<Query, Path, Body> {
   readonly principal: Principal;
   /** Absolute base of this API as the client reached it, e.g. `https://api.example.com/v1`. */
   readonly baseUrl: string;
-  /** Aborted when the Lambda is about to time out; passed down to DynamoDB calls. */
-  readonly signal: AbortSignal | undefined;
+  /** When DynamoDB calls must be given up (shortly before the Lambda times out); passed down to them. */
+  readonly deadline: CallDeadline | undefined;
   /**
    * Resolves once the rate limiter admits the request (rejects when it refuses). An operation
    * that writes must await it before writing; a read need not: the stack awaits it before
@@ -45,11 +45,6 @@ export interface OperationDefinition<
   readonly query: QuerySchema;
   readonly path?: PathSchema;
   readonly body?: BodySchema;
-  /**
-   * DynamoDB round trips the operation waits for, one after another. One call is bounded by the
-   * SDK's own settings within the function's time; more need the per-request deadline.
-   */
-  readonly roundTrips: 1 | 2;
   /** Headers every response of this operation carries, errors included. */
   readonly headers?: Readonly<Record<string, string>>;
   readonly keyResolver?: ApiKeyResolver;
@@ -85,7 +80,7 @@ export function httpOperation<
     const state = context.petStore;
     const input = state.input as { query: never; path: never; body: never };
     const admitted = state.admission ?? Promise.resolve();
-    const deadline = startDeadline(context, definition.roundTrips);
+    const deadline = deadlineOf(context);
     let result: HttpResult;
     try {
       const work = definition.handle({
@@ -94,7 +89,7 @@ export function httpOperation<
         body: input.body,
         principal: state.principal as Principal,
         baseUrl: baseUrlOf(event),
-        signal: deadline?.signal,
+        deadline,
         admitted,
       });
       // The decision first: a refused request answers 429 whatever its work did meanwhile.
@@ -111,7 +106,7 @@ export function httpOperation<
     };
   };
 
-  // Timeouts are per request (startDeadline), not middy's: its abort signal is shared by all
+  // Timeouts are per request (deadlineOf), not middy's: its abort signal is shared by all
   // requests of a process, so one slow request would abort the others in the local server.
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>(runOperation, {
     timeoutEarlyInMillis: 0,
@@ -133,21 +128,12 @@ export function httpOperation<
 function ignoreDiscarded(): void {}
 
 /**
- * Aborts the operation's DynamoDB calls shortly before the Lambda would time out, so the client
- * gets a 503 (the SDK's AbortError is a datastore failure) instead of a killed invocation. Not
- * needed when the SDK's bounds already end the operation's calls in time (a read in a 10 s
- * function: the timer and its AbortController were a fifth of the stack's cost). The timer is
- * cleared as soon as the operation ends.
+ * DynamoDB calls are given up shortly before the Lambda would time out, so the client gets a 503
+ * (the SDK's AbortError is a datastore failure) instead of a killed invocation.
  */
-function startDeadline(context: HttpContext, roundTrips: number): { signal: AbortSignal; clear: () => void } | undefined {
+function deadlineOf(context: HttpContext): TimedCallDeadline | undefined {
   if (typeof context.getRemainingTimeInMillis !== 'function') return undefined;
-  const budget = context.getRemainingTimeInMillis() - TIMEOUT_MARGIN_MS;
-  if (roundTrips * WORST_CALL_MS <= budget) return undefined;
-  const controller = new AbortController();
-  const timer = setTimeout(function abortAtDeadline() {
-    controller.abort(new DOMException('The operation ran into the function timeout.', 'TimeoutError'));
-  }, Math.max(1, budget));
-  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+  return new TimedCallDeadline(Date.now() + context.getRemainingTimeInMillis() - TIMEOUT_MARGIN_MS);
 }
 
 /** The client-facing base URL: API Gateway's domain (or the local server's host) plus `/v1`. */

@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { CallDeadline } from '../dynamodb/call-deadline';
 import { Sequence } from '../dynamodb/sequence';
 import { STATUS_INDEX } from '../dynamodb/table-definition';
 import type { NewPet, Pet, PetStatus } from './schema';
@@ -19,9 +20,9 @@ export interface PetPage {
 /** Where pets are kept. The service knows only this interface. */
 export interface PetRepository {
   /** Takes an id and writes the pet, once `beforeWrite` (if given) has resolved. */
-  create(pet: NewPet, options?: { signal?: AbortSignal; beforeWrite?: Promise<unknown> }): Promise<Pet>;
-  get(id: number, signal?: AbortSignal): Promise<Pet | undefined>;
-  list(request: PageRequest, signal?: AbortSignal): Promise<PetPage>;
+  create(pet: NewPet, options?: { deadline?: CallDeadline; beforeWrite?: Promise<unknown> }): Promise<Pet>;
+  get(id: number, deadline?: CallDeadline): Promise<Pet | undefined>;
+  list(request: PageRequest, deadline?: CallDeadline): Promise<PetPage>;
 }
 
 const PET_PARTITION = 'PET';
@@ -47,29 +48,29 @@ export class DynamoDbPetRepository implements PetRepository {
     this.#ids = new Sequence(client, tableName, 'pet');
   }
 
-  async create(newPet: NewPet, { signal, beforeWrite }: { signal?: AbortSignal; beforeWrite?: Promise<unknown> } = {}): Promise<Pet> {
+  async create(newPet: NewPet, { deadline, beforeWrite }: { deadline?: CallDeadline; beforeWrite?: Promise<unknown> } = {}): Promise<Pet> {
     // The id is taken while the caller decides; if it decides against the write, the id is a gap.
-    const [id] = await Promise.all([this.#ids.next(signal), beforeWrite]);
+    const [id] = await Promise.all([this.#ids.next(deadline), beforeWrite]);
     const pet: Pet = { id, name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
     const item: PetItem = { pk: PET_PARTITION, sk: petSortKey(id), ...pet, createdAt: this.now().toISOString() };
     // The condition makes a write that would overwrite an existing pet fail instead.
     await this.client.send(
       new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
-      { abortSignal: signal },
+      { abortSignal: deadline?.signalForCall() },
     );
     return pet;
   }
 
-  async get(id: number, signal?: AbortSignal): Promise<Pet | undefined> {
+  async get(id: number, deadline?: CallDeadline): Promise<Pet | undefined> {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: { pk: PET_PARTITION, sk: petSortKey(id) }, ConsistentRead: true }),
-      { abortSignal: signal },
+      { abortSignal: deadline?.signalForCall() },
     );
     return Item === undefined ? undefined : toPet(Item);
   }
 
   /** One Query that reads at most `limit + 1` items: the page and one more to know if another follows. */
-  async list({ afterId, limit, status }: PageRequest, signal?: AbortSignal): Promise<PetPage> {
+  async list({ afterId, limit, status }: PageRequest, deadline?: CallDeadline): Promise<PetPage> {
     const query =
       status === undefined
         ? new QueryCommand({
@@ -87,7 +88,7 @@ export class DynamoDbPetRepository implements PetRepository {
             ExpressionAttributeValues: { ':status': status, ':after': afterId },
             Limit: limit + 1,
           });
-    const { Items = [] } = await this.client.send(query, { abortSignal: signal });
+    const { Items = [] } = await this.client.send(query, { abortSignal: deadline?.signalForCall() });
     return { pets: Items.slice(0, limit).map(toPet), hasMore: Items.length > limit };
   }
 }

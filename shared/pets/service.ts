@@ -1,3 +1,4 @@
+import type { CallDeadline } from '../dynamodb/call-deadline';
 import { NotFoundError } from '../errors';
 import type { CursorCodec } from './cursor';
 import type { PetRepository } from './repository';
@@ -10,7 +11,7 @@ export interface PetServiceDependencies {
 }
 
 export interface CreateOptions {
-  readonly signal?: AbortSignal;
+  readonly deadline?: CallDeadline;
   /**
    * Settles when the pet may be written (e.g. the request was admitted by the rate limiter);
    * a rejection stops the create before it writes. The id is taken meanwhile.
@@ -24,9 +25,9 @@ export interface PetListing {
   readonly nextCursor: string | undefined;
 }
 
-export async function listPets(deps: PetServiceDependencies, query: ListPetsQuery, signal?: AbortSignal): Promise<PetListing> {
+export async function listPets(deps: PetServiceDependencies, query: ListPetsQuery, deadline?: CallDeadline): Promise<PetListing> {
   const afterId = query.cursor === undefined ? 0 : deps.cursors.decode(query.cursor, query.status).afterId;
-  const page = await deps.pets.list({ afterId, limit: query.limit, status: query.status }, signal);
+  const page = await deps.pets.list({ afterId, limit: query.limit, status: query.status }, deadline);
   const last = page.pets.at(-1);
   const nextCursor =
     page.hasMore && last !== undefined ? deps.cursors.encode({ afterId: last.id, status: query.status }) : undefined;
@@ -37,8 +38,8 @@ export function createPet(deps: PetServiceDependencies, newPet: NewPet, options:
   return deps.pets.create(newPet, options);
 }
 
-export async function getPet(deps: PetServiceDependencies, id: number, signal?: AbortSignal): Promise<Pet> {
-  const pet = await deps.pets.get(id, signal);
+export async function getPet(deps: PetServiceDependencies, id: number, deadline?: CallDeadline): Promise<Pet> {
+  const pet = await deps.pets.get(id, deadline);
   if (pet === undefined) throw new NotFoundError(`No pet has the id ${id}.`);
   return pet;
 }

@@ -72,7 +72,7 @@ describe('the typed client, against the local server', () => {
   it('backs off exponentially with jitter on 503 and answers the last 503 when retries run out', async () => {
     const handlers = await loadFunctionHandlers();
     const outage = new RateLimiter({ admit: async () => Promise.reject(new ServiceUnavailableError(new Error('counters unreachable'))) }, clock.time);
-    const unavailable = httpOperation({ operationId: 'listPets', roundTrips: 1, ...OPERATION_SCHEMAS.listPets.request, rateLimiter: outage, handle: async () => ({ status: 200, body: [] }) });
+    const unavailable = httpOperation({ operationId: 'listPets', ...OPERATION_SCHEMAS.listPets.request, rateLimiter: outage, handle: async () => ({ status: 200, body: [] }) });
     const brokenApi = await startTestApi({ ...handlers, listPets: unavailable });
     try {
       const waits: number[] = [];

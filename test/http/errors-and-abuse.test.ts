@@ -47,7 +47,6 @@ describe('500 internal_error', () => {
   it('is the Error body with no stack trace and no internal detail, and is logged with the cause', async () => {
     const broken = httpOperation({
       operationId: 'listPets',
-      roundTrips: 1,
       query: NoQuery,
       handle: async () => {
         throw new TypeError('secret internal detail in table pets-internal');

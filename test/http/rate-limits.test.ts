@@ -95,7 +95,6 @@ describe('every status carries the headers', () => {
     const handlers = await loadFunctionHandlers();
     const broken = httpOperation({
       operationId: 'listPets',
-      roundTrips: 1,
       query: NoQuery,
       handle: async () => {
         throw new Error('bug');
@@ -111,7 +110,6 @@ describe('every status carries the headers', () => {
     );
     const noCounters = httpOperation({
       operationId: 'getPet',
-      roundTrips: 1,
       ...OPERATION_SCHEMAS.getPet.request,
       headers: deprecationHeaders(GET_PET_DEPRECATION),
       rateLimiter: outage,

@@ -45,17 +45,12 @@ export function validateRequest(
 }
 
 function parsePart(part: string, schema: z.ZodMiniType, value: unknown, details: ErrorDetail[]): unknown {
-  // A failed parse builds a ZodError, an Error: its stack trace would be the costliest part of a 400.
-  const stackTraceLimit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  let result;
-  try {
-    result = schema.safeParse(value);
-  } finally {
-    Error.stackTraceLimit = stackTraceLimit;
-  }
-  if (result.success) return result.data;
-  for (const issue of result.error.issues) details.push(...toDetails(part, issue, value));
+  // Through the Standard Schema interface: a failure comes back as plain issues, without the
+  // ZodError (an Error, with its stack trace) that safeParse builds, most of a 400's cost.
+  const result = schema['~standard'].validate(value);
+  if (result instanceof Promise) throw new Error(`the ${part} schema is asynchronous; request schemas must be synchronous`);
+  if (result.issues === undefined) return result.value;
+  for (const issue of result.issues) details.push(...toDetails(part, issue as z.core.$ZodIssue, value));
   return undefined;
 }
 

@@ -1,0 +1,41 @@
+import { WORST_CALL_MS } from './client';
+
+/**
+ * When a request's DynamoDB calls must be given up: shortly before the function times out, so
+ * the client gets a 503 instead of a killed invocation. A call that starts with time for its
+ * worst case (all SDK attempts, timeouts and backoff) needs no abort signal: only then is one
+ * made (an AbortSignal and its timer cost more than the rest of a warm request's overhead).
+ */
+export interface CallDeadline {
+  /** The signal to give the next DynamoDB call, or undefined when the SDK's bounds suffice. */
+  signalForCall(): AbortSignal | undefined;
+}
+
+export class TimedCallDeadline implements CallDeadline {
+  #controller: AbortController | undefined;
+  #timer: NodeJS.Timeout | undefined;
+
+  /** `at`: the time (ms since the epoch) by which every call must have ended. */
+  constructor(
+    private readonly at: number,
+    private readonly worstCallMs: number = WORST_CALL_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  signalForCall(): AbortSignal | undefined {
+    if (this.#controller !== undefined) return this.#controller.signal;
+    const left = this.at - this.now();
+    if (left >= this.worstCallMs) return undefined;
+    const controller = new AbortController();
+    this.#controller = controller;
+    this.#timer = setTimeout(function abortAtDeadline() {
+      controller.abort(new DOMException('The operation ran into the function timeout.', 'TimeoutError'));
+    }, Math.max(1, left));
+    return controller.signal;
+  }
+
+  /** Call when the request ends. */
+  clear(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+  }
+}
