@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { build } from 'esbuild';
-import { esbuildOptionsFor } from '../infra/bundling';
+import { esbuildOptionsFor, FUNCTION_NODE_OPTIONS } from '../infra/bundling';
 import { startDynamoDbLocal, type RunningDynamoDbLocal } from '../local/dynamodb-local';
 import { ensureTable } from '../local/create-table';
 import { LocalKeyRegistry } from '../shared/auth/local-key-registry';
@@ -103,7 +103,7 @@ async function main(): Promise<void> {
       CURSOR_SECRET,
       AWS_REGION: 'eu-west-1',
       // As the stack sets it for every function.
-      NODE_OPTIONS: '--enable-source-maps',
+      NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
     };
     await ensureTable(new DynamoDBClient({ region: 'eu-west-1', endpoint: dynamo.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }), TABLE_NAME);
     const client = createDocumentClient({ region: 'eu-west-1', dynamoDbEndpoint: dynamo.endpoint });
@@ -170,7 +170,7 @@ async function main(): Promise<void> {
         loaded[implementation][name] = ((await import(url)) as { handler: (typeof loaded)[Implementation][FunctionName] }).handler;
       }
     }
-    const silence = process.stdout.write.bind(process.stdout);
+    const realWrite = process.stdout.write.bind(process.stdout);
     for (const { label, fn, caseName, query } of runs('requests') ? measuredCases : []) {
       requests[label] = {} as (typeof requests)[string];
       for (const implementation of IMPLEMENTATIONS) {
@@ -181,7 +181,7 @@ async function main(): Promise<void> {
           try {
             return await loaded[implementation][fn](event, lambdaContext());
           } finally {
-            process.stdout.write = silence;
+            process.stdout.write = realWrite;
           }
         };
         await invoke(); // warm: the key cached, this minute's counter window open

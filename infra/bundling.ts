@@ -14,6 +14,9 @@ export const ESBUILD_TARGET = 'node22';
  */
 export const RUNTIME_PROVIDED_MODULES = ['@aws-sdk/client-api-gateway'];
 
+/** Every function's NODE_OPTIONS: stack traces point at the TypeScript sources. */
+export const FUNCTION_NODE_OPTIONS = '--enable-source-maps';
+
 /** CommonJS dependencies (content-type) call require(); give the ESM bundle one. */
 const REQUIRE_BANNER = "import { createRequire as __petstoreCreateRequire } from 'module'; const require = __petstoreCreateRequire(import.meta.url);";
 

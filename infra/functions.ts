@@ -6,7 +6,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LAMBDA_BUNDLING } from './bundling';
+import { FUNCTION_NODE_OPTIONS, LAMBDA_BUNDLING } from './bundling';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -41,7 +41,7 @@ export function petStoreFunction(scope: Construct, id: string, options: Function
     depsLockFilePath: resolve(root, 'package-lock.json'),
     logGroup,
     loggingFormat: LoggingFormat.JSON,
-    environment: { NODE_OPTIONS: '--enable-source-maps', ...options.environment },
+    environment: { NODE_OPTIONS: FUNCTION_NODE_OPTIONS, ...options.environment },
     bundling: {
       ...LAMBDA_BUNDLING,
       ...(options.extraFiles === undefined ? {} : { commandHooks: copyInto(options.extraFiles) }),

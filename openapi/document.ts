@@ -119,13 +119,17 @@ const SUCCESS_HEADERS: Record<OperationId, Record<string, z.ZodType>> = {
   getPet: {},
 };
 
+/** What every answer of the operation's function carries, errors included. */
+function functionHeaders(operationId: OperationId): Record<string, z.ZodType> {
+  return { ...OPERATION_HEADERS, ...(operationId === 'getPet' ? DEPRECATION_HEADERS : {}) };
+}
+
 function errorResponse(operationId: OperationId, status: ErrorStatus): ZodOpenApiResponseObject {
   const headers: Record<string, z.ZodType> =
     status === 413
       ? {} // answered by the gateway, before any function runs
       : {
-          ...OPERATION_HEADERS,
-          ...(operationId === 'getPet' ? DEPRECATION_HEADERS : {}),
+          ...functionHeaders(operationId),
           ...(status === 429 || status === 503 ? RETRY_AFTER : {}),
           ...(status === 401 ? WWW_AUTHENTICATE : {}),
         };
@@ -139,11 +143,7 @@ function errorResponse(operationId: OperationId, status: ErrorStatus): ZodOpenAp
 function operation(operationId: OperationId): ZodOpenApiOperationObject {
   const { summary, description, stability, errors } = OPERATION_DESCRIPTIONS[operationId];
   const { request, success } = OPERATION_SCHEMAS[operationId];
-  const successHeaders = {
-    ...OPERATION_HEADERS,
-    ...(operationId === 'getPet' ? DEPRECATION_HEADERS : {}),
-    ...SUCCESS_HEADERS[operationId],
-  };
+  const successHeaders = { ...functionHeaders(operationId), ...SUCCESS_HEADERS[operationId] };
   const responses: ZodOpenApiOperationObject['responses'] = {
     [success.status]: {
       description: success.status === 201 ? 'The animal as stored.' : operationId === 'listPets' ? 'A page of animals (a JSON array).' : 'The animal.',

@@ -50,12 +50,12 @@ function resolve(node: Json): { node: Json; pointer: string[] } | undefined {
   return { node: pointer.reduce<Json>((at, part) => at[part], spec), pointer };
 }
 
-const templates = Object.keys(spec.paths as Json).map((template) => ({
-  template,
-  pattern: new RegExp(`^${template.replaceAll('.', '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`),
-}));
+/** A path template (`/pets/{petId}`) as a pattern matching the concrete paths it stands for. */
+const pathPattern = (template: string) => new RegExp(`^${template.replaceAll('.', '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`);
 
-const DOCUMENTATION_PATHS = Object.values(DOCUMENTATION_ROUTES).map((route) => new RegExp(`^${API_BASE_PATH}${route.path.replaceAll('.', '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`));
+const templates = Object.keys(spec.paths as Json).map((template) => ({ template, pattern: pathPattern(template) }));
+
+const DOCUMENTATION_PATHS = Object.values(DOCUMENTATION_ROUTES).map((route) => pathPattern(`${API_BASE_PATH}${route.path}`));
 
 function fail(response: ObservedResponse, problem: string): never {
   throw new Error(`${response.method} ${new URL(response.url).pathname} answered ${response.status}, against the interface description: ${problem}`);
