@@ -21,7 +21,26 @@ export interface ErrorDetail {
   readonly message: string;
 }
 
-export class ApiError extends Error {
+/**
+ * What an error answer tells the client. A thrown ApiError is one; a check that refuses a request
+ * before the operation runs (401, 400) records one as a plain value instead: those are frequent
+ * answers, and an Error object thrown across the middleware chain would be most of their cost.
+ */
+export interface ApiProblem {
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly details?: readonly ErrorDetail[] | undefined;
+  /** Seconds a client should wait before retrying (429, 503). */
+  readonly retryAfterSeconds?: number | undefined;
+}
+
+/** The 400 of a request whose fields fail validation, as a plain value. */
+export function invalidRequest(details: readonly ErrorDetail[]): ApiProblem {
+  return { status: 400, code: 'invalid_request', message: describeDetails(details), details };
+}
+
+export class ApiError extends Error implements ApiProblem {
   readonly status: number;
   readonly code: ErrorCode;
   readonly details: readonly ErrorDetail[] | undefined;

@@ -172,6 +172,11 @@ export async function admitted(context: Context): Promise<{ count: Count; refusa
   return { count: counted };
 }
 
+/** Without a known key nothing is read or written: counted, then 429 (or 503) or 401. */
+export async function refusedWithoutKey(context: Context): Promise<APIGatewayProxyResult | undefined> {
+  return context.caller === undefined ? (await admitted(context)).refusal : undefined;
+}
+
 export const pad = (id: number): string => String(id).padStart(16, '0');
 
 export function petJson(item: Record<string, { S?: string; N?: string }>): string {

@@ -1,6 +1,6 @@
 import { PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { admitted, begin, db, error, pad, respond, TABLE } from './common';
+import { admitted, begin, refusedWithoutKey, db, error, pad, respond, TABLE } from './common';
 
 const STATUSES = new Set(['available', 'pending', 'sold']);
 
@@ -24,6 +24,8 @@ function parse(event: APIGatewayProxyEvent): { name: string; categoryId: number;
 
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   const context = await begin(event);
+  const refusal = await refusedWithoutKey(context);
+  if (refusal !== undefined) return refusal;
   const pet = parse(event);
   if (typeof pet === 'string') {
     const decided = await admitted(context);

@@ -1,11 +1,13 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { admitted, begin, db, error, pad, petJson, respond, TABLE } from './common';
+import { admitted, begin, refusedWithoutKey, db, error, pad, petJson, respond, TABLE } from './common';
 
 const DEPRECATION = { Deprecation: '@1795305600', Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT', Link: '</v1/pets>; rel="successor-version"' };
 
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   const context = await begin(event);
+  const refusal = await refusedWithoutKey(context);
+  if (refusal !== undefined) return refusal;
   const raw = event.pathParameters?.petId ?? '';
   const id = /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : 0;
   if (!Number.isSafeInteger(id) || id < 1 || Object.keys(event.queryStringParameters ?? {}).length > 0) {

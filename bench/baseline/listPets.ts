@@ -1,11 +1,13 @@
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { admitted, begin, db, error, pad, petJson, readCursor, respond, signCursor, TABLE } from './common';
+import { admitted, begin, refusedWithoutKey, db, error, pad, petJson, readCursor, respond, signCursor, TABLE } from './common';
 
 const STATUSES = new Set(['available', 'pending', 'sold']);
 
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   const context = await begin(event);
+  const refusal = await refusedWithoutKey(context);
+  if (refusal !== undefined) return refusal;
   const query = event.queryStringParameters ?? {};
   let limit = 20;
   let invalid: string | undefined;

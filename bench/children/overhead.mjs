@@ -11,19 +11,35 @@ const [oursBundle, baselineBundle, caseName, key, iterationsText] = process.argv
 const iterations = Number(iterationsText);
 const pet = (id) => ({ pk: 'PET', sk: String(id).padStart(16, '0'), id, name: `Pet ${id}`, categoryId: 3, status: 'available' });
 const limits = { perMinute: 100_000_000, perDay: 100_000_000 };
-const PLAIN = {
-  UpdateCommand: (input) => (input.Key.pk === 'SEQUENCE' ? { Attributes: { value: 7 } } : { Attributes: { minuteCount: 1, dayCount: 1 } }),
-  GetCommand: (input) => (input.Key.pk === 'APIKEY' ? { Item: { pk: 'APIKEY', sk: input.Key.sk, plan: 'enterprise', limits, createdAt: '2026-11-22T00:00:00.000Z' } } : { Item: pet(1) }),
-  QueryCommand: () => ({ Items: Array.from({ length: 21 }, (_, i) => pet(i + 1)) }),
-  PutCommand: () => ({}),
-};
+const apiKey = (hash) => ({ pk: 'APIKEY', sk: hash, plan: 'enterprise', limits, createdAt: '2026-11-22T00:00:00.000Z' });
+// Every answer is built once, before timing starts, in both forms: the stub must cost both sides
+// the same few nanoseconds, not convert items on every call.
 const attributes = (item) => Object.fromEntries(Object.entries(item).map(([k, v]) => [k, typeof v === 'number' ? { N: String(v) } : typeof v === 'string' ? { S: v } : { M: attributes(v) }]));
+const ANSWERS = {
+  sequence: { Attributes: { value: 7 } },
+  counters: { Attributes: { minuteCount: 1, dayCount: 1 } },
+  pet: { Item: pet(1) },
+  page: { Items: Array.from({ length: 21 }, (_, i) => pet(i + 1)) },
+  put: {},
+};
+const MARSHALLED_ANSWERS = {
+  sequence: { Attributes: attributes(ANSWERS.sequence.Attributes) },
+  counters: { Attributes: attributes(ANSWERS.counters.Attributes) },
+  pet: { Item: attributes(ANSWERS.pet.Item) },
+  page: { Items: ANSWERS.page.Items.map(attributes) },
+  put: {},
+};
+const PLAIN = {
+  UpdateCommand: (input) => (input.Key.pk === 'SEQUENCE' ? ANSWERS.sequence : ANSWERS.counters),
+  GetCommand: (input) => (input.Key.pk === 'APIKEY' ? { Item: apiKey(input.Key.sk) } : ANSWERS.pet),
+  QueryCommand: () => ANSWERS.page,
+  PutCommand: () => ANSWERS.put,
+};
 const MARSHALLED = {
-  UpdateItemCommand: (input) => ({ Attributes: attributes(PLAIN.UpdateCommand({ Key: { pk: input.Key.pk.S } }).Attributes) }),
-  GetItemCommand: (input) => ({ Item: attributes(PLAIN.GetCommand({ Key: { pk: input.Key.pk.S, sk: input.Key.sk.S } }).Item) }),
-  QueryItemCommand: undefined,
-  QueryCommand: () => ({ Items: PLAIN.QueryCommand().Items.map(attributes) }),
-  PutItemCommand: () => ({}),
+  UpdateItemCommand: (input) => (input.Key.pk.S === 'SEQUENCE' ? MARSHALLED_ANSWERS.sequence : MARSHALLED_ANSWERS.counters),
+  GetItemCommand: (input) => (input.Key.pk.S === 'APIKEY' ? { Item: attributes(apiKey(input.Key.sk.S)) } : MARSHALLED_ANSWERS.pet),
+  QueryCommand: () => MARSHALLED_ANSWERS.page,
+  PutItemCommand: () => MARSHALLED_ANSWERS.put,
 };
 function stub(Client, answers) {
   Client.prototype.send = async function answer(command) {

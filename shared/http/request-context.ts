@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import type { Principal } from '../auth/principal';
-import type { UnauthorizedError } from '../errors';
+import type { ApiProblem } from '../errors';
 import type { RateLimitStatus } from '../limits/rate-limiter';
 import type { OperationId } from './routes';
 
@@ -14,8 +14,11 @@ export interface HttpContext extends Context {
     requestId: string;
     startedAt: number;
     principal?: Principal;
-    /** Why there is no principal (no key, a malformed or unknown one); answered after counting. */
-    authFailure?: UnauthorizedError;
+    /**
+     * Why the request is answered without running the operation: no usable key (401), then
+     * invalid input (400). The first check to refuse sets it; it is answered once counted.
+     */
+    refusal?: ApiProblem;
     /** The rate-limit status of this request, for the headers of its response. */
     rateLimit?: RateLimitStatus;
     /**
@@ -24,8 +27,10 @@ export interface HttpContext extends Context {
      */
     admission?: Promise<void>;
     input?: ValidatedInput;
-    /** The error as thrown, before it was shaped into a response (for the log line). */
+    /** The error as thrown, before it was shaped into a response (for the log line of a 5xx). */
     failure?: unknown;
+    /** The problem the error response told the client (for the log line's `code`). */
+    problem?: ApiProblem;
   };
 }
 

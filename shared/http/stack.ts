@@ -6,17 +6,17 @@ import { apiKeyResolver } from '../auth/key-resolver';
 import type { ApiKeyResolver, Principal } from '../auth/principal';
 import { rateLimiter as defaultRateLimiter } from '../limits/limiter-instance';
 import type { RateLimiter } from '../limits/rate-limiter';
+import { TimedCallDeadline, type CallDeadline } from '../dynamodb/call-deadline';
+import { requestHeader } from './headers';
 import { accessLog } from './middleware/access-log';
-import { identifyCaller, requireCaller } from './middleware/authenticate';
-import { lowerCaseHeaders } from './middleware/lower-case-headers';
-import { errorResponse, internalErrorResponse } from './middleware/error-response';
+import { identifyCaller } from './middleware/authenticate';
+import { answerProblem, errorResponse, internalErrorResponse } from './middleware/error-response';
 import { rateLimit } from './middleware/rate-limit';
 import { responseHeaders } from './middleware/response-headers';
 import { validateRequest } from './middleware/validate-request';
 import type { HttpContext } from './request-context';
 import type { HttpResult } from './result';
 import { API_BASE_PATH, type OperationId } from './routes';
-import { TimedCallDeadline, type CallDeadline } from '../dynamodb/call-deadline';
 
 /** What an operation receives: validated input and who is calling; no event, no context. */
 export interface OperationInput<Query, Path, Body> {
@@ -64,12 +64,13 @@ const TIMEOUT_MARGIN_MS = 500;
  * `onError` run bottom to top, so the access log sees the final response and headers are set
  * on errors too:
  *
- *   access log → response headers → error handler → error shaping → lower-case headers
- *   → identify caller → rate limit → require caller → validate → operation
+ *   access log → response headers → error handler → error shaping
+ *   → identify caller → rate limit → validate → operation (or the refusal)
  *
  * Counting starts before the 401 (unauthenticated requests are counted per client address),
  * validation and the operation, and its decision is awaited before any answer or write: a read
  * overlaps the count (one DynamoDB round trip), a refused request answers 429 and writes nothing.
+ * A 401 or 400 is recorded by its check and answered here instead of the operation.
  */
 export function httpOperation<
   QuerySchema extends z.ZodMiniType,
@@ -78,8 +79,14 @@ export function httpOperation<
 >(definition: OperationDefinition<QuerySchema, PathSchema, BodySchema>): ApiGatewayHandler {
   const runOperation = async (event: APIGatewayProxyEvent, context: HttpContext): Promise<APIGatewayProxyResult> => {
     const state = context.petStore;
-    const input = state.input as { query: never; path: never; body: never };
     const admitted = state.admission ?? Promise.resolve();
+    const refusal = state.refusal;
+    if (refusal !== undefined) {
+      // Counted like any request: over the limit, the admission's 429 is thrown instead.
+      await admitted;
+      return answerProblem(state, refusal);
+    }
+    const input = state.input as { query: never; path: never; body: never };
     const deadline = deadlineOf(context);
     let result: HttpResult;
     try {
@@ -99,11 +106,10 @@ export function httpOperation<
     } finally {
       deadline?.clear();
     }
-    return {
-      statusCode: result.status,
-      headers: { 'Content-Type': 'application/json', ...result.headers },
-      body: JSON.stringify(result.body),
-    };
+    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+    const given = result.headers;
+    if (given !== undefined) for (const name in given) headers[name] = given[name] as string;
+    return { statusCode: result.status, headers, body: JSON.stringify(result.body) };
   };
 
   // Timeouts are per request (deadlineOf), not middy's: its abort signal is shared by all
@@ -115,10 +121,8 @@ export function httpOperation<
     .use(responseHeaders(definition.headers))
     .use(httpErrorHandler({ logger: false, fallbackMessage: internalErrorResponse('unknown').body }))
     .use(errorResponse())
-    .use(lowerCaseHeaders())
     .use(identifyCaller(definition.keyResolver ?? apiKeyResolver))
     .use(rateLimit(definition.rateLimiter ?? defaultRateLimiter))
-    .use(requireCaller())
     .use(validateRequest({ query: definition.query, path: definition.path, body: definition.body }));
 
   return handler as unknown as ApiGatewayHandler;
@@ -138,7 +142,7 @@ function deadlineOf(context: HttpContext): TimedCallDeadline | undefined {
 
 /** The client-facing base URL: API Gateway's domain (or the local server's host) plus `/v1`. */
 function baseUrlOf(event: APIGatewayProxyEvent): string {
-  const host = event.requestContext?.domainName ?? event.headers?.host ?? 'localhost';
-  const protocol = event.headers?.['x-forwarded-proto'] === 'http' ? 'http' : 'https';
+  const host = event.requestContext?.domainName ?? requestHeader(event.headers, 'host') ?? 'localhost';
+  const protocol = requestHeader(event.headers, 'x-forwarded-proto') === 'http' ? 'http' : 'https';
   return `${protocol}://${host}${API_BASE_PATH}`;
 }

@@ -177,6 +177,7 @@ describe('the request log', () => {
       [responses[3]?.headers.get('x-request-id'), 'GET /v1/pets/{petId}', 400],
     ]);
     for (const entry of entries) expect(entry.durationMs).toEqual(expect.any(Number));
+    expect(entries.map((entry) => entry.code)).toEqual([undefined, 'unauthorized', undefined, 'invalid_request']);
     const all = logLines.join('\n');
     expect(all).not.toContain('local-pro-key');
     expect(all).not.toContain(secretish);

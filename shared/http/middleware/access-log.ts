@@ -1,6 +1,5 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { ApiError } from '../../errors';
 import { writeLog, type LogEntry } from '../../log';
 import type { HttpContext } from '../request-context';
 import { routeOf, type OperationId } from '../routes';
@@ -33,7 +32,7 @@ export function accessLog(operationId: OperationId): middy.MiddlewareObj<APIGate
       entry.keyId = state.principal.keyId;
       entry.plan = state.principal.plan;
     }
-    if (failure instanceof ApiError) entry.code = failure.code;
+    if (state.problem !== undefined) entry.code = state.problem.code;
     if (status >= 500 && failure !== undefined) entry.error = describeFailure(failure);
     writeLog(entry);
   };

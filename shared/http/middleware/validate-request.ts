@@ -2,7 +2,8 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { parse as parseContentType } from 'content-type';
 import type * as z from 'zod/mini';
-import { InvalidRequestError, type ErrorDetail } from '../../errors';
+import { invalidRequest, type ErrorDetail } from '../../errors';
+import { requestHeader } from '../headers';
 import type { HttpContext } from '../request-context';
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>;
@@ -19,13 +20,17 @@ export const MAX_BODY_BYTES = 64 * 1024;
 
 /**
  * Parses and validates query, path and body against the operation's zod schemas. All failing
- * fields of all three are collected into one 400, so a client fixes its request in one go.
+ * fields of all three are collected into one 400, so a client fixes its request in one go. The
+ * 400 is recorded as the request's refusal (answered once the request is counted), not thrown;
+ * a request already refused (401) is not read at all.
  */
 export function validateRequest(
   schemas: RequestSchemas,
 ): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
-  const validateRequestBefore = async (request: Request): Promise<void> => {
+  const validateRequestBefore = (request: Request): void => {
     const { event } = request;
+    const state = request.context.petStore;
+    if (state.refusal !== undefined) return;
     const details: ErrorDetail[] = [];
     const query = parsePart('query', schemas.query, readQuery(event, details), details);
     const path = schemas.path === undefined ? {} : parsePart('path', schemas.path, event.pathParameters ?? {}, details);
@@ -34,12 +39,8 @@ export function validateRequest(
       const json = readJsonBody(event, details);
       if (json.ok) body = parsePart('body', schemas.body, json.value, details);
     }
-    if (details.length > 0) {
-      // Counted like any request: over the limit, the answer is 429, not 400.
-      await request.context.petStore.admission;
-      throw new InvalidRequestError(details);
-    }
-    request.context.petStore.input = { query, path, body };
+    if (details.length > 0) state.refusal = invalidRequest(details);
+    else state.input = { query, path, body };
   };
   return { before: validateRequestBefore };
 }
@@ -88,7 +89,10 @@ function readQuery(event: APIGatewayProxyEvent, details: ErrorDetail[]): Record<
     const values = multi?.[name] ?? [single[name]];
     if (values.length > 1) details.push({ path: `query.${name}`, message: 'must be given at most once' });
     const value = values[0];
-    if (value !== undefined) Object.defineProperty(query, name, { value, enumerable: true });
+    if (value === undefined) continue;
+    // A plain assignment of `__proto__` would set the prototype instead of adding a parameter.
+    if (name === '__proto__') Object.defineProperty(query, name, { value, enumerable: true });
+    else query[name] = value;
   }
   return query;
 }
@@ -104,12 +108,15 @@ function readJsonBody(event: APIGatewayProxyEvent, details: ErrorDetail[]): Json
     details.push({ path, message });
     return { ok: false };
   };
-  const header = event.headers?.['content-type'];
+  const header = requestHeader(event.headers, 'content-type');
   if (header === undefined) return fail('header.content-type', 'is required and must be application/json');
-  const mediaType = parseContentType(header);
-  if (mediaType.type !== 'application/json') return fail('header.content-type', 'must be application/json');
-  const charset = mediaType.parameters.charset?.toLowerCase();
-  if (charset !== undefined && charset !== 'utf-8') return fail('header.content-type', 'charset must be utf-8');
+  // The usual value needs no parser.
+  if (header !== 'application/json') {
+    const mediaType = parseContentType(header);
+    if (mediaType.type !== 'application/json') return fail('header.content-type', 'must be application/json');
+    const charset = mediaType.parameters.charset?.toLowerCase();
+    if (charset !== undefined && charset !== 'utf-8') return fail('header.content-type', 'charset must be utf-8');
+  }
 
   if (event.body === null || event.body === '') return fail('body', 'is required: a JSON object');
   const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : event.body;
