@@ -1,7 +1,8 @@
-import { created } from '../shared/http/result';
+import { created, JsonText } from '../shared/http/result';
 import { API_BASE_PATH } from '../shared/http/routes';
 import { httpOperation } from '../shared/http/stack';
 import { OPERATION_SCHEMAS } from '../shared/pets/operation-schemas';
+import { petJson } from '../shared/pets/pet-json';
 import { createPet } from '../shared/pets/service';
 import { petStore } from '../shared/pets/store';
 
@@ -11,6 +12,6 @@ export const handler = httpOperation({
   ...OPERATION_SCHEMAS.createPet.request,
   handle: async ({ body, deadline, admitted }) => {
     const pet = await createPet(petStore, body, { deadline, beforeWrite: admitted });
-    return created(pet, { Location: `${API_BASE_PATH}/pets/${pet.id}` });
+    return created(new JsonText(petJson(pet)), { Location: `${API_BASE_PATH}/pets/${pet.id}` });
   },
 });

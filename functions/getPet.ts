@@ -1,7 +1,8 @@
 import { deprecationHeaders, GET_PET_DEPRECATION } from '../shared/http/deprecation';
-import { ok } from '../shared/http/result';
+import { JsonText, ok } from '../shared/http/result';
 import { httpOperation } from '../shared/http/stack';
 import { OPERATION_SCHEMAS } from '../shared/pets/operation-schemas';
+import { petJson } from '../shared/pets/pet-json';
 import { getPet } from '../shared/pets/service';
 import { petStore } from '../shared/pets/store';
 
@@ -10,5 +11,5 @@ export const handler = httpOperation({
   operationId: 'getPet',
   ...OPERATION_SCHEMAS.getPet.request,
   headers: deprecationHeaders(GET_PET_DEPRECATION),
-  handle: async ({ path, deadline }) => ok(await getPet(petStore, path.petId, deadline)),
+  handle: async ({ path, deadline }) => ok(new JsonText(petJson(await getPet(petStore, path.petId, deadline)))),
 });

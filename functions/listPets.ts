@@ -1,7 +1,8 @@
 import { nextPageHeaders } from '../shared/http/pagination';
-import { ok } from '../shared/http/result';
+import { JsonText, ok } from '../shared/http/result';
 import { httpOperation } from '../shared/http/stack';
 import { OPERATION_SCHEMAS } from '../shared/pets/operation-schemas';
+import { petsJson } from '../shared/pets/pet-json';
 import { listPets } from '../shared/pets/service';
 import { petStore } from '../shared/pets/store';
 
@@ -12,6 +13,6 @@ export const handler = httpOperation({
   handle: async ({ query, baseUrl, deadline }) => {
     const page = await listPets(petStore, query, deadline);
     const next = nextPageHeaders(`${baseUrl}/pets`, { limit: query.limit, status: query.status }, page.nextCursor);
-    return ok(page.pets, next);
+    return ok(new JsonText(petsJson(page.pets)), next);
   },
 });

@@ -16,3 +16,17 @@ export function setClock(next: () => number): () => void {
     current = previous;
   };
 }
+
+// `Date#toISOString` costs more than the rest of a log line: the part up to the seconds is made once a second.
+let secondStart = Number.NaN;
+let secondPrefix = '';
+
+/** `2026-11-22T10:15:30.042Z` for a time in ms since the epoch, as `Date#toISOString` writes it. */
+export function isoTimestamp(ms: number): string {
+  const millisecond = ms % 1000;
+  if (ms - millisecond !== secondStart) {
+    secondStart = ms - millisecond;
+    secondPrefix = new Date(secondStart).toISOString().slice(0, 20);
+  }
+  return `${secondPrefix}${millisecond < 10 ? '00' : millisecond < 100 ? '0' : ''}${millisecond}Z`;
+}

@@ -1,12 +1,13 @@
 import { createHash, createHmac } from 'node:crypto';
 import { ConditionalCheckFailedException, DynamoDBClient, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { isoTimestamp } from '../../shared/clock';
 
 /**
  * The framework-free baseline of `npm run bench`: what a careful hand-written handler does for the
  * same requests, with the same DynamoDB requests as ours (key lookup cached 60 s, one conditional
- * counter update per request, the same reads and writes), the same status codes, rate-limit
- * headers and log line, but no middleware, no zod, and JSON written by hand. Not deployed.
+ * counter update per request, the same reads and writes), the same status codes, headers and
+ * log line fields, but no middleware, no zod, and JSON written by hand. Not deployed.
  */
 const endpoint = process.env.DYNAMODB_ENDPOINT;
 export const TABLE = process.env.TABLE_NAME ?? 'petstore-local';
@@ -20,9 +21,15 @@ const SECRET = process.env.CURSOR_SECRET ?? '';
 
 interface Caller {
   keyId: string;
+  plan: string;
   perMinute: number;
   perDay: number;
+  /** The RateLimit-Policy header of the caller's limits, made once per key lookup. */
+  policy: string;
 }
+
+const policyOf = (perMinute: number, perDay: number): string => `"minute";q=${perMinute};w=60, "day";q=${perDay};w=86400`;
+const ADDRESS_POLICY = policyOf(60, 1000);
 const keys = new Map<string, { caller: Caller; until: number }>();
 
 async function caller(authorization: string | undefined): Promise<Caller | undefined> {
@@ -34,13 +41,16 @@ async function caller(authorization: string | undefined): Promise<Caller | undef
   const { Item } = await db.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: 'APIKEY' }, sk: { S: hash } } }));
   const limits = Item?.limits?.M;
   if (limits === undefined) return undefined;
-  const found = { keyId: hash.slice(0, 16), perMinute: Number(limits.perMinute?.N), perDay: Number(limits.perDay?.N) };
+  const perMinute = Number(limits.perMinute?.N);
+  const perDay = Number(limits.perDay?.N);
+  const found = { keyId: hash.slice(0, 16), plan: String(Item?.plan?.S), perMinute, perDay, policy: policyOf(perMinute, perDay) };
   keys.set(hash, { caller: found, until: Date.now() + 60_000 });
   return found;
 }
 
 interface Count {
   ok: boolean;
+  window: 'minute' | 'day';
   limit: number;
   remaining: number;
   resetSeconds: number;
@@ -111,48 +121,63 @@ async function count(subject: string, perMinute: number, perDay: number): Promis
 function toCount(ok: boolean, perMinute: number, perDay: number, minuteCount: number, dayCount: number, minute: number): Count {
   const minuteLeft = Math.max(0, perMinute - minuteCount);
   const dayLeft = Math.max(0, perDay - dayCount);
-  return minuteLeft <= dayLeft
-    ? { ok, limit: perMinute, remaining: minuteLeft, resetSeconds: (minute + 1) * 60 }
-    : { ok, limit: perDay, remaining: dayLeft, resetSeconds: (Math.floor(minute / 1440) + 1) * 86_400 };
+  return dayLeft <= minuteLeft
+    ? { ok, window: 'day', limit: perDay, remaining: dayLeft, resetSeconds: (Math.floor(minute / 1440) + 1) * 86_400 }
+    : { ok, window: 'minute', limit: perMinute, remaining: minuteLeft, resetSeconds: (minute + 1) * 60 };
 }
 
 export interface Context {
   requestId: string;
+  /** `listPets GET /v1/pets`: the operation and route fields of the log line, as JSON. */
+  logFields: string;
+  startedAt: number;
   caller: Caller | undefined;
   counted: Promise<Count>;
-  headers: Record<string, string>;
 }
 
 /** Who calls and the counting started; the caller answers by `respond`. */
-export async function begin(event: APIGatewayProxyEvent): Promise<Context> {
+export async function begin(event: APIGatewayProxyEvent, operation: string, route: string): Promise<Context> {
+  const startedAt = performance.now();
   const who = await caller(event.headers?.Authorization ?? event.headers?.authorization);
   const subject = who ? `key#${who.keyId}` : `ip#${event.requestContext?.identity?.sourceIp ?? 'unknown'}`;
   const counted = count(subject, who?.perMinute ?? 60, who?.perDay ?? 1000);
   counted.catch(() => {});
-  return { requestId: event.requestContext?.requestId ?? '', caller: who, counted, headers: {} };
+  const logFields = `"operation":"${operation}","route":"${route}"`;
+  return { requestId: event.requestContext?.requestId ?? '', logFields, startedAt, caller: who, counted };
 }
 
-export function respond(context: Context, count: Count | undefined, status: number, body: string, headers: Record<string, string> = {}): APIGatewayProxyResult {
-  const nowSeconds = Math.ceil(Date.now() / 1000);
-  const rate = count ?? { limit: 60, remaining: 0, resetSeconds: (Math.floor(nowSeconds / 60) + 1) * 60 };
-  process.stdout.write(`{"requestId":"${context.requestId}","status":${status}}\n`);
+/** The same answer and log line as ours: rate-limit headers (both forms), request id, no caching. */
+export function respond(context: Context, count: Count | undefined, status: number, body: string, headers: Record<string, string> = {}, code?: string): APIGatewayProxyResult {
+  const nowMs = Date.now();
+  const rate = count ?? { window: 'minute', limit: context.caller?.perMinute ?? 60, remaining: 0, resetSeconds: (Math.floor(nowMs / 60_000) + 1) * 60 };
+  const who = context.caller;
+  const durationMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
+  process.stdout.write(
+    `{"time":"${isoTimestamp(nowMs)}","level":"${status >= 500 ? 'error' : 'info'}","msg":"request","requestId":${JSON.stringify(context.requestId)},${context.logFields},"status":${status},"durationMs":${durationMs}${
+      who ? `,"keyId":"${who.keyId}","plan":"${who.plan}"` : ''
+    }${code ? `,"code":"${code}"` : ''}}\n`,
+  );
   return {
     statusCode: status,
     headers: {
       'Content-Type': 'application/json',
+      ...headers,
       'X-RateLimit-Limit': String(rate.limit),
       'X-RateLimit-Remaining': String(rate.remaining),
       'X-RateLimit-Reset': String(rate.resetSeconds),
+      'RateLimit-Policy': who?.policy ?? ADDRESS_POLICY,
+      RateLimit: `"${rate.window}";r=${rate.remaining};t=${Math.max(0, rate.resetSeconds - Math.ceil(nowMs / 1000))}`,
       'Cache-Control': 'no-store',
       'X-Request-Id': context.requestId,
-      ...headers,
     },
     body,
   };
 }
 
-export function error(context: Context, count: Count | undefined, status: number, code: string, message: string, headers?: Record<string, string>): APIGatewayProxyResult {
-  return respond(context, count, status, `{"code":"${code}","message":${JSON.stringify(message)},"status":${status}}`, headers);
+/** An Error body; a 400 names its failing field in `details` too. */
+export function error(context: Context, count: Count | undefined, status: number, code: string, message: string, headers?: Record<string, string>, detail?: { path: string; message: string }): APIGatewayProxyResult {
+  const details = detail ? `,"details":[{"path":"${detail.path}","message":${JSON.stringify(detail.message)}}]` : '';
+  return respond(context, count, status, `{"code":"${code}","message":${JSON.stringify(message)},"status":${status}${details}}`, headers, code);
 }
 
 /** Waits for the count; a refusal or a missing key answers here. */

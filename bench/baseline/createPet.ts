@@ -4,32 +4,35 @@ import { admitted, begin, refusedWithoutKey, db, error, pad, respond, TABLE } fr
 
 const STATUSES = new Set(['available', 'pending', 'sold']);
 
-function parse(event: APIGatewayProxyEvent): { name: string; categoryId: number; status: string } | string {
-  if (!/^application\/json\b/i.test(event.headers?.['content-type'] ?? event.headers?.['Content-Type'] ?? '')) return 'header.content-type: must be application/json';
+type Invalid = { path: string; message: string };
+const invalid = (path: string, message: string): Invalid => ({ path, message });
+
+function parse(event: APIGatewayProxyEvent): { name: string; categoryId: number; status: string } | Invalid {
+  if (!/^application\/json\b/i.test(event.headers?.['content-type'] ?? event.headers?.['Content-Type'] ?? '')) return invalid('header.content-type', 'must be application/json');
   let body: unknown;
   try {
     body = JSON.parse(event.body ?? '');
   } catch {
-    return 'body: is not valid JSON';
+    return invalid('body', 'is not valid JSON');
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'body: must be a JSON object';
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return invalid('body', 'must be a JSON object');
   const { name, categoryId, status = 'available', ...rest } = body as Record<string, unknown>;
-  if (Object.keys(rest).length > 0) return `body.${Object.keys(rest)[0]}: is not a known field`;
+  if (Object.keys(rest).length > 0) return invalid(`body.${Object.keys(rest)[0]}`, 'is not a known field');
   const trimmed = typeof name === 'string' ? name.trim() : '';
-  if (trimmed.length < 1 || [...trimmed].length > 100) return 'body.name: must be 1 to 100 characters';
-  if (typeof categoryId !== 'number' || !Number.isSafeInteger(categoryId) || categoryId < 1) return 'body.categoryId: must be a positive integer';
-  if (typeof status !== 'string' || !STATUSES.has(status)) return 'body.status: must be one of available, pending, sold';
+  if (trimmed.length < 1 || [...trimmed].length > 100) return invalid('body.name', 'must be 1 to 100 characters');
+  if (typeof categoryId !== 'number' || !Number.isSafeInteger(categoryId) || categoryId < 1) return invalid('body.categoryId', 'must be a positive integer');
+  if (typeof status !== 'string' || !STATUSES.has(status)) return invalid('body.status', 'must be one of available, pending, sold');
   return { name: trimmed, categoryId, status };
 }
 
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
-  const context = await begin(event);
+  const context = await begin(event, 'createPet', 'POST /v1/pets');
   const refusal = await refusedWithoutKey(context);
   if (refusal !== undefined) return refusal;
   const pet = parse(event);
-  if (typeof pet === 'string') {
+  if ('path' in pet) {
     const decided = await admitted(context);
-    return decided.refusal ?? error(context, decided.count, 400, 'invalid_request', `The request is invalid: ${pet}.`);
+    return decided.refusal ?? error(context, decided.count, 400, 'invalid_request', `The request is invalid: ${pet.path}: ${pet.message}.`, undefined, pet);
   }
   const nextId = db.send(
     new UpdateItemCommand({

@@ -5,14 +5,14 @@ import { admitted, begin, refusedWithoutKey, db, error, pad, petJson, respond, T
 const DEPRECATION = { Deprecation: '@1795305600', Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT', Link: '</v1/pets>; rel="successor-version"' };
 
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
-  const context = await begin(event);
+  const context = await begin(event, 'getPet', 'GET /v1/pets/{petId}');
   const refusal = await refusedWithoutKey(context);
   if (refusal !== undefined) return refusal;
   const raw = event.pathParameters?.petId ?? '';
   const id = /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : 0;
   if (!Number.isSafeInteger(id) || id < 1 || Object.keys(event.queryStringParameters ?? {}).length > 0) {
     const decided = await admitted(context);
-    return decided.refusal ?? error(context, decided.count, 400, 'invalid_request', 'The request is invalid: path.petId: must be an integer.', DEPRECATION);
+    return decided.refusal ?? error(context, decided.count, 400, 'invalid_request', 'The request is invalid: path.petId: must be an integer.', DEPRECATION, { path: 'path.petId', message: 'must be an integer' });
   }
   const read = db.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: 'PET' }, sk: { S: pad(id) } }, ConsistentRead: true }));
   read.catch(() => {});

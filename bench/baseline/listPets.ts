@@ -5,28 +5,28 @@ import { admitted, begin, refusedWithoutKey, db, error, pad, petJson, readCursor
 const STATUSES = new Set(['available', 'pending', 'sold']);
 
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
-  const context = await begin(event);
+  const context = await begin(event, 'listPets', 'GET /v1/pets');
   const refusal = await refusedWithoutKey(context);
   if (refusal !== undefined) return refusal;
   const query = event.queryStringParameters ?? {};
   let limit = 20;
-  let invalid: string | undefined;
-  for (const name of Object.keys(query)) if (name !== 'limit' && name !== 'status' && name !== 'cursor') invalid = `query.${name}: is not a known parameter`;
+  let invalid: { path: string; message: string } | undefined;
+  for (const name of Object.keys(query)) if (name !== 'limit' && name !== 'status' && name !== 'cursor') invalid = { path: `query.${name}`, message: 'is not a known parameter' };
   if (query.limit !== undefined) {
     limit = /^[0-9]{1,4}$/.test(query.limit) ? Number(query.limit) : 0;
-    if (limit < 1 || limit > 100) invalid = 'query.limit: must be an integer from 1 to 100';
+    if (limit < 1 || limit > 100) invalid = { path: 'query.limit', message: 'must be an integer from 1 to 100' };
   }
   const status = query.status;
-  if (status !== undefined && !STATUSES.has(status)) invalid = 'query.status: must be one of available, pending, sold';
+  if (status !== undefined && !STATUSES.has(status)) invalid = { path: 'query.status', message: 'must be one of available, pending, sold' };
   let afterId = 0;
   if (query.cursor !== undefined) {
     const position = readCursor(query.cursor, status);
-    if (position === undefined) invalid = 'query.cursor: is malformed or has been altered';
+    if (position === undefined) invalid = { path: 'query.cursor', message: 'is malformed or has been altered' };
     else afterId = position;
   }
   if (invalid !== undefined) {
     const decided = await admitted(context);
-    return decided.refusal ?? error(context, decided.count, 400, 'invalid_request', `The request is invalid: ${invalid}.`);
+    return decided.refusal ?? error(context, decided.count, 400, 'invalid_request', `The request is invalid: ${invalid.path}: ${invalid.message}.`, undefined, invalid);
   }
   const read = db.send(
     status === undefined

@@ -15,7 +15,7 @@ import { rateLimit } from './middleware/rate-limit';
 import { responseHeaders } from './middleware/response-headers';
 import { validateRequest } from './middleware/validate-request';
 import type { HttpContext } from './request-context';
-import type { HttpResult } from './result';
+import { jsonBodyOf, type HttpResult } from './result';
 import { API_BASE_PATH, type OperationId } from './routes';
 
 /** What an operation receives: validated input and who is calling; no event, no context. */
@@ -109,7 +109,7 @@ export function httpOperation<
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     const given = result.headers;
     if (given !== undefined) for (const name in given) headers[name] = given[name] as string;
-    return { statusCode: result.status, headers, body: JSON.stringify(result.body) };
+    return { statusCode: result.status, headers, body: jsonBodyOf(result) };
   };
 
   // Timeouts are per request (deadlineOf), not middy's: its abort signal is shared by all

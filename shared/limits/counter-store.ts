@@ -170,10 +170,12 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
   async #update(
     input: Omit<UpdateCommandInput, 'TableName'>,
   ): Promise<{ ok: true; attributes: Record<string, unknown> } | { ok: false; state: CounterState }> {
+    // Completed in place (every caller passes a fresh object): a spread costs a microsecond here.
+    const complete = input as UpdateCommandInput;
+    complete.TableName = this.tableName;
+    complete.ReturnValuesOnConditionCheckFailure = 'ALL_OLD';
     try {
-      const { Attributes = {} } = await this.client.send(
-        new UpdateCommand({ ...input, TableName: this.tableName, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
-      );
+      const { Attributes = {} } = await this.client.send(new UpdateCommand(complete));
       return { ok: true, attributes: Attributes };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;

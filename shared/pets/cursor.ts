@@ -31,7 +31,8 @@ export class CursorCodec {
   }
 
   encode(position: CursorPosition): string {
-    const payload: CursorPayload = { v: 1, a: position.afterId, ...(position.status ? { s: position.status } : {}) };
+    const payload: CursorPayload = { v: 1, a: position.afterId };
+    if (position.status !== undefined) payload.s = position.status;
     const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
     return `${body}.${this.#tag(body).toString('base64url')}`;
   }

@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { isoTimestamp } from '../clock';
 import type { CallDeadline } from '../dynamodb/call-deadline';
 import { Sequence } from '../dynamodb/sequence';
 import { STATUS_INDEX } from '../dynamodb/table-definition';
@@ -43,7 +44,7 @@ export class DynamoDbPetRepository implements PetRepository {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
-    private readonly now: () => Date = () => new Date(),
+    private readonly now: () => number = Date.now,
   ) {
     this.#ids = new Sequence(client, tableName, 'pet');
   }
@@ -52,7 +53,7 @@ export class DynamoDbPetRepository implements PetRepository {
     // The id is taken while the caller decides; if it decides against the write, the id is a gap.
     const [id] = await Promise.all([this.#ids.next(deadline), beforeWrite]);
     const pet: Pet = { id, name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
-    const item: PetItem = { pk: PET_PARTITION, sk: petSortKey(id), ...pet, createdAt: this.now().toISOString() };
+    const item: PetItem = { pk: PET_PARTITION, sk: petSortKey(id), id, name: pet.name, categoryId: pet.categoryId, status: pet.status, createdAt: isoTimestamp(this.now()) };
     // The condition makes a write that would overwrite an existing pet fail instead.
     await this.client.send(
       new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),

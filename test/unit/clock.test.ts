@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isoTimestamp } from '../../shared/log';
+import { isoTimestamp } from '../../shared/clock';
 
 describe('isoTimestamp', () => {
   it('writes what Date#toISOString writes, across milliseconds, seconds and days', () => {
