@@ -222,6 +222,10 @@ describe('the bundled functions', () => {
     expect(response.statusCode).toBe(200);
     expect(JSON.parse(response.body)).toEqual([]);
     expect(response.headers?.['X-RateLimit-Limit']).toBe('1000');
+    // Shipped with its source map (stack traces name the TypeScript sources), without their text.
+    const sourceMap = JSON.parse(readFileSync(join(assetDir, 'index.mjs.map'), 'utf8')) as { sources: string[]; sourcesContent?: unknown };
+    expect(sourceMap.sources.some((source) => source.endsWith('functions/listPets.ts'))).toBe(true);
+    expect(sourceMap.sourcesContent).toBeUndefined();
 
     // The docs bundle carries the document and Swagger UI's files, and serves them from there.
     const docs = template.findResources('AWS::Lambda::Function')[functionLogicalId(template, 'ApiDocs')] as { Properties: { Code: { S3Key: string } } };
