@@ -1,0 +1,89 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { handler as baselineCreatePet } from '../../bench/baseline/createPet';
+import { handler as baselineGetPet } from '../../bench/baseline/getPet';
+import { handler as baselineListPets } from '../../bench/baseline/listPets';
+import { eventFor, EXPECTED_STATUS, FUNCTION_OF, lambdaContext, type BenchCase } from '../../bench/children/events.mjs';
+import { handler as oursCreatePet } from '../../functions/createPet';
+import { handler as oursGetPet } from '../../functions/getPet';
+import { handler as oursListPets } from '../../functions/listPets';
+import { setLogSink } from '../../shared/log';
+import { testDatabase } from '../support/database';
+
+/**
+ * `npm run bench` compares our stack with the hand-written baseline of bench/baseline/; the
+ * comparison only means something if both do the same work. For every case the bench times, both
+ * answer alike against the same table: the same status, headers, body and log line fields.
+ */
+type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+const HANDLERS: Record<'ours' | 'baseline', Record<'listPets' | 'createPet' | 'getPet', Handler>> = {
+  ours: { listPets: oursListPets as Handler, createPet: oursCreatePet as Handler, getPet: oursGetPet as Handler },
+  baseline: { listPets: baselineListPets, createPet: baselineCreatePet, getPet: baselineGetPet },
+};
+const KEY = 'local-pro-key';
+const CASES: BenchCase[] = ['listPets', 'createPet', 'getPet', 'invalid', 'unauthorized'];
+/** Headers whose values do not depend on the count or the request: they must be equal. */
+const SAME_VALUE = ['Content-Type', 'X-RateLimit-Limit', 'X-RateLimit-Reset', 'RateLimit-Policy', 'Cache-Control', 'WWW-Authenticate', 'Link', 'Deprecation', 'Sunset'];
+/** Log line fields that must be equal (the request id, time and duration differ by nature). */
+const SAME_LOG_FIELDS = ['level', 'msg', 'operation', 'route', 'status', 'keyId', 'plan', 'code'];
+
+async function answer(side: 'ours' | 'baseline', caseName: BenchCase) {
+  const lines: string[] = [];
+  const previousSink = setLogSink((line) => lines.push(line));
+  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    lines.push(String(chunk).trimEnd());
+    return true;
+  });
+  try {
+    const event = eventFor(caseName, { key: KEY });
+    const response = await HANDLERS[side][FUNCTION_OF[caseName]](event, lambdaContext());
+    expect(lines).toHaveLength(1);
+    return { event, response, body: JSON.parse(response.body) as unknown, log: JSON.parse(lines[0] as string) as Record<string, unknown> };
+  } finally {
+    write.mockRestore();
+    setLogSink(previousSink);
+  }
+}
+
+beforeEach(async () => {
+  // Both answers in the same minute, so that both name the same window's reset.
+  const msIntoMinute = Date.now() % 60_000;
+  if (msIntoMinute > 55_000) await new Promise((resolve) => setTimeout(resolve, 60_100 - msIntoMinute));
+});
+
+beforeAll(async () => {
+  // More pets than a page, so that listPets answers with a Link to the next page.
+  const { documentClient, tableName } = testDatabase();
+  const { DynamoDbPetRepository } = await import('../../shared/pets/repository');
+  const pets = new DynamoDbPetRepository(documentClient, tableName);
+  for (let i = 0; i < 25; i += 1) await pets.create({ name: `Parity ${i}`, categoryId: 3, status: 'available' });
+});
+
+describe('the bench baseline answers like our stack', () => {
+  it.each(CASES)('%s: same status, headers, body and log line fields', async (caseName) => {
+    const ours = await answer('ours', caseName);
+    const baseline = await answer('baseline', caseName);
+
+    expect(ours.response.statusCode).toBe(EXPECTED_STATUS[caseName]);
+    expect(baseline.response.statusCode).toBe(ours.response.statusCode);
+    expect(Object.keys(baseline.response.headers ?? {}).sort()).toEqual(Object.keys(ours.response.headers ?? {}).sort());
+    for (const name of SAME_VALUE) expect([name, baseline.response.headers?.[name]]).toEqual([name, ours.response.headers?.[name]]);
+
+    if (caseName === 'createPet') {
+      // Each side creates the pet of its own request (the bench names each one), with the next id.
+      const id = (ours.body as { id: number }).id;
+      expect(ours.body).toEqual({ ...JSON.parse(ours.event.body as string), id });
+      expect(baseline.body).toEqual({ ...JSON.parse(baseline.event.body as string), id: id + 1 });
+      expect([ours.response.headers?.Location, baseline.response.headers?.Location]).toEqual([`/v1/pets/${id}`, `/v1/pets/${id + 1}`]);
+    } else if (ours.response.statusCode >= 400) {
+      const [mine, theirs] = [ours.body, baseline.body] as { code: string; status: number; details?: { path: string }[] }[];
+      expect(theirs).toMatchObject({ code: mine?.code, status: mine?.status, message: expect.any(String) });
+      expect(theirs?.details?.map((detail) => detail.path)).toEqual(mine?.details?.map((detail) => detail.path));
+    } else {
+      expect(baseline.body).toEqual(ours.body);
+    }
+
+    expect(Object.keys(baseline.log).sort()).toEqual(Object.keys(ours.log).sort());
+    for (const field of SAME_LOG_FIELDS) expect([field, baseline.log[field]]).toEqual([field, ours.log[field]]);
+  });
+});
