@@ -1,7 +1,8 @@
 import { createHash, createHmac } from 'node:crypto';
 import { ConditionalCheckFailedException, DynamoDBClient, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { isoTimestamp } from '../../shared/clock';
+// The service's clock, as ours reads it (so that a test can pin both).
+import { isoTimestamp, now } from '../../shared/clock';
 
 /**
  * The framework-free baseline of `npm run bench`: what a careful hand-written handler does for the
@@ -37,14 +38,14 @@ async function caller(authorization: string | undefined): Promise<Caller | undef
   if (match === null) return undefined;
   const hash = createHash('sha256').update(match[1] as string).digest('hex');
   const cached = keys.get(hash);
-  if (cached !== undefined && cached.until > Date.now()) return cached.caller;
+  if (cached !== undefined && cached.until > now()) return cached.caller;
   const { Item } = await db.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: 'APIKEY' }, sk: { S: hash } } }));
   const limits = Item?.limits?.M;
   if (limits === undefined) return undefined;
   const perMinute = Number(limits.perMinute?.N);
   const perDay = Number(limits.perDay?.N);
   const found = { keyId: hash.slice(0, 16), plan: String(Item?.plan?.S), perMinute, perDay, policy: policyOf(perMinute, perDay) };
-  keys.set(hash, { caller: found, until: Date.now() + 60_000 });
+  keys.set(hash, { caller: found, until: now() + 60_000 });
   return found;
 }
 
@@ -58,9 +59,9 @@ interface Count {
 
 /** The same conditional counter update as ours in the common case; opening a new minute or day on a miss. */
 async function count(subject: string, perMinute: number, perDay: number): Promise<Count> {
-  const now = Date.now();
-  const minute = Math.floor(now / 60_000);
-  const day = Math.floor(now / 86_400_000);
+  const nowMs = now();
+  const minute = Math.floor(nowMs / 60_000);
+  const day = Math.floor(nowMs / 86_400_000);
   const key = { pk: { S: `RATE#${subject}` }, sk: { S: 'counters' } };
   const expiresAt = { N: String(Math.ceil(((day + 1) * 86_400_000 + 86_400_000) / 1000)) };
   let minuteCount: number;
@@ -80,7 +81,7 @@ async function count(subject: string, perMinute: number, perDay: number): Promis
           ':day': { N: String(day) },
           ':minuteLimit': { N: String(perMinute) },
           ':dayLimit': { N: String(perDay) },
-          ':now': { N: String(now) },
+          ':now': { N: String(nowMs) },
           ':expiresAt': expiresAt,
         },
         ReturnValues: 'UPDATED_NEW',
@@ -148,12 +149,12 @@ export async function begin(event: APIGatewayProxyEvent, operation: string, rout
 
 /** The same answer and log line as ours: rate-limit headers (both forms), request id, no caching. */
 export function respond(context: Context, count: Count | undefined, status: number, body: string, headers: Record<string, string> = {}, code?: string): APIGatewayProxyResult {
-  const nowMs = Date.now();
+  const nowMs = now();
   const rate = count ?? { window: 'minute', limit: context.caller?.perMinute ?? 60, remaining: 0, resetSeconds: (Math.floor(nowMs / 60_000) + 1) * 60 };
   const who = context.caller;
   const durationMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
   process.stdout.write(
-    `{"time":"${isoTimestamp(nowMs)}","level":"${status >= 500 ? 'error' : 'info'}","msg":"request","requestId":${JSON.stringify(context.requestId)},${context.logFields},"status":${status},"durationMs":${durationMs}${
+    `{"time":"${isoTimestamp(Date.now())}","level":"${status >= 500 ? 'error' : 'info'}","msg":"request","requestId":${JSON.stringify(context.requestId)},${context.logFields},"status":${status},"durationMs":${durationMs}${
       who ? `,"keyId":"${who.keyId}","plan":"${who.plan}"` : ''
     }${code ? `,"code":"${code}"` : ''}}\n`,
   );
@@ -189,7 +190,7 @@ export async function admitted(context: Context): Promise<{ count: Count; refusa
     return { count: undefined as never, refusal: error(context, undefined, 503, 'service_unavailable', 'The service is temporarily unavailable.', { 'Retry-After': '1' }) };
   }
   if (!counted.ok) {
-    return { count: counted, refusal: error(context, counted, 429, 'rate_limited', 'Too many requests.', { 'Retry-After': String(Math.max(1, counted.resetSeconds - Math.floor(Date.now() / 1000))) }) };
+    return { count: counted, refusal: error(context, counted, 429, 'rate_limited', 'Too many requests.', { 'Retry-After': String(Math.max(1, counted.resetSeconds - Math.floor(now() / 1000))) }) };
   }
   if (context.caller === undefined) {
     return { count: counted, refusal: error(context, counted, 401, 'unauthorized', 'An API key is required.', { 'WWW-Authenticate': 'Bearer realm="petstore"' }) };

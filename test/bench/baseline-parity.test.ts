@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler as baselineCreatePet } from '../../bench/baseline/createPet';
 import { handler as baselineGetPet } from '../../bench/baseline/getPet';
 import { handler as baselineListPets } from '../../bench/baseline/listPets';
@@ -7,6 +7,7 @@ import { eventFor, EXPECTED_STATUS, FUNCTION_OF, lambdaContext, type BenchCase }
 import { handler as oursCreatePet } from '../../functions/createPet';
 import { handler as oursGetPet } from '../../functions/getPet';
 import { handler as oursListPets } from '../../functions/listPets';
+import { setClock } from '../../shared/clock';
 import { setLogSink } from '../../shared/log';
 import { testDatabase } from '../support/database';
 
@@ -45,11 +46,13 @@ async function answer(side: 'ours' | 'baseline', caseName: BenchCase) {
   }
 }
 
-beforeEach(async () => {
-  // Both answers in the same minute, so that both name the same window's reset.
-  const msIntoMinute = Date.now() % 60_000;
-  if (msIntoMinute > 55_000) await new Promise((resolve) => setTimeout(resolve, 60_100 - msIntoMinute));
+let restoreClock: () => void;
+// Both sides read the service's clock: pinned mid-minute, both answers name the same window's reset.
+beforeAll(() => {
+  const midMinute = Math.floor(Date.now() / 60_000) * 60_000 + 30_000;
+  restoreClock = setClock(() => midMinute);
 });
+afterAll(() => restoreClock());
 
 beforeAll(async () => {
   // More pets than a page, so that listPets answers with a Link to the next page.
