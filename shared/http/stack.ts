@@ -4,9 +4,9 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type * as z from 'zod/mini';
 import { apiKeyResolver } from '../auth/key-resolver';
 import type { ApiKeyResolver, Principal } from '../auth/principal';
+import { TimedCallDeadline, type CallDeadline } from '../dynamodb/call-deadline';
 import { rateLimiter as defaultRateLimiter } from '../limits/limiter-instance';
 import type { RateLimiter } from '../limits/rate-limiter';
-import { TimedCallDeadline, type CallDeadline } from '../dynamodb/call-deadline';
 import { requestHeader } from './headers';
 import { accessLog } from './middleware/access-log';
 import { identifyCaller } from './middleware/authenticate';
