@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { InvalidRequestError } from '../errors';
-import { MAX_ID, PET_STATUSES, type PetStatus } from './schema';
+import { MAX_ID, PET_STATUSES, type PetStatus } from './fields';
 
 /**
  * Page cursors: where the previous page ended and which filter it was for, signed with an HMAC

@@ -1,13 +1,14 @@
 import * as z from 'zod/mini';
 import type { OperationId } from '../http/routes';
-import { ListPetsQuery, NewPet, NoQuery, Pet, PetIdPath } from './schema';
+import { LIST_PETS_REQUEST } from './list-pets-query';
+import { NewPet, NoQuery, Pet, PetIdPath } from './schema';
 
 /**
  * What each operation takes and answers: the handlers validate their requests with these, and
  * the interface description (openapi/document.ts) declares the same schemas.
  */
 export const OPERATION_SCHEMAS = {
-  listPets: { request: { query: ListPetsQuery }, success: { status: 200, body: z.array(Pet) } },
+  listPets: { request: LIST_PETS_REQUEST, success: { status: 200, body: z.array(Pet) } },
   createPet: { request: { query: NoQuery, body: NewPet }, success: { status: 201, body: Pet } },
   getPet: { request: { query: NoQuery, path: PetIdPath }, success: { status: 200, body: Pet } },
 } as const satisfies Record<OperationId, { request: { query: z.ZodMiniType; path?: z.ZodMiniType; body?: z.ZodMiniType }; success: { status: number; body: z.ZodMiniType } }>;

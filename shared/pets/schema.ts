@@ -1,22 +1,16 @@
 import * as z from 'zod/mini';
+import { described, describeAs } from './describe';
+import { MAX_ID, NAME_MAX_LENGTH, PetStatus, DEFAULT_PET_STATUS } from './fields';
+
+// The shared fields and the listPets query live apart (see fields.ts); they are part of this whole.
+export * from './fields';
+export { ListPetsQuery } from './list-pets-query';
 
 /**
  * The shapes of the pet store interface: the single source of truth for request validation,
  * the TypeScript types and the OpenAPI document. Messages are written for API clients; the
  * validation layer prefixes each with where it failed (`body.name: ...`).
  */
-
-/** Largest id any JSON client, JavaScript included, reads exactly: 2^53 - 1. */
-export const MAX_ID = Number.MAX_SAFE_INTEGER;
-export const NAME_MAX_LENGTH = 100;
-export const PAGE_SIZE = { min: 1, max: 100, default: 20 } as const;
-export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
-
-export const PetStatus = described(z.enum(PET_STATUSES, { error: `must be one of ${PET_STATUSES.join(', ')}` }), {
-  description: 'Availability of the animal.',
-});
-export type PetStatus = z.infer<typeof PetStatus>;
-export const DEFAULT_PET_STATUS: PetStatus = 'available';
 
 /** A positive integer no larger than 2^53 - 1 (z.int() itself keeps to the safe range). */
 export const Identifier = described(
@@ -62,27 +56,6 @@ export const Pet = described(
 );
 export type Pet = z.output<typeof Pet>;
 
-const pageSizeMessage = `must be an integer from ${PAGE_SIZE.min} to ${PAGE_SIZE.max}`;
-
-/** Query values arrive as strings; only plain decimal digits are integers here ("1e1", " 5", "0x10" are not). */
-const pageSize = z.pipe(
-  z.pipe(z.string().check(z.regex(/^[0-9]{1,4}$/, pageSizeMessage)), z.transform(Number)),
-  z.int().check(z.minimum(PAGE_SIZE.min, pageSizeMessage), z.maximum(PAGE_SIZE.max, pageSizeMessage)),
-);
-
-export const ListPetsQuery = z.strictObject({
-  limit: described(z._default(pageSize, PAGE_SIZE.default), {
-    description: 'Maximum number of animals to return.',
-    override: describeAs({ type: 'integer', minimum: PAGE_SIZE.min, maximum: PAGE_SIZE.max, default: PAGE_SIZE.default }),
-  }),
-  status: described(z.optional(PetStatus), { description: 'Returns only animals with this availability status.' }),
-  /** Opaque; checked by shared/pets/cursor.ts. */
-  cursor: described(z.optional(z.string().check(z.minLength(1, 'must not be empty'))), {
-    description: 'Opaque position from the `Link: <...>; rel="next"` header of the previous page; never build one by hand.',
-  }),
-});
-export type ListPetsQuery = z.output<typeof ListPetsQuery>;
-
 const petIdMessage = `must be an integer from 1 to ${MAX_ID}`;
 
 /** `petId` in the path: canonical decimal digits of a positive safe integer. */
@@ -93,27 +66,6 @@ export const PetIdPath = z.strictObject({
   }),
 });
 export type PetIdPath = z.output<typeof PetIdPath>;
-
-/**
- * Metadata for the interface description (zod's global registry, which zod-openapi reads), on a
- * copy, so one schema can be described differently where it is used.
- */
-function described<T extends z.ZodMiniType>(schema: T, meta: z.core.GlobalMeta): T {
-  const copy = schema.clone();
-  z.globalRegistry.add(copy, meta);
-  return copy;
-}
-
-/**
- * For the interface description (zod-openapi's `override`): a parameter that arrives as text is
- * described as what it means to a client, replacing the string schema zod would describe.
- */
-function describeAs(meaning: Record<string, unknown>) {
-  return function replaceSchema({ jsonSchema }: { jsonSchema: Record<string, unknown> }): void {
-    for (const key of Object.keys(jsonSchema)) delete jsonSchema[key];
-    Object.assign(jsonSchema, meaning);
-  };
-}
 
 /** No query parameters at all. */
 export const NoQuery = z.strictObject({});

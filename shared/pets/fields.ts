@@ -1,0 +1,19 @@
+import * as z from 'zod/mini';
+import { described } from './describe';
+
+/**
+ * The limits and the status every pet schema shares. Apart from schema.ts so that a function
+ * builds only the schemas it uses (building zod schemas is most of what zod adds to a cold start).
+ */
+
+/** Largest id any JSON client, JavaScript included, reads exactly: 2^53 - 1. */
+export const MAX_ID = Number.MAX_SAFE_INTEGER;
+export const NAME_MAX_LENGTH = 100;
+export const PAGE_SIZE = { min: 1, max: 100, default: 20 } as const;
+export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
+
+export const PetStatus = described(z.enum(PET_STATUSES, { error: `must be one of ${PET_STATUSES.join(', ')}` }), {
+  description: 'Availability of the animal.',
+});
+export type PetStatus = z.infer<typeof PetStatus>;
+export const DEFAULT_PET_STATUS: PetStatus = 'available';

@@ -1,0 +1,31 @@
+import * as z from 'zod/mini';
+import { describeAs, described } from './describe';
+import { PAGE_SIZE, PetStatus } from './fields';
+
+/**
+ * The query of listPets, in a module of its own so that the listPets function builds no other
+ * schema at its cold start.
+ */
+const pageSizeMessage = `must be an integer from ${PAGE_SIZE.min} to ${PAGE_SIZE.max}`;
+
+/** Query values arrive as strings; only plain decimal digits are integers here ("1e1", " 5", "0x10" are not). */
+const pageSize = z.pipe(
+  z.pipe(z.string().check(z.regex(/^[0-9]{1,4}$/, pageSizeMessage)), z.transform(Number)),
+  z.int().check(z.minimum(PAGE_SIZE.min, pageSizeMessage), z.maximum(PAGE_SIZE.max, pageSizeMessage)),
+);
+
+export const ListPetsQuery = z.strictObject({
+  limit: described(z._default(pageSize, PAGE_SIZE.default), {
+    description: 'Maximum number of animals to return.',
+    override: describeAs({ type: 'integer', minimum: PAGE_SIZE.min, maximum: PAGE_SIZE.max, default: PAGE_SIZE.default }),
+  }),
+  status: described(z.optional(PetStatus), { description: 'Returns only animals with this availability status.' }),
+  /** Opaque; checked by shared/pets/cursor.ts. */
+  cursor: described(z.optional(z.string().check(z.minLength(1, 'must not be empty'))), {
+    description: 'Opaque position from the `Link: <...>; rel="next"` header of the previous page; never build one by hand.',
+  }),
+});
+export type ListPetsQuery = z.output<typeof ListPetsQuery>;
+
+/** What listPets takes (OPERATION_SCHEMAS declares it in the interface description). */
+export const LIST_PETS_REQUEST = { query: ListPetsQuery } as const;
