@@ -10,14 +10,14 @@ import { build } from 'esbuild';
 import { esbuildOptionsFor, FUNCTION_NODE_OPTIONS } from '../infra/bundling';
 import { startDynamoDbLocal, type RunningDynamoDbLocal } from '../local/dynamodb-local';
 import { ensureTable } from '../local/create-table';
-import { LocalKeyRegistry } from '../shared/auth/local-key-registry';
+import { KeyRegistry } from '../shared/auth/key-registry';
 import { createDocumentClient } from '../shared/dynamodb/client';
 import { DynamoDbPetRepository } from '../shared/pets/repository';
 import { roundTripsOf, startRecorder } from './dynamodb-recorder';
 
 /**
- * `npm run bench`: our three functions, bundled exactly as the stack bundles them, against a
- * framework-free baseline (bench/baseline/) making the same DynamoDB requests. Measures bundle
+ * `npm run bench`: our three functions and the authorizer, bundled exactly as the stack bundles
+ * them, against a framework-free baseline (bench/baseline/) making the same DynamoDB requests. Measures bundle
  * size, cold start, the stack's own per-request cost (DynamoDB stubbed) and warm round trips to
  * DynamoDB Local with their request count and consumed capacity; ours and the baseline always
  * alternate (ABAB). Writes bench/results.json and bench/results.md. Every process it starts is
@@ -27,11 +27,23 @@ const root = join(import.meta.dirname, '..');
 // The SDK's notice that its 2027 releases need Node.js 22 (the Lambda runtime); this lock file's run on 20.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const buildDir = join(root, 'bench', '.build');
-const FUNCTIONS = ['listPets', 'createPet', 'getPet'] as const;
+const FUNCTIONS = ['listPets', 'createPet', 'getPet', 'authorizer'] as const;
 type FunctionName = (typeof FUNCTIONS)[number];
 const IMPLEMENTATIONS = ['ours', 'baseline'] as const;
 type Implementation = (typeof IMPLEMENTATIONS)[number];
-const OVERHEAD_CASES = ['listPets', 'createPet', 'getPet', 'invalid', 'unauthorized'] as const;
+const OVERHEAD_CASES = ['listPets', 'createPet', 'getPet', 'invalid', 'unauthorized', 'authorize', 'authorizeUnknown'] as const;
+/** What a cold start or a warm end-to-end request of each function serves (the authorizer: a known key). */
+const CASE_OF: Record<FunctionName, string> = { listPets: 'listPets', createPet: 'createPet', getPet: 'getPet', authorizer: 'authorize' };
+/** The function each overhead case goes to (as bench/children/events.mjs says). */
+const FUNCTION_OF_CASE: Record<(typeof OVERHEAD_CASES)[number], FunctionName> = {
+  listPets: 'listPets',
+  createPet: 'createPet',
+  getPet: 'getPet',
+  invalid: 'listPets',
+  unauthorized: 'listPets',
+  authorize: 'authorizer',
+  authorizeUnknown: 'authorizer',
+};
 
 const COLD_STARTS = 15;
 const OVERHEAD_ITERATIONS = 20_000;
@@ -108,7 +120,7 @@ async function main(): Promise<void> {
     await ensureTable(new DynamoDBClient({ region: 'eu-west-1', endpoint: dynamo.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }), TABLE_NAME);
     const client = createDocumentClient({ region: 'eu-west-1', dynamoDbEndpoint: dynamo.endpoint });
     // Limits no run of the bench can reach, so that every request is admitted.
-    await new LocalKeyRegistry(client, TABLE_NAME).register(BENCH_KEY, 'enterprise', { perMinute: 100_000_000, perDay: 100_000_000 });
+    await new KeyRegistry(client, TABLE_NAME).register(BENCH_KEY, 'enterprise', { perMinute: 100_000_000, perDay: 100_000_000 });
     const repository = new DynamoDbPetRepository(client, TABLE_NAME);
     for (let i = 0; i < 500; i += 1) await repository.create({ name: `Seed ${i}`, categoryId: (i % 5) + 1, status: i % 3 === 0 ? 'sold' : 'available' });
 
@@ -120,7 +132,7 @@ async function main(): Promise<void> {
         for (const implementation of run % 2 === 0 ? IMPLEMENTATIONS : ([...IMPLEMENTATIONS].reverse() as Implementation[])) {
           const result = await runChild<{ importMs: number; firstResponseMs: number; status: number }>(
             'cold-start.mjs',
-            [bundleOf('deployed', implementation, name), name, BENCH_KEY],
+            [bundleOf('deployed', implementation, name), CASE_OF[name], BENCH_KEY],
             env,
           );
           cold[name][implementation].importMs.push(result.importMs);
@@ -132,7 +144,7 @@ async function main(): Promise<void> {
     process.stdout.write(`stack overhead, DynamoDB stubbed (${OVERHEAD_ITERATIONS} invocations per case and side)...\n`);
     const overhead = {} as Record<(typeof OVERHEAD_CASES)[number], Record<Implementation, { p50: number; p99: number }>>;
     for (const caseName of runs('overhead') ? OVERHEAD_CASES : []) {
-      const fn = caseName === 'invalid' || caseName === 'unauthorized' ? 'listPets' : caseName;
+      const fn = FUNCTION_OF_CASE[caseName];
       overhead[caseName] = await runChild('overhead.mjs', [bundleOf('stubbed', 'ours', fn), bundleOf('stubbed', 'baseline', fn), caseName, BENCH_KEY, String(OVERHEAD_ITERATIONS)], {
         ...env,
         NODE_OPTIONS: '',
@@ -144,22 +156,26 @@ async function main(): Promise<void> {
     process.stdout.write(`end to end against DynamoDB Local (${END_TO_END_ITERATIONS} warm requests per operation and side)...\n`);
     const endToEnd = {} as Record<FunctionName, Record<Implementation, { p50: number; p99: number }>>;
     for (const name of runs('e2e') ? FUNCTIONS : []) {
-      endToEnd[name] = await runChild('end-to-end.mjs', [bundleOf('deployed', 'ours', name), bundleOf('deployed', 'baseline', name), name, BENCH_KEY, String(END_TO_END_ITERATIONS), '42'], env);
+      endToEnd[name] = await runChild('end-to-end.mjs', [bundleOf('deployed', 'ours', name), bundleOf('deployed', 'baseline', name), CASE_OF[name], BENCH_KEY, String(END_TO_END_ITERATIONS), '42'], env);
     }
 
     process.stdout.write('DynamoDB requests, round trips and capacity per operation...\n');
     recorder = await startRecorder(dynamo.endpoint);
     Object.assign(process.env, { ...env, DYNAMODB_ENDPOINT: recorder.endpoint, NODE_OPTIONS: process.env.NODE_OPTIONS ?? '' });
     const requests = {} as Record<string, Record<Implementation, { requests: number; operations: string[]; roundTrips: number; capacityUnits: number; itemsRead: number | undefined }>>;
-    const { eventFor, lambdaContext } = (await import(pathToFileURL(join(root, 'bench', 'children', 'events.mjs')).href)) as {
+    const { eventFor, lambdaContext, invoke, EXPECTED_STATUS } = (await import(pathToFileURL(join(root, 'bench', 'children', 'events.mjs')).href)) as {
       eventFor: (name: string, options: { key: string; petId?: number }) => unknown;
       lambdaContext: () => unknown;
+      invoke: (handler: unknown, event: unknown, context: unknown) => Promise<{ statusCode: number }>;
+      EXPECTED_STATUS: Record<string, number>;
     };
     const measuredCases: { label: string; fn: FunctionName; caseName: string; query?: Record<string, string> }[] = [
       { label: 'listPets (limit 20)', fn: 'listPets', caseName: 'listPets' },
       { label: 'listPets (limit 100)', fn: 'listPets', caseName: 'listPets', query: { limit: '100' } },
       { label: 'createPet', fn: 'createPet', caseName: 'createPet' },
       { label: 'getPet', fn: 'getPet', caseName: 'getPet' },
+      { label: 'authorizer (a known key)', fn: 'authorizer', caseName: 'authorize' },
+      { label: 'authorizer (no valid key)', fn: 'authorizer', caseName: 'authorizeUnknown' },
     ];
     const loaded = {} as Record<Implementation, Record<FunctionName, (event: unknown, context: unknown) => Promise<{ statusCode: number }>>>;
     for (const implementation of IMPLEMENTATIONS) {
@@ -174,20 +190,20 @@ async function main(): Promise<void> {
     for (const { label, fn, caseName, query } of runs('requests') ? measuredCases : []) {
       requests[label] = {} as (typeof requests)[string];
       for (const implementation of IMPLEMENTATIONS) {
-        const invoke = async () => {
+        const measure = async () => {
           const event = eventFor(caseName, { key: BENCH_KEY, petId: 42 }) as Record<string, unknown>;
           if (query) Object.assign(event, { queryStringParameters: query, multiValueQueryStringParameters: Object.fromEntries(Object.entries(query).map(([k, v]) => [k, [v]])) });
           process.stdout.write = () => true; // the functions' log lines
           try {
-            return await loaded[implementation][fn](event, lambdaContext());
+            return await invoke(loaded[implementation][fn], event, lambdaContext());
           } finally {
             process.stdout.write = realWrite;
           }
         };
-        await invoke(); // warm: the key cached, this minute's counter window open
+        await measure(); // warm: this minute's counter window open
         recorder.take();
-        const response = await invoke();
-        if (response.statusCode >= 300) throw new Error(`${label} (${implementation}): ${response.statusCode}`);
+        const response = await measure();
+        if (response.statusCode !== EXPECTED_STATUS[caseName]) throw new Error(`${label} (${implementation}): ${response.statusCode}`);
         const calls = recorder.take();
         const itemsRead = calls.map((call) => call.scannedCount).find((count) => count !== undefined);
         requests[label][implementation] = {
@@ -295,7 +311,11 @@ function reportOf(results: Results): string {
     for (const implementation of IMPLEMENTATIONS) {
       const measured = (sides as Record<Implementation, Results['dynamoDb'][string][Implementation]>)[implementation];
       const limit = /limit (\d+)/.exec(label)?.[1];
-      const target = label.startsWith('createPet') ? measured.roundTrips <= 2 : measured.roundTrips <= 1 && (limit === undefined || (measured.itemsRead ?? 0) <= Number(limit) + 1);
+      // A create waits for two round trips, so does the authorizer without a valid key (look up, then count); the rest for one.
+      const target =
+        label.startsWith('createPet') || label.includes('no valid key')
+          ? measured.roundTrips <= 2
+          : measured.roundTrips <= 1 && (limit === undefined || (measured.itemsRead ?? 0) <= Number(limit) + 1);
       lines.push(`| ${label} | ${implementation} | ${measured.requests} (${measured.operations.join(', ')}) | ${measured.roundTrips} | ${fixed(measured.capacityUnits)} | ${measured.itemsRead ?? '–'} | ${implementation === 'ours' ? verdict(target) : ''} |`);
     }
   }

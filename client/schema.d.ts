@@ -144,7 +144,7 @@ export interface components {
         "X-Request-Id": string;
         /** @description Answers depend on the key and the moment; never cache them. */
         "Cache-Control": "no-store";
-        /** @description The Bearer challenge of RFC 6750 (`error="invalid_token"` when a key was sent). */
+        /** @description The Bearer challenge of RFC 6750; with `error="invalid_token"` when API Gateway refuses a key the service still knew (disabled or deleted in the console a moment ago). */
         "WWW-Authenticate": string;
         /** @description Whole seconds to wait before retrying (RFC 9110). */
         "Retry-After": number;
@@ -209,14 +209,9 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: no `Authorization: Bearer <key>`, or the key is malformed, unknown or revoked. */
+            /** @description `unauthorized`: no `Authorization: Bearer <key>`, or the key is malformed, unknown or revoked. Answered by the gateway before any function runs, so it carries no rate-limit headers; requests without a valid key are counted per client address under the Free per-minute limit, and past it the address gets 429 instead. */
             401: {
                 headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -226,7 +221,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: a per-minute or daily limit of the key is used up; or `key_suspended`: the key kept sending after being refused and is suspended for 15 minutes. Wait for `Retry-After`. */
+            /** @description `rate_limited`: a per-minute or daily limit of the key is used up; or `key_suspended`: the key kept sending after being refused and is suspended for 15 minutes. The same codes refuse a client address that sent more requests without a valid key than the Free per-minute limit (its rate-limit headers are then the address's, and this answer comes from the gateway, without an operation's own headers such as `Deprecation`). Wait for `Retry-After`. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -259,7 +254,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: the datastore is throttling or out of reach; retry after `Retry-After`. */
+            /** @description `service_unavailable`: the datastore is throttling or out of reach; retry after `Retry-After`. When the gateway answers it (the authorizer could not reach the key registry), only `Retry-After`, `X-Request-Id` and `Cache-Control` come with it. */
             503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -325,14 +320,9 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: no `Authorization: Bearer <key>`, or the key is malformed, unknown or revoked. */
+            /** @description `unauthorized`: no `Authorization: Bearer <key>`, or the key is malformed, unknown or revoked. Answered by the gateway before any function runs, so it carries no rate-limit headers; requests without a valid key are counted per client address under the Free per-minute limit, and past it the address gets 429 instead. */
             401: {
                 headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -351,7 +341,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: a per-minute or daily limit of the key is used up; or `key_suspended`: the key kept sending after being refused and is suspended for 15 minutes. Wait for `Retry-After`. */
+            /** @description `rate_limited`: a per-minute or daily limit of the key is used up; or `key_suspended`: the key kept sending after being refused and is suspended for 15 minutes. The same codes refuse a client address that sent more requests without a valid key than the Free per-minute limit (its rate-limit headers are then the address's, and this answer comes from the gateway, without an operation's own headers such as `Deprecation`). Wait for `Retry-After`. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -384,7 +374,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: the datastore is throttling or out of reach; retry after `Retry-After`. */
+            /** @description `service_unavailable`: the datastore is throttling or out of reach; retry after `Retry-After`. When the gateway answers it (the authorizer could not reach the key registry), only `Retry-After`, `X-Request-Id` and `Cache-Control` come with it. */
             503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -453,19 +443,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: no `Authorization: Bearer <key>`, or the key is malformed, unknown or revoked. */
+            /** @description `unauthorized`: no `Authorization: Bearer <key>`, or the key is malformed, unknown or revoked. Answered by the gateway before any function runs, so it carries no rate-limit headers; requests without a valid key are counted per client address under the Free per-minute limit, and past it the address gets 429 instead. */
             401: {
                 headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    Deprecation: components["headers"]["getPet-Deprecation"];
-                    Sunset: components["headers"]["getPet-Sunset"];
-                    Link: components["headers"]["getPet-Link"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -492,7 +474,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: a per-minute or daily limit of the key is used up; or `key_suspended`: the key kept sending after being refused and is suspended for 15 minutes. Wait for `Retry-After`. */
+            /** @description `rate_limited`: a per-minute or daily limit of the key is used up; or `key_suspended`: the key kept sending after being refused and is suspended for 15 minutes. The same codes refuse a client address that sent more requests without a valid key than the Free per-minute limit (its rate-limit headers are then the address's, and this answer comes from the gateway, without an operation's own headers such as `Deprecation`). Wait for `Retry-After`. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -502,9 +484,12 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    Deprecation: components["headers"]["getPet-Deprecation"];
-                    Sunset: components["headers"]["getPet-Sunset"];
-                    Link: components["headers"]["getPet-Link"];
+                    /** @description As on every answer of the operation; absent when the gateway refused the client address. */
+                    Deprecation?: "@1795305600";
+                    /** @description As on every answer of the operation; absent when the gateway refused the client address. */
+                    Sunset?: "Thu, 05 Dec 2030 00:00:00 GMT";
+                    /** @description As on every answer of the operation; absent when the gateway refused the client address. */
+                    Link?: "</v1/pets>; rel=\"successor-version\"";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -531,7 +516,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: the datastore is throttling or out of reach; retry after `Retry-After`. */
+            /** @description `service_unavailable`: the datastore is throttling or out of reach; retry after `Retry-After`. When the gateway answers it (the authorizer could not reach the key registry), only `Retry-After`, `X-Request-Id` and `Cache-Control` come with it. */
             503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -1,25 +1,102 @@
-import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { hashApiKey, keyIdOf } from '../shared/auth/api-key-hash';
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
+import { type RefusalContext, principalContext } from '../shared/auth/authorizer-contract';
+import { authorize } from '../shared/auth/authorize';
 import { readBearer } from '../shared/auth/bearer';
+import { KeyRegistry } from '../shared/auth/key-registry';
+import { config } from '../shared/config';
+import { TimedCallDeadline } from '../shared/dynamodb/call-deadline';
+import { documentClient } from '../shared/dynamodb/client';
+import { requestHeader } from '../shared/http/headers';
+import { setRateLimitHeaders } from '../shared/http/rate-limit-headers';
+import { OPERATIONS, routeOf, type OperationId } from '../shared/http/routes';
+import { rateLimiter } from '../shared/limits/limiter-instance';
+import { writeLog, type LogEntry } from '../shared/log';
+
+const registry = new KeyRegistry(documentClient, config.tableName);
+/** Give up DynamoDB calls this long before the function's timeout. */
+const TIMEOUT_MARGIN_MS = 500;
 
 /**
- * API Gateway's TOKEN authorizer: takes the bearer key from `Authorization` and hands it to API
- * Gateway as the usage identifier key, so the usage plans meter and check it (the API's key
- * source is AUTHORIZER). A missing or malformed credential is refused here with 401; an unknown
- * or revoked key is refused by API Gateway itself (INVALID_API_KEY). The policy covers the whole
- * stage, because API Gateway caches the answer per token across methods.
+ * API Gateway's REQUEST authorizer, run before every operation (in AWS, and by the local server):
+ * - a known key: Allow, with the key as the usage identifier (API Gateway's usage plans meter it
+ *   and refuse a disabled or deleted key themselves) and the principal in the context, which
+ *   reaches the function as `requestContext.authorizer`;
+ * - no valid key, within the address's allowance: "Unauthorized", which API Gateway answers with
+ *   401 (gateway response UNAUTHORIZED);
+ * - no valid key, the address's allowance used up: Deny, with the 429's code, message, Retry-After
+ *   and rate-limit headers in the context, which the ACCESS_DENIED gateway response sends.
+ * The policy covers the whole stage, because API Gateway caches the answer per identity across
+ * methods. A datastore failure is thrown: API Gateway answers 503 (DEFAULT_5XX), failing closed.
  */
-export const handler = async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
-  const credential = readBearer(event.authorizationToken);
-  // This exact message is what makes API Gateway answer 401 (gateway response UNAUTHORIZED).
-  if (credential.kind !== 'token') throw new Error('Unauthorized');
-  const [arn = '', stage = ''] = event.methodArn.split('/');
-  return {
-    principalId: keyIdOf(hashApiKey(credential.token)),
-    usageIdentifierKey: credential.token,
-    policyDocument: {
-      Version: '2012-10-17',
-      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${arn}/${stage}/*/*` }],
-    },
-  };
+export const handler = async (event: APIGatewayRequestAuthorizerEvent, context?: Context): Promise<APIGatewayAuthorizerResult> => {
+  const startedAt = performance.now();
+  const deadline =
+    typeof context?.getRemainingTimeInMillis === 'function'
+      ? new TimedCallDeadline(Date.now() + context.getRemainingTimeInMillis() - TIMEOUT_MARGIN_MS)
+      : undefined;
+  try {
+    const credential = readBearer(requestHeader(event.headers, 'authorization'));
+    const address = event.requestContext?.identity?.sourceIp ?? 'unknown';
+    const decision = await authorize(credential, address, { registry, limiter: rateLimiter, deadline });
+    const stageArn = stageArnOf(event.methodArn);
+    switch (decision.outcome) {
+      case 'allowed':
+        return {
+          principalId: decision.principal.keyId,
+          usageIdentifierKey: decision.apiKey,
+          policyDocument: policy('Allow', stageArn),
+          context: { ...principalContext(decision.principal) },
+        };
+      case 'unauthorized':
+        logRefusal(event, startedAt, 401, 'unauthorized');
+        // This exact message is what makes API Gateway answer 401 (gateway response UNAUTHORIZED).
+        throw new Error('Unauthorized');
+      case 'refused': {
+        logRefusal(event, startedAt, 429, decision.problem.code);
+        const headers: Record<string, string> = {};
+        setRateLimitHeaders(headers, decision.rateLimit);
+        const refusal: RefusalContext = {
+          code: decision.problem.code,
+          message: decision.problem.message,
+          retryAfter: String(Math.max(1, Math.ceil(decision.problem.retryAfterSeconds ?? 1))),
+          rateLimitLimit: headers['X-RateLimit-Limit'] as string,
+          rateLimitRemaining: headers['X-RateLimit-Remaining'] as string,
+          rateLimitReset: headers['X-RateLimit-Reset'] as string,
+          rateLimitPolicy: headers['RateLimit-Policy'] as string,
+          rateLimit: headers.RateLimit as string,
+        };
+        return { principalId: 'address', policyDocument: policy('Deny', stageArn), context: { ...refusal } };
+      }
+    }
+  } finally {
+    deadline?.clear();
+  }
 };
+
+/** `arn:aws:execute-api:region:account:api/stage/GET/pets` → `arn:aws:execute-api:region:account:api/stage`. */
+function stageArnOf(methodArn: string): string {
+  const [api = '', stage = ''] = methodArn.split('/');
+  return `${api}/${stage}`;
+}
+
+function policy(effect: 'Allow' | 'Deny', stageArn: string): APIGatewayAuthorizerResult['policyDocument'] {
+  return { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: effect, Resource: `${stageArn}/*/*` }] };
+}
+
+/** A refused request never reaches a function: its one log line is written here. */
+function logRefusal(event: APIGatewayRequestAuthorizerEvent, startedAt: number, status: number, code: string): void {
+  const operationId = operationOf(event.httpMethod, event.resource);
+  const entry: LogEntry = { level: 'info', msg: 'request', requestId: event.requestContext?.requestId ?? 'unknown' };
+  if (operationId !== undefined) {
+    entry.operation = operationId;
+    entry.route = routeOf(operationId);
+  }
+  entry.status = status;
+  entry.durationMs = Math.round((performance.now() - startedAt) * 100) / 100;
+  entry.code = code;
+  writeLog(entry);
+}
+
+function operationOf(method: string | undefined, resource: string | undefined): OperationId | undefined {
+  return (Object.keys(OPERATIONS) as OperationId[]).find((id) => OPERATIONS[id].method === method && OPERATIONS[id].path === resource);
+}

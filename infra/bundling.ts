@@ -8,13 +8,6 @@ import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodej
 export const ESBUILD_TARGET = 'node22';
 
 /**
- * The AWS SDK is bundled, so the deployed code is the tested code; except the API Gateway client,
- * which only the deployed key resolver needs, once per container: it is loaded lazily from the
- * SDK the Lambda runtime ships rather than adding ~45 KB to every bundle and cold start.
- */
-export const RUNTIME_PROVIDED_MODULES = ['@aws-sdk/client-api-gateway'];
-
-/**
  * Every function's NODE_OPTIONS: stack traces point at the TypeScript sources. Node reads a
  * bundle's source map when it loads it, so the maps leave the sources' text out (it only
  * served debuggers): a third of the map's size, and about 8 ms of every cold start.
@@ -30,8 +23,8 @@ export const LAMBDA_BUNDLING: BundlingOptions = {
   minify: true,
   sourceMap: true,
   sourcesContent: false,
+  // The AWS SDK is bundled, so the deployed code is the tested code.
   bundleAwsSDK: true,
-  externalModules: RUNTIME_PROVIDED_MODULES,
   mainFields: ['module', 'main'],
   banner: REQUIRE_BANNER,
 };
@@ -48,7 +41,6 @@ export function esbuildOptionsFor(entry: string, outfile: string): BuildOptions 
     minify: true,
     sourcemap: true,
     sourcesContent: false,
-    external: RUNTIME_PROVIDED_MODULES,
     mainFields: ['module', 'main'],
     banner: { js: REQUIRE_BANNER },
     logLevel: 'warning',

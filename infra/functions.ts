@@ -22,8 +22,11 @@ export interface FunctionOptions {
   readonly entry: string;
   readonly environment: Record<string, string>;
   readonly retain: boolean;
-  /** More invocations than this in 5 minutes raises the function's runaway alarm. */
-  readonly invocationAlarmThreshold: number;
+  /** More invocations than this in 5 minutes raises the function's runaway alarm (none when absent). */
+  readonly invocationAlarmThreshold?: number;
+  /** Whether failed invocations raise an alarm (default: yes; not for a function that fails on purpose). */
+  readonly errorAlarm?: boolean;
+  readonly timeout?: Duration;
   /** Files of installed packages to ship beside the bundle, into this directory of it. */
   readonly extraFiles?: { readonly directory: string; readonly files: readonly string[] };
 }
@@ -35,6 +38,7 @@ export function petStoreFunction(scope: Construct, id: string, options: Function
   });
   const fn = new NodejsFunction(scope, id, {
     ...FUNCTION_SETTINGS,
+    ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
     entry: resolve(root, options.entry),
     handler: 'handler',
     projectRoot: root,
@@ -54,14 +58,17 @@ export function petStoreFunction(scope: Construct, id: string, options: Function
     },
     { id: 'AwsSolutions::AwsSolutions-L1', reason: 'Node.js 22 is the runtime the product is built and tested for; moving up is a deliberate change.' },
   );
-  new Alarm(scope, `${id}RunawayAlarm`, {
-    alarmDescription: `${id}: far more invocations than any plan allows; check for a loop or a flood.`,
-    metric: fn.metricInvocations({ period: Duration.minutes(5) }),
-    threshold: options.invocationAlarmThreshold,
-    evaluationPeriods: 1,
-    comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-    treatMissingData: TreatMissingData.NOT_BREACHING,
-  });
+  if (options.invocationAlarmThreshold !== undefined) {
+    new Alarm(scope, `${id}RunawayAlarm`, {
+      alarmDescription: `${id}: far more invocations than any plan allows; check for a loop or a flood.`,
+      metric: fn.metricInvocations({ period: Duration.minutes(5) }),
+      threshold: options.invocationAlarmThreshold,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+  }
+  if (options.errorAlarm === false) return fn;
   new Alarm(scope, `${id}ErrorAlarm`, {
     alarmDescription: `${id}: invocations failing (a 500 is always our bug).`,
     metric: fn.metricErrors({ period: Duration.minutes(5) }),

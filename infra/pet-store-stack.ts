@@ -8,14 +8,20 @@ import {
   LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
+  RequestAuthorizer,
   RestApi,
-  TokenAuthorizer,
 } from 'aws-cdk-lib/aws-apigateway';
+import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { AUTHORIZER_RESULT_TTL_SECONDS } from '../shared/auth/authorizer-contract';
+import { KEY_MIRROR_METRICS } from '../shared/auth/key-mirror';
+import { KEY_PARTITION } from '../shared/auth/key-registry';
 import { STATUS_INDEX } from '../shared/dynamodb/table-definition';
 import { BUNDLED_ASSETS_DIRECTORY, SWAGGER_UI_FILES } from '../shared/docs/reference-page';
 import { API_BASE_PATH, DOCUMENTATION_ROUTES, OPERATIONS, type OperationId } from '../shared/http/routes';
@@ -33,8 +39,18 @@ export interface PetStoreStackProps extends StackProps {
   readonly stage: Stage;
 }
 
-/** The table partitions each function may write, by the leading key of the item. */
-const COUNTERS = 'RATE#*';
+/** The table's items, by their leading key: what each function may touch. */
+const LEADING_KEYS = {
+  pets: 'PET',
+  idSequence: 'SEQUENCE',
+  keyRegistry: KEY_PARTITION,
+  /** Requests counted per key (the operations) and per client address (the authorizer). */
+  keyCounters: 'RATE#key#*',
+  addressCounters: 'RATE#ip#*',
+} as const;
+
+/** How often the key mirror copies API Gateway's keys and usage plans into the registry. */
+const KEY_MIRROR_SCHEDULE = Duration.minutes(1);
 
 /**
  * One stage of the pet store: the table, the three operation functions and the authorizer, the
@@ -61,7 +77,6 @@ export class PetStoreStack extends Stack {
 
     const environment = {
       TABLE_NAME: table.tableName,
-      API_KEY_SOURCE: 'api-gateway',
       // Resolved by CloudFormation at deploy time, so a cold start does not wait for Secrets Manager.
       CURSOR_SECRET: cursorSecret.secretValue.unsafeUnwrap(),
     };
@@ -77,51 +92,43 @@ export class PetStoreStack extends Stack {
       });
     }
 
-    // Least privilege, scoped by the items' leading keys: reads read pets; every operation counts
-    // requests; only createPet takes ids and writes pets.
-    const readPets = new PolicyStatement({
-      actions: ['dynamodb:GetItem', 'dynamodb:Query'],
-      resources: [table.tableArn, `${table.tableArn}/index/${STATUS_INDEX}`],
-    });
-    const countRequests = (extraLeadingKeys: string[] = []) =>
+    // Least privilege, scoped by the items' leading keys: the reads read pets (the status index
+    // holds nothing else); every operation counts its key's requests; only createPet takes ids
+    // and writes pets. No operation may touch the key registry or call API Gateway: the
+    // authorizer resolved the key, and the principal arrives in the request.
+    const onItems = (actions: string[], leadingKeys: string[]) =>
       new PolicyStatement({
-        actions: ['dynamodb:UpdateItem'],
+        actions,
         resources: [table.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [COUNTERS, ...extraLeadingKeys] } },
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': leadingKeys } },
       });
-    const writePets = new PolicyStatement({
-      actions: ['dynamodb:PutItem'],
-      resources: [table.tableArn],
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PET'] } },
-    });
-    const readKeysAndPlans = new PolicyStatement({
-      actions: ['apigateway:GET'],
-      resources: [`arn:${this.partition}:apigateway:${this.region}::/apikeys/*`, `arn:${this.partition}:apigateway:${this.region}::/usageplans`],
-    });
+    const readPets = onItems(['dynamodb:GetItem', 'dynamodb:Query'], [LEADING_KEYS.pets]);
+    const readStatusIndex = new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${table.tableArn}/index/${STATUS_INDEX}`] });
     functions.listPets.addToRolePolicy(readPets);
+    functions.listPets.addToRolePolicy(readStatusIndex);
     functions.getPet.addToRolePolicy(readPets);
-    functions.listPets.addToRolePolicy(countRequests());
-    functions.getPet.addToRolePolicy(countRequests());
-    functions.createPet.addToRolePolicy(countRequests(['SEQUENCE']));
-    functions.createPet.addToRolePolicy(writePets);
-    for (const fn of Object.values(functions)) {
-      fn.addToRolePolicy(readKeysAndPlans);
-      Validations.of(fn).acknowledge({
-        id: 'AwsSolutions::AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::/apikeys/*]',
-        reason: 'The key resolver reads the one API key API Gateway matched (by its id, known only per request) and its usage plans.',
-      });
-    }
+    functions.listPets.addToRolePolicy(onItems(['dynamodb:UpdateItem'], [LEADING_KEYS.keyCounters]));
+    functions.getPet.addToRolePolicy(onItems(['dynamodb:UpdateItem'], [LEADING_KEYS.keyCounters]));
+    functions.createPet.addToRolePolicy(onItems(['dynamodb:UpdateItem'], [LEADING_KEYS.keyCounters, LEADING_KEYS.idSequence]));
+    functions.createPet.addToRolePolicy(onItems(['dynamodb:PutItem'], [LEADING_KEYS.pets]));
 
+    // The authorizer reads keys by hash and counts requests without a valid key per address.
+    // "Unauthorized" is a thrown error by API Gateway's design, so failed invocations are normal
+    // for it: no error alarm (a failing authorizer shows as the API's 5XX answers).
     const authorizerFunction = petStoreFunction(this, 'Authorizer', {
       entry: 'functions/authorizer.ts',
-      environment: {},
+      environment: { TABLE_NAME: table.tableName },
       retain,
       invocationAlarmThreshold,
+      errorAlarm: false,
     });
-    const authorizer = new TokenAuthorizer(this, 'BearerAuthorizer', {
+    authorizerFunction.addToRolePolicy(onItems(['dynamodb:GetItem'], [LEADING_KEYS.keyRegistry]));
+    authorizerFunction.addToRolePolicy(onItems(['dynamodb:UpdateItem'], [LEADING_KEYS.addressCounters]));
+    const authorizer = new RequestAuthorizer(this, 'BearerAuthorizer', {
       handler: authorizerFunction,
-      identitySource: IdentitySource.header('Authorization'),
-      resultsCacheTtl: Duration.minutes(5),
+      // Cached per key and client address: a Deny (an address over its allowance) must not reach another address.
+      identitySources: [IdentitySource.header('Authorization'), IdentitySource.context('identity.sourceIp')],
+      resultsCacheTtl: Duration.seconds(AUTHORIZER_RESULT_TTL_SECONDS),
     });
 
     const accessLogs = new LogGroup(this, 'AccessLogs', {
@@ -192,6 +199,50 @@ export class PetStoreStack extends Stack {
     addGatewayResponses(this.api);
     addUsagePlans(this.api, this.api.deploymentStage, props.stage);
     addWebAcl(this, this.api.deploymentStage);
+
+    // The key mirror: the only code with API Gateway rights, and those read-only; it keeps hashes.
+    const keyMirror = petStoreFunction(this, 'KeyMirror', {
+      entry: 'functions/keyMirror.ts',
+      environment: { TABLE_NAME: table.tableName, REST_API_ID: this.api.restApiId, API_STAGE: this.api.deploymentStage.stageName },
+      retain,
+      // A run takes seconds; it must end well before the next one starts.
+      timeout: Duration.seconds(50),
+      // Its alarm is the one below: no successful run for 5 minutes (failing or not running at all).
+      errorAlarm: false,
+    });
+    keyMirror.addToRolePolicy(onItems(['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:DeleteItem'], [LEADING_KEYS.keyRegistry]));
+    const managementApi = `arn:${this.partition}:apigateway:${this.region}::`;
+    keyMirror.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['apigateway:GET'],
+        resources: [`${managementApi}/usageplans`, `${managementApi}/usageplans/*/keys`, `${managementApi}/apikeys`],
+      }),
+    );
+    Validations.of(keyMirror).acknowledge({
+      id: `AwsSolutions::AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::/usageplans/*/keys]`,
+      reason: 'The key mirror lists the keys of every usage plan of the stage; plans are made in the console, so their ids are not known at deploy time. Read-only.',
+    });
+    new Rule(this, 'KeyMirrorSchedule', {
+      description: 'Copies the API keys and usage plans of the stage into the key registry.',
+      schedule: Schedule.rate(KEY_MIRROR_SCHEDULE),
+      // A failed run is not retried: the next one comes within a minute and reads everything afresh.
+      targets: [new LambdaFunction(keyMirror, { retryAttempts: 0, maxEventAge: Duration.minutes(1) })],
+    });
+    new Alarm(this, 'KeyMirrorAlarm', {
+      alarmDescription:
+        'The key mirror has not succeeded for 5 minutes: console changes to keys and plans are not reaching the service (the last good copy keeps serving). See the KeyMirror function\'s logs.',
+      metric: new Metric({
+        namespace: KEY_MIRROR_METRICS.namespace,
+        metricName: KEY_MIRROR_METRICS.succeeded,
+        dimensionsMap: { ApiId: this.api.restApiId },
+        statistic: 'Sum',
+        period: Duration.minutes(5),
+      }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+      treatMissingData: TreatMissingData.BREACHING,
+    });
 
     new CfnOutput(this, 'BaseUrl', { description: 'The base address of this stage (ends in /v1).', value: this.api.url.replace(/\/$/, '') });
     new CfnOutput(this, 'TableName', { description: 'The DynamoDB table of pets, id sequence and rate counters.', value: table.tableName });

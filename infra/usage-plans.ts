@@ -1,6 +1,6 @@
 import { Tags } from 'aws-cdk-lib';
 import { Period, type IRestApi, type Stage, type UsagePlan } from 'aws-cdk-lib/aws-apigateway';
-import { PER_DAY_TAG, PER_MINUTE_TAG, PLAN_TAG } from '../shared/auth/api-gateway-key-resolver';
+import { PER_DAY_TAG, PER_MINUTE_TAG, PLAN_TAG } from '../shared/auth/key-mirror';
 import { ENTERPRISE_TEMPLATE_LIMITS, PLAN_NAMES, STANDARD_PLAN_LIMITS, type PlanName, type RateLimits } from '../shared/limits/plans';
 
 /**

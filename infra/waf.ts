@@ -1,28 +1,26 @@
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import type { Construct } from 'constructs';
-import { STANDARD_PLAN_LIMITS } from '../shared/limits/plans';
+import { EDGE_LIMITS, EDGE_REFUSAL } from '../shared/limits/edge-limits';
 
 /**
- * In AWS an unauthenticated request is refused by API Gateway before any Lambda runs, so the
- * per-client-address limit of decisions.md lives here, at the edge:
- * - requests without an Authorization header: the Free per-minute limit per address (60 a minute);
- * - every request: a flood guard of 20,000 a minute per address, far above any plan, so one
- *   address cannot drown the API whatever keys it holds.
- * Refusals are 429 with our Error body and Retry-After.
+ * The per-address limits at the edge (shared/limits/edge-limits.ts, which the local server's
+ * stand-in reads too): requests without an Authorization header never reach the authorizer, so
+ * they are counted here; and a flood guard on every request. Requests with a bad token are the
+ * authorizer's to count (per address, in DynamoDB, exactly).
  */
 export const WAF_RULES = {
-  unauthenticatedPerMinute: STANDARD_PLAN_LIMITS.free.perMinute,
-  floodPerMinute: 20_000,
+  unauthenticatedPerMinute: EDGE_LIMITS.withoutAuthorizationPerMinute,
+  floodPerMinute: EDGE_LIMITS.anyRequestPerMinute,
 } as const;
 
 const blockWith429 = {
   block: {
     customResponse: {
-      responseCode: 429,
+      responseCode: EDGE_REFUSAL.status,
       customResponseBodyKey: 'rateLimited',
       responseHeaders: [
-        { name: 'Retry-After', value: '60' },
+        { name: 'Retry-After', value: String(EDGE_REFUSAL.retryAfterSeconds) },
         { name: 'Cache-Control', value: 'no-store' },
       ],
     },
@@ -37,7 +35,7 @@ export function addWebAcl(scope: Construct, stage: Stage): CfnWebACL {
     customResponseBodies: {
       rateLimited: {
         contentType: 'APPLICATION_JSON',
-        content: JSON.stringify({ code: 'rate_limited', message: 'Too many requests from this address; retry after the time in Retry-After.', status: 429 }),
+        content: EDGE_REFUSAL.body,
       },
     },
     rules: [

@@ -16,7 +16,7 @@ export interface RouteMatch {
 // Keep a byte order mark, as API Gateway does: what to make of it is the handler's business.
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-export function toProxyEvent(request: IncomingMessage, url: URL, route: RouteMatch, body: Buffer): APIGatewayProxyEvent {
+export function toProxyEvent(request: IncomingMessage, url: URL, route: RouteMatch, body: Buffer, requestId: string = randomUUID()): APIGatewayProxyEvent {
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
   for (let i = 0; i < request.rawHeaders.length; i += 2) {
@@ -53,7 +53,6 @@ export function toProxyEvent(request: IncomingMessage, url: URL, route: RouteMat
 
   const method = request.method ?? 'GET';
   const path = url.pathname.slice(API_BASE_PATH.length);
-  const requestId = randomUUID();
   return {
     resource: route.resourcePath,
     path,

@@ -13,7 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { LocalKeyRegistry, type RegisteredKey } from '../shared/auth/local-key-registry';
+import { KeyRegistry, type RegisteredKey } from '../shared/auth/key-registry';
 import { isPlanName, PLAN_NAMES, type PlanName, type RateLimits } from '../shared/limits/plans';
 import { dataDirectory, endpointFile, LOCAL_TABLE_NAME } from './data-dir';
 
@@ -106,7 +106,7 @@ function formatKeys(keys: RegisteredKey[]): string {
   return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n') + '\n';
 }
 
-async function openRegistry(): Promise<LocalKeyRegistry> {
+async function openRegistry(): Promise<KeyRegistry> {
   const endpoint = process.env.DYNAMODB_ENDPOINT || (await readEndpointFile());
   const client = new DynamoDBClient({
     endpoint,
@@ -119,7 +119,7 @@ async function openRegistry(): Promise<LocalKeyRegistry> {
   } catch {
     throw new Error(`DynamoDB Local does not answer at ${endpoint}: start the API with "npm start" first.`);
   }
-  return new LocalKeyRegistry(DynamoDBDocumentClient.from(client), process.env.TABLE_NAME ?? LOCAL_TABLE_NAME);
+  return new KeyRegistry(DynamoDBDocumentClient.from(client), process.env.TABLE_NAME ?? LOCAL_TABLE_NAME);
 }
 
 async function readEndpointFile(): Promise<string> {

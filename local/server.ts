@@ -1,18 +1,26 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { renderGatewayResponse, type GatewayResponseType } from '../shared/http/gateway-responses';
 import type { ApiGatewayHandler } from '../shared/http/stack';
 import { API_BASE_PATH, DOCUMENTATION_ROUTES, OPERATIONS, type OperationId } from '../shared/http/routes';
+import { EDGE_REFUSAL } from '../shared/limits/edge-limits';
 import { lambdaContext, toProxyEvent, type RouteMatch } from './api-gateway-event';
+import { LocalAuthorization, type AuthorizerHandler } from './gateway';
+import { LocalWebAcl } from './web-acl';
 
 /**
- * A small HTTP server standing in for API Gateway: it routes by the route tables, turns each
- * request into a REST proxy event, invokes the operation's handler module (the very one that is
- * deployed) and writes back what it returns. Requests that match no route are answered here with
- * the Error body, as the stage's gateway responses do in AWS.
+ * A small HTTP server standing in for API Gateway and the WAF in front of it. Per request, in
+ * API Gateway's order: the per-address limits of the web ACL; the route tables (an unknown route
+ * is API Gateway's 404); for an operation, the REQUEST authorizer (the deployed module, its answer
+ * cached per identity as the stack sets) unless there is no Authorization header at all; then the
+ * operation's handler module (the very one that is deployed) with the authorizer's context as
+ * `requestContext.authorizer`. Whatever API Gateway itself answers is answered here with the same
+ * gateway response the stack declares (shared/http/gateway-responses.ts).
  */
 export type FunctionName = OperationId | 'apiDocs';
-export type OperationHandlers = Readonly<Record<FunctionName, ApiGatewayHandler>>;
+export type OperationHandlers = Readonly<Record<FunctionName, ApiGatewayHandler>> & { readonly authorizer: AuthorizerHandler };
 
 export interface LocalServerOptions {
   readonly port: number;
@@ -37,26 +45,34 @@ const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 const FUNCTION_TIMEOUT_MS = 10_000;
 
 export async function loadFunctionHandlers(): Promise<OperationHandlers> {
-  const [listPets, createPet, getPet, apiDocs] = await Promise.all([
+  const [listPets, createPet, getPet, apiDocs, authorizer] = await Promise.all([
     import('../functions/listPets'),
     import('../functions/createPet'),
     import('../functions/getPet'),
     import('../functions/apiDocs'),
+    import('../functions/authorizer'),
   ]);
-  return { listPets: listPets.handler, createPet: createPet.handler, getPet: getPet.handler, apiDocs: apiDocs.handler };
+  return { listPets: listPets.handler, createPet: createPet.handler, getPet: getPet.handler, apiDocs: apiDocs.handler, authorizer: authorizer.handler };
 }
 
 export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
   const handlers = options.handlers ?? (await loadFunctionHandlers());
-  const routes = compileRoutes();
+  const gateway: Gateway = {
+    handlers,
+    routes: compileRoutes(),
+    webAcl: new LocalWebAcl(),
+    authorization: new LocalAuthorization(handlers.authorizer, () => lambdaContext('authorizer', FUNCTION_TIMEOUT_MS)),
+  };
   const server = createServer((request, response) => {
     void (async () => {
       await options.ready;
-      await serve(request, response, handlers, routes);
+      await serve(request, response, gateway);
     })().catch((error: unknown) => {
       process.stderr.write(`local server: ${error instanceof Error ? error.stack : String(error)}\n`);
-      if (!response.headersSent) writeError(response, 500, 'internal_error', 'The local server failed to answer.');
-      else response.destroy();
+      if (!response.headersSent) {
+        response.writeHead(500, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+        response.end(JSON.stringify({ code: 'internal_error', message: 'The local server failed to answer.', status: 500 }));
+      } else response.destroy();
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -102,31 +118,41 @@ function compileRoutes(): CompiledRoute[] {
   });
 }
 
-async function serve(
-  request: IncomingMessage,
-  response: ServerResponse,
-  handlers: OperationHandlers,
-  routes: CompiledRoute[],
-): Promise<void> {
+interface Gateway {
+  readonly handlers: OperationHandlers;
+  readonly routes: CompiledRoute[];
+  readonly webAcl: LocalWebAcl;
+  readonly authorization: LocalAuthorization;
+}
+
+async function serve(request: IncomingMessage, response: ServerResponse, gateway: Gateway): Promise<void> {
+  const requestId = randomUUID();
+  const answer = (type: GatewayResponseType, authorizer?: Record<string, string>) => {
+    request.resume();
+    writeGatewayResponse(response, type, requestId, authorizer);
+  };
+  // API Gateway's identity source: a header that is there and not empty.
+  const hasAuthorization = (request.headers.authorization ?? '') !== '';
+  if (!gateway.webAcl.admit(request.socket.remoteAddress ?? 'unknown', hasAuthorization)) {
+    request.resume();
+    response.writeHead(EDGE_REFUSAL.status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Retry-After': String(EDGE_REFUSAL.retryAfterSeconds) });
+    response.end(EDGE_REFUSAL.body);
+    return;
+  }
   const url = new URL(request.url ?? '/', 'http://localhost');
-  const match = findRoute(routes, request.method ?? 'GET', url.pathname);
-  if (match === undefined) {
-    request.resume();
-    writeError(response, 404, 'not_found', `No operation answers ${request.method} ${url.pathname}.`);
-    return;
-  }
-  if (match === 'bad-path') {
-    request.resume();
-    writeError(response, 400, 'invalid_request', 'The request path is not validly percent-encoded.');
-    return;
-  }
+  const match = findRoute(gateway.routes, request.method ?? 'GET', url.pathname);
+  if (match === undefined) return answer('MISSING_AUTHENTICATION_TOKEN');
+  if (match === 'bad-path') return answer('DEFAULT_4XX');
   const body = await readBody(request);
-  if (body === undefined) {
-    writeError(response, 413, 'invalid_request', `The request body is larger than ${MAX_PAYLOAD_BYTES} bytes.`);
-    return;
+  if (body === undefined) return answer('REQUEST_TOO_LARGE');
+  const event = toProxyEvent(request, url, match.route, body, requestId);
+  if (match.functionName !== 'apiDocs') {
+    if (!hasAuthorization) return answer('UNAUTHORIZED');
+    const decision = await gateway.authorization.decide(event);
+    if (decision.outcome !== 'allow') return answer(decision.outcome, 'context' in decision ? decision.context : undefined);
+    event.requestContext.authorizer = decision.context;
   }
-  const event = toProxyEvent(request, url, match.route, body);
-  const result = await handlers[match.functionName](event, lambdaContext(match.functionName, FUNCTION_TIMEOUT_MS));
+  const result = await gateway.handlers[match.functionName](event, lambdaContext(match.functionName, FUNCTION_TIMEOUT_MS));
   writeResult(response, result);
 }
 
@@ -178,7 +204,8 @@ function writeResult(response: ServerResponse, result: APIGatewayProxyResult): v
   response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
-function writeError(response: ServerResponse, status: number, code: string, message: string): void {
-  response.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-  response.end(JSON.stringify({ code, message, status }));
+function writeGatewayResponse(response: ServerResponse, type: GatewayResponseType, requestId: string, authorizer?: Record<string, string>): void {
+  const { status, headers, body } = renderGatewayResponse(type, { requestId, ...(authorizer ? { authorizer } : {}) });
+  response.writeHead(status, headers);
+  response.end(body);
 }

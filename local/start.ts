@@ -8,7 +8,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { LocalKeyRegistry } from '../shared/auth/local-key-registry';
+import { KeyRegistry } from '../shared/auth/key-registry';
 import { ensureTable } from './create-table';
 import { dataDirectory, endpointFile, LOCAL_TABLE_NAME } from './data-dir';
 import { DEMO_KEYS } from './demo-keys';
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     });
     await ensureTable(client, LOCAL_TABLE_NAME);
-    const registry = new LocalKeyRegistry(DynamoDBDocumentClient.from(client), LOCAL_TABLE_NAME);
+    const registry = new KeyRegistry(DynamoDBDocumentClient.from(client), LOCAL_TABLE_NAME);
     for (const demo of DEMO_KEYS) await registry.register(demo.apiKey, demo.plan, demo.limits);
 
     server = await startLocalServer({ port, host: process.env.HOST ?? '127.0.0.1' });

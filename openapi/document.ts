@@ -61,12 +61,20 @@ const OPERATION_DESCRIPTIONS: Record<OperationId, OperationDescription> = {
 
 const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   400: '`invalid_request`: a parameter, the body or its `Content-Type` is invalid; `details` names every failing field.',
-  401: '`unauthorized`: no `Authorization: Bearer <key>`, or the key is malformed, unknown or revoked.',
+  401:
+    '`unauthorized`: no `Authorization: Bearer <key>`, or the key is malformed, unknown or revoked. Answered by the gateway before any ' +
+    'function runs, so it carries no rate-limit headers; requests without a valid key are counted per client address under the Free ' +
+    'per-minute limit, and past it the address gets 429 instead.',
   404: '`not_found`: no animal has this identifier.',
   413: '`invalid_request`: the body is larger than the gateway accepts (10 MiB).',
-  429: '`rate_limited`: a per-minute or daily limit of the key is used up; or `key_suspended`: the key kept sending after being refused and is suspended for 15 minutes. Wait for `Retry-After`.',
+  429:
+    '`rate_limited`: a per-minute or daily limit of the key is used up; or `key_suspended`: the key kept sending after being refused and is suspended for 15 minutes. ' +
+    'The same codes refuse a client address that sent more requests without a valid key than the Free per-minute limit (its rate-limit headers are then the address\'s, ' +
+    'and this answer comes from the gateway, without an operation\'s own headers such as `Deprecation`). Wait for `Retry-After`.',
   500: '`internal_error`: a fault of ours; the message names the request id to report.',
-  503: '`service_unavailable`: the datastore is throttling or out of reach; retry after `Retry-After`.',
+  503:
+    '`service_unavailable`: the datastore is throttling or out of reach; retry after `Retry-After`. When the gateway answers it ' +
+    '(the authorizer could not reach the key registry), only `Retry-After`, `X-Request-Id` and `Cache-Control` come with it.',
 };
 
 const integerHeader = (description: string, minimum: number) => z.int().min(minimum).meta({ description });
@@ -92,7 +100,7 @@ const OPERATION_HEADERS = asComponents({
 
 const RETRY_AFTER = asComponents({ 'Retry-After': integerHeader('Whole seconds to wait before retrying (RFC 9110).', 1) });
 const WWW_AUTHENTICATE = asComponents({
-  'WWW-Authenticate': z.string().startsWith(`Bearer realm="${BEARER_REALM}"`).meta({ description: 'The Bearer challenge of RFC 6750 (`error="invalid_token"` when a key was sent).' }),
+  'WWW-Authenticate': z.string().startsWith(`Bearer realm="${BEARER_REALM}"`).meta({ description: 'The Bearer challenge of RFC 6750; with `error="invalid_token"` when API Gateway refuses a key the service still knew (disabled or deleted in the console a moment ago).' }),
 });
 
 const getPetDeprecation = deprecationHeaders(GET_PET_DEPRECATION);
@@ -124,15 +132,32 @@ function functionHeaders(operationId: OperationId): Record<string, z.ZodType> {
   return { ...OPERATION_HEADERS, ...(operationId === 'getPet' ? DEPRECATION_HEADERS : {}) };
 }
 
+/** Every answer of the gateway itself (shared/http/gateway-responses.ts) carries these. */
+const GATEWAY_HEADERS = { 'X-Request-Id': OPERATION_HEADERS['X-Request-Id'], 'Cache-Control': OPERATION_HEADERS['Cache-Control'] };
+
+/**
+ * A 429 comes from the function (the key's limits) or from the gateway (the address's, for
+ * requests without a valid key): the operation's own fixed headers are then absent.
+ */
+function optionalOperationHeaders(operationId: OperationId): Record<string, z.ZodType> {
+  if (operationId !== 'getPet') return {};
+  return Object.fromEntries(
+    Object.entries(getPetDeprecation).map(([name, value]) => [name, z.literal(value).optional().meta({ description: `As on every answer of the operation; absent when the gateway refused the client address.` })]),
+  );
+}
+
 function errorResponse(operationId: OperationId, status: ErrorStatus): ZodOpenApiResponseObject {
   const headers: Record<string, z.ZodType> =
     status === 413
       ? {} // answered by the gateway, before any function runs
-      : {
-          ...functionHeaders(operationId),
-          ...(status === 429 || status === 503 ? RETRY_AFTER : {}),
-          ...(status === 401 ? WWW_AUTHENTICATE : {}),
-        };
+      : status === 401
+        ? { ...GATEWAY_HEADERS, ...WWW_AUTHENTICATE } // answered by the gateway, before any function runs
+        : status === 429
+          ? { ...OPERATION_HEADERS, ...optionalOperationHeaders(operationId), ...RETRY_AFTER }
+          : {
+              ...functionHeaders(operationId),
+              ...(status === 503 ? RETRY_AFTER : {}),
+            };
   return {
     description: ERROR_DESCRIPTIONS[status],
     headers: z.object(headers),

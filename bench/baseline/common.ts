@@ -1,14 +1,14 @@
-import { createHash, createHmac } from 'node:crypto';
-import { ConditionalCheckFailedException, DynamoDBClient, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { createHmac } from 'node:crypto';
+import { ConditionalCheckFailedException, DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 // The service's clock, as ours reads it (so that a test can pin both).
 import { isoTimestamp, now } from '../../shared/clock';
 
 /**
  * The framework-free baseline of `npm run bench`: what a careful hand-written handler does for the
- * same requests, with the same DynamoDB requests as ours (key lookup cached 60 s, one conditional
- * counter update per request, the same reads and writes), the same status codes, headers and
- * log line fields, but no middleware, no zod, and JSON written by hand. Not deployed.
+ * same requests, with the same DynamoDB requests as ours (the caller from the authorizer's context,
+ * one conditional counter update per request, the same reads and writes), the same status codes,
+ * headers and log line fields, but no middleware, no zod, and JSON written by hand. Not deployed.
  */
 const endpoint = process.env.DYNAMODB_ENDPOINT;
 export const TABLE = process.env.TABLE_NAME ?? 'petstore-local';
@@ -31,25 +31,24 @@ interface Caller {
 
 const policyOf = (perMinute: number, perDay: number): string => `"minute";q=${perMinute};w=60, "day";q=${perDay};w=86400`;
 const ADDRESS_POLICY = policyOf(60, 1000);
-const keys = new Map<string, { caller: Caller; until: number }>();
+const policies = new Map<string, string>();
+const KEY_ID = /^[0-9a-f]{16}$/;
+const COUNT = /^[1-9][0-9]{0,15}$/;
 
-async function caller(authorization: string | undefined): Promise<Caller | undefined> {
-  const match = /^Bearer ([\x21-\x7e]{1,512})$/.exec(authorization ?? '');
-  if (match === null) return undefined;
-  const hash = createHash('sha256').update(match[1] as string).digest('hex');
-  const cached = keys.get(hash);
-  if (cached !== undefined && cached.until > now()) return cached.caller;
-  const { Item } = await db.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: 'APIKEY' }, sk: { S: hash } } }));
-  const limits = Item?.limits?.M;
-  if (limits === undefined) return undefined;
-  const perMinute = Number(limits.perMinute?.N);
-  const perDay = Number(limits.perDay?.N);
-  const found = { keyId: hash.slice(0, 16), plan: String(Item?.plan?.S), perMinute, perDay, policy: policyOf(perMinute, perDay) };
-  keys.set(hash, { caller: found, until: now() + 60_000 });
-  return found;
+/** The caller the authorizer allowed, from `requestContext.authorizer` (values as strings). */
+function caller(context: Record<string, unknown> | null | undefined): Caller | undefined {
+  if (context === null || context === undefined || context.keyId === undefined) return undefined;
+  const { keyId = '', plan = '', perMinute = '', perDay = '' } = context as Record<string, string | undefined>;
+  if (!KEY_ID.test(keyId) || !COUNT.test(perMinute) || !COUNT.test(perDay) || (plan !== 'free' && plan !== 'pro' && plan !== 'business' && plan !== 'enterprise')) {
+    throw new Error('malformed authorizer context');
+  }
+  const policyKey = `${perMinute}/${perDay}`;
+  let policy = policies.get(policyKey);
+  if (policy === undefined) policies.set(policyKey, (policy = policyOf(Number(perMinute), Number(perDay))));
+  return { keyId, plan, perMinute: Number(perMinute), perDay: Number(perDay), policy };
 }
 
-interface Count {
+export interface Count {
   ok: boolean;
   window: 'minute' | 'day';
   limit: number;
@@ -58,7 +57,7 @@ interface Count {
 }
 
 /** The same conditional counter update as ours in the common case; opening a new minute or day on a miss. */
-async function count(subject: string, perMinute: number, perDay: number): Promise<Count> {
+export async function count(subject: string, perMinute: number, perDay: number): Promise<Count> {
   const nowMs = now();
   const minute = Math.floor(nowMs / 60_000);
   const day = Math.floor(nowMs / 86_400_000);
@@ -133,18 +132,20 @@ export interface Context {
   logFields: string;
   startedAt: number;
   caller: Caller | undefined;
-  counted: Promise<Count>;
+  sentAuthorization: boolean;
+  /** Undefined without a caller: nothing is counted then. */
+  counted: Promise<Count> | undefined;
 }
 
 /** Who calls and the counting started; the caller answers by `respond`. */
 export async function begin(event: APIGatewayProxyEvent, operation: string, route: string): Promise<Context> {
   const startedAt = performance.now();
-  const who = await caller(event.headers?.Authorization ?? event.headers?.authorization);
-  const subject = who ? `key#${who.keyId}` : `ip#${event.requestContext?.identity?.sourceIp ?? 'unknown'}`;
-  const counted = count(subject, who?.perMinute ?? 60, who?.perDay ?? 1000);
-  counted.catch(() => {});
+  const who = caller(event.requestContext?.authorizer);
+  const counted = who ? count(`key#${who.keyId}`, who.perMinute, who.perDay) : undefined;
+  counted?.catch(() => {});
   const logFields = `"operation":"${operation}","route":"${route}"`;
-  return { requestId: event.requestContext?.requestId ?? '', logFields, startedAt, caller: who, counted };
+  const sentAuthorization = (event.headers?.Authorization ?? event.headers?.authorization) !== undefined;
+  return { requestId: event.requestContext?.requestId ?? '', logFields, startedAt, caller: who, counted, sentAuthorization };
 }
 
 /** The same answer and log line as ours: rate-limit headers (both forms), request id, no caching. */
@@ -181,8 +182,12 @@ export function error(context: Context, count: Count | undefined, status: number
   return respond(context, count, status, `{"code":"${code}","message":${JSON.stringify(message)},"status":${status}${details}}`, headers, code);
 }
 
-/** Waits for the count; a refusal or a missing key answers here. */
+/** Waits for the count; a refusal or a missing caller answers here. */
 export async function admitted(context: Context): Promise<{ count: Count; refusal?: APIGatewayProxyResult }> {
+  if (context.counted === undefined) {
+    const unauthorized = { 'WWW-Authenticate': event401Challenge(context) };
+    return { count: undefined as never, refusal: error(context, undefined, 401, 'unauthorized', 'An API key is required.', unauthorized) };
+  }
   let counted: Count;
   try {
     counted = await context.counted;
@@ -192,13 +197,14 @@ export async function admitted(context: Context): Promise<{ count: Count; refusa
   if (!counted.ok) {
     return { count: counted, refusal: error(context, counted, 429, 'rate_limited', 'Too many requests.', { 'Retry-After': String(Math.max(1, counted.resetSeconds - Math.floor(now() / 1000))) }) };
   }
-  if (context.caller === undefined) {
-    return { count: counted, refusal: error(context, counted, 401, 'unauthorized', 'An API key is required.', { 'WWW-Authenticate': 'Bearer realm="petstore"' }) };
-  }
   return { count: counted };
 }
 
-/** Without a known key nothing is read or written: counted, then 429 (or 503) or 401. */
+function event401Challenge(context: Context): string {
+  return context.sentAuthorization ? 'Bearer realm="petstore", error="invalid_token"' : 'Bearer realm="petstore"';
+}
+
+/** Without a caller (not through the authorizer) nothing is read, written or counted: 401. */
 export async function refusedWithoutKey(context: Context): Promise<APIGatewayProxyResult | undefined> {
   return context.caller === undefined ? (await admitted(context)).refusal : undefined;
 }

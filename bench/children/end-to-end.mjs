@@ -1,7 +1,7 @@
 // Warm round trips to DynamoDB Local: both full bundles in one process, interleaved in blocks.
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { eventFor, EXPECTED_STATUS, lambdaContext, percentile } from './events.mjs';
+import { eventFor, EXPECTED_STATUS, invoke, lambdaContext, percentile } from './events.mjs';
 
 const [oursBundle, baselineBundle, caseName, key, iterationsText, petIdText] = process.argv.slice(2);
 const iterations = Number(iterationsText);
@@ -12,7 +12,7 @@ async function run(handler, count, into) {
   for (let i = 0; i < count; i += 1) {
     const event = eventFor(caseName, { key, petId: Number(petIdText) });
     const started = performance.now();
-    const response = await handler(event, lambdaContext());
+    const response = await invoke(handler, event, lambdaContext());
     const elapsed = performance.now() - started;
     if (response.statusCode !== EXPECTED_STATUS[caseName]) throw new Error(`${caseName}: ${response.statusCode} ${response.body}`);
     into?.push(elapsed);

@@ -1,5 +1,16 @@
 // API Gateway REST proxy events for the bench's cases, the same for ours and the baseline.
+import { createHash } from 'node:crypto';
+
 let sequence = 0;
+
+/** Limits no run of the bench can reach, so that every request is admitted. */
+export const BENCH_LIMITS = { perMinute: 100_000_000, perDay: 100_000_000 };
+
+/** `requestContext.authorizer` as API Gateway passes it once the authorizer allowed the key. */
+function authorizerContext(key) {
+  const keyId = createHash('sha256').update(key).digest('hex').slice(0, 16);
+  return { principalId: keyId, keyId, plan: 'enterprise', perMinute: String(BENCH_LIMITS.perMinute), perDay: String(BENCH_LIMITS.perDay) };
+}
 
 export function lambdaContext() {
   const deadline = Date.now() + 10_000;
@@ -13,7 +24,7 @@ export function lambdaContext() {
 
 export function eventFor(name, { key, petId = 1 } = {}) {
   const headers = { Host: 'bench.example.com', 'X-Forwarded-Proto': 'https' };
-  if (name !== 'unauthorized') headers.Authorization = `Bearer ${key}`;
+  if (name !== 'unauthorized') headers.Authorization = `Bearer ${name === 'authorizeUnknown' ? `unknown-${sequence}` : key}`;
   const base = {
     headers,
     multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
@@ -23,7 +34,14 @@ export function eventFor(name, { key, petId = 1 } = {}) {
     stageVariables: null,
     body: null,
     isBase64Encoded: false,
-    requestContext: { requestId: `req-${++sequence}`, domainName: 'bench.example.com', stage: 'v1', identity: { sourceIp: '192.0.2.10' } },
+    requestContext: {
+      requestId: `req-${++sequence}`,
+      domainName: 'bench.example.com',
+      stage: 'v1',
+      identity: { sourceIp: '192.0.2.10' },
+      // Without it, the function was not reached through the authorizer: the 'unauthorized' case.
+      ...(name === 'unauthorized' || name.startsWith('authorize') ? {} : { authorizer: authorizerContext(key) }),
+    },
   };
   const query = (params) => ({ queryStringParameters: params, multiValueQueryStringParameters: Object.fromEntries(Object.entries(params).map(([k, v]) => [k, [v]])) });
   switch (name) {
@@ -47,14 +65,41 @@ export function eventFor(name, { key, petId = 1 } = {}) {
         body: JSON.stringify({ name: `Bench ${sequence}`, categoryId: 3, status: 'available' }),
       };
     }
+    case 'authorize':
+    case 'authorizeUnknown': {
+      // The REQUEST authorizer's event: the method request without its body, and the method's ARN.
+      const { body: _, isBase64Encoded: __, ...request } = base;
+      return { ...request, type: 'REQUEST', methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:bench/v1/GET/pets', httpMethod: 'GET', resource: '/pets', path: '/v1/pets' };
+    }
     default:
       throw new Error(`no event for ${name}`);
   }
 }
 
 /** The function a case goes to. */
-export const FUNCTION_OF = { listPets: 'listPets', createPet: 'createPet', getPet: 'getPet', invalid: 'listPets', unauthorized: 'listPets' };
-export const EXPECTED_STATUS = { listPets: 200, createPet: 201, getPet: 200, invalid: 400, unauthorized: 401 };
+export const FUNCTION_OF = {
+  listPets: 'listPets',
+  createPet: 'createPet',
+  getPet: 'getPet',
+  invalid: 'listPets',
+  unauthorized: 'listPets',
+  authorize: 'authorizer',
+  authorizeUnknown: 'authorizer',
+};
+/** For the authorizer: 200 for an Allow, 401 for its "Unauthorized", 429 for a Deny (see `invoke`). */
+export const EXPECTED_STATUS = { listPets: 200, createPet: 201, getPet: 200, invalid: 400, unauthorized: 401, authorize: 200, authorizeUnknown: 401 };
+
+/** Invokes a handler; an authorizer's answer is told as the status API Gateway would then answer with. */
+export async function invoke(handler, event, context) {
+  try {
+    const result = await handler(event, context);
+    if (result.statusCode !== undefined) return result;
+    return { statusCode: result.policyDocument?.Statement?.[0]?.Effect === 'Allow' ? 200 : 429, body: JSON.stringify(result) };
+  } catch (error) {
+    if (error instanceof Error && error.message === 'Unauthorized') return { statusCode: 401, body: 'Unauthorized' };
+    throw error;
+  }
+}
 
 export function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];

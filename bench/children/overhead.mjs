@@ -5,13 +5,15 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { pathToFileURL } from 'node:url';
-import { eventFor, EXPECTED_STATUS, lambdaContext, percentile } from './events.mjs';
+import { createHash } from 'node:crypto';
+import { BENCH_LIMITS, eventFor, EXPECTED_STATUS, invoke, lambdaContext, percentile } from './events.mjs';
 
 const [oursBundle, baselineBundle, caseName, key, iterationsText] = process.argv.slice(2);
 const iterations = Number(iterationsText);
 const pet = (id) => ({ pk: 'PET', sk: String(id).padStart(16, '0'), id, name: `Pet ${id}`, categoryId: 3, status: 'available' });
-const limits = { perMinute: 100_000_000, perDay: 100_000_000 };
-const apiKey = (hash) => ({ pk: 'APIKEY', sk: hash, plan: 'enterprise', limits, createdAt: '2026-11-22T00:00:00.000Z' });
+// The registry knows the bench key and nothing else (the authorizer's "no valid key" case).
+const benchKeyHash = createHash('sha256').update(key).digest('hex');
+const KEY_ITEM = { Item: { pk: 'APIKEY', sk: benchKeyHash, plan: 'enterprise', limits: BENCH_LIMITS, createdAt: '2026-11-22T00:00:00.000Z' } };
 // Every answer is built once, before timing starts, in both forms: the stub must cost both sides
 // the same few nanoseconds, not convert items on every call.
 const attributes = (item) => Object.fromEntries(Object.entries(item).map(([k, v]) => [k, typeof v === 'number' ? { N: String(v) } : typeof v === 'string' ? { S: v } : { M: attributes(v) }]));
@@ -31,16 +33,17 @@ const MARSHALLED_ANSWERS = {
 };
 const PLAIN = {
   UpdateCommand: (input) => (input.Key.pk === 'SEQUENCE' ? ANSWERS.sequence : ANSWERS.counters),
-  GetCommand: (input) => (input.Key.pk === 'APIKEY' ? { Item: apiKey(input.Key.sk) } : ANSWERS.pet),
+  GetCommand: (input) => (input.Key.pk === 'APIKEY' ? (input.Key.sk === benchKeyHash ? KEY_ITEM : {}) : ANSWERS.pet),
   QueryCommand: () => ANSWERS.page,
   PutCommand: () => ANSWERS.put,
 };
 const MARSHALLED = {
   UpdateItemCommand: (input) => (input.Key.pk.S === 'SEQUENCE' ? MARSHALLED_ANSWERS.sequence : MARSHALLED_ANSWERS.counters),
-  GetItemCommand: (input) => (input.Key.pk.S === 'APIKEY' ? { Item: attributes(apiKey(input.Key.sk.S)) } : MARSHALLED_ANSWERS.pet),
+  GetItemCommand: (input) => (input.Key.pk.S === 'APIKEY' ? (input.Key.sk.S === benchKeyHash ? MARSHALLED_KEY_ITEM : {}) : MARSHALLED_ANSWERS.pet),
   QueryCommand: () => MARSHALLED_ANSWERS.page,
   PutItemCommand: () => MARSHALLED_ANSWERS.put,
 };
+const MARSHALLED_KEY_ITEM = { Item: attributes(KEY_ITEM.Item) };
 function stub(Client, answers) {
   Client.prototype.send = async function answer(command) {
     const reply = answers[command.constructor.name];
@@ -59,7 +62,7 @@ async function run(handler, count, into, offset) {
     const event = eventFor(caseName, { key });
     const context = lambdaContext();
     const started = process.hrtime.bigint();
-    const response = await handler(event, context);
+    const response = await invoke(handler, event, context);
     const elapsed = process.hrtime.bigint() - started;
     if (response.statusCode !== EXPECTED_STATUS[caseName]) throw new Error(`${caseName}: ${response.statusCode} ${response.body}`);
     if (into) into[offset + i] = Number(elapsed) / 1000;

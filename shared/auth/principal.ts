@@ -7,18 +7,3 @@ export interface Principal {
   readonly plan: PlanName;
   readonly limits: RateLimits;
 }
-
-/**
- * Turns a bearer key into the principal it belongs to, or undefined for a key that is unknown or
- * revoked. Locally this is the key registry in DynamoDB; in AWS, API Gateway's keys and usage plans.
- */
-export interface ApiKeyResolver {
-  resolve(apiKey: string, gateway?: GatewayKeyContext): Promise<Principal | undefined>;
-}
-
-/** What API Gateway says of the request's key (set when the method requires an API key). */
-export interface GatewayKeyContext {
-  readonly apiKeyId?: string;
-  readonly apiId?: string;
-  readonly stage?: string;
-}

@@ -2,8 +2,7 @@ import middy from '@middy/core';
 import httpErrorHandler from '@middy/http-error-handler';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { apiKeyResolver } from '../auth/key-resolver';
-import type { ApiKeyResolver, Principal } from '../auth/principal';
+import type { Principal } from '../auth/principal';
 import { TimedCallDeadline, type CallDeadline } from '../dynamodb/call-deadline';
 import { rateLimiter as defaultRateLimiter } from '../limits/limiter-instance';
 import type { RateLimiter } from '../limits/rate-limiter';
@@ -47,7 +46,6 @@ export interface OperationDefinition<
   readonly body?: BodySchema;
   /** Headers every response of this operation carries, errors included. */
   readonly headers?: Readonly<Record<string, string>>;
-  readonly keyResolver?: ApiKeyResolver;
   readonly rateLimiter?: RateLimiter;
   readonly handle: (
     input: OperationInput<z.output<QuerySchema>, z.output<PathSchema>, z.output<BodySchema>>,
@@ -67,10 +65,11 @@ const TIMEOUT_MARGIN_MS = 500;
  *   access log → response headers → error handler → error shaping
  *   → identify caller → rate limit → validate → operation (or the refusal)
  *
- * Counting starts before the 401 (unauthenticated requests are counted per client address),
+ * The caller is who the authorizer allowed (requestContext.authorizer). Counting starts before
  * validation and the operation, and its decision is awaited before any answer or write: a read
  * overlaps the count (one DynamoDB round trip), a refused request answers 429 and writes nothing.
- * A 401 or 400 is recorded by its check and answered here instead of the operation.
+ * A 401 (no authorizer context) or 400 is recorded by its check and answered here instead of the
+ * operation.
  */
 export function httpOperation<
   QuerySchema extends z.ZodMiniType,
@@ -121,7 +120,7 @@ export function httpOperation<
     .use(responseHeaders(definition.headers))
     .use(httpErrorHandler({ logger: false, fallbackMessage: internalErrorResponse('unknown').body }))
     .use(errorResponse())
-    .use(identifyCaller(definition.keyResolver ?? apiKeyResolver))
+    .use(identifyCaller())
     .use(rateLimit(definition.rateLimiter ?? defaultRateLimiter))
     .use(validateRequest({ query: definition.query, path: definition.path, body: definition.body }));
 

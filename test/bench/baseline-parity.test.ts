@@ -1,9 +1,11 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { handler as baselineAuthorizer } from '../../bench/baseline/authorizer';
 import { handler as baselineCreatePet } from '../../bench/baseline/createPet';
 import { handler as baselineGetPet } from '../../bench/baseline/getPet';
 import { handler as baselineListPets } from '../../bench/baseline/listPets';
-import { eventFor, EXPECTED_STATUS, FUNCTION_OF, lambdaContext, type BenchCase } from '../../bench/children/events.mjs';
+import { eventFor, EXPECTED_STATUS, FUNCTION_OF, invoke, lambdaContext, type BenchCase } from '../../bench/children/events.mjs';
+import { handler as oursAuthorizer } from '../../functions/authorizer';
 import { handler as oursCreatePet } from '../../functions/createPet';
 import { handler as oursGetPet } from '../../functions/getPet';
 import { handler as oursListPets } from '../../functions/listPets';
@@ -17,12 +19,12 @@ import { testDatabase } from '../support/database';
  * answer alike against the same table: the same status, headers, body and log line fields.
  */
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-const HANDLERS: Record<'ours' | 'baseline', Record<'listPets' | 'createPet' | 'getPet', Handler>> = {
-  ours: { listPets: oursListPets as Handler, createPet: oursCreatePet as Handler, getPet: oursGetPet as Handler },
-  baseline: { listPets: baselineListPets, createPet: baselineCreatePet, getPet: baselineGetPet },
+const HANDLERS: Record<'ours' | 'baseline', Record<'listPets' | 'createPet' | 'getPet' | 'authorizer', Handler>> = {
+  ours: { listPets: oursListPets as Handler, createPet: oursCreatePet as Handler, getPet: oursGetPet as Handler, authorizer: oursAuthorizer as unknown as Handler },
+  baseline: { listPets: baselineListPets, createPet: baselineCreatePet, getPet: baselineGetPet, authorizer: baselineAuthorizer as unknown as Handler },
 };
 const KEY = 'local-pro-key';
-const CASES: BenchCase[] = ['listPets', 'createPet', 'getPet', 'invalid', 'unauthorized'];
+const CASES: BenchCase[] = ['listPets', 'createPet', 'getPet', 'invalid', 'unauthorized', 'authorize', 'authorizeUnknown'];
 /** Headers whose values do not depend on the count or the request: they must be equal. */
 const SAME_VALUE = ['Content-Type', 'X-RateLimit-Limit', 'X-RateLimit-Reset', 'RateLimit-Policy', 'Cache-Control', 'WWW-Authenticate', 'Link', 'Deprecation', 'Sunset'];
 /** Log line fields that must be equal (the request id, time and duration differ by nature). */
@@ -37,9 +39,15 @@ async function answer(side: 'ours' | 'baseline', caseName: BenchCase) {
   });
   try {
     const event = eventFor(caseName, { key: KEY });
-    const response = await HANDLERS[side][FUNCTION_OF[caseName]](event, lambdaContext());
-    expect(lines).toHaveLength(1);
-    return { event, response, body: JSON.parse(response.body) as unknown, log: JSON.parse(lines[0] as string) as Record<string, unknown> };
+    const response = await invoke(HANDLERS[side][FUNCTION_OF[caseName]], event, lambdaContext());
+    // One log line per request; an allowed request is logged by the function it goes on to.
+    expect(lines).toHaveLength(caseName === 'authorize' ? 0 : 1);
+    return {
+      event,
+      response,
+      body: response.statusCode === 401 && caseName.startsWith('authorize') ? {} : (JSON.parse(response.body) as unknown),
+      log: (lines[0] === undefined ? {} : JSON.parse(lines[0])) as Record<string, unknown>,
+    };
   } finally {
     write.mockRestore();
     setLogSink(previousSink);
@@ -72,7 +80,10 @@ describe('the bench baseline answers like our stack', () => {
     expect(Object.keys(baseline.response.headers ?? {}).sort()).toEqual(Object.keys(ours.response.headers ?? {}).sort());
     for (const name of SAME_VALUE) expect([name, baseline.response.headers?.[name]]).toEqual([name, ours.response.headers?.[name]]);
 
-    if (caseName === 'createPet') {
+    if (caseName.startsWith('authorize')) {
+      // The authorizer's whole answer: the policy, the usage identifier and the context.
+      expect(baseline.body).toEqual(ours.body);
+    } else if (caseName === 'createPet') {
       // Each side creates the pet of its own request (the bench names each one), with the next id.
       const id = (ours.body as { id: number }).id;
       expect(ours.body).toEqual({ ...JSON.parse(ours.event.body as string), id });

@@ -103,7 +103,10 @@ describe('POST /v1/pets', () => {
   it('401 unauthorized with an unknown key, checked before the body', async () => {
     const response = await api.request('POST', '/pets', { key: 'no-such-key', body: { nonsense: true } });
     expectErrorShape(response, 401, 'unauthorized');
-    expect(response.headers.get('www-authenticate')).toBe('Bearer realm="petstore", error="invalid_token"');
+    // The gateway's UNAUTHORIZED answer: the authorizer refused the key (no function ran). One
+    // challenge serves it and "no Authorization header", which API Gateway answers itself.
+    expect(response.headers.get('www-authenticate')).toBe('Bearer realm="petstore"');
+    expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('leaves nothing behind when refused', async () => {
@@ -144,9 +147,11 @@ describe('GET /v1/pets/{petId} (deprecated)', () => {
     expect(response.body.details[0].path).toBe('path.petId');
   });
 
-  it('401 unauthorized with a malformed Authorization header', async () => {
+  it('401 unauthorized with a malformed Authorization header, from the gateway: no function runs, so no Deprecation', async () => {
     const response = await api.request('GET', '/pets/1', { key: null, headers: { authorization: 'Basic dXNlcjpwYXNz' } });
     expectErrorShape(response, 401, 'unauthorized');
-    expectDeprecationHeaders(response.headers);
+    // Gateway responses belong to the whole API, not to one operation (as in AWS).
+    expect(response.headers.get('deprecation')).toBeNull();
+    expect(response.headers.get('cache-control')).toBe('no-store');
   });
 });

@@ -75,16 +75,37 @@ describe('a Free key over HTTP', () => {
 });
 
 describe('requests without a valid key', () => {
-  it('are counted per client address under the Free limits: 401 until the 61st, then 429', async () => {
+  it('with a bad token are counted per client address by the authorizer under the Free limits: 401 until the 61st, then 429 until the minute ends', async () => {
     clock.setTime(Date.UTC(2026, 10, 22, 12, 0, 0));
+    const minuteEnd = Date.UTC(2026, 10, 22, 12, 1, 0) / 1000;
     const answers: ApiResponse[] = [];
-    for (let i = 0; i < 60; i += 1) answers.push(await clock.api().request('GET', '/pets', { key: i % 2 === 0 ? null : `guess-${i}` }));
+    for (let i = 0; i < 60; i += 1) answers.push(await clock.api().request('GET', '/pets', { key: `guess-${i}` }));
     expect(answers.every((a) => a.status === 401)).toBe(true);
-    expectRateLimitHeaders(answers[0] as ApiResponse, { limit: 60, remaining: 59, reset: Date.UTC(2026, 10, 22, 12, 1, 0) / 1000 });
+    clock.setTime(Date.UTC(2026, 10, 22, 12, 0, 15));
     const refused = await clock.api().request('GET', '/pets', { key: 'guess-61' });
     expectErrorShape(refused, 429, 'rate_limited');
-    expect(refused.headers.get('retry-after')).toBe('60');
+    expect(refused.headers.get('retry-after')).toBe('45');
+    expectRateLimitHeaders(refused, { limit: 60, remaining: 0, reset: minuteEnd });
+    expect(refused.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    // Malformed credentials count the same.
+    expectErrorShape(await clock.api().request('GET', '/pets', { key: null, headers: { authorization: 'Basic Z3Vlc3M6Z3Vlc3M=' } }), 429, 'rate_limited');
     // A real key is counted on its own, not with the address.
+    expect((await clock.api().request('GET', '/pets', { key: 'local-business-key' })).status).toBe(200);
+    // The next minute the address starts afresh.
+    clock.setTime(minuteEnd * 1000);
+    expectErrorShape(await clock.api().request('GET', '/pets', { key: 'guess-62' }), 401, 'unauthorized');
+  });
+
+  it('without an Authorization header never reach the authorizer and are counted by the web ACL: 401 until the 61st, then its 429', async () => {
+    clock.setTime(Date.UTC(2026, 10, 22, 12, 5, 0));
+    const answers: ApiResponse[] = [];
+    for (let i = 0; i < 60; i += 1) answers.push(await clock.api().request('GET', '/pets', { key: null }));
+    expect(answers.every((a) => a.status === 401)).toBe(true);
+    const refused = await clock.api().request('GET', '/pets', { key: null, responder: 'gateway' });
+    expectErrorShape(refused, 429, 'rate_limited');
+    expect(refused.headers.get('retry-after')).toBe('60');
+    // A bad token from the same address is the authorizer's to count, and the address has its whole allowance there.
+    expectErrorShape(await clock.api().request('GET', '/pets', { key: 'guess-again' }), 401, 'unauthorized');
     expect((await clock.api().request('GET', '/pets', { key: 'local-business-key' })).status).toBe(200);
   });
 });

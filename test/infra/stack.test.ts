@@ -7,7 +7,8 @@ import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GATEWAY_RESPONSES } from '../../infra/gateway-responses';
+import { GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
+import { authorizerContextOf } from '../support/api';
 import committedDocument from '../../openapi/openapi.json' with { type: 'json' };
 import { usagePlanNumbers, limitsOf } from '../../infra/usage-plans';
 import { WAF_RULES } from '../../infra/waf';
@@ -56,41 +57,90 @@ describe('the stack, per stage', () => {
     expect(() => app.synth()).toThrow();
   });
 
-  it('has its functions (three operations, the authorizer, the docs) on Node.js 22, arm64, with bounded memory, timeout and log retention', () => {
-    prod.resourceCountIs('AWS::Lambda::Function', 5);
+  it('has its functions (three operations, the authorizer, the docs, the key mirror) on Node.js 22, arm64, with bounded memory, timeout and log retention', () => {
+    prod.resourceCountIs('AWS::Lambda::Function', 6);
     prod.allResourcesProperties('AWS::Lambda::Function', {
       Runtime: 'nodejs22.x',
       Architectures: ['arm64'],
       MemorySize: 512,
-      Timeout: 10,
       LoggingConfig: Match.objectLike({ LogFormat: 'JSON' }),
     });
+    for (const id of ['ListPets', 'CreatePet', 'GetPet', 'Authorizer', 'ApiDocs']) {
+      expect(prod.findResources('AWS::Lambda::Function')[functionLogicalId(prod, id)]?.Properties.Timeout).toBe(10);
+    }
+    expect(prod.findResources('AWS::Lambda::Function')[functionLogicalId(prod, 'KeyMirror')]?.Properties.Timeout).toBe(50);
     prod.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
     staging.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 14 });
     prod.hasResourceProperties('AWS::Lambda::Function', {
-      Environment: { Variables: Match.objectLike({ API_KEY_SOURCE: 'api-gateway', TABLE_NAME: Match.anyValue(), CURSOR_SECRET: Match.anyValue() }) },
+      Environment: { Variables: Match.objectLike({ TABLE_NAME: Match.anyValue(), CURSOR_SECRET: Match.anyValue() }) },
     });
-    // Each function has a runaway alarm and an error alarm.
-    prod.resourceCountIs('AWS::CloudWatch::Alarm', 10);
+    // Each operation and the docs: a runaway and an error alarm; the authorizer (whose "Unauthorized"
+    // is a failed invocation by design) only the runaway one; the key mirror its own (below).
+    const alarms = Object.values(prod.findResources('AWS::CloudWatch::Alarm')) as { Properties: { AlarmDescription: string } }[];
+    const described = (prefix: string) => alarms.filter((alarm) => alarm.Properties.AlarmDescription.startsWith(prefix)).length;
+    for (const id of ['ListPets', 'CreatePet', 'GetPet', 'ApiDocs']) expect([id, described(`${id}:`)]).toEqual([id, 2]);
+    expect(described('Authorizer:')).toBe(1);
+    expect(described('The key mirror')).toBe(1);
+    expect(alarms).toHaveLength(10);
   });
 
-  it('gives each function only the rights it needs', () => {
+  it('gives each function only the rights it needs: no API Gateway rights on the request path, reads scoped to the items each needs', () => {
     const list = policyStatementsOf(prod, 'ListPets');
     const get = policyStatementsOf(prod, 'GetPet');
     const create = policyStatementsOf(prod, 'CreatePet');
-    expect(actionsOf(list)).toEqual(['apigateway:GET', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
-    expect(actionsOf(get)).toEqual(actionsOf(list));
-    expect(actionsOf(create)).toEqual(['apigateway:GET', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
-    const counters = list.find((s) => s.Action === 'dynamodb:UpdateItem');
-    expect(counters?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*'] } });
-    expect(create.find((s) => s.Action === 'dynamodb:UpdateItem')?.Condition).toEqual({
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*', 'SEQUENCE'] },
-    });
-    expect(create.find((s) => s.Action === 'dynamodb:PutItem')?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PET'] } });
-    const reads = list.find((s) => Array.isArray(s.Action) && (s.Action as string[]).includes('dynamodb:Query'));
-    expect(JSON.stringify(reads?.Resource)).toContain('/index/byStatus');
-    expect(policyStatementsOf(prod, 'Authorizer')).toEqual([]);
+    const authorizer = policyStatementsOf(prod, 'Authorizer');
+    const mirror = policyStatementsOf(prod, 'KeyMirror');
+    const leadingKeys = (statements: Record<string, unknown>[], action: string) =>
+      statements.filter((s) => [s.Action].flat().includes(action)).map((s) => (s.Condition as any)?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] ?? 'any item');
+
+    expect(actionsOf(list)).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    expect(actionsOf(get)).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    expect(actionsOf(create)).toEqual(['dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    for (const statements of [list, get, create, authorizer]) expect(actionsOf(statements).some((action) => action.startsWith('apigateway:'))).toBe(false);
+
+    // Pets, not counters or keys; the status index holds only pets.
+    expect(leadingKeys(list, 'dynamodb:GetItem')).toEqual([['PET']]);
+    expect(leadingKeys(get, 'dynamodb:GetItem')).toEqual([['PET']]);
+    const indexRead = list.find((s) => s.Action === 'dynamodb:Query');
+    expect(JSON.stringify(indexRead?.Resource)).toContain('/index/byStatus');
+    // Counting: the operations their key's counters; the authorizer the addresses'.
+    expect(leadingKeys(list, 'dynamodb:UpdateItem')).toEqual([['RATE#key#*']]);
+    expect(leadingKeys(get, 'dynamodb:UpdateItem')).toEqual([['RATE#key#*']]);
+    expect(leadingKeys(create, 'dynamodb:UpdateItem')).toEqual([['RATE#key#*', 'SEQUENCE']]);
+    expect(leadingKeys(create, 'dynamodb:PutItem')).toEqual([['PET']]);
+    expect(actionsOf(authorizer)).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    expect(leadingKeys(authorizer, 'dynamodb:GetItem')).toEqual([['APIKEY']]);
+    expect(leadingKeys(authorizer, 'dynamodb:UpdateItem')).toEqual([['RATE#ip#*']]);
+
+    // The key mirror: read-only on API Gateway's keys and usage plans, and only the key registry's items.
+    expect(actionsOf(mirror)).toEqual(['apigateway:GET', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:Query']);
+    expect(leadingKeys(mirror, 'dynamodb:PutItem')).toEqual([['APIKEY']]);
+    const gatewayRead = mirror.find((s) => s.Action === 'apigateway:GET');
+    const resources = JSON.stringify(gatewayRead?.Resource);
+    for (const path of ['::/usageplans"', '::/usageplans/*/keys"', '::/apikeys"']) expect(resources).toContain(path);
+    expect((gatewayRead?.Resource as unknown[]).length).toBe(3);
+
     expect(policyStatementsOf(prod, 'ApiDocs')).toEqual([]);
+  });
+
+  it('runs the key mirror every minute, without retries, and alarms when it has not succeeded for 5 minutes', () => {
+    prod.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [functionLogicalId(prod, 'KeyMirror'), 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 } })],
+    });
+    prod.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ REST_API_ID: Match.anyValue(), API_STAGE: Match.anyValue(), TABLE_NAME: Match.anyValue() }) },
+    });
+    prod.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'PetStore',
+      MetricName: 'KeyMirrorSucceeded',
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'breaching',
+    });
   });
 
   it('serves the REST API on stage v1 with the bearer token as the usage-plan key on every operation', () => {
@@ -101,10 +151,13 @@ describe('the stack, per stage', () => {
       MethodSettings: [Match.objectLike({ LoggingLevel: 'ERROR', MetricsEnabled: true })],
     });
     prod.hasResourceProperties('AWS::ApiGateway::Authorizer', {
-      Type: 'TOKEN',
-      IdentitySource: 'method.request.header.Authorization',
-      AuthorizerResultTtlInSeconds: 300,
+      Type: 'REQUEST',
+      IdentitySource: 'method.request.header.Authorization,context.identity.sourceIp',
     });
+    // Every cache in front of the key registry holds at most 60 s.
+    const [authorizer] = Object.values(prod.findResources('AWS::ApiGateway::Authorizer')) as { Properties: { AuthorizerResultTtlInSeconds: number } }[];
+    expect(authorizer?.Properties.AuthorizerResultTtlInSeconds).toBeGreaterThan(0);
+    expect(authorizer?.Properties.AuthorizerResultTtlInSeconds).toBeLessThanOrEqual(60);
     const methods = Object.values(prod.findResources('AWS::ApiGateway::Method')) as { Properties: Record<string, any> }[];
     const operations = methods.filter((m) => m.Properties.AuthorizationType !== 'NONE');
     expect(operations.map((m) => m.Properties.OperationName).sort()).toEqual(['createPet', 'getPet', 'listPets']);
@@ -151,12 +204,16 @@ describe('the stack, per stage', () => {
 
   it('answers for API Gateway itself with the Error body and the right headers', () => {
     const responses = Object.values(prod.findResources('AWS::ApiGateway::GatewayResponse')) as { Properties: Record<string, any> }[];
-    expect(responses.map((r) => r.Properties.ResponseType).sort()).toEqual(GATEWAY_RESPONSES.map((r) => r.type.responseType).sort());
+    expect(responses.map((r) => r.Properties.ResponseType).sort()).toEqual(Object.keys(GATEWAY_RESPONSES).sort());
     const byType = (type: string) => responses.find((r) => r.Properties.ResponseType === type)?.Properties as Record<string, any>;
     for (const response of responses) {
       const body = JSON.parse(response.Properties.ResponseTemplates['application/json']);
       expect(body).toEqual({ code: expect.any(String), message: expect.any(String), status: Number(response.Properties.StatusCode) });
-      expect(response.Properties.ResponseParameters['gatewayresponse.header.Content-Type']).toBe("'application/json'");
+      expect(response.Properties.ResponseParameters).toMatchObject({
+        'gatewayresponse.header.Content-Type': "'application/json'",
+        'gatewayresponse.header.Cache-Control': "'no-store'",
+        'gatewayresponse.header.X-Request-Id': 'context.requestId',
+      });
     }
     expect(byType('UNAUTHORIZED')).toMatchObject({ StatusCode: '401', ResponseParameters: { 'gatewayresponse.header.WWW-Authenticate': `'Bearer realm="petstore"'` } });
     expect(byType('INVALID_API_KEY')).toMatchObject({
@@ -169,6 +226,24 @@ describe('the stack, per stage', () => {
     }
     expect(JSON.parse(byType('MISSING_AUTHENTICATION_TOKEN').ResponseTemplates['application/json'])).toMatchObject({ code: 'not_found', status: 404 });
     expect(byType('DEFAULT_5XX')).toMatchObject({ StatusCode: '503' });
+  });
+
+  it('answers an address the authorizer refused (its Deny) with the 429 the authorizer put in its context', () => {
+    const accessDenied = (Object.values(prod.findResources('AWS::ApiGateway::GatewayResponse')) as { Properties: Record<string, any> }[]).find(
+      (r) => r.Properties.ResponseType === 'ACCESS_DENIED',
+    )?.Properties as Record<string, any>;
+    expect(accessDenied).toMatchObject({
+      StatusCode: '429',
+      ResponseParameters: {
+        'gatewayresponse.header.Retry-After': 'context.authorizer.retryAfter',
+        'gatewayresponse.header.X-RateLimit-Limit': 'context.authorizer.rateLimitLimit',
+        'gatewayresponse.header.X-RateLimit-Remaining': 'context.authorizer.rateLimitRemaining',
+        'gatewayresponse.header.X-RateLimit-Reset': 'context.authorizer.rateLimitReset',
+        'gatewayresponse.header.RateLimit-Policy': 'context.authorizer.rateLimitPolicy',
+        'gatewayresponse.header.RateLimit': 'context.authorizer.rateLimit',
+      },
+    });
+    expect(accessDenied.ResponseTemplates['application/json']).toBe('{"code":"$context.authorizer.code","message":"$context.authorizer.message","status":429}');
   });
 
   it('limits requests per client address at the edge with a WAF web ACL on the stage', () => {
@@ -215,7 +290,7 @@ describe('the bundled functions', () => {
         stageVariables: null,
         body: null,
         isBase64Encoded: false,
-        requestContext: { requestId: 'bundle-test', domainName: 'example.com', path: '/v1/pets', identity: { sourceIp: '127.0.0.1' } },
+        requestContext: { requestId: 'bundle-test', domainName: 'example.com', path: '/v1/pets', identity: { sourceIp: '127.0.0.1' }, authorizer: authorizerContextOf('local-business-key') },
       } as unknown as APIGatewayProxyEvent,
       lambdaContext('listPets', 10_000),
     );

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { lambdaContext } from '../../local/api-gateway-event';
 import { freePort } from '../../local/dynamodb-local';
-import { expectErrorShape, startTestApi, type TestApi } from '../support/api';
+import { authorizerContextOf, expectErrorShape, startTestApi, type TestApi } from '../support/api';
 import { testDatabase } from '../support/database';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 
@@ -63,7 +63,14 @@ describe('when DynamoDB throttles or fails', () => {
 
   it('answers 503 when the key lookup itself cannot reach the datastore (fails closed, not open)', async () => {
     proxy.inject('reset', ['GetItem']);
-    expectUnavailable(await api.request('GET', '/pets', { key: 'local-pro-key' }));
+    // The authorizer fails, so the gateway answers (DEFAULT_5XX), before any function runs.
+    const response = await api.request('GET', '/pets', { key: 'local-pro-key', responder: 'gateway' });
+    expectUnavailable(response);
+    expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    proxy.clear();
+    // Nothing of the failure was remembered: the key works as soon as the datastore is back.
+    expect((await api.request('GET', '/pets', { key: 'local-pro-key' })).status).toBe(200);
   });
 
   it('fails closed when the rate-limit counters cannot be written: 503, never unlimited', async () => {
@@ -92,7 +99,7 @@ describe('when DynamoDB throttles or fails', () => {
       stageVariables: null,
       body: null,
       isBase64Encoded: false,
-      requestContext: { requestId: 'hang-test', domainName: 'localhost', path: '/v1/pets' },
+      requestContext: { requestId: 'hang-test', domainName: 'localhost', path: '/v1/pets', authorizer: authorizerContextOf('local-business-key') },
     } as unknown as APIGatewayProxyEvent;
     const started = Date.now();
     const response = await handler(event, lambdaContext('listPets', 1_500));

@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, expect } from 'vitest';
+import { principalContext } from '../../shared/auth/authorizer-contract';
+import { hashApiKey, keyIdOf } from '../../shared/auth/api-key-hash';
 import { setClock } from '../../shared/clock';
+import { DEMO_KEYS } from '../../local/demo-keys';
+import { STANDARD_PLAN_LIMITS } from '../../shared/limits/plans';
 import { startLocalServer, type LocalServer, type OperationHandlers } from '../../local/server';
 import { checkResponse, type Responder } from './contract';
 
@@ -110,4 +114,16 @@ export function testApiOnClock(startMs: number): { api: () => TestApi; setTime: 
     },
     time: () => nowMs,
   };
+}
+
+/**
+ * `requestContext.authorizer` as API Gateway passes it to a function once the authorizer allowed a
+ * demo key: for tests that invoke a handler directly.
+ */
+export function authorizerContextOf(demoKey: string): Record<string, string> {
+  const demo = DEMO_KEYS.find((candidate) => candidate.apiKey === demoKey);
+  if (demo === undefined) throw new Error(`${demoKey} is not a demo key`);
+  const keyId = keyIdOf(hashApiKey(demo.apiKey));
+  const limits = demo.limits ?? STANDARD_PLAN_LIMITS[demo.plan as Exclude<typeof demo.plan, 'enterprise'>];
+  return { principalId: keyId, ...principalContext({ keyId, plan: demo.plan, limits }) };
 }

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { LocalKeyRegistry } from '../../shared/auth/local-key-registry';
+import { KeyRegistry } from '../../shared/auth/key-registry';
 import { ensureTable } from '../../local/create-table';
 import { DEMO_KEYS } from '../../local/demo-keys';
 
@@ -21,7 +21,7 @@ export function testDatabase() {
     documentClient,
     async prepare(): Promise<void> {
       await ensureTable(client, tableName);
-      const registry = new LocalKeyRegistry(documentClient, tableName);
+      const registry = new KeyRegistry(documentClient, tableName);
       for (const demo of DEMO_KEYS) await registry.register(demo.apiKey, demo.plan, demo.limits);
     },
     /** Every pet item in the table, read straight from DynamoDB. */

@@ -1,24 +1,24 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { STANDARD_PLAN_LIMITS } from '../../limits/plans';
 import type { RateLimiter } from '../../limits/rate-limiter';
 import type { HttpContext } from '../request-context';
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>;
 
 /**
- * Counts the request: against its key's plan, or, without a known key, against the client
- * address under the Free limits (so key guessing is slowed down too). The count is started here
- * but not waited for: the decision (`state.admission`) is awaited before any answer and before
- * any write, so a read overlaps it and waits for one round trip instead of two, and a refused
- * request still answers 429 and writes nothing. The status rides on the context;
- * `responseHeaders` turns it into headers on whatever response follows.
+ * Counts the request against its key's plan. The count is started here but not waited for: the
+ * decision (`state.admission`) is awaited before any answer and before any write, so a read
+ * overlaps it and waits for one round trip instead of two, and a refused request still answers
+ * 429 and writes nothing. The status rides on the context; `responseHeaders` turns it into
+ * headers on whatever response follows. Requests without a valid key never get here in AWS or
+ * through the local server: the authorizer counts those per client address.
  */
 export function rateLimit(limiter: RateLimiter): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
   const rateLimitBefore = (request: Request): void => {
     const state = request.context.petStore;
-    const subject = state.principal ? `key#${state.principal.keyId}` : `ip#${request.event.requestContext?.identity?.sourceIp ?? 'unknown'}`;
-    const admission = limiter.check(subject, state.principal?.limits ?? STANDARD_PLAN_LIMITS.free).then(function admitOrRefuse(decision) {
+    const principal = state.principal;
+    if (principal === undefined) return;
+    const admission = limiter.check(`key#${principal.keyId}`, principal.limits).then(function admitOrRefuse(decision) {
       state.rateLimit = decision.status;
       if (decision.refusal !== undefined) throw decision.refusal;
     });

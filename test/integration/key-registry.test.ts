@@ -1,14 +1,14 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { hashApiKey, keyIdOf } from '../../shared/auth/api-key-hash';
-import { LocalKeyRegistry } from '../../shared/auth/local-key-registry';
+import { KeyRegistry } from '../../shared/auth/key-registry';
 import { STANDARD_PLAN_LIMITS } from '../../shared/limits/plans';
 import { testDatabase } from '../support/database';
 
 const db = testDatabase();
-const registry = new LocalKeyRegistry(db.documentClient, db.tableName);
+const registry = new KeyRegistry(db.documentClient, db.tableName);
 
-describe('LocalKeyRegistry on DynamoDB Local', () => {
+describe('KeyRegistry on DynamoDB Local', () => {
   it('resolves each demo key to its plan and limits', async () => {
     expect(await registry.resolve('local-free-key')).toEqual({
       keyId: keyIdOf(hashApiKey('local-free-key')),

@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { isoTimestamp, now } from '../../shared/clock';
+import { count, db, TABLE } from './common';
+
+/**
+ * The baseline's REQUEST authorizer: the same decisions and DynamoDB requests as ours (the key by
+ * its hash; without a valid key, the address counted under the Free limits), the same answers and
+ * log line, written by hand.
+ */
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+const ROUTES: Record<string, string> = { 'GET /pets': 'listPets', 'POST /pets': 'createPet', 'GET /pets/{petId}': 'getPet' };
+
+export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+  const startedAt = performance.now();
+  const authorization = event.headers?.Authorization ?? event.headers?.authorization ?? '';
+  const token = authorization.length <= 528 ? BEARER.exec(authorization)?.[1] : undefined;
+  const [api = '', stage = ''] = event.methodArn.split('/');
+  const resource = `${api}/${stage}/*/*`;
+  if (token !== undefined) {
+    const hash = createHash('sha256').update(token).digest('hex');
+    const { Item } = await db.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: 'APIKEY' }, sk: { S: hash } } }));
+    const limits = Item?.limits?.M;
+    const plan = Item?.plan?.S;
+    if (limits !== undefined && plan !== undefined) {
+      const keyId = hash.slice(0, 16);
+      return {
+        principalId: keyId,
+        usageIdentifierKey: token,
+        policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: resource }] },
+        context: { keyId, plan, perMinute: String(limits.perMinute?.N), perDay: String(limits.perDay?.N) },
+      };
+    }
+  }
+  const counted = await count(`ip#${event.requestContext?.identity?.sourceIp ?? 'unknown'}`, 60, 1000);
+  const operation = ROUTES[`${event.httpMethod} ${event.resource}`];
+  const log = (status: number, code: string) =>
+    process.stdout.write(
+      `{"time":"${isoTimestamp(Date.now())}","level":"info","msg":"request","requestId":${JSON.stringify(event.requestContext?.requestId ?? 'unknown')}${
+        operation ? `,"operation":"${operation}","route":"${event.httpMethod} /v1${event.resource}"` : ''
+      },"status":${status},"durationMs":${Math.round((performance.now() - startedAt) * 100) / 100},"code":"${code}"}\n`,
+    );
+  if (counted.ok) {
+    log(401, 'unauthorized');
+    throw new Error('Unauthorized');
+  }
+  log(429, 'rate_limited');
+  const seconds = Math.max(1, counted.resetSeconds - Math.floor(now() / 1000));
+  return {
+    principalId: 'address',
+    policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: resource }] },
+    context: {
+      code: 'rate_limited',
+      message: 'Too many requests without a valid API key from this address; retry after the time in Retry-After.',
+      retryAfter: String(seconds),
+      rateLimitLimit: String(counted.limit),
+      rateLimitRemaining: '0',
+      rateLimitReset: String(counted.resetSeconds),
+      rateLimitPolicy: '"minute";q=60;w=60, "day";q=1000;w=86400',
+      rateLimit: `"${counted.window}";r=0;t=${Math.max(0, counted.resetSeconds - Math.ceil(now() / 1000))}`,
+    },
+  };
+};

@@ -1,0 +1,52 @@
+import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
+import { ApiGatewayKeySource } from '../shared/auth/api-gateway-keys';
+import { KeyRegistry } from '../shared/auth/key-registry';
+import { KEY_MIRROR_METRICS, mirrorKeys } from '../shared/auth/key-mirror';
+import { config } from '../shared/config';
+import { AWS_CALL_BOUNDS, documentClient, MAX_ATTEMPTS } from '../shared/dynamodb/client';
+import { writeLog } from '../shared/log';
+
+const registry = new KeyRegistry(documentClient, config.tableName);
+const client = new APIGatewayClient({
+  region: config.region,
+  maxAttempts: MAX_ATTEMPTS,
+  requestHandler: { connectionTimeout: AWS_CALL_BOUNDS.connectionTimeoutMs, requestTimeout: AWS_CALL_BOUNDS.requestTimeoutMs },
+});
+
+/**
+ * The key mirror, run every minute by a schedule (and only by it): copies this stage's API keys
+ * and usage plans from API Gateway into the key registry (shared/auth/key-mirror.ts). A run that
+ * fails throws, so the invocation counts as an error; the registry keeps its last good copy, and
+ * the stack's alarm fires when no run has succeeded for 5 minutes. A successful run writes one
+ * log line that is also a CloudWatch metric (embedded metric format): no API call for it.
+ */
+export const handler = async (): Promise<void> => {
+  const { restApiId, apiStage } = config;
+  if (restApiId === undefined || apiStage === undefined) throw new Error('REST_API_ID and API_STAGE must be set for the key mirror');
+  const startedAt = Date.now();
+  const report = await mirrorKeys(new ApiGatewayKeySource(client), registry, { apiId: restApiId, stage: apiStage }, startedAt);
+  writeLog({
+    level: report.problems.length > 0 ? 'warn' : 'info',
+    msg: 'key mirror',
+    ...report,
+    durationMs: Date.now() - startedAt,
+    _aws: {
+      Timestamp: startedAt,
+      CloudWatchMetrics: [
+        {
+          Namespace: KEY_MIRROR_METRICS.namespace,
+          Dimensions: [['ApiId']],
+          Metrics: [
+            { Name: KEY_MIRROR_METRICS.succeeded, Unit: 'Count' },
+            { Name: KEY_MIRROR_METRICS.keys, Unit: 'Count' },
+            { Name: KEY_MIRROR_METRICS.calls, Unit: 'Count' },
+          ],
+        },
+      ],
+    },
+    ApiId: restApiId,
+    [KEY_MIRROR_METRICS.succeeded]: 1,
+    [KEY_MIRROR_METRICS.keys]: report.keys,
+    [KEY_MIRROR_METRICS.calls]: report.managementCalls,
+  });
+};

@@ -1,0 +1,77 @@
+import { isPlanName } from '../limits/plans';
+import type { Principal } from './principal';
+
+/**
+ * What the authorizer and the rest of the request path agree on, in AWS and locally alike.
+ *
+ * API Gateway caches each authorizer answer per identity (the `Authorization` header and the
+ * client address) for this long. It is the one cache in front of the key registry: a plan change
+ * reaches requests within the key mirror's cycle plus this, and a refused address is remembered
+ * for at most this long.
+ */
+export const AUTHORIZER_RESULT_TTL_SECONDS = 30;
+
+/**
+ * An allowed caller travels to the function in the authorizer's context (API Gateway passes it as
+ * `requestContext.authorizer`, values as strings).
+ */
+export interface PrincipalContext {
+  readonly keyId: string;
+  readonly plan: string;
+  readonly perMinute: string;
+  readonly perDay: string;
+}
+
+export function principalContext(principal: Principal): PrincipalContext {
+  return {
+    keyId: principal.keyId,
+    plan: principal.plan,
+    perMinute: String(principal.limits.perMinute),
+    perDay: String(principal.limits.perDay),
+  };
+}
+
+const KEY_ID = /^[0-9a-f]{16}$/;
+const COUNT = /^[1-9][0-9]{0,15}$/;
+
+/**
+ * The principal the authorizer allowed, from `requestContext.authorizer`; undefined when there is
+ * no authorizer context at all. A context that is there but malformed is our bug, not the client's.
+ */
+export function principalFromContext(context: Readonly<Record<string, unknown>> | null | undefined): Principal | undefined {
+  if (context === null || context === undefined || context.keyId === undefined) return undefined;
+  const { keyId, plan } = context;
+  const perMinute = String(context.perMinute);
+  const perDay = String(context.perDay);
+  if (typeof keyId !== 'string' || !KEY_ID.test(keyId) || !isPlanName(plan) || !COUNT.test(perMinute) || !COUNT.test(perDay)) {
+    throw new Error('the authorizer context does not describe a principal');
+  }
+  return { keyId, plan, limits: { perMinute: Number(perMinute), perDay: Number(perDay) } };
+}
+
+/**
+ * A refused address travels to the gateway response (ACCESS_DENIED, a 429) in the context of the
+ * authorizer's Deny: API Gateway's gateway responses may map `context.authorizer.<name>` into
+ * headers and the body. Names are plain identifiers (mapping expressions allow nothing else);
+ * `code` and `message` go into a JSON body as they are, so they never hold a quote or backslash.
+ */
+export interface RefusalContext {
+  readonly code: string;
+  readonly message: string;
+  readonly retryAfter: string;
+  readonly rateLimitLimit: string;
+  readonly rateLimitRemaining: string;
+  readonly rateLimitReset: string;
+  readonly rateLimitPolicy: string;
+  readonly rateLimit: string;
+}
+
+/** Which header each refusal context value is sent as. */
+export const REFUSAL_HEADERS: Readonly<Record<string, keyof RefusalContext>> = {
+  'Retry-After': 'retryAfter',
+  'X-RateLimit-Limit': 'rateLimitLimit',
+  'X-RateLimit-Remaining': 'rateLimitRemaining',
+  'X-RateLimit-Reset': 'rateLimitReset',
+  'RateLimit-Policy': 'rateLimitPolicy',
+  RateLimit: 'rateLimit',
+};

@@ -1,0 +1,226 @@
+import { randomBytes } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { CallDeadline } from '../dynamodb/call-deadline';
+import { isPlanName, isRateLimits, STANDARD_PLAN_LIMITS, type PlanName, type RateLimits } from '../limits/plans';
+import { hashApiKey, keyIdOf } from './api-key-hash';
+import type { Principal } from './principal';
+
+/**
+ * The key registry: every API key the service accepts, as an item of the table keyed by the
+ * SHA-256 of the key (`pk = APIKEY`, `sk = hash`) with its plan and limits; the key itself is
+ * never stored. The request path (the authorizer) reads it the same way everywhere; what writes
+ * it differs: `npm run keys` locally, and in AWS the key mirror, which copies API Gateway's keys
+ * and usage plans into it (mirrored items also say which API key and usage plan they come from,
+ * and when the mirror wrote them).
+ */
+export const KEY_PARTITION = 'APIKEY';
+const KEY_ID = /^[0-9a-f]{16}$/;
+
+export interface RegisteredKey {
+  readonly keyId: string;
+  readonly plan: PlanName;
+  readonly limits: RateLimits;
+  readonly createdAt: string;
+}
+
+/** A key as the mirror sees it: by hash, with where in API Gateway it comes from. */
+export interface MirroredKey {
+  readonly keyHash: string;
+  readonly plan: PlanName;
+  readonly limits: RateLimits;
+  readonly apiKeyId: string;
+  readonly usagePlanId: string;
+}
+
+export interface RegistryEntry extends Partial<Pick<MirroredKey, 'apiKeyId' | 'usagePlanId'>> {
+  readonly keyHash: string;
+  readonly plan: PlanName;
+  readonly limits: RateLimits;
+  /** When the mirror wrote it (ms since the epoch); absent for keys made by `npm run keys`. */
+  readonly syncedAt?: number;
+}
+
+export class KeyRegistry {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  /** The principal of a key, or undefined for a key that is unknown or revoked: one GetItem. */
+  async resolve(apiKey: string, deadline?: CallDeadline): Promise<Principal | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: { pk: KEY_PARTITION, sk: hashApiKey(apiKey) } }),
+      { abortSignal: deadline?.signalForCall() },
+    );
+    const entry = Item === undefined ? undefined : toEntry(Item);
+    return entry === undefined ? undefined : { keyId: keyIdOf(entry.keyHash), plan: entry.plan, limits: entry.limits };
+  }
+
+  /** Stores a key given by the caller (the documented local demo keys); replaces its plan if present. */
+  async register(apiKey: string, plan: PlanName, customLimits?: RateLimits): Promise<RegisteredKey> {
+    const keyHash = hashApiKey(apiKey);
+    const limits = limitsFor(plan, customLimits);
+    const createdAt = new Date().toISOString();
+    await this.client.send(
+      new PutCommand({ TableName: this.tableName, Item: { pk: KEY_PARTITION, sk: keyHash, plan, limits, createdAt } }),
+    );
+    return { keyId: keyIdOf(keyHash), plan, limits, createdAt };
+  }
+
+  /** Makes a new random key (192 bits) for a plan; the key is returned once and only its hash is kept. */
+  async create(plan: PlanName, customLimits?: RateLimits): Promise<{ apiKey: string; key: RegisteredKey }> {
+    const apiKey = `pet_${randomBytes(24).toString('base64url')}`;
+    return { apiKey, key: await this.register(apiKey, plan, customLimits) };
+  }
+
+  async list(): Promise<RegisteredKey[]> {
+    return (await this.#items()).flatMap((item) => {
+      const entry = toEntry(item);
+      return entry === undefined ? [] : [{ keyId: keyIdOf(entry.keyHash), plan: entry.plan, limits: entry.limits, createdAt: String(item.createdAt) }];
+    });
+  }
+
+  /** Every key, by hash, with what the mirror needs to compare it with API Gateway. */
+  async entries(): Promise<RegistryEntry[]> {
+    return (await this.#items()).flatMap((item) => {
+      const entry = toEntry(item);
+      return entry === undefined ? [] : [entry];
+    });
+  }
+
+  /** Moves a key (given as the key or its key id) to another plan; undefined when there is no such key. */
+  async setPlan(keyOrKeyId: string, plan: PlanName, customLimits?: RateLimits): Promise<RegisteredKey | undefined> {
+    const limits = limitsFor(plan, customLimits);
+    const hash = await this.#findHash(keyOrKeyId);
+    if (hash === undefined) return undefined;
+    const { Attributes } = await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { pk: KEY_PARTITION, sk: hash },
+        UpdateExpression: 'SET #plan = :plan, limits = :limits',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#plan': 'plan' },
+        ExpressionAttributeValues: { ':plan': plan, ':limits': limits },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    const entry = Attributes === undefined ? undefined : toEntry(Attributes);
+    return entry === undefined ? undefined : { keyId: keyIdOf(entry.keyHash), plan: entry.plan, limits: entry.limits, createdAt: String(Attributes?.createdAt) };
+  }
+
+  /** Removes a key given either the key itself or its key id; true when one was removed. */
+  async revoke(keyOrKeyId: string): Promise<boolean> {
+    const hash = await this.#findHash(keyOrKeyId);
+    if (hash === undefined) return false;
+    await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { pk: KEY_PARTITION, sk: hash } }));
+    return true;
+  }
+
+  /**
+   * Writes a mirrored key, unless a mirror run that started later has already written it (runs
+   * may overlap: the later one read API Gateway later). False when it was left as it was.
+   */
+  async putMirrored(key: MirroredKey, runStartedAt: number): Promise<boolean> {
+    return conditional(
+      this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            pk: KEY_PARTITION,
+            sk: key.keyHash,
+            plan: key.plan,
+            limits: key.limits,
+            apiKeyId: key.apiKeyId,
+            usagePlanId: key.usagePlanId,
+            syncedAt: runStartedAt,
+            createdAt: new Date(runStartedAt).toISOString(),
+          },
+          ConditionExpression: 'attribute_not_exists(syncedAt) OR syncedAt <= :started',
+          ExpressionAttributeValues: { ':started': runStartedAt },
+        }),
+      ),
+    );
+  }
+
+  /** Removes a key API Gateway no longer holds, unless a later mirror run wrote it meanwhile. */
+  async removeMirrored(keyHash: string, runStartedAt: number): Promise<boolean> {
+    return conditional(
+      this.client.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { pk: KEY_PARTITION, sk: keyHash },
+          ConditionExpression: 'attribute_not_exists(syncedAt) OR syncedAt <= :started',
+          ExpressionAttributeValues: { ':started': runStartedAt },
+        }),
+      ),
+    );
+  }
+
+  async #items(): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': KEY_PARTITION },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      items.push(...(page.Items ?? []));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return items;
+  }
+
+  async #findHash(keyOrKeyId: string): Promise<string | undefined> {
+    const direct = hashApiKey(keyOrKeyId);
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { pk: KEY_PARTITION, sk: direct } }));
+    if (Item !== undefined) return direct;
+    if (!KEY_ID.test(keyOrKeyId)) return undefined;
+    const { Items = [] } = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :id)',
+        ExpressionAttributeValues: { ':pk': KEY_PARTITION, ':id': keyOrKeyId },
+        Limit: 2,
+      }),
+    );
+    // A key id is a hash prefix: refuse to guess if it ever matched two keys.
+    return Items.length === 1 ? String(Items[0]?.sk) : undefined;
+  }
+}
+
+async function conditional(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+function limitsFor(plan: PlanName, customLimits: RateLimits | undefined): RateLimits {
+  if (plan === 'enterprise') {
+    if (customLimits === undefined) throw new Error('an enterprise key needs its own limits');
+    return customLimits;
+  }
+  if (customLimits !== undefined) throw new Error(`only enterprise keys have their own limits, not ${plan} keys`);
+  return STANDARD_PLAN_LIMITS[plan];
+}
+
+function toEntry(item: Record<string, unknown>): RegistryEntry | undefined {
+  const { sk, plan, limits, apiKeyId, usagePlanId, syncedAt } = item;
+  if (typeof sk !== 'string' || !isPlanName(plan) || !isRateLimits(limits)) return undefined;
+  return {
+    keyHash: sk,
+    plan,
+    limits: { perMinute: limits.perMinute, perDay: limits.perDay },
+    ...(typeof apiKeyId === 'string' ? { apiKeyId } : {}),
+    ...(typeof usagePlanId === 'string' ? { usagePlanId } : {}),
+    ...(typeof syncedAt === 'number' ? { syncedAt } : {}),
+  };
+}

@@ -1,0 +1,109 @@
+import { REFUSAL_HEADERS, type RefusalContext } from '../auth/authorizer-contract';
+import type { ErrorCode } from '../errors';
+import { BEARER_REALM } from './middleware/error-response';
+
+/**
+ * API Gateway's own answers (before or instead of a function), in our Error shape, described once:
+ * the CDK stack declares them as the stage's gateway responses (infra/gateway-responses.ts) and
+ * the local server, standing in for API Gateway, answers with them (local/gateway.ts).
+ *
+ * A value is a literal, a value of the request (its id), or a value of the authorizer's context:
+ * gateway responses can map `context.authorizer.<name>`, which is how the authorizer's 429 for an
+ * address carries its Retry-After and rate-limit headers. Nothing else is dynamic: a response
+ * API Gateway makes up itself (an unknown key, a throttled usage plan) has fixed headers.
+ */
+export type GatewayResponseType =
+  | 'UNAUTHORIZED'
+  | 'INVALID_API_KEY'
+  | 'ACCESS_DENIED'
+  | 'THROTTLED'
+  | 'QUOTA_EXCEEDED'
+  | 'MISSING_AUTHENTICATION_TOKEN'
+  | 'REQUEST_TOO_LARGE'
+  | 'DEFAULT_4XX'
+  | 'DEFAULT_5XX';
+
+export type GatewayValue =
+  | { readonly literal: string }
+  | { readonly authorizer: keyof RefusalContext }
+  | { readonly request: 'requestId' };
+
+export interface GatewayResponse {
+  readonly status: number;
+  readonly code: GatewayValue;
+  readonly message: GatewayValue;
+  /** Besides the headers every gateway response has (GATEWAY_COMMON_HEADERS). */
+  readonly headers: Readonly<Record<string, GatewayValue>>;
+}
+
+const literal = (value: string): GatewayValue => ({ literal: value });
+const code = (value: ErrorCode): GatewayValue => literal(value);
+
+export const GATEWAY_COMMON_HEADERS: Readonly<Record<string, GatewayValue>> = {
+  'Content-Type': literal('application/json'),
+  'Cache-Control': literal('no-store'),
+  'X-Request-Id': { request: 'requestId' },
+};
+
+const BEARER_CHALLENGE = `Bearer realm="${BEARER_REALM}"`;
+const INVALID_TOKEN_CHALLENGE = `${BEARER_CHALLENGE}, error="invalid_token"`;
+
+const refusalHeaders = Object.fromEntries(Object.entries(REFUSAL_HEADERS).map(([header, name]) => [header, { authorizer: name } as GatewayValue]));
+
+export const GATEWAY_RESPONSES: Readonly<Record<GatewayResponseType, GatewayResponse>> = {
+  // No Authorization header (API Gateway does not call the authorizer), or the authorizer found
+  // no valid key in it. One response for both: its challenge cannot depend on which it was.
+  UNAUTHORIZED: {
+    status: 401,
+    code: code('unauthorized'),
+    message: literal('A valid API key is required, sent as "Authorization: Bearer <key>"; this request has none, or one that is malformed, unknown or revoked.'),
+    headers: { 'WWW-Authenticate': literal(BEARER_CHALLENGE) },
+  },
+  // The authorizer knew the key, but API Gateway does not (any more): disabled or deleted in the
+  // console before the key mirror caught up.
+  INVALID_API_KEY: {
+    status: 401,
+    code: code('unauthorized'),
+    message: literal('The API key is unknown or revoked.'),
+    headers: { 'WWW-Authenticate': literal(INVALID_TOKEN_CHALLENGE) },
+  },
+  // The authorizer's Deny: an address that used up its allowance of requests without a valid key.
+  ACCESS_DENIED: {
+    status: 429,
+    code: { authorizer: 'code' },
+    message: { authorizer: 'message' },
+    headers: refusalHeaders,
+  },
+  THROTTLED: { status: 429, code: code('rate_limited'), message: literal('Too many requests: retry after the time in Retry-After.'), headers: { 'Retry-After': literal('60') } },
+  QUOTA_EXCEEDED: { status: 429, code: code('rate_limited'), message: literal('The daily request quota of this key is used up.'), headers: { 'Retry-After': literal('3600') } },
+  MISSING_AUTHENTICATION_TOKEN: { status: 404, code: code('not_found'), message: literal('No operation answers this method and path.'), headers: {} },
+  REQUEST_TOO_LARGE: { status: 413, code: code('invalid_request'), message: literal('The request body is larger than API Gateway accepts (10 MiB).'), headers: {} },
+  DEFAULT_4XX: { status: 400, code: code('invalid_request'), message: literal('The request could not be accepted.'), headers: {} },
+  // Also an authorizer that fails (the key registry or the counters out of reach): fail closed.
+  DEFAULT_5XX: {
+    status: 503,
+    code: code('service_unavailable'),
+    message: literal('The service is temporarily unavailable; retry after the time in Retry-After.'),
+    headers: { 'Retry-After': literal('5') },
+  },
+};
+
+export interface GatewayAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/** A gateway response as API Gateway sends it, given the request id and the authorizer's context. */
+export function renderGatewayResponse(
+  type: GatewayResponseType,
+  values: { readonly requestId: string; readonly authorizer?: Readonly<Partial<RefusalContext>> },
+): GatewayAnswer {
+  const response = GATEWAY_RESPONSES[type];
+  const valueOf = (value: GatewayValue): string =>
+    'literal' in value ? value.literal : 'request' in value ? values.requestId : (values.authorizer?.[value.authorizer] ?? '');
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries({ ...GATEWAY_COMMON_HEADERS, ...response.headers })) headers[name] = valueOf(value);
+  const body = `{"code":${JSON.stringify(valueOf(response.code))},"message":${JSON.stringify(valueOf(response.message))},"status":${response.status}}`;
+  return { status: response.status, headers, body };
+}

@@ -1,0 +1,21 @@
+import { STANDARD_PLAN_LIMITS } from './plans';
+
+/**
+ * The per-address limits at the edge, in front of API Gateway: in AWS a WAF web ACL
+ * (infra/waf.ts), locally its stand-in in the local server (local/web-acl.ts).
+ * - Requests without an Authorization header never reach the authorizer (API Gateway refuses
+ *   them itself), so they are counted here: the Free per-minute limit per address.
+ * - Every request: a flood guard far above any plan, so one address cannot drown the API
+ *   whatever keys it holds.
+ * Both refuse with 429, the Error body and Retry-After: 60 (a WAF answer has fixed headers).
+ */
+export const EDGE_LIMITS = {
+  withoutAuthorizationPerMinute: STANDARD_PLAN_LIMITS.free.perMinute,
+  anyRequestPerMinute: 20_000,
+} as const;
+
+export const EDGE_REFUSAL = {
+  status: 429,
+  retryAfterSeconds: 60,
+  body: JSON.stringify({ code: 'rate_limited', message: 'Too many requests from this address; retry after the time in Retry-After.', status: 429 }),
+} as const;

@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiGatewayKeySource, PAGE_SIZE } from '../../shared/auth/api-gateway-keys';
+import { hashApiKey, keyIdOf } from '../../shared/auth/api-key-hash';
+import { KeyRegistry } from '../../shared/auth/key-registry';
+import { mirrorKeys, type MirrorReport } from '../../shared/auth/key-mirror';
+import { ServiceUnavailableError } from '../../shared/errors';
+import { ensureTable } from '../../local/create-table';
+import { STANDARD_PLAN_LIMITS } from '../../shared/limits/plans';
+import { testDatabase } from '../support/database';
+import { startFakeManagementApi, type FakeManagementApi } from '../support/fake-management-api';
+
+/**
+ * The key mirror against a fake of API Gateway's management API (loopback HTTP, API Gateway's
+ * JSON, two items a page so that every listing takes several pages) with the real SDK client,
+ * writing a registry in a table of its own on DynamoDB Local.
+ */
+const db = testDatabase();
+const target = { apiId: 'api123', stage: 'v1' };
+const stage = [target];
+let fake: FakeManagementApi;
+let registry: KeyRegistry;
+let tableName: string;
+
+beforeAll(async () => {
+  fake = await startFakeManagementApi(2);
+  tableName = `mirror-${randomUUID()}`;
+  await ensureTable(db.client, tableName);
+  registry = new KeyRegistry(db.documentClient, tableName);
+
+  for (const [id, value, enabled] of [
+    ['k-free', 'free-key-value-0001', true],
+    ['k-pro-1', 'pro-key-value-0001', true],
+    ['k-pro-2', 'pro-key-value-0002', true],
+    ['k-pro-3', 'pro-key-value-0003', true],
+    ['k-off', 'disabled-key-value', false],
+    ['k-ent', 'enterprise-key-value', true],
+    ['k-quota', 'quota-key-value', true],
+    ['k-elsewhere', 'other-api-key-value', true],
+  ] as const) {
+    fake.keys.set(id, { id, value, enabled });
+  }
+  fake.plans.set('p-free', { id: 'p-free', apiStages: stage, tags: { 'petstore:plan': 'free' }, keyIds: ['k-free'] });
+  fake.plans.set('p-pro', { id: 'p-pro', apiStages: stage, tags: { 'petstore:plan': 'pro' }, keyIds: ['k-pro-1', 'k-pro-2', 'k-pro-3', 'k-off'] });
+  fake.plans.set('p-ent', {
+    id: 'p-ent',
+    apiStages: stage,
+    tags: { 'petstore:plan': 'enterprise', 'petstore:per-minute': '12000', 'petstore:per-day': '5000000' },
+    keyIds: ['k-ent'],
+  });
+  fake.plans.set('p-quota', {
+    id: 'p-quota',
+    apiStages: stage,
+    tags: { 'petstore:plan': 'enterprise' },
+    throttle: { rateLimit: 50, burstLimit: 100 },
+    quota: { limit: 250_000, period: 'DAY' },
+    keyIds: ['k-quota'],
+  });
+  fake.plans.set('p-other-api', { id: 'p-other-api', apiStages: [{ apiId: 'another-api', stage: 'v1' }], tags: { 'petstore:plan': 'business' }, keyIds: ['k-elsewhere'] });
+  fake.plans.set('p-untagged', { id: 'p-untagged', apiStages: stage, keyIds: ['k-elsewhere'] });
+});
+
+afterAll(() => fake.close());
+
+async function run(): Promise<MirrorReport> {
+  fake.calls.length = 0;
+  const report = await mirrorKeys(new ApiGatewayKeySource(fake.client(), 0), registry, target, Date.now());
+  expect(report.managementCalls).toBe(fake.calls.length);
+  return report;
+}
+
+/** What the registry holds, by key value (hashed here to look it up), as the request path sees it. */
+async function registryContents(): Promise<Record<string, unknown>> {
+  const contents: Record<string, unknown> = {};
+  for (const entry of await registry.entries()) contents[entry.keyHash] = { plan: entry.plan, limits: entry.limits, usagePlanId: entry.usagePlanId };
+  return contents;
+}
+
+const entry = (plan: string, limits: object, usagePlanId: string) => ({ plan, limits, usagePlanId });
+const pages = (items: number) => Math.max(1, Math.ceil(items / 2));
+
+describe('the key mirror', () => {
+  it('copies the stage\'s tagged usage plans and their enabled keys, by hash only, in a number of calls set by plans and keys', async () => {
+    const report = await run();
+    expect(await registryContents()).toEqual({
+      [hashApiKey('free-key-value-0001')]: entry('free', STANDARD_PLAN_LIMITS.free, 'p-free'),
+      [hashApiKey('pro-key-value-0001')]: entry('pro', STANDARD_PLAN_LIMITS.pro, 'p-pro'),
+      [hashApiKey('pro-key-value-0002')]: entry('pro', STANDARD_PLAN_LIMITS.pro, 'p-pro'),
+      [hashApiKey('pro-key-value-0003')]: entry('pro', STANDARD_PLAN_LIMITS.pro, 'p-pro'),
+      [hashApiKey('enterprise-key-value')]: entry('enterprise', { perMinute: 12_000, perDay: 5_000_000 }, 'p-ent'),
+      [hashApiKey('quota-key-value')]: entry('enterprise', { perMinute: 3_000, perDay: 250_000 }, 'p-quota'),
+    });
+    expect(report).toMatchObject({ usagePlans: 4, keys: 6, written: 6, removed: 0, problems: [] });
+
+    // ⌈plans/page⌉ + Σ over the stage's tagged plans ⌈keys/page⌉ + ⌈API keys/page⌉, pages of 2 here.
+    const planKeyCalls = ['p-ent', 'p-free', 'p-pro', 'p-quota'].reduce((sum, id) => sum + pages(fake.plans.get(id)?.keyIds.length ?? 0), 0);
+    expect(fake.calls.length).toBe(pages(fake.plans.size) + planKeyCalls + pages(fake.keys.size));
+    expect(fake.calls.filter((call) => call.startsWith('GET /usageplans?'))).toHaveLength(3);
+    expect(fake.calls.filter((call) => call.startsWith('GET /apikeys?'))).toHaveLength(4);
+    expect(fake.calls.every((call) => call.includes(`limit=${PAGE_SIZE}`))).toBe(true);
+    expect(fake.calls.filter((call) => call.startsWith('GET /apikeys?')).every((call) => call.includes('includeValues=true'))).toBe(true);
+
+    // The request path reads the copy: the same principal as a key made locally would have.
+    expect(await registry.resolve('pro-key-value-0002')).toEqual({ keyId: keyIdOf(hashApiKey('pro-key-value-0002')), plan: 'pro', limits: STANDARD_PLAN_LIMITS.pro });
+    expect(await registry.resolve('disabled-key-value')).toBeUndefined();
+    expect(await registry.resolve('other-api-key-value')).toBeUndefined();
+
+    // No key value is stored anywhere: only hashes.
+    const { Items = [] } = await db.documentClient.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'APIKEY' } }));
+    const stored = JSON.stringify(Items);
+    for (const key of fake.keys.values()) expect(stored).not.toContain(key.value);
+  });
+
+  it('writes nothing when nothing changed', async () => {
+    const before = await registry.entries();
+    expect(await run()).toMatchObject({ keys: 6, written: 0, removed: 0 });
+    expect(await registry.entries()).toEqual(before);
+  });
+
+  it('follows a key moved to another plan, a key taken out of its plan, a deleted key, a disabled key and a new one', async () => {
+    const pro = fake.plans.get('p-pro')!;
+    const free = fake.plans.get('p-free')!;
+    pro.keyIds = pro.keyIds.filter((id) => id !== 'k-pro-1' && id !== 'k-pro-2');
+    free.keyIds.push('k-pro-1'); // moved to Free
+    fake.keys.delete('k-free'); // deleted in the console
+    fake.keys.get('k-pro-3')!.enabled = false; // disabled
+    fake.keys.set('k-new', { id: 'k-new', value: 'brand-new-key-value', enabled: true });
+    fake.plans.get('p-ent')!.keyIds.push('k-new');
+    fake.keys.get('k-off')!.enabled = true; // re-enabled: in Pro again
+
+    const report = await run();
+    expect(await registryContents()).toEqual({
+      [hashApiKey('pro-key-value-0001')]: entry('free', STANDARD_PLAN_LIMITS.free, 'p-free'),
+      [hashApiKey('disabled-key-value')]: entry('pro', STANDARD_PLAN_LIMITS.pro, 'p-pro'),
+      [hashApiKey('enterprise-key-value')]: entry('enterprise', { perMinute: 12_000, perDay: 5_000_000 }, 'p-ent'),
+      [hashApiKey('brand-new-key-value')]: entry('enterprise', { perMinute: 12_000, perDay: 5_000_000 }, 'p-ent'),
+      [hashApiKey('quota-key-value')]: entry('enterprise', { perMinute: 3_000, perDay: 250_000 }, 'p-quota'),
+    });
+    // Moved, re-enabled and new are written; deleted, taken out and disabled are removed.
+    expect(report).toMatchObject({ keys: 5, written: 3, removed: 3 });
+  });
+
+  it('follows a custom Enterprise plan\'s new limits, and reports a tagged plan it cannot use', async () => {
+    fake.plans.get('p-ent')!.tags = { 'petstore:plan': 'enterprise', 'petstore:per-minute': '20000', 'petstore:per-day': '9000000' };
+    fake.plans.set('p-broken', { id: 'p-broken', apiStages: stage, tags: { 'petstore:plan': 'enterprise' }, keyIds: [] });
+    const report = await run();
+    expect(await registry.resolve('brand-new-key-value')).toMatchObject({ plan: 'enterprise', limits: { perMinute: 20_000, perDay: 9_000_000 } });
+    expect(report).toMatchObject({ written: 2, removed: 0 });
+    expect(report.problems).toEqual([expect.stringContaining('usage plan p-broken')]);
+    fake.plans.delete('p-broken');
+  });
+
+  it('leaves the last good copy when API Gateway throttles, or when no usage plan serves the stage', async () => {
+    const before = await registry.entries();
+    fake.failWith = 429;
+    try {
+      await expect(mirrorKeys(new ApiGatewayKeySource(fake.client(), 0), registry, target, Date.now())).rejects.toBeInstanceOf(ServiceUnavailableError);
+    } finally {
+      fake.failWith = undefined;
+    }
+    await expect(mirrorKeys(new ApiGatewayKeySource(fake.client(), 0), registry, { apiId: 'wrong-api', stage: 'v1' }, Date.now())).rejects.toThrow(/no usage plan/);
+    expect(await registry.entries()).toEqual(before);
+  });
+
+  it('never lets an earlier run undo what a later one wrote (runs may overlap)', async () => {
+    const later = Date.now() + 60_000;
+    const keyHash = hashApiKey('brand-new-key-value');
+    expect(await registry.putMirrored({ keyHash, plan: 'business', limits: STANDARD_PLAN_LIMITS.business, apiKeyId: 'k-new', usagePlanId: 'p-biz' }, later)).toBe(true);
+    expect(await registry.putMirrored({ keyHash, plan: 'free', limits: STANDARD_PLAN_LIMITS.free, apiKeyId: 'k-new', usagePlanId: 'p-free' }, later - 1)).toBe(false);
+    expect(await registry.removeMirrored(keyHash, later - 1)).toBe(false);
+    expect((await registry.resolve('brand-new-key-value'))?.plan).toBe('business');
+    expect(await registry.removeMirrored(keyHash, later)).toBe(true);
+  });
+
+  it('spaces its calls out', async () => {
+    const source = new ApiGatewayKeySource(fake.client(), 50);
+    const started = Date.now();
+    await source.usagePlans(); // 3 pages: two waits of 50 ms
+    expect(Date.now() - started).toBeGreaterThanOrEqual(95);
+    expect(source.calls).toBe(3);
+  });
+});
