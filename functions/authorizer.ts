@@ -50,7 +50,7 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent, context?:
       case 'unauthorized':
         logRefusal(event, startedAt, 401, 'unauthorized');
         // This exact message is what makes API Gateway answer 401 (gateway response UNAUTHORIZED).
-        throw new Error('Unauthorized');
+        throw UNAUTHORIZED;
       case 'refused': {
         logRefusal(event, startedAt, 429, decision.problem.code);
         const headers: Record<string, string> = {};
@@ -68,10 +68,16 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent, context?:
         return { principalId: 'address', policyDocument: policy('Deny', stageArn), context: { ...refusal } };
       }
     }
+  } catch (error) {
+    // API Gateway answers a failing authorizer with 503 (DEFAULT_5XX); the reason goes to the log.
+    if (error !== UNAUTHORIZED) logRefusal(event, startedAt, 503, 'service_unavailable', error);
+    throw error;
   } finally {
     deadline?.clear();
   }
 };
+
+const UNAUTHORIZED = new Error('Unauthorized');
 
 /** `arn:aws:execute-api:region:account:api/stage/GET/pets` → `arn:aws:execute-api:region:account:api/stage`. */
 function stageArnOf(methodArn: string): string {
@@ -84,9 +90,9 @@ function policy(effect: 'Allow' | 'Deny', stageArn: string): APIGatewayAuthorize
 }
 
 /** A refused request never reaches a function: its one log line is written here. */
-function logRefusal(event: APIGatewayRequestAuthorizerEvent, startedAt: number, status: number, code: string): void {
+function logRefusal(event: APIGatewayRequestAuthorizerEvent, startedAt: number, status: number, code: string, failure?: unknown): void {
   const operationId = operationOf(event.httpMethod, event.resource);
-  const entry: LogEntry = { level: 'info', msg: 'request', requestId: event.requestContext?.requestId ?? 'unknown' };
+  const entry: LogEntry = { level: status >= 500 ? 'error' : 'info', msg: 'request', requestId: event.requestContext?.requestId ?? 'unknown' };
   if (operationId !== undefined) {
     entry.operation = operationId;
     entry.route = routeOf(operationId);
@@ -94,6 +100,9 @@ function logRefusal(event: APIGatewayRequestAuthorizerEvent, startedAt: number, 
   entry.status = status;
   entry.durationMs = Math.round((performance.now() - startedAt) * 100) / 100;
   entry.code = code;
+  if (failure !== undefined) {
+    entry.error = failure instanceof Error ? { name: failure.name, message: failure.message, stack: failure.stack } : { value: String(failure) };
+  }
   writeLog(entry);
 }
 
