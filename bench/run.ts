@@ -13,6 +13,7 @@ import { ensureTable } from '../local/create-table';
 import { KeyRegistry } from '../shared/auth/key-registry';
 import { createDocumentClient } from '../shared/dynamodb/client';
 import { DynamoDbPetRepository } from '../shared/pets/repository';
+import { FUNCTION_OF } from './children/events.mjs';
 import { roundTripsOf, startRecorder } from './dynamodb-recorder';
 
 /**
@@ -34,16 +35,6 @@ type Implementation = (typeof IMPLEMENTATIONS)[number];
 const OVERHEAD_CASES = ['listPets', 'createPet', 'getPet', 'invalid', 'unauthorized', 'authorize', 'authorizeUnknown'] as const;
 /** What a cold start or a warm end-to-end request of each function serves (the authorizer: a known key). */
 const CASE_OF: Record<FunctionName, string> = { listPets: 'listPets', createPet: 'createPet', getPet: 'getPet', authorizer: 'authorize' };
-/** The function each overhead case goes to (as bench/children/events.mjs says). */
-const FUNCTION_OF_CASE: Record<(typeof OVERHEAD_CASES)[number], FunctionName> = {
-  listPets: 'listPets',
-  createPet: 'createPet',
-  getPet: 'getPet',
-  invalid: 'listPets',
-  unauthorized: 'listPets',
-  authorize: 'authorizer',
-  authorizeUnknown: 'authorizer',
-};
 
 const COLD_STARTS = 15;
 const OVERHEAD_ITERATIONS = 20_000;
@@ -144,7 +135,7 @@ async function main(): Promise<void> {
     process.stdout.write(`stack overhead, DynamoDB stubbed (${OVERHEAD_ITERATIONS} invocations per case and side)...\n`);
     const overhead = {} as Record<(typeof OVERHEAD_CASES)[number], Record<Implementation, { p50: number; p99: number }>>;
     for (const caseName of runs('overhead') ? OVERHEAD_CASES : []) {
-      const fn = FUNCTION_OF_CASE[caseName];
+      const fn = FUNCTION_OF[caseName];
       overhead[caseName] = await runChild('overhead.mjs', [bundleOf('stubbed', 'ours', fn), bundleOf('stubbed', 'baseline', fn), caseName, BENCH_KEY, String(OVERHEAD_ITERATIONS)], {
         ...env,
         NODE_OPTIONS: '',
