@@ -1,10 +1,10 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
-import { type RefusalContext, principalContext } from '../shared/auth/authorizer-contract';
+import { AUTHORIZER_UNAUTHORIZED, type RefusalContext, principalContext } from '../shared/auth/authorizer-contract';
 import { authorize } from '../shared/auth/authorize';
 import { readBearer } from '../shared/auth/bearer';
 import { KeyRegistry } from '../shared/auth/key-registry';
 import { config } from '../shared/config';
-import { TimedCallDeadline } from '../shared/dynamodb/call-deadline';
+import { deadlineBeforeTimeout } from '../shared/dynamodb/call-deadline';
 import { documentClient } from '../shared/dynamodb/client';
 import { requestHeader } from '../shared/http/headers';
 import { setRateLimitHeaders } from '../shared/http/rate-limit-headers';
@@ -13,8 +13,6 @@ import { rateLimiter } from '../shared/limits/limiter-instance';
 import { writeLog, type LogEntry } from '../shared/log';
 
 const registry = new KeyRegistry(documentClient, config.tableName);
-/** Give up DynamoDB calls this long before the function's timeout. */
-const TIMEOUT_MARGIN_MS = 500;
 
 /**
  * API Gateway's REQUEST authorizer, run before every operation (in AWS, and by the local server):
@@ -30,10 +28,7 @@ const TIMEOUT_MARGIN_MS = 500;
  */
 export const handler = async (event: APIGatewayRequestAuthorizerEvent, context?: Context): Promise<APIGatewayAuthorizerResult> => {
   const startedAt = performance.now();
-  const deadline =
-    typeof context?.getRemainingTimeInMillis === 'function'
-      ? new TimedCallDeadline(Date.now() + context.getRemainingTimeInMillis() - TIMEOUT_MARGIN_MS)
-      : undefined;
+  const deadline = deadlineBeforeTimeout(context);
   try {
     const credential = readBearer(requestHeader(event.headers, 'authorization'));
     const address = event.requestContext?.identity?.sourceIp ?? 'unknown';
@@ -77,7 +72,7 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent, context?:
   }
 };
 
-const UNAUTHORIZED = new Error('Unauthorized');
+const UNAUTHORIZED = new Error(AUTHORIZER_UNAUTHORIZED);
 
 /** `arn:aws:execute-api:region:account:api/stage/GET/pets` → `arn:aws:execute-api:region:account:api/stage`. */
 function stageArnOf(methodArn: string): string {

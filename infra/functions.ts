@@ -27,6 +27,8 @@ export interface FunctionOptions {
   /** Whether failed invocations raise an alarm (default: yes; not for a function that fails on purpose). */
   readonly errorAlarm?: boolean;
   readonly timeout?: Duration;
+  /** Lambda's own retries of a failed asynchronous invocation (a schedule's); its default is 2. */
+  readonly asyncRetries?: number;
   /** Files of installed packages to ship beside the bundle, into this directory of it. */
   readonly extraFiles?: { readonly directory: string; readonly files: readonly string[] };
 }
@@ -39,6 +41,7 @@ export function petStoreFunction(scope: Construct, id: string, options: Function
   const fn = new NodejsFunction(scope, id, {
     ...FUNCTION_SETTINGS,
     ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
+    ...(options.asyncRetries === undefined ? {} : { retryAttempts: options.asyncRetries }),
     entry: resolve(root, options.entry),
     handler: 'handler',
     projectRoot: root,

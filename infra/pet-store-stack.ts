@@ -114,7 +114,7 @@ export class PetStoreStack extends Stack {
 
     // The authorizer reads keys by hash and counts requests without a valid key per address.
     // "Unauthorized" is a thrown error by API Gateway's design, so failed invocations are normal
-    // for it: no error alarm (a failing authorizer shows as the API's 5XX answers).
+    // for it: no error alarm; a failing authorizer shows as the API's 5XX answers (alarm below).
     const authorizerFunction = petStoreFunction(this, 'Authorizer', {
       entry: 'functions/authorizer.ts',
       environment: { TABLE_NAME: table.tableName },
@@ -163,7 +163,7 @@ export class PetStoreStack extends Stack {
     });
     Validations.of(this.api).acknowledge(
       { id: 'AwsSolutions-APIG2', reason: 'Requests are validated in the functions by the zod schemas, with the Error body the interface requires.' },
-      { id: 'AwsSolutions-COG4', reason: 'Clients authenticate with API keys as bearer tokens (the interface), checked by the TOKEN authorizer and usage plans.' },
+      { id: 'AwsSolutions-COG4', reason: 'Clients authenticate with API keys as bearer tokens (the interface), checked by the REQUEST authorizer against the key registry and by the usage plans.' },
       {
         id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
         reason: 'The API Gateway account role only pushes execution logs to CloudWatch Logs.',
@@ -196,6 +196,17 @@ export class PetStoreStack extends Stack {
       );
     }
 
+    // API Gateway's 5XX: a failing authorizer (every keyed request then gets 503), a function
+    // timing out or failing to answer. A function's own 500s have their error alarms.
+    new Alarm(this, 'Api5xxAlarm', {
+      alarmDescription: 'The API answered 5XX 5 times or more in 5 minutes: check the Authorizer function\'s log lines (level error) and the functions\' error alarms.',
+      metric: this.api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }),
+      threshold: 5,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+
     addGatewayResponses(this.api);
     addUsagePlans(this.api, this.api.deploymentStage, props.stage);
     addWebAcl(this, this.api.deploymentStage);
@@ -207,6 +218,8 @@ export class PetStoreStack extends Stack {
       retain,
       // A run takes seconds; it must end well before the next one starts.
       timeout: Duration.seconds(50),
+      // A failed run is not retried, by EventBridge (below) or by Lambda: the next one comes within a minute.
+      asyncRetries: 0,
       // Its alarm is the one below: no successful run for 5 minutes (failing or not running at all).
       errorAlarm: false,
     });
@@ -225,12 +238,11 @@ export class PetStoreStack extends Stack {
     new Rule(this, 'KeyMirrorSchedule', {
       description: 'Copies the API keys and usage plans of the stage into the key registry.',
       schedule: Schedule.rate(KEY_MIRROR_SCHEDULE),
-      // A failed run is not retried: the next one comes within a minute and reads everything afresh.
       targets: [new LambdaFunction(keyMirror, { retryAttempts: 0, maxEventAge: Duration.minutes(1) })],
     });
     new Alarm(this, 'KeyMirrorAlarm', {
       alarmDescription:
-        'The key mirror has not succeeded for 5 minutes: console changes to keys and plans are not reaching the service (the last good copy keeps serving). See the KeyMirror function\'s logs.',
+        'The key mirror has not succeeded for 5 minutes (failing, not running, or finding a usage plan of the stage it cannot use): console changes to keys and plans are not reaching the service; the last good copy keeps serving. See the KeyMirror function\'s log lines.',
       metric: new Metric({
         namespace: KEY_MIRROR_METRICS.namespace,
         metricName: KEY_MIRROR_METRICS.succeeded,

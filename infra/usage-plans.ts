@@ -39,7 +39,7 @@ export function limitsOf(plan: PlanName): RateLimits {
 
 const TITLES: Record<PlanName, string> = { free: 'Free', pro: 'Pro', business: 'Business', enterprise: 'Enterprise' };
 
-/** One usage plan per plan, bound to the stage and tagged so the key resolver can tell which it is. */
+/** One usage plan per plan, bound to the stage and tagged so the key mirror can tell which it is. */
 export function addUsagePlans(api: IRestApi & { addUsagePlan: (id: string, props: object) => UsagePlan }, stage: Stage, stageName: string): Record<PlanName, UsagePlan> {
   const plans = {} as Record<PlanName, UsagePlan>;
   for (const plan of PLAN_NAMES) {

@@ -1,5 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
-import { AUTHORIZER_RESULT_TTL_SECONDS, type RefusalContext } from '../shared/auth/authorizer-contract';
+import { AUTHORIZER_RESULT_TTL_SECONDS, AUTHORIZER_UNAUTHORIZED, type RefusalContext } from '../shared/auth/authorizer-contract';
 import { now } from '../shared/clock';
 import { requestHeader } from '../shared/http/headers';
 
@@ -40,7 +40,7 @@ export class LocalAuthorization {
       result = await this.authorizer(authorizerEvent(event), this.context());
     } catch (error) {
       // "Unauthorized" is API Gateway's 401 and is not cached; any other failure is a 5xx.
-      return { outcome: error instanceof Error && error.message === 'Unauthorized' ? 'UNAUTHORIZED' : 'DEFAULT_5XX' };
+      return { outcome: error instanceof Error && error.message === AUTHORIZER_UNAUTHORIZED ? 'UNAUTHORIZED' : 'DEFAULT_5XX' };
     }
     const decision = toDecision(result);
     if (this.#cache.size >= MAX_CACHED) this.#cache.delete(this.#cache.keys().next().value as string);

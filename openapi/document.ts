@@ -64,13 +64,15 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   401:
     '`unauthorized`: no `Authorization: Bearer <key>`, or the key is malformed, unknown or revoked. Answered by the gateway before any ' +
     'function runs, so it carries no rate-limit headers; requests without a valid key are counted per client address under the Free ' +
-    'per-minute limit, and past it the address gets 429 instead.',
+    'limits, and past them the address gets 429 instead.',
   404: '`not_found`: no animal has this identifier.',
   413: '`invalid_request`: the body is larger than the gateway accepts (10 MiB).',
   429:
     '`rate_limited`: a per-minute or daily limit of the key is used up; or `key_suspended`: the key kept sending after being refused and is suspended for 15 minutes. ' +
-    'The same codes refuse a client address that sent more requests without a valid key than the Free per-minute limit (its rate-limit headers are then the address\'s, ' +
-    'and this answer comes from the gateway, without an operation\'s own headers such as `Deprecation`). Wait for `Retry-After`.',
+    'The same codes refuse a client address that sent more requests with a bad key than the Free limits allow (its rate-limit headers are then the address\'s, ' +
+    'and this answer comes from the gateway, without an operation\'s own headers such as `Deprecation`). ' +
+    'The edge may also refuse with `rate_limited` and only `Retry-After` (60 s: a client address flooding, or sending more than the Free ' +
+    'per-minute limit without an `Authorization` header; 3600 s: the key\'s daily quota at the gateway, far above its plan). Wait for `Retry-After`.',
   500: '`internal_error`: a fault of ours; the message names the request id to report.',
   503:
     '`service_unavailable`: the datastore is throttling or out of reach; retry after `Retry-After`. When the gateway answers it ' +

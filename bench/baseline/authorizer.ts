@@ -46,7 +46,8 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
     throw new Error('Unauthorized');
   }
   log(429, 'rate_limited');
-  const seconds = Math.max(1, counted.resetSeconds - Math.floor(now() / 1000));
+  // Never shorter than API Gateway keeps this Deny for the same request (30 s).
+  const seconds = Math.max(30, counted.resetSeconds - Math.floor(now() / 1000));
   return {
     principalId: 'address',
     policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: resource }] },

@@ -3,6 +3,8 @@ import { createHash } from 'node:crypto';
 
 let sequence = 0;
 
+export const REFUSED_ADDRESS = '192.0.2.99';
+
 /** Limits no run of the bench can reach, so that every request is admitted. */
 export const BENCH_LIMITS = { perMinute: 100_000_000, perDay: 100_000_000 };
 
@@ -24,7 +26,7 @@ export function lambdaContext() {
 
 export function eventFor(name, { key, petId = 1 } = {}) {
   const headers = { Host: 'bench.example.com', 'X-Forwarded-Proto': 'https' };
-  if (name !== 'unauthorized') headers.Authorization = `Bearer ${name === 'authorizeUnknown' ? `unknown-${sequence}` : key}`;
+  if (name !== 'unauthorized') headers.Authorization = `Bearer ${name === 'authorizeUnknown' || name === 'authorizeRefused' ? `unknown-${sequence}` : key}`;
   const base = {
     headers,
     multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
@@ -38,7 +40,8 @@ export function eventFor(name, { key, petId = 1 } = {}) {
       requestId: `req-${++sequence}`,
       domainName: 'bench.example.com',
       stage: 'v1',
-      identity: { sourceIp: '192.0.2.10' },
+      // The refused case comes from an address that has used up its allowance (the parity test fills it).
+      identity: { sourceIp: name === 'authorizeRefused' ? REFUSED_ADDRESS : '192.0.2.10' },
       // Without it, the function was not reached through the authorizer: the 'unauthorized' case.
       ...(name === 'unauthorized' || name.startsWith('authorize') ? {} : { authorizer: authorizerContext(key) }),
     },
@@ -66,7 +69,8 @@ export function eventFor(name, { key, petId = 1 } = {}) {
       };
     }
     case 'authorize':
-    case 'authorizeUnknown': {
+    case 'authorizeUnknown':
+    case 'authorizeRefused': {
       // The REQUEST authorizer's event: the method request without its body, and the method's ARN.
       const { body: _, isBase64Encoded: __, ...request } = base;
       return { ...request, type: 'REQUEST', methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:bench/v1/GET/pets', httpMethod: 'GET', resource: '/pets', path: '/v1/pets' };
@@ -85,9 +89,10 @@ export const FUNCTION_OF = {
   unauthorized: 'listPets',
   authorize: 'authorizer',
   authorizeUnknown: 'authorizer',
+  authorizeRefused: 'authorizer',
 };
 /** For the authorizer: 200 for an Allow, 401 for its "Unauthorized", 429 for a Deny (see `invoke`). */
-export const EXPECTED_STATUS = { listPets: 200, createPet: 201, getPet: 200, invalid: 400, unauthorized: 401, authorize: 200, authorizeUnknown: 401 };
+export const EXPECTED_STATUS = { listPets: 200, createPet: 201, getPet: 200, invalid: 400, unauthorized: 401, authorize: 200, authorizeUnknown: 401, authorizeRefused: 429 };
 
 /** Invokes a handler; an authorizer's answer is told as the status API Gateway would then answer with. */
 export async function invoke(handler, event, context) {

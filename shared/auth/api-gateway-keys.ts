@@ -1,20 +1,31 @@
-import {
-  GetApiKeysCommand,
-  GetUsagePlanKeysCommand,
-  GetUsagePlansCommand,
-  type APIGatewayClient,
-} from '@aws-sdk/client-api-gateway';
-import type { GatewayApiKey, GatewayKeySource, GatewayUsagePlan } from './key-mirror';
+import { APIGatewayClient, GetApiKeysCommand, GetUsagePlanKeysCommand, GetUsagePlansCommand } from '@aws-sdk/client-api-gateway';
+import type { GatewayKeySource, GatewayPlanKey, GatewayUsagePlan } from './key-mirror';
 
 /**
  * The key mirror's reads of API Gateway's management API, with the AWS SDK: the only code of the
  * service that calls it. Pages are as large as API Gateway allows (500), and calls are spaced out
  * (at most one every `minIntervalMs`), so that a run never takes a burst out of the account's
- * 10 calls a second that the console shares.
+ * 10 calls a second that the console shares. Key values come only with the keys of the stage's
+ * usage plans (GetUsagePlanKeys); the region's key list is read without values (GetApiKeys), for
+ * whether each key is enabled.
  */
 export const PAGE_SIZE = 500;
 /** At most 4 calls a second: under half the account's budget even while a run lasts. */
 export const DEFAULT_CALL_INTERVAL_MS = 250;
+
+/**
+ * The mirror's client: one attempt per call (a failed run is simply the next minute's to redo,
+ * and SDK retries would burst while API Gateway throttles), with a time bound per call that
+ * suits pages of 500 items.
+ */
+export function createManagementClient(settings: { readonly region: string; readonly endpoint?: string }): APIGatewayClient {
+  return new APIGatewayClient({
+    region: settings.region,
+    maxAttempts: 1,
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
+    ...(settings.endpoint === undefined ? {} : { endpoint: settings.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+  });
+}
 
 export class ApiGatewayKeySource implements GatewayKeySource {
   #calls = 0;
@@ -31,52 +42,56 @@ export class ApiGatewayKeySource implements GatewayKeySource {
 
   async usagePlans(): Promise<GatewayUsagePlan[]> {
     const plans: GatewayUsagePlan[] = [];
-    let position: string | undefined;
-    do {
-      const page = await this.#paced(() => this.client.send(new GetUsagePlansCommand({ limit: PAGE_SIZE, position })));
-      for (const plan of page.items ?? []) {
-        if (plan.id === undefined) continue;
-        plans.push({
-          id: plan.id,
-          apiStages: (plan.apiStages ?? []).map((stage) => ({ apiId: stage.apiId, stage: stage.stage })),
-          tags: plan.tags ?? {},
-          ...(plan.throttle ? { throttle: { rateLimit: plan.throttle.rateLimit } } : {}),
-          ...(plan.quota ? { quota: { limit: plan.quota.limit, period: plan.quota.period } } : {}),
-        });
-      }
-      position = page.position;
-    } while (position !== undefined);
+    await this.#pages(
+      (position) => this.client.send(new GetUsagePlansCommand({ limit: PAGE_SIZE, position })),
+      (page) => {
+        for (const plan of page.items ?? []) {
+          if (plan.id === undefined) continue;
+          plans.push({ id: plan.id, apiStages: (plan.apiStages ?? []).map((stage) => ({ apiId: stage.apiId, stage: stage.stage })), tags: plan.tags ?? {} });
+        }
+      },
+    );
     return plans;
   }
 
-  async usagePlanKeyIds(usagePlanId: string): Promise<string[]> {
-    const ids: string[] = [];
-    let position: string | undefined;
-    do {
-      const page = await this.#paced(() => this.client.send(new GetUsagePlanKeysCommand({ usagePlanId, limit: PAGE_SIZE, position })));
-      for (const key of page.items ?? []) if (key.id !== undefined && key.type === 'API_KEY') ids.push(key.id);
-      position = page.position;
-    } while (position !== undefined);
-    return ids;
-  }
-
-  /** Every API key of the account and region, with its value (hashed by the mirror, never kept). */
-  async apiKeys(): Promise<GatewayApiKey[]> {
-    const keys: GatewayApiKey[] = [];
-    let position: string | undefined;
-    do {
-      const page = await this.#paced(() => this.client.send(new GetApiKeysCommand({ includeValues: true, limit: PAGE_SIZE, position })));
-      for (const key of page.items ?? []) if (key.id !== undefined) keys.push({ id: key.id, value: key.value, enabled: key.enabled === true });
-      position = page.position;
-    } while (position !== undefined);
+  async usagePlanKeys(usagePlanId: string): Promise<GatewayPlanKey[]> {
+    const keys: GatewayPlanKey[] = [];
+    await this.#pages(
+      (position) => this.client.send(new GetUsagePlanKeysCommand({ usagePlanId, limit: PAGE_SIZE, position })),
+      (page) => {
+        for (const key of page.items ?? []) if (key.id !== undefined && key.type === 'API_KEY') keys.push({ id: key.id, value: key.value });
+      },
+    );
     return keys;
   }
 
-  async #paced<Output>(call: () => Promise<Output>): Promise<Output> {
-    const wait = this.#lastCallAt + this.minIntervalMs - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    this.#lastCallAt = Date.now();
-    this.#calls += 1;
-    return call();
+  async enabledApiKeyIds(): Promise<Set<string>> {
+    const ids = new Set<string>();
+    await this.#pages(
+      (position) => this.client.send(new GetApiKeysCommand({ includeValues: false, limit: PAGE_SIZE, position })),
+      (page) => {
+        for (const key of page.items ?? []) if (key.id !== undefined && key.enabled === true) ids.add(key.id);
+      },
+    );
+    return ids;
+  }
+
+  /** Reads every page, spaced out; a position seen twice is API Gateway misbehaving, not a reason to loop. */
+  async #pages<Page extends { position?: string | undefined }>(read: (position: string | undefined) => Promise<Page>, take: (page: Page) => void): Promise<void> {
+    const seen = new Set<string>();
+    let position: string | undefined;
+    do {
+      const wait = this.#lastCallAt + this.minIntervalMs - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      this.#lastCallAt = Date.now();
+      this.#calls += 1;
+      const page = await read(position);
+      take(page);
+      position = page.position;
+      if (position !== undefined) {
+        if (seen.has(position)) throw new Error(`API Gateway returned the page position ${position} twice`);
+        seen.add(position);
+      }
+    } while (position !== undefined);
   }
 }

@@ -9,3 +9,6 @@ export function hashApiKey(apiKey: string): string {
 export function keyIdOf(keyHash: string): string {
   return keyHash.slice(0, 16);
 }
+
+/** What a key id looks like. */
+export const KEY_ID_PATTERN = /^[0-9a-f]{16}$/;

@@ -2,6 +2,7 @@ import type { CallDeadline } from '../dynamodb/call-deadline';
 import type { ApiProblem } from '../errors';
 import { STANDARD_PLAN_LIMITS } from '../limits/plans';
 import type { RateLimiter, RateLimitStatus } from '../limits/rate-limiter';
+import { AUTHORIZER_RESULT_TTL_SECONDS } from './authorizer-contract';
 import type { BearerCredential } from './bearer';
 import type { KeyRegistry } from './key-registry';
 import type { Principal } from './principal';
@@ -13,6 +14,9 @@ import type { Principal } from './principal';
  * - anything else (no, malformed or unknown key) is counted against the client address under the
  *   Free limits, so that guessing keys is throttled: unauthorized until the address has used up
  *   that allowance, then refused (429, or a suspension if it keeps on).
+ * API Gateway keeps a refusal for its cache's TTL, whatever the window: the same request is
+ * refused again until then, so its Retry-After is never shorter than that. (The address itself,
+ * with another token, starts afresh when the window ends.)
  */
 export type Authorization =
   | { readonly outcome: 'allowed'; readonly principal: Principal; readonly apiKey: string }
@@ -45,7 +49,7 @@ export async function authorize(credential: BearerCredential, address: string, {
       message: suspended
         ? 'This address is suspended for a while: it kept sending requests without a valid API key after being refused. Retry after the time in Retry-After.'
         : 'Too many requests without a valid API key from this address; retry after the time in Retry-After.',
-      retryAfterSeconds: decision.refusal.retryAfterSeconds,
+      retryAfterSeconds: Math.max(decision.refusal.retryAfterSeconds ?? 1, AUTHORIZER_RESULT_TTL_SECONDS),
     },
   };
 }

@@ -1,4 +1,5 @@
 import { isPlanName } from '../limits/plans';
+import { KEY_ID_PATTERN } from './api-key-hash';
 import type { Principal } from './principal';
 
 /**
@@ -10,6 +11,9 @@ import type { Principal } from './principal';
  * for at most this long.
  */
 export const AUTHORIZER_RESULT_TTL_SECONDS = 30;
+
+/** The error message that makes API Gateway answer 401 (gateway response UNAUTHORIZED), exactly. */
+export const AUTHORIZER_UNAUTHORIZED = 'Unauthorized';
 
 /**
  * An allowed caller travels to the function in the authorizer's context (API Gateway passes it as
@@ -31,7 +35,6 @@ export function principalContext(principal: Principal): PrincipalContext {
   };
 }
 
-const KEY_ID = /^[0-9a-f]{16}$/;
 const COUNT = /^[1-9][0-9]{0,15}$/;
 
 /**
@@ -43,7 +46,7 @@ export function principalFromContext(context: Readonly<Record<string, unknown>> 
   const { keyId, plan } = context;
   const perMinute = String(context.perMinute);
   const perDay = String(context.perDay);
-  if (typeof keyId !== 'string' || !KEY_ID.test(keyId) || !isPlanName(plan) || !COUNT.test(perMinute) || !COUNT.test(perDay)) {
+  if (typeof keyId !== 'string' || !KEY_ID_PATTERN.test(keyId) || !isPlanName(plan) || !COUNT.test(perMinute) || !COUNT.test(perDay)) {
     throw new Error('the authorizer context does not describe a principal');
   }
   return { keyId, plan, limits: { perMinute: Number(perMinute), perDay: Number(perDay) } };

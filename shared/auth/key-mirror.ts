@@ -7,16 +7,19 @@ import type { KeyRegistry, MirroredKey, RegistryEntry } from './key-registry';
  * the key registry, by the SHA-256 of each key value, so that the request path reads DynamoDB and
  * never API Gateway's management API (about 10 calls a second for the whole account).
  *
- * One run reads everything (usage plans, the keys of each plan of this stage, all API keys), works
- * out what the registry must hold, and writes only the difference: a new or moved key is put, a
- * key no plan of this stage holds any more (removed, deleted, disabled) is deleted. Its management
- * calls depend on the number of plans and keys, never on traffic:
- *   ⌈usage plans / 500⌉ + Σ over this stage's plans ⌈keys of the plan / 500⌉ + ⌈API keys / 500⌉.
+ * One run reads everything (the usage plans, the keys of each plan of this stage with their
+ * values, and whether each API key is enabled), works out what the registry must hold, and writes
+ * only the difference: a new or moved key is put, a key no plan of this stage holds any more
+ * (taken out, deleted, disabled) is removed. Its management calls depend on the number of plans
+ * and keys, never on traffic (each listing costs one call even when empty):
+ *   max(1, ⌈usage plans / 500⌉) + Σ over this stage's plans max(1, ⌈keys of the plan / 500⌉)
+ *   + max(1, ⌈API keys / 500⌉).
  * A run that fails changes nothing it has not finished: the last good copy keeps serving.
  *
  * A usage plan says which plan it is with the tag `petstore:plan`; a custom Enterprise plan says
- * its limits with `petstore:per-minute` and `petstore:per-day` (else they are read from its
- * throttle and daily quota).
+ * its limits with `petstore:per-minute` and `petstore:per-day`. A plan of the stage that says
+ * neither usably is a problem for the operator, not a reason to revoke its keys: its keys keep
+ * whatever the registry holds for them, and the run reports it (and does not count as a success).
  */
 export const PLAN_TAG = 'petstore:plan';
 export const PER_MINUTE_TAG = 'petstore:per-minute';
@@ -30,20 +33,19 @@ export interface GatewayUsagePlan {
   readonly id: string;
   readonly apiStages: readonly { readonly apiId?: string; readonly stage?: string }[];
   readonly tags: Readonly<Record<string, string>>;
-  readonly throttle?: { readonly rateLimit?: number };
-  readonly quota?: { readonly limit?: number; readonly period?: string };
 }
 
-export interface GatewayApiKey {
+/** A key of a usage plan, with its value (hashed at once by the mirror, never kept). */
+export interface GatewayPlanKey {
   readonly id: string;
   readonly value: string | undefined;
-  readonly enabled: boolean;
 }
 
 export interface GatewayKeySource {
   usagePlans(): Promise<GatewayUsagePlan[]>;
-  usagePlanKeyIds(usagePlanId: string): Promise<string[]>;
-  apiKeys(): Promise<GatewayApiKey[]>;
+  usagePlanKeys(usagePlanId: string): Promise<GatewayPlanKey[]>;
+  /** The ids of the region's API keys that are enabled (no values). */
+  enabledApiKeyIds(): Promise<Set<string>>;
   /** Management calls made so far. */
   readonly calls: number;
 }
@@ -54,12 +56,13 @@ export interface MirrorTarget {
 }
 
 export interface MirrorReport {
+  /** Usage plans of the stage whose keys were copied. */
   readonly usagePlans: number;
   readonly keys: number;
   readonly written: number;
   readonly removed: number;
   readonly managementCalls: number;
-  /** Tagged usage plans that were left out, and why (an Enterprise plan without usable limits). */
+  /** What the operator must fix in the console: a plan of the stage it could not use, a key in two plans. */
   readonly problems: readonly string[];
 }
 
@@ -73,59 +76,82 @@ export async function mirrorKeys(
   runStartedAt: number,
 ): Promise<MirrorReport> {
   const problems: string[] = [];
-  const plans: { id: string; plan: PlanName; limits: RateLimits }[] = [];
+  const usable: { id: string; plan: PlanName; limits: RateLimits }[] = [];
+  const unusable: string[] = [];
   for (const usagePlan of await source.usagePlans()) {
     if (!servesStage(usagePlan, target)) continue;
-    const plan = usagePlan.tags[PLAN_TAG];
-    if (!isPlanName(plan)) continue;
-    const limits = plan === 'enterprise' ? enterpriseLimits(usagePlan) : STANDARD_PLAN_LIMITS[plan];
-    if (limits === undefined) problems.push(`usage plan ${usagePlan.id}: an enterprise plan needs ${PER_MINUTE_TAG} and ${PER_DAY_TAG} tags (or a throttle and a daily quota)`);
-    else plans.push({ id: usagePlan.id, plan, limits });
+    const described = describePlan(usagePlan);
+    if (typeof described === 'string') {
+      problems.push(`usage plan ${usagePlan.id}: ${described}; its keys keep what the registry holds for them`);
+      unusable.push(usagePlan.id);
+    } else usable.push({ id: usagePlan.id, ...described });
   }
-  // The stack makes four plans for the stage: none means a wrong API id or stage, not "no keys".
-  if (plans.length === 0) throw new Error(`no usage plan tagged ${PLAN_TAG} serves ${target.apiId}/${target.stage}: the registry is left as it is`);
-  plans.sort((a, b) => a.id.localeCompare(b.id));
+  // The stack makes four tagged plans for the stage: none means a wrong API id or stage, or tags
+  // removed by mistake, not "no keys".
+  if (usable.length === 0) {
+    throw new Error(`no usage plan of ${target.apiId}/${target.stage} is tagged usably with ${PLAN_TAG}: the registry is left as it is`);
+  }
+  usable.sort((a, b) => a.id.localeCompare(b.id));
 
-  const keyIdsByPlan = new Map<string, string[]>();
-  for (const plan of plans) keyIdsByPlan.set(plan.id, await source.usagePlanKeyIds(plan.id));
-  const apiKeys = new Map((await source.apiKeys()).map((key) => [key.id, key]));
+  const keysByPlan = new Map<string, GatewayPlanKey[]>();
+  for (const id of [...usable.map((plan) => plan.id), ...unusable]) keysByPlan.set(id, await source.usagePlanKeys(id));
+  const enabled = await source.enabledApiKeyIds();
 
   const wanted = new Map<string, MirroredKey>();
-  for (const plan of plans) {
-    for (const apiKeyId of keyIdsByPlan.get(plan.id) ?? []) {
-      const apiKey = apiKeys.get(apiKeyId);
-      if (apiKey === undefined || !apiKey.enabled || apiKey.value === undefined || apiKey.value === '') continue;
-      const keyHash = hashApiKey(apiKey.value);
-      // API Gateway allows a key in one plan per stage; should two claim it, the first (by id) wins.
-      if (wanted.has(keyHash)) {
-        problems.push(`API key ${apiKeyId} is in more than one usage plan of the stage; ${wanted.get(keyHash)?.usagePlanId} applies`);
+  const kept = new Set<string>();
+  for (const plan of usable) {
+    for (const key of keysByPlan.get(plan.id) ?? []) {
+      if (!enabled.has(key.id)) continue;
+      if (key.value === undefined || key.value === '') {
+        problems.push(`API key ${key.id} of usage plan ${plan.id} came without its value; it keeps what the registry holds for it`);
         continue;
       }
-      wanted.set(keyHash, { keyHash, plan: plan.plan, limits: plan.limits, apiKeyId, usagePlanId: plan.id });
+      const keyHash = hashApiKey(key.value);
+      // API Gateway allows a key in one plan per stage; should two claim it, the first (by id) wins.
+      if (wanted.has(keyHash)) {
+        problems.push(`API key ${key.id} is in more than one usage plan of the stage; ${wanted.get(keyHash)?.usagePlanId} applies`);
+        continue;
+      }
+      wanted.set(keyHash, { keyHash, plan: plan.plan, limits: plan.limits, apiKeyId: key.id, usagePlanId: plan.id });
     }
   }
+  for (const id of unusable) for (const key of keysByPlan.get(id) ?? []) if (key.value) kept.add(hashApiKey(key.value));
+  // A key whose value did not come is known to the registry by the API key id the mirror wrote.
+  const keptIds = new Set(
+    usable.flatMap((plan) => (keysByPlan.get(plan.id) ?? []).filter((key) => enabled.has(key.id) && !key.value).map((key) => key.id)),
+  );
 
-  const current = new Map((await registry.entries()).map((entry) => [entry.keyHash, entry]));
-  const puts = [...wanted.values()].filter((key) => !sameKey(current.get(key.keyHash), key));
-  const removals = [...current.keys()].filter((keyHash) => !wanted.has(keyHash));
+  const current = await registry.entries();
+  const currentByHash = new Map(current.map((entry) => [entry.keyHash, entry]));
+  const puts = [...wanted.values()].filter((key) => !sameKey(currentByHash.get(key.keyHash), key));
+  const removals = current
+    .filter((entry) => !wanted.has(entry.keyHash) && !kept.has(entry.keyHash) && !(entry.apiKeyId !== undefined && keptIds.has(entry.apiKeyId)))
+    .map((entry) => entry.keyHash);
   const written = await inBatches(puts, (key) => registry.putMirrored(key, runStartedAt));
   const removed = await inBatches(removals, (keyHash) => registry.removeMirrored(keyHash, runStartedAt));
-  return { usagePlans: plans.length, keys: wanted.size, written, removed, managementCalls: source.calls, problems };
+  return { usagePlans: usable.length, keys: wanted.size, written, removed, managementCalls: source.calls, problems };
 }
 
 function servesStage(plan: GatewayUsagePlan, target: MirrorTarget): boolean {
   return plan.apiStages.some((stage) => stage.apiId === target.apiId && stage.stage === target.stage);
 }
 
-function enterpriseLimits(plan: GatewayUsagePlan): RateLimits | undefined {
-  const fromTag = (name: string) => {
-    const value = plan.tags[name];
-    return value !== undefined && /^[1-9][0-9]{0,9}$/.test(value) ? Number(value) : undefined;
-  };
-  const perMinute = fromTag(PER_MINUTE_TAG) ?? (plan.throttle?.rateLimit ? Math.floor(plan.throttle.rateLimit * 60) : undefined);
-  const perDay = fromTag(PER_DAY_TAG) ?? (plan.quota?.period === 'DAY' ? plan.quota.limit : undefined);
-  return perMinute && perDay ? { perMinute, perDay } : undefined;
+/** The plan and limits a usage plan's tags say, or what is wrong with them. */
+function describePlan(usagePlan: GatewayUsagePlan): { plan: PlanName; limits: RateLimits } | string {
+  const plan = usagePlan.tags[PLAN_TAG];
+  if (!isPlanName(plan)) return `its tag ${PLAN_TAG} must be one of free, pro, business, enterprise, but is ${plan === undefined ? 'missing' : JSON.stringify(plan)}`;
+  if (plan !== 'enterprise') return { plan, limits: STANDARD_PLAN_LIMITS[plan] };
+  // The limits the service enforces; the plan's throttle and quota carry a margin above them, so
+  // they are no substitute for these tags.
+  const perMinute = count(usagePlan.tags[PER_MINUTE_TAG]);
+  const perDay = count(usagePlan.tags[PER_DAY_TAG]);
+  if (perMinute === undefined || perDay === undefined) {
+    return `an enterprise plan needs the tags ${PER_MINUTE_TAG} and ${PER_DAY_TAG}, each a whole number from 1 (digits only)`;
+  }
+  return { plan, limits: { perMinute, perDay } };
 }
+
+const count = (value: string | undefined): number | undefined => (value !== undefined && /^[1-9][0-9]{0,9}$/.test(value) ? Number(value) : undefined);
 
 function sameKey(entry: RegistryEntry | undefined, key: MirroredKey): boolean {
   return (

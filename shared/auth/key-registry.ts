@@ -3,7 +3,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CallDeadline } from '../dynamodb/call-deadline';
 import { isPlanName, isRateLimits, STANDARD_PLAN_LIMITS, type PlanName, type RateLimits } from '../limits/plans';
-import { hashApiKey, keyIdOf } from './api-key-hash';
+import { hashApiKey, KEY_ID_PATTERN, keyIdOf } from './api-key-hash';
 import type { Principal } from './principal';
 
 /**
@@ -15,7 +15,6 @@ import type { Principal } from './principal';
  * and when the mirror wrote them).
  */
 export const KEY_PARTITION = 'APIKEY';
-const KEY_ID = /^[0-9a-f]{16}$/;
 
 export interface RegisteredKey {
   readonly keyId: string;
@@ -179,7 +178,7 @@ export class KeyRegistry {
     const direct = hashApiKey(keyOrKeyId);
     const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { pk: KEY_PARTITION, sk: direct } }));
     if (Item !== undefined) return direct;
-    if (!KEY_ID.test(keyOrKeyId)) return undefined;
+    if (!KEY_ID_PATTERN.test(keyOrKeyId)) return undefined;
     const { Items = [] } = await this.client.send(
       new QueryCommand({
         TableName: this.tableName,

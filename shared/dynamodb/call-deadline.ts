@@ -39,3 +39,16 @@ export class TimedCallDeadline implements CallDeadline {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
   }
 }
+
+/** Give up DynamoDB calls this long before the function's own timeout: a 503 instead of a killed invocation. */
+const TIMEOUT_MARGIN_MS = 500;
+
+/**
+ * The deadline of one invocation, from its Lambda context (none without one, e.g. a direct call
+ * in a test): the SDK's AbortError at that moment is a datastore failure, so the client gets a
+ * 503 instead of a killed invocation.
+ */
+export function deadlineBeforeTimeout(context: { getRemainingTimeInMillis?: () => number } | undefined): TimedCallDeadline | undefined {
+  if (typeof context?.getRemainingTimeInMillis !== 'function') return undefined;
+  return new TimedCallDeadline(Date.now() + context.getRemainingTimeInMillis() - TIMEOUT_MARGIN_MS);
+}

@@ -3,7 +3,7 @@ import httpErrorHandler from '@middy/http-error-handler';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import type { Principal } from '../auth/principal';
-import { TimedCallDeadline, type CallDeadline } from '../dynamodb/call-deadline';
+import { deadlineBeforeTimeout, type CallDeadline } from '../dynamodb/call-deadline';
 import { rateLimiter as defaultRateLimiter } from '../limits/limiter-instance';
 import type { RateLimiter } from '../limits/rate-limiter';
 import { requestHeader } from './headers';
@@ -54,9 +54,6 @@ export interface OperationDefinition<
 
 export type ApiGatewayHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
-/** Abort DynamoDB calls this long before the Lambda's own timeout: a 503 instead of a killed invocation. */
-const TIMEOUT_MARGIN_MS = 500;
-
 /**
  * The shared middy stack of every operation. `before` runs top to bottom; `after` and
  * `onError` run bottom to top, so the access log sees the final response and headers are set
@@ -86,7 +83,7 @@ export function httpOperation<
       return answerProblem(state, refusal);
     }
     const input = state.input as { query: never; path: never; body: never };
-    const deadline = deadlineOf(context);
+    const deadline = deadlineBeforeTimeout(context);
     let result: HttpResult;
     try {
       const work = definition.handle({
@@ -129,15 +126,6 @@ export function httpOperation<
 
 /** The work of a refused request is discarded, its failure too (the 429 is the answer). */
 function ignoreDiscarded(): void {}
-
-/**
- * DynamoDB calls are given up shortly before the Lambda would time out, so the client gets a 503
- * (the SDK's AbortError is a datastore failure) instead of a killed invocation.
- */
-function deadlineOf(context: HttpContext): TimedCallDeadline | undefined {
-  if (typeof context.getRemainingTimeInMillis !== 'function') return undefined;
-  return new TimedCallDeadline(Date.now() + context.getRemainingTimeInMillis() - TIMEOUT_MARGIN_MS);
-}
 
 /** The client-facing base URL: API Gateway's domain (or the local server's host) plus `/v1`. */
 function baseUrlOf(event: APIGatewayProxyEvent): string {

@@ -4,7 +4,7 @@ import { handler as baselineAuthorizer } from '../../bench/baseline/authorizer';
 import { handler as baselineCreatePet } from '../../bench/baseline/createPet';
 import { handler as baselineGetPet } from '../../bench/baseline/getPet';
 import { handler as baselineListPets } from '../../bench/baseline/listPets';
-import { eventFor, EXPECTED_STATUS, FUNCTION_OF, invoke, lambdaContext, type BenchCase } from '../../bench/children/events.mjs';
+import { eventFor, EXPECTED_STATUS, FUNCTION_OF, invoke, lambdaContext, REFUSED_ADDRESS, type BenchCase } from '../../bench/children/events.mjs';
 import { handler as oursAuthorizer } from '../../functions/authorizer';
 import { handler as oursCreatePet } from '../../functions/createPet';
 import { handler as oursGetPet } from '../../functions/getPet';
@@ -24,7 +24,7 @@ const HANDLERS: Record<'ours' | 'baseline', Record<'listPets' | 'createPet' | 'g
   baseline: { listPets: baselineListPets, createPet: baselineCreatePet, getPet: baselineGetPet, authorizer: baselineAuthorizer as unknown as Handler },
 };
 const KEY = 'local-pro-key';
-const CASES: BenchCase[] = ['listPets', 'createPet', 'getPet', 'invalid', 'unauthorized', 'authorize', 'authorizeUnknown'];
+const CASES: BenchCase[] = ['listPets', 'createPet', 'getPet', 'invalid', 'unauthorized', 'authorize', 'authorizeUnknown', 'authorizeRefused'];
 /** Headers whose values do not depend on the count or the request: they must be equal. */
 const SAME_VALUE = ['Content-Type', 'X-RateLimit-Limit', 'X-RateLimit-Reset', 'RateLimit-Policy', 'Cache-Control', 'WWW-Authenticate', 'Link', 'Deprecation', 'Sunset'];
 /** Log line fields that must be equal (the request id, time and duration differ by nature). */
@@ -68,6 +68,11 @@ beforeAll(async () => {
   const { DynamoDbPetRepository } = await import('../../shared/pets/repository');
   const pets = new DynamoDbPetRepository(documentClient, tableName);
   for (let i = 0; i < 25; i += 1) await pets.create({ name: `Parity ${i}`, categoryId: 3, status: 'available' });
+  // An address that has used up this minute's allowance of requests without a valid key.
+  const { rateLimiter } = await import('../../shared/limits/limiter-instance');
+  const { addressSubject } = await import('../../shared/auth/authorize');
+  const { STANDARD_PLAN_LIMITS } = await import('../../shared/limits/plans');
+  for (let i = 0; i < STANDARD_PLAN_LIMITS.free.perMinute; i += 1) await rateLimiter.check(addressSubject(REFUSED_ADDRESS), STANDARD_PLAN_LIMITS.free);
 });
 
 describe('the bench baseline answers like our stack', () => {

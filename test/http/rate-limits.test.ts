@@ -91,9 +91,18 @@ describe('requests without a valid key', () => {
     expectErrorShape(await clock.api().request('GET', '/pets', { key: null, headers: { authorization: 'Basic Z3Vlc3M6Z3Vlc3M=' } }), 429, 'rate_limited');
     // A real key is counted on its own, not with the address.
     expect((await clock.api().request('GET', '/pets', { key: 'local-business-key' })).status).toBe(200);
-    // The next minute the address starts afresh.
+    // Refused 10 s before the minute ends, a request is told to wait 30 s: the gateway caches the
+    // authorizer's Deny that long (as in AWS), so the same request stays refused past the minute,
+    // while the address, with another token, starts afresh when the minute ends.
+    clock.setTime(Date.UTC(2026, 10, 22, 12, 0, 50));
+    const late = await clock.api().request('GET', '/pets', { key: 'guess-late' });
+    expectErrorShape(late, 429, 'rate_limited');
+    expect(late.headers.get('retry-after')).toBe('30');
     clock.setTime(minuteEnd * 1000);
     expectErrorShape(await clock.api().request('GET', '/pets', { key: 'guess-62' }), 401, 'unauthorized');
+    expectErrorShape(await clock.api().request('GET', '/pets', { key: 'guess-late' }), 429, 'rate_limited');
+    clock.setTime(Date.UTC(2026, 10, 22, 12, 1, 20));
+    expectErrorShape(await clock.api().request('GET', '/pets', { key: 'guess-late' }), 401, 'unauthorized');
   });
 
   it('without an Authorization header never reach the authorizer and are counted by the web ACL: 401 until the 61st, then its 429', async () => {

@@ -81,7 +81,8 @@ describe('the stack, per stage', () => {
     for (const id of ['ListPets', 'CreatePet', 'GetPet', 'ApiDocs']) expect([id, described(`${id}:`)]).toEqual([id, 2]);
     expect(described('Authorizer:')).toBe(1);
     expect(described('The key mirror')).toBe(1);
-    expect(alarms).toHaveLength(10);
+    expect(described('The API answered 5XX')).toBe(1);
+    expect(alarms).toHaveLength(11);
   });
 
   it('gives each function only the rights it needs: no API Gateway rights on the request path, reads scoped to the items each needs', () => {
@@ -123,7 +124,15 @@ describe('the stack, per stage', () => {
     expect(policyStatementsOf(prod, 'ApiDocs')).toEqual([]);
   });
 
-  it('runs the key mirror every minute, without retries, and alarms when it has not succeeded for 5 minutes', () => {
+  it('alarms on the API\'s 5XX answers (a failing authorizer among them)', () => {
+    prod.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ApiGateway', MetricName: '5XXError', Statistic: 'Sum', Threshold: 5 });
+  });
+
+  it('runs the key mirror every minute, retried neither by EventBridge nor by Lambda, and alarms when it has not succeeded for 5 minutes', () => {
+    prod.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: functionLogicalId(prod, 'KeyMirror') },
+      MaximumRetryAttempts: 0,
+    });
     prod.hasResourceProperties('AWS::Events::Rule', {
       ScheduleExpression: 'rate(1 minute)',
       State: 'ENABLED',

@@ -80,6 +80,10 @@ describe('the REQUEST authorizer', () => {
     await expect(authorizeWith('Bearer guess-62', '203.0.113.10')).rejects.toThrow(/^Unauthorized$/);
     expect((await authorizeWith('Bearer local-free-key', address)).policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
 
+    // Near the minute's end, Retry-After still covers API Gateway's 30 s cache of this Deny.
+    nowMs = Date.UTC(2026, 10, 23, 9, 1, 50);
+    expect((await authorizeWith('Bearer guess-64', address)).context).toMatchObject({ retryAfter: '30', rateLimit: '"minute";r=0;t=10' });
+
     nowMs = Date.UTC(2026, 10, 23, 9, 2, 0);
     await expect(authorizeWith('Bearer guess-63', address)).rejects.toThrow(/^Unauthorized$/);
   });

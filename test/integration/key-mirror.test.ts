@@ -5,7 +5,6 @@ import { ApiGatewayKeySource, PAGE_SIZE } from '../../shared/auth/api-gateway-ke
 import { hashApiKey, keyIdOf } from '../../shared/auth/api-key-hash';
 import { KeyRegistry } from '../../shared/auth/key-registry';
 import { mirrorKeys, type MirrorReport } from '../../shared/auth/key-mirror';
-import { ServiceUnavailableError } from '../../shared/errors';
 import { ensureTable } from '../../local/create-table';
 import { STANDARD_PLAN_LIMITS } from '../../shared/limits/plans';
 import { testDatabase } from '../support/database';
@@ -13,8 +12,8 @@ import { startFakeManagementApi, type FakeManagementApi } from '../support/fake-
 
 /**
  * The key mirror against a fake of API Gateway's management API (loopback HTTP, API Gateway's
- * JSON, two items a page so that every listing takes several pages) with the real SDK client,
- * writing a registry in a table of its own on DynamoDB Local.
+ * JSON, two items a page so that every listing takes several pages) with the real SDK client made
+ * as the mirror makes it, writing a registry in a table of its own on DynamoDB Local.
  */
 const db = testDatabase();
 const target = { apiId: 'api123', stage: 'v1' };
@@ -36,8 +35,8 @@ beforeAll(async () => {
     ['k-pro-3', 'pro-key-value-0003', true],
     ['k-off', 'disabled-key-value', false],
     ['k-ent', 'enterprise-key-value', true],
-    ['k-quota', 'quota-key-value', true],
     ['k-elsewhere', 'other-api-key-value', true],
+    ['k-stray', 'stray-key-value', true],
   ] as const) {
     fake.keys.set(id, { id, value, enabled });
   }
@@ -49,16 +48,7 @@ beforeAll(async () => {
     tags: { 'petstore:plan': 'enterprise', 'petstore:per-minute': '12000', 'petstore:per-day': '5000000' },
     keyIds: ['k-ent'],
   });
-  fake.plans.set('p-quota', {
-    id: 'p-quota',
-    apiStages: stage,
-    tags: { 'petstore:plan': 'enterprise' },
-    throttle: { rateLimit: 50, burstLimit: 100 },
-    quota: { limit: 250_000, period: 'DAY' },
-    keyIds: ['k-quota'],
-  });
   fake.plans.set('p-other-api', { id: 'p-other-api', apiStages: [{ apiId: 'another-api', stage: 'v1' }], tags: { 'petstore:plan': 'business' }, keyIds: ['k-elsewhere'] });
-  fake.plans.set('p-untagged', { id: 'p-untagged', apiStages: stage, keyIds: ['k-elsewhere'] });
 });
 
 afterAll(() => fake.close());
@@ -70,7 +60,7 @@ async function run(): Promise<MirrorReport> {
   return report;
 }
 
-/** What the registry holds, by key value (hashed here to look it up), as the request path sees it. */
+/** What the registry holds, by hash, as the request path sees it. */
 async function registryContents(): Promise<Record<string, unknown>> {
   const contents: Record<string, unknown> = {};
   for (const entry of await registry.entries()) contents[entry.keyHash] = { plan: entry.plan, limits: entry.limits, usagePlanId: entry.usagePlanId };
@@ -78,6 +68,8 @@ async function registryContents(): Promise<Record<string, unknown>> {
 }
 
 const entry = (plan: string, limits: object, usagePlanId: string) => ({ plan, limits, usagePlanId });
+const ENTERPRISE = { perMinute: 12_000, perDay: 5_000_000 };
+/** Pages of 2 here; an empty listing is one call too. */
 const pages = (items: number) => Math.max(1, Math.ceil(items / 2));
 
 describe('the key mirror', () => {
@@ -88,18 +80,19 @@ describe('the key mirror', () => {
       [hashApiKey('pro-key-value-0001')]: entry('pro', STANDARD_PLAN_LIMITS.pro, 'p-pro'),
       [hashApiKey('pro-key-value-0002')]: entry('pro', STANDARD_PLAN_LIMITS.pro, 'p-pro'),
       [hashApiKey('pro-key-value-0003')]: entry('pro', STANDARD_PLAN_LIMITS.pro, 'p-pro'),
-      [hashApiKey('enterprise-key-value')]: entry('enterprise', { perMinute: 12_000, perDay: 5_000_000 }, 'p-ent'),
-      [hashApiKey('quota-key-value')]: entry('enterprise', { perMinute: 3_000, perDay: 250_000 }, 'p-quota'),
+      [hashApiKey('enterprise-key-value')]: entry('enterprise', ENTERPRISE, 'p-ent'),
     });
-    expect(report).toMatchObject({ usagePlans: 4, keys: 6, written: 6, removed: 0, problems: [] });
+    expect(report).toEqual({ usagePlans: 3, keys: 5, written: 5, removed: 0, managementCalls: fake.calls.length, problems: [] });
 
-    // ⌈plans/page⌉ + Σ over the stage's tagged plans ⌈keys/page⌉ + ⌈API keys/page⌉, pages of 2 here.
-    const planKeyCalls = ['p-ent', 'p-free', 'p-pro', 'p-quota'].reduce((sum, id) => sum + pages(fake.plans.get(id)?.keyIds.length ?? 0), 0);
+    // max(1, ⌈plans/page⌉) + Σ over the stage's plans max(1, ⌈keys/page⌉) + max(1, ⌈API keys/page⌉).
+    const planKeyCalls = ['p-ent', 'p-free', 'p-pro'].reduce((sum, id) => sum + pages(fake.plans.get(id)?.keyIds.length ?? 0), 0);
     expect(fake.calls.length).toBe(pages(fake.plans.size) + planKeyCalls + pages(fake.keys.size));
-    expect(fake.calls.filter((call) => call.startsWith('GET /usageplans?'))).toHaveLength(3);
+    expect(fake.calls.filter((call) => call.startsWith('GET /usageplans?'))).toHaveLength(2);
     expect(fake.calls.filter((call) => call.startsWith('GET /apikeys?'))).toHaveLength(4);
     expect(fake.calls.every((call) => call.includes(`limit=${PAGE_SIZE}`))).toBe(true);
-    expect(fake.calls.filter((call) => call.startsWith('GET /apikeys?')).every((call) => call.includes('includeValues=true'))).toBe(true);
+    // Values only with the stage's plans' keys: never the region's whole key list.
+    expect(fake.calls.filter((call) => call.startsWith('GET /apikeys?')).every((call) => call.includes('includeValues=false'))).toBe(true);
+    expect(fake.calls.some((call) => call.startsWith('GET /usageplans/p-other-api/'))).toBe(false);
 
     // The request path reads the copy: the same principal as a key made locally would have.
     expect(await registry.resolve('pro-key-value-0002')).toEqual({ keyId: keyIdOf(hashApiKey('pro-key-value-0002')), plan: 'pro', limits: STANDARD_PLAN_LIMITS.pro });
@@ -114,7 +107,7 @@ describe('the key mirror', () => {
 
   it('writes nothing when nothing changed', async () => {
     const before = await registry.entries();
-    expect(await run()).toMatchObject({ keys: 6, written: 0, removed: 0 });
+    expect(await run()).toMatchObject({ keys: 5, written: 0, removed: 0, problems: [] });
     expect(await registry.entries()).toEqual(before);
   });
 
@@ -122,7 +115,7 @@ describe('the key mirror', () => {
     const pro = fake.plans.get('p-pro')!;
     const free = fake.plans.get('p-free')!;
     pro.keyIds = pro.keyIds.filter((id) => id !== 'k-pro-1' && id !== 'k-pro-2');
-    free.keyIds.push('k-pro-1'); // moved to Free
+    free.keyIds.push('k-pro-1'); // moved to Free; k-pro-2 taken out of every plan
     fake.keys.delete('k-free'); // deleted in the console
     fake.keys.get('k-pro-3')!.enabled = false; // disabled
     fake.keys.set('k-new', { id: 'k-new', value: 'brand-new-key-value', enabled: true });
@@ -133,29 +126,49 @@ describe('the key mirror', () => {
     expect(await registryContents()).toEqual({
       [hashApiKey('pro-key-value-0001')]: entry('free', STANDARD_PLAN_LIMITS.free, 'p-free'),
       [hashApiKey('disabled-key-value')]: entry('pro', STANDARD_PLAN_LIMITS.pro, 'p-pro'),
-      [hashApiKey('enterprise-key-value')]: entry('enterprise', { perMinute: 12_000, perDay: 5_000_000 }, 'p-ent'),
-      [hashApiKey('brand-new-key-value')]: entry('enterprise', { perMinute: 12_000, perDay: 5_000_000 }, 'p-ent'),
-      [hashApiKey('quota-key-value')]: entry('enterprise', { perMinute: 3_000, perDay: 250_000 }, 'p-quota'),
+      [hashApiKey('enterprise-key-value')]: entry('enterprise', ENTERPRISE, 'p-ent'),
+      [hashApiKey('brand-new-key-value')]: entry('enterprise', ENTERPRISE, 'p-ent'),
     });
     // Moved, re-enabled and new are written; deleted, taken out and disabled are removed.
-    expect(report).toMatchObject({ keys: 5, written: 3, removed: 3 });
+    expect(report).toMatchObject({ keys: 4, written: 3, removed: 3, problems: [] });
   });
 
-  it('follows a custom Enterprise plan\'s new limits, and reports a tagged plan it cannot use', async () => {
+  it('follows a custom Enterprise plan\'s new limits', async () => {
     fake.plans.get('p-ent')!.tags = { 'petstore:plan': 'enterprise', 'petstore:per-minute': '20000', 'petstore:per-day': '9000000' };
-    fake.plans.set('p-broken', { id: 'p-broken', apiStages: stage, tags: { 'petstore:plan': 'enterprise' }, keyIds: [] });
-    const report = await run();
+    expect(await run()).toMatchObject({ written: 2, removed: 0, problems: [] });
     expect(await registry.resolve('brand-new-key-value')).toMatchObject({ plan: 'enterprise', limits: { perMinute: 20_000, perDay: 9_000_000 } });
-    expect(report).toMatchObject({ written: 2, removed: 0 });
-    expect(report.problems).toEqual([expect.stringContaining('usage plan p-broken')]);
-    fake.plans.delete('p-broken');
   });
 
-  it('leaves the last good copy when API Gateway throttles, or when no usage plan serves the stage', async () => {
+  it('reports a plan of the stage it cannot use, and leaves that plan\'s keys as the registry holds them rather than revoking them', async () => {
+    const before = await registryContents();
+    // A tag removed by mistake, an Enterprise limit written "12,000", a plan made without tags.
+    fake.plans.get('p-free')!.tags = {};
+    fake.plans.get('p-ent')!.tags = { 'petstore:plan': 'enterprise', 'petstore:per-minute': '12,000', 'petstore:per-day': '9000000' };
+    fake.plans.set('p-untagged', { id: 'p-untagged', apiStages: stage, keyIds: ['k-stray'] });
+
+    const report = await run();
+    expect(await registryContents()).toEqual(before);
+    expect(await registry.resolve('stray-key-value')).toBeUndefined();
+    expect(report).toMatchObject({ usagePlans: 1, written: 0, removed: 0 });
+    expect(report.problems).toEqual([
+      expect.stringMatching(/^usage plan p-free: its tag petstore:plan .* missing/),
+      expect.stringMatching(/^usage plan p-ent: an enterprise plan needs the tags/),
+      expect.stringMatching(/^usage plan p-untagged: /),
+    ]);
+    // The unusable plans' keys were listed too: one more listing for each.
+    expect(fake.calls.filter((call) => call.startsWith('GET /usageplans/'))).toHaveLength(pages(2) + pages(2) + pages(1) + pages(1));
+
+    fake.plans.get('p-free')!.tags = { 'petstore:plan': 'free' };
+    fake.plans.get('p-ent')!.tags = { 'petstore:plan': 'enterprise', 'petstore:per-minute': '20000', 'petstore:per-day': '9000000' };
+    fake.plans.delete('p-untagged');
+    expect(await run()).toMatchObject({ written: 0, removed: 0, problems: [] });
+  });
+
+  it('leaves the last good copy when API Gateway throttles, or when no usage plan of the stage is tagged', async () => {
     const before = await registry.entries();
     fake.failWith = 429;
     try {
-      await expect(mirrorKeys(new ApiGatewayKeySource(fake.client(), 0), registry, target, Date.now())).rejects.toBeInstanceOf(ServiceUnavailableError);
+      await expect(mirrorKeys(new ApiGatewayKeySource(fake.client(), 0), registry, target, Date.now())).rejects.toMatchObject({ name: 'TooManyRequestsException' });
     } finally {
       fake.failWith = undefined;
     }
@@ -176,8 +189,8 @@ describe('the key mirror', () => {
   it('spaces its calls out', async () => {
     const source = new ApiGatewayKeySource(fake.client(), 50);
     const started = Date.now();
-    await source.usagePlans(); // 3 pages: two waits of 50 ms
-    expect(Date.now() - started).toBeGreaterThanOrEqual(95);
-    expect(source.calls).toBe(3);
+    await source.usagePlans(); // 2 pages: one wait of 50 ms
+    expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+    expect(source.calls).toBe(2);
   });
 });

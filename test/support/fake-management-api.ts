@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
-import { translateUnavailableErrors } from '../../shared/dynamodb/datastore-errors';
+import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
+import { createManagementClient } from '../../shared/auth/api-gateway-keys';
 
 /**
  * API Gateway's management API has no local emulator, so this loopback server answers the REST
@@ -12,8 +12,6 @@ export interface FakeUsagePlan {
   id: string;
   apiStages: { apiId: string; stage: string }[];
   tags?: Record<string, string>;
-  throttle?: { rateLimit: number; burstLimit: number };
-  quota?: { limit: number; period: string };
   keyIds: string[];
 }
 
@@ -31,7 +29,7 @@ export interface FakeManagementApi {
   readonly calls: string[];
   /** Answer every call with this status (429: throttled) until cleared. */
   failWith: number | undefined;
-  /** A client for it, as the key mirror makes one (bounded, errors translated), without retries. */
+  /** A client for it, made as the key mirror makes its own (one attempt, bounded). */
   client(): APIGatewayClient;
   close(): Promise<void>;
 }
@@ -80,11 +78,7 @@ export async function startFakeManagementApi(pageSize = 2): Promise<FakeManageme
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return Object.assign(fake, {
     endpoint,
-    client: () => {
-      const client = new APIGatewayClient({ endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
-      translateUnavailableErrors(client);
-      return client;
-    },
+    client: () => createManagementClient({ region: 'eu-west-1', endpoint }),
     close: () => new Promise<void>((done) => server.close(() => done())),
   });
 }
