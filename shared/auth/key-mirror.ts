@@ -98,12 +98,17 @@ export async function mirrorKeys(
   const enabled = await source.enabledApiKeyIds();
 
   const wanted = new Map<string, MirroredKey>();
-  const kept = new Set<string>();
+  // Keys the run cannot judge keep what the registry holds: by hash (those of unusable plans),
+  // or by the API key id the mirror wrote with them (a key whose value did not come).
+  const keptHashes = new Set<string>();
+  const keptApiKeyIds = new Set<string>();
+  for (const id of unusable) for (const key of keysByPlan.get(id) ?? []) if (key.value) keptHashes.add(hashApiKey(key.value));
   for (const plan of usable) {
     for (const key of keysByPlan.get(plan.id) ?? []) {
       if (!enabled.has(key.id)) continue;
       if (key.value === undefined || key.value === '') {
         problems.push(`API key ${key.id} of usage plan ${plan.id} came without its value; it keeps what the registry holds for it`);
+        keptApiKeyIds.add(key.id);
         continue;
       }
       const keyHash = hashApiKey(key.value);
@@ -115,17 +120,12 @@ export async function mirrorKeys(
       wanted.set(keyHash, { keyHash, plan: plan.plan, limits: plan.limits, apiKeyId: key.id, usagePlanId: plan.id });
     }
   }
-  for (const id of unusable) for (const key of keysByPlan.get(id) ?? []) if (key.value) kept.add(hashApiKey(key.value));
-  // A key whose value did not come is known to the registry by the API key id the mirror wrote.
-  const keptIds = new Set(
-    usable.flatMap((plan) => (keysByPlan.get(plan.id) ?? []).filter((key) => enabled.has(key.id) && !key.value).map((key) => key.id)),
-  );
 
   const current = await registry.entries();
   const currentByHash = new Map(current.map((entry) => [entry.keyHash, entry]));
   const puts = [...wanted.values()].filter((key) => !sameKey(currentByHash.get(key.keyHash), key));
   const removals = current
-    .filter((entry) => !wanted.has(entry.keyHash) && !kept.has(entry.keyHash) && !(entry.apiKeyId !== undefined && keptIds.has(entry.apiKeyId)))
+    .filter((entry) => !wanted.has(entry.keyHash) && !keptHashes.has(entry.keyHash) && !(entry.apiKeyId !== undefined && keptApiKeyIds.has(entry.apiKeyId)))
     .map((entry) => entry.keyHash);
   const written = await inBatches(puts, (key) => registry.putMirrored(key, runStartedAt));
   const removed = await inBatches(removals, (keyHash) => registry.removeMirrored(keyHash, runStartedAt));
@@ -143,15 +143,15 @@ function describePlan(usagePlan: GatewayUsagePlan): { plan: PlanName; limits: Ra
   if (plan !== 'enterprise') return { plan, limits: STANDARD_PLAN_LIMITS[plan] };
   // The limits the service enforces; the plan's throttle and quota carry a margin above them, so
   // they are no substitute for these tags.
-  const perMinute = count(usagePlan.tags[PER_MINUTE_TAG]);
-  const perDay = count(usagePlan.tags[PER_DAY_TAG]);
+  const perMinute = positiveCount(usagePlan.tags[PER_MINUTE_TAG]);
+  const perDay = positiveCount(usagePlan.tags[PER_DAY_TAG]);
   if (perMinute === undefined || perDay === undefined) {
     return `an enterprise plan needs the tags ${PER_MINUTE_TAG} and ${PER_DAY_TAG}, each a whole number from 1 (digits only)`;
   }
   return { plan, limits: { perMinute, perDay } };
 }
 
-const count = (value: string | undefined): number | undefined => (value !== undefined && /^[1-9][0-9]{0,9}$/.test(value) ? Number(value) : undefined);
+const positiveCount = (value: string | undefined): number | undefined => (value !== undefined && /^[1-9][0-9]{0,9}$/.test(value) ? Number(value) : undefined);
 
 function sameKey(entry: RegistryEntry | undefined, key: MirroredKey): boolean {
   return (

@@ -164,6 +164,15 @@ describe('the key mirror', () => {
     expect(await run()).toMatchObject({ written: 0, removed: 0, problems: [] });
   });
 
+  it('keeps a key whose value does not come with its plan\'s keys, and reports it', async () => {
+    const before = await registryContents();
+    fake.keys.get('k-new')!.valueMissing = true;
+    const report = await run();
+    expect(await registryContents()).toEqual(before);
+    expect(report).toMatchObject({ written: 0, removed: 0, problems: [expect.stringMatching(/^API key k-new of usage plan p-ent came without its value/)] });
+    fake.keys.get('k-new')!.valueMissing = false;
+  });
+
   it('leaves the last good copy when API Gateway throttles, or when no usage plan of the stage is tagged', async () => {
     const before = await registry.entries();
     fake.failWith = 429;

@@ -19,6 +19,8 @@ export interface FakeApiKey {
   id: string;
   value: string;
   enabled: boolean;
+  /** Listed in its usage plan without its value (not seen from API Gateway; the mirror must not trust it blindly). */
+  valueMissing?: boolean;
 }
 
 export interface FakeManagementApi {
@@ -64,7 +66,7 @@ export async function startFakeManagementApi(pageSize = 2): Promise<FakeManageme
       if (plan === undefined) return send(404, { message: 'Invalid Usage Plan ID specified' }, 'NotFoundException');
       const items = plan.keyIds.flatMap((id) => {
         const key = keys.get(id);
-        return key === undefined ? [] : [{ id, type: 'API_KEY', value: key.value, name: id }];
+        return key === undefined ? [] : [{ id, type: 'API_KEY', ...(key.valueMissing ? {} : { value: key.value }), name: id }];
       });
       return send(200, page(items));
     }
