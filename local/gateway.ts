@@ -39,7 +39,8 @@ export class LocalAuthorization {
     try {
       result = await this.authorizer(authorizerEvent(event), this.context());
     } catch (error) {
-      // "Unauthorized" is API Gateway's 401 and is not cached; any other failure is a 5xx.
+      // "Unauthorized" is API Gateway's 401, taken as not cached (unverified: no AWS account was
+      // reachable, see docs/keys-and-plans.md); any other failure is a 5xx.
       return { outcome: error instanceof Error && error.message === AUTHORIZER_UNAUTHORIZED ? 'UNAUTHORIZED' : 'DEFAULT_5XX' };
     }
     const decision = toDecision(result);
