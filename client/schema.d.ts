@@ -162,7 +162,7 @@ export interface operations {
     listPets: {
         parameters: {
             query?: {
-                /** @description Maximum number of animals to return. */
+                /** @description Maximum number of animals to return, in plain decimal digits without a leading zero. */
                 limit?: number;
                 /** @description Returns only animals with this availability status. */
                 status?: components["schemas"]["PetStatus"];

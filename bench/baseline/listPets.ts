@@ -13,7 +13,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
   let invalid: { path: string; message: string } | undefined;
   for (const name of Object.keys(query)) if (name !== 'limit' && name !== 'status' && name !== 'cursor') invalid = { path: `query.${name}`, message: 'is not a known parameter' };
   if (query.limit !== undefined) {
-    limit = /^[0-9]{1,4}$/.test(query.limit) ? Number(query.limit) : 0;
+    limit = /^[1-9][0-9]{0,3}$/.test(query.limit) ? Number(query.limit) : 0;
     if (limit < 1 || limit > 100) invalid = { path: 'query.limit', message: 'must be an integer from 1 to 100' };
   }
   const status = query.status;

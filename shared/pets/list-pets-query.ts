@@ -8,15 +8,18 @@ import { PAGE_SIZE, PetStatus } from './fields';
  */
 const pageSizeMessage = `must be an integer from ${PAGE_SIZE.min} to ${PAGE_SIZE.max}`;
 
-/** Query values arrive as strings; only plain decimal digits are integers here ("1e1", " 5", "0x10" are not). */
+/**
+ * Query values arrive as strings; only canonical decimal digits are integers here ("1e1", " 5",
+ * "0x10" and a leading zero, "01", are not).
+ */
 const pageSize = z.pipe(
-  z.pipe(z.string().check(z.regex(/^[0-9]{1,4}$/, pageSizeMessage)), z.transform(Number)),
+  z.pipe(z.string().check(z.regex(/^[1-9][0-9]{0,3}$/, pageSizeMessage)), z.transform(Number)),
   z.int().check(z.minimum(PAGE_SIZE.min, pageSizeMessage), z.maximum(PAGE_SIZE.max, pageSizeMessage)),
 );
 
 export const ListPetsQuery = z.strictObject({
   limit: described(z._default(pageSize, PAGE_SIZE.default), {
-    description: 'Maximum number of animals to return.',
+    description: 'Maximum number of animals to return, in plain decimal digits without a leading zero.',
     override: describeAs({ type: 'integer', minimum: PAGE_SIZE.min, maximum: PAGE_SIZE.max, default: PAGE_SIZE.default }),
   }),
   status: described(z.optional(PetStatus), { description: 'Returns only animals with this availability status.' }),

@@ -54,7 +54,7 @@ describe('ListPetsQuery', () => {
     expect(ListPetsQuery.parse({ limit }).limit).toBe(Number(limit));
   });
 
-  it.each(['0', '101', '-1', '1.5', '1e1', ' 5', '0x10', '', 'ten', '99999'])('refuses limit=%j', (limit) => {
+  it.each(['0', '101', '-1', '1.5', '1e1', ' 5', '0x10', '', 'ten', '99999', '01', '0100', '007'])('refuses limit=%j', (limit) => {
     expect(ListPetsQuery.safeParse({ limit }).success).toBe(false);
   });
 
