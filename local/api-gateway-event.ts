@@ -17,27 +17,21 @@ export interface RouteMatch {
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export function toProxyEvent(request: IncomingMessage, url: URL, route: RouteMatch, body: Buffer, requestId: string = randomUUID()): APIGatewayProxyEvent {
+  // Any name a client sends is a plain own property, as in the JSON API Gateway hands to Lambda:
+  // `constructor` or `__proto__` must not meet Object.prototype.
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
   for (let i = 0; i < request.rawHeaders.length; i += 2) {
     const name = request.rawHeaders[i] as string;
     const value = request.rawHeaders[i + 1] as string;
     if (name.toLowerCase() === 'x-forwarded-proto') continue;
-    headers[name] = value;
-    (multiValueHeaders[name] ??= []).push(value);
+    addValue(headers, multiValueHeaders, name, value);
   }
-  headers['X-Forwarded-Proto'] = 'http';
-  multiValueHeaders['X-Forwarded-Proto'] = ['http'];
+  addValue(headers, multiValueHeaders, 'X-Forwarded-Proto', 'http');
 
   const query: Record<string, string> = {};
   const multiValueQuery: Record<string, string[]> = {};
-  for (const [name, value] of url.searchParams) {
-    Object.defineProperty(query, name, { value, enumerable: true, writable: true, configurable: true });
-    if (!Object.hasOwn(multiValueQuery, name)) {
-      Object.defineProperty(multiValueQuery, name, { value: [], enumerable: true, writable: true, configurable: true });
-    }
-    (multiValueQuery[name] as string[]).push(value);
-  }
+  for (const [name, value] of url.searchParams) addValue(query, multiValueQuery, name, value);
   const hasQuery = Object.keys(query).length > 0;
 
   let text: string | null = null;
@@ -82,6 +76,13 @@ export function toProxyEvent(request: IncomingMessage, url: URL, route: RouteMat
       stage: API_BASE_PATH.slice(1),
     } as APIGatewayProxyEvent['requestContext'],
   };
+}
+
+/** Sets the single value (the last one wins, as in API Gateway) and appends to the list of values. */
+function addValue(single: Record<string, string>, multi: Record<string, string[]>, name: string, value: string): void {
+  Object.defineProperty(single, name, { value, enumerable: true, writable: true, configurable: true });
+  if (Object.hasOwn(multi, name)) (multi[name] as string[]).push(value);
+  else Object.defineProperty(multi, name, { value: [value], enumerable: true, writable: true, configurable: true });
 }
 
 /** A Lambda context with the deployed function's timeout, so early-timeout handling behaves as in AWS. */

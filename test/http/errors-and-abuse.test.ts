@@ -127,6 +127,13 @@ describe('odd input never gives a 500', () => {
     expectClientError(await api.request('GET', path, path === '/pets/%FF' ? { responder: 'gateway' } : {}));
   });
 
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'])('a header named %s is just a header', async (name) => {
+    const listed = await api.request('GET', '/pets?limit=1', { headers: { [name]: 'x' } });
+    expect(listed.status).toBe(200);
+    const created = await api.request('POST', '/pets', { body: { name: 'Odd header', categoryId: 1 }, headers: { [name]: 'y' } });
+    expect(created.status).toBe(201);
+  });
+
   it.each([
     ['a key with a line of 10 KiB', `Bearer ${'k'.repeat(10_240)}`],
     ['two schemes', 'Bearer a, Basic b'],
