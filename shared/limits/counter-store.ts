@@ -162,7 +162,8 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
       Key: key,
       UpdateExpression: 'SET suspendedUntil = :until, expiresAt = :expiresAt',
       ConditionExpression: 'attribute_not_exists(suspendedUntil) OR suspendedUntil <= :now',
-      ExpressionAttributeValues: { ':until': until, ':now': nowMs, ':expiresAt': until + RETENTION_MS },
+      // DynamoDB TTL reads whole seconds since the epoch.
+      ExpressionAttributeValues: { ':until': until, ':now': nowMs, ':expiresAt': Math.ceil((until + RETENTION_MS) / 1000) },
     });
     return 'suspended';
   }

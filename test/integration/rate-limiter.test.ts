@@ -127,7 +127,7 @@ describe('counter items', () => {
 
 describe('temporary suspension', () => {
   it('suspends for 15 minutes a key whose next 30 requests after its first refusal are refused within a minute', async () => {
-    const { check, setTime } = setup();
+    const { check, setTime, subject } = setup();
     const limits = { perMinute: 2, perDay: 1_000 };
     await many(() => check(limits), 2);
     setTime(T0 + 1_000);
@@ -140,6 +140,9 @@ describe('temporary suspension', () => {
     expect(tripped.refusal).toBeInstanceOf(KeySuspendedError);
     expect(tripped.refusal?.code).toBe('key_suspended');
     expect(tripped.refusal?.retryAfterSeconds).toBe(15 * 60);
+    // The suspension keeps the item a day past its end: TTL in seconds, as DynamoDB reads it.
+    const { Item } = await db.documentClient.send(new GetCommand({ TableName: db.tableName, Key: { pk: `RATE#${subject}`, sk: 'counters' } }));
+    expect(Item?.expiresAt).toBe(Math.ceil((T0 + 2_000 + 15 * MINUTE + DAY) / 1000));
 
     // Suspended even in a new minute, with Retry-After counting down to the end.
     setTime(T0 + 2_000 + 5 * MINUTE);
