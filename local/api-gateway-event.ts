@@ -63,7 +63,7 @@ export function toProxyEvent(request: IncomingMessage, url: URL, route: RouteMat
       accountId: 'local',
       apiId: 'local',
       authorizer: null,
-      domainName: request.headers.host ?? 'localhost',
+      domainName: trustedHost(request),
       domainPrefix: 'localhost',
       httpMethod: method,
       identity: { sourceIp: request.socket.remoteAddress ?? '127.0.0.1', userAgent: request.headers['user-agent'] ?? null },
@@ -76,6 +76,20 @@ export function toProxyEvent(request: IncomingMessage, url: URL, route: RouteMat
       stage: API_BASE_PATH.slice(1),
     } as APIGatewayProxyEvent['requestContext'],
   };
+}
+
+/** A host name or IPv4 address, or a bracketed IPv6 address, with an optional port: nothing else. */
+const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?$/;
+
+/**
+ * What API Gateway gives as `domainName` is its own, never the client's words; here the Host
+ * header stands in for it (so links name the address the client used), only when it is a plain
+ * host and port: anything else could carry text into a `Link` header. Otherwise, this server's
+ * own address.
+ */
+function trustedHost(request: IncomingMessage): string {
+  const host = request.headers.host;
+  return host !== undefined && HOST.test(host) ? host : `localhost:${request.socket.localPort ?? 80}`;
 }
 
 /** Sets the single value (the last one wins, as in API Gateway) and appends to the list of values. */

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Pet } from '../../shared/pets/schema';
 import { expectErrorShape, send, startTestApi, type TestApi } from '../support/api';
@@ -126,5 +127,34 @@ describe('GET /v1/pets', () => {
     const response = await api.request('GET', '/pets', { key: null });
     expectErrorShape(response, 401, 'unauthorized');
     expect(response.headers.get('www-authenticate')).toBe('Bearer realm="petstore"');
+  });
+});
+
+describe('the next-page link', () => {
+  /** The Link of a first page of one pet, asked for with this Host header (fetch cannot set it). */
+  async function linkWithHost(host: string): Promise<string> {
+    await api.request('POST', '/pets', { body: { name: 'Linked 1', categoryId: 1 } });
+    await api.request('POST', '/pets', { body: { name: 'Linked 2', categoryId: 1 } });
+    const url = new URL(`${api.baseUrl}/pets?limit=1`);
+    return new Promise<string>((resolve, reject) => {
+      const req = httpRequest({ host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, headers: { host, authorization: 'Bearer local-enterprise-key' } }, (res) => {
+        res.resume();
+        resolve(String(res.headers.link));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+  const port = () => new URL(api.baseUrl).port;
+
+  it.each(['a>; rel="next", <https://evil.example/x', 'evil.example/x?', 'ex ample.com', ''])(
+    'is built from an address the server trusts, whatever the Host header says (%j)',
+    async (host) => {
+      expect(await linkWithHost(host)).toMatch(new RegExp(`^<http://localhost:${port()}/v1/pets\\?limit=1&cursor=[^>]+>; rel="next"$`));
+    },
+  );
+
+  it('keeps a well-formed Host, as API Gateway keeps its domain name', async () => {
+    expect(await linkWithHost(`127.0.0.1:${port()}`)).toMatch(new RegExp(`^<http://127\\.0\\.0\\.1:${port()}/v1/pets\\?limit=1&cursor=[^>]+>; rel="next"$`));
   });
 });
