@@ -3,6 +3,7 @@ import document from '../openapi/openapi.json' with { type: 'json' };
 import { REFERENCE_PAGE_CSP, REFERENCE_PAGE_HTML, referenceAsset } from '../shared/docs/reference-page';
 import { NotFoundError } from '../shared/errors';
 import { toErrorResponse } from '../shared/http/middleware/error-response';
+import { EVERY_ANSWER_HEADERS } from '../shared/http/every-answer';
 import { DOCUMENTATION_ROUTES } from '../shared/http/routes';
 
 const DOCUMENT_BODY = JSON.stringify(document);
@@ -14,6 +15,14 @@ const CACHE_CONTROL = 'public, max-age=300';
  * (generated from the zod schemas, committed as openapi/openapi.json) and its reference page.
  */
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  const answer = documentAnswer(event);
+  const headers = (answer.headers ??= {});
+  for (const [name, value] of Object.entries(EVERY_ANSWER_HEADERS)) headers[name] = value;
+  headers['X-Request-Id'] = event.requestContext?.requestId ?? '';
+  return answer;
+};
+
+function documentAnswer(event: APIGatewayProxyEvent): APIGatewayProxyResult {
   switch (event.resource) {
     case DOCUMENTATION_ROUTES.openApiDocument.path:
       return { statusCode: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': CACHE_CONTROL }, body: DOCUMENT_BODY };
@@ -29,5 +38,6 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
       break;
     }
   }
-  return toErrorResponse(new NotFoundError(`No document answers ${event.path}.`), event.requestContext?.requestId ?? '');
-};
+  const notFound = toErrorResponse(new NotFoundError(`No document answers ${event.path}.`), event.requestContext?.requestId ?? '');
+  return { ...notFound, headers: { ...notFound.headers, 'Cache-Control': 'no-store' } };
+}

@@ -1,7 +1,8 @@
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import type { Construct } from 'constructs';
-import { EDGE_LIMITS, EDGE_REFUSAL } from '../shared/limits/edge-limits';
+import { EDGE_REFUSAL } from '../shared/http/gateway-responses';
+import { EDGE_LIMITS } from '../shared/limits/edge-limits';
 
 /**
  * The per-address limits at the edge (shared/limits/edge-limits.ts, which the local server's
@@ -19,9 +20,12 @@ const blockWith429 = {
     customResponse: {
       responseCode: EDGE_REFUSAL.status,
       customResponseBodyKey: 'rateLimited',
+      // Content-Type comes from the custom response body's own type.
       responseHeaders: [
         { name: 'Retry-After', value: String(EDGE_REFUSAL.retryAfterSeconds) },
-        { name: 'Cache-Control', value: 'no-store' },
+        ...Object.entries(EDGE_REFUSAL.headers)
+          .filter(([name]) => name !== 'Content-Type')
+          .map(([name, value]) => ({ name, value })),
       ],
     },
   },

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { renderGatewayResponse, type GatewayResponseType } from '../shared/http/gateway-responses';
+import { EVERY_ANSWER_HEADERS } from '../shared/http/every-answer';
+import { EDGE_REFUSAL, renderGatewayResponse, type GatewayResponseType } from '../shared/http/gateway-responses';
 import type { ApiGatewayHandler } from '../shared/http/stack';
 import { API_BASE_PATH, DOCUMENTATION_ROUTES, OPERATIONS, type OperationId } from '../shared/http/routes';
-import { EDGE_REFUSAL } from '../shared/limits/edge-limits';
 import { lambdaContext, toProxyEvent, type RouteMatch } from './api-gateway-event';
 import { LocalAuthorization, type AuthorizerHandler } from './gateway';
 import { LocalWebAcl } from './web-acl';
@@ -70,7 +70,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     })().catch((error: unknown) => {
       process.stderr.write(`local server: ${error instanceof Error ? error.stack : String(error)}\n`);
       if (!response.headersSent) {
-        response.writeHead(500, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+        response.writeHead(500, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...EVERY_ANSWER_HEADERS });
         response.end(JSON.stringify({ code: 'internal_error', message: 'The local server failed to answer.', status: 500 }));
       } else response.destroy();
     });
@@ -135,7 +135,7 @@ async function serve(request: IncomingMessage, response: ServerResponse, gateway
   const hasAuthorization = (request.headers.authorization ?? '') !== '';
   if (!gateway.webAcl.admit(request.socket.remoteAddress ?? 'unknown', hasAuthorization)) {
     request.resume();
-    response.writeHead(EDGE_REFUSAL.status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Retry-After': String(EDGE_REFUSAL.retryAfterSeconds) });
+    response.writeHead(EDGE_REFUSAL.status, { ...EDGE_REFUSAL.headers, 'Retry-After': String(EDGE_REFUSAL.retryAfterSeconds) });
     response.end(EDGE_REFUSAL.body);
     return;
   }

@@ -98,6 +98,7 @@ const OPERATION_HEADERS = asComponents({
   RateLimit: z.string().meta({ description: 'The window closest to running out, IETF draft form: `"<window>";r=<remaining>;t=<seconds to reset>`.', examples: ['"minute";r=59;t=42'] }),
   'X-Request-Id': z.string().min(1).meta({ description: 'This request\'s id: quote it when reporting a problem.' }),
   'Cache-Control': z.literal('no-store').meta({ description: 'Answers depend on the key and the moment; never cache them.' }),
+  'X-Content-Type-Options': z.literal('nosniff').meta({ description: 'The body is what `Content-Type` says; never sniffed.' }),
 });
 
 const RETRY_AFTER = asComponents({ 'Retry-After': integerHeader('Whole seconds to wait before retrying (RFC 9110).', 1) });
@@ -135,7 +136,11 @@ function functionHeaders(operationId: OperationId): Record<string, z.ZodType> {
 }
 
 /** Every answer of the gateway itself (shared/http/gateway-responses.ts) carries these. */
-const GATEWAY_HEADERS = { 'X-Request-Id': OPERATION_HEADERS['X-Request-Id'], 'Cache-Control': OPERATION_HEADERS['Cache-Control'] };
+const GATEWAY_HEADERS = {
+  'X-Request-Id': OPERATION_HEADERS['X-Request-Id'],
+  'Cache-Control': OPERATION_HEADERS['Cache-Control'],
+  'X-Content-Type-Options': OPERATION_HEADERS['X-Content-Type-Options'],
+};
 
 /**
  * A 429 comes from the function (the key's limits) or from the gateway (the address's, for

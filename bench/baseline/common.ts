@@ -171,6 +171,7 @@ export function respond(context: Context, count: Count | undefined, status: numb
       RateLimit: `"${rate.window}";r=${rate.remaining};t=${Math.max(0, rate.resetSeconds - Math.ceil(nowMs / 1000))}`,
       'Cache-Control': 'no-store',
       'X-Request-Id': context.requestId,
+      'X-Content-Type-Options': 'nosniff',
     },
     body,
   };

@@ -1,5 +1,6 @@
 import { REFUSAL_HEADERS, type RefusalContext } from '../auth/authorizer-contract';
 import type { ErrorCode } from '../errors';
+import { EVERY_ANSWER_HEADERS } from './every-answer';
 import { BEARER_REALM } from './middleware/error-response';
 
 /**
@@ -43,6 +44,7 @@ export const GATEWAY_COMMON_HEADERS: Readonly<Record<string, GatewayValue>> = {
   'Content-Type': literal('application/json'),
   'Cache-Control': literal('no-store'),
   'X-Request-Id': { request: 'requestId' },
+  ...Object.fromEntries(Object.entries(EVERY_ANSWER_HEADERS).map(([name, value]) => [name, literal(value)])),
 };
 
 const BEARER_CHALLENGE = `Bearer realm="${BEARER_REALM}"`;
@@ -107,3 +109,15 @@ export function renderGatewayResponse(
   const body = `{"code":${JSON.stringify(valueOf(response.code))},"message":${JSON.stringify(valueOf(response.message))},"status":${response.status}}`;
   return { status: response.status, headers, body };
 }
+
+/**
+ * The WAF's refusal of an address over an edge limit (shared/limits/edge-limits.ts): 429 with the
+ * Error body and fixed headers, since a WAF answer cannot carry the request's id.
+ */
+export const EDGE_REFUSAL = {
+  status: 429,
+  retryAfterSeconds: 60,
+  /** Fixed headers besides Retry-After: a WAF answer cannot carry the request's id. */
+  headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...EVERY_ANSWER_HEADERS },
+  body: JSON.stringify({ code: 'rate_limited', message: 'Too many requests from this address; retry after the time in Retry-After.', status: 429 }),
+} as const;

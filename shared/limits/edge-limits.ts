@@ -7,15 +7,9 @@ import { STANDARD_PLAN_LIMITS } from './plans';
  *   them itself), so they are counted here: the Free per-minute limit per address.
  * - Every request: a flood guard far above any plan, so one address cannot drown the API
  *   whatever keys it holds.
- * Both refuse with 429, the Error body and Retry-After: 60 (a WAF answer has fixed headers).
+ * Both refuse with EDGE_REFUSAL (shared/http/gateway-responses.ts).
  */
 export const EDGE_LIMITS = {
   withoutAuthorizationPerMinute: STANDARD_PLAN_LIMITS.free.perMinute,
   anyRequestPerMinute: 20_000,
-} as const;
-
-export const EDGE_REFUSAL = {
-  status: 429,
-  retryAfterSeconds: 60,
-  body: JSON.stringify({ code: 'rate_limited', message: 'Too many requests from this address; retry after the time in Retry-After.', status: 429 }),
 } as const;

@@ -4,7 +4,7 @@ import { loadFunctionHandlers, type OperationHandlers } from '../../local/server
 import { setLogSink } from '../../shared/log';
 import { httpOperation } from '../../shared/http/stack';
 import { NoQuery } from '../../shared/pets/schema';
-import { expectErrorShape, startTestApi, type ApiResponse, type TestApi } from '../support/api';
+import { type RequestOptions, expectErrorShape, startTestApi, type ApiResponse, type TestApi } from '../support/api';
 import { checkResponse } from '../support/contract';
 
 let api: TestApi;
@@ -162,6 +162,24 @@ describe('odd input never gives a 500', () => {
     expect(response.status).toBe(413);
     expect(JSON.parse(response.body)).toEqual({ code: 'invalid_request', message: expect.any(String), status: 413 });
     checkResponse({ method: 'POST', url: `${api.baseUrl}/pets`, status: response.status, headers: new Headers(response.headers), text: response.body });
+  });
+});
+
+describe('every answer', () => {
+  it.each([
+    ['an operation\'s 200', 'GET', '/pets?limit=1', {}],
+    ['an operation\'s 400', 'GET', '/pets?limit=0', {}],
+    ['the gateway\'s 401', 'GET', '/pets', { key: 'no-such-key' }],
+    ['the gateway\'s 404 for an unknown route', 'GET', '/nowhere', { responder: 'gateway' }],
+    ['the gateway\'s 400 for a malformed path', 'GET', '/pets/%FF', { responder: 'gateway' }],
+    ['the document', 'GET', '/openapi.json', { key: null }],
+    ['the reference page', 'GET', '/docs', { key: null }],
+    ['a reference page asset', 'GET', '/docs/swagger-ui.css', { key: null }],
+    ['the docs\' 404', 'GET', '/docs/nothing.js', { key: null }],
+  ] as const)('carries X-Request-Id and X-Content-Type-Options: nosniff: %s', async (_, method, path, options) => {
+    const response = await api.request(method, path, options as RequestOptions);
+    expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
   });
 });
 

@@ -222,6 +222,7 @@ describe('the stack, per stage', () => {
         'gatewayresponse.header.Content-Type': "'application/json'",
         'gatewayresponse.header.Cache-Control': "'no-store'",
         'gatewayresponse.header.X-Request-Id': 'context.requestId',
+        'gatewayresponse.header.X-Content-Type-Options': "'nosniff'",
       });
     }
     expect(byType('UNAUTHORIZED')).toMatchObject({ StatusCode: '401', ResponseParameters: { 'gatewayresponse.header.WWW-Authenticate': `'Bearer realm="petstore"'` } });
@@ -262,7 +263,14 @@ describe('the stack, per stage', () => {
         Match.objectLike({
           Name: 'unauthenticated-per-address',
           Statement: { RateBasedStatement: Match.objectLike({ AggregateKeyType: 'IP', EvaluationWindowSec: 60, Limit: WAF_RULES.unauthenticatedPerMinute }) },
-          Action: { Block: { CustomResponse: Match.objectLike({ ResponseCode: 429 }) } },
+          Action: {
+            Block: {
+              CustomResponse: Match.objectLike({
+                ResponseCode: 429,
+                ResponseHeaders: Match.arrayWith([{ Name: 'Retry-After', Value: '60' }, { Name: 'X-Content-Type-Options', Value: 'nosniff' }]),
+              }),
+            },
+          },
         }),
         Match.objectLike({ Name: 'flood-per-address', Statement: { RateBasedStatement: Match.objectLike({ Limit: WAF_RULES.floodPerMinute }) } }),
       ],

@@ -10,6 +10,7 @@ const rateLimitHeaders = {
   ratelimit: '"minute";r=59;t=60',
   'x-request-id': 'req-1',
   'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
   'content-type': 'application/json',
 };
 const pet = { id: 1, name: 'Rex', categoryId: 2, status: 'available' };

@@ -79,10 +79,10 @@ describe('the interface description', () => {
         if (status === '413') continue; // answered by API Gateway itself, which can only add fixed headers
         if (status === '401') {
           // Always the gateway's (UNAUTHORIZED, INVALID_API_KEY): fixed headers and the request id.
-          expect(headers, `${id} ${status}`).toEqual(['X-Request-Id', 'Cache-Control', 'WWW-Authenticate']);
+          expect(headers, `${id} ${status}`).toEqual(['X-Request-Id', 'Cache-Control', 'X-Content-Type-Options', 'WWW-Authenticate']);
           continue;
         }
-        expect(headers, `${id} ${status}`).toEqual(expect.arrayContaining([...RATE_LIMIT_HEADERS, 'X-Request-Id', 'Cache-Control']));
+        expect(headers, `${id} ${status}`).toEqual(expect.arrayContaining([...RATE_LIMIT_HEADERS, 'X-Request-Id', 'Cache-Control', 'X-Content-Type-Options']));
         expect(headers.includes('Retry-After'), `${id} ${status}`).toBe(status === '429' || status === '503');
         if (id === 'getPet') expect(headers).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
       }

@@ -3,6 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { now } from '../../clock';
 import { STANDARD_PLAN_LIMITS } from '../../limits/plans';
 import { unknownStatus } from '../../limits/rate-limiter';
+import { EVERY_ANSWER_HEADERS } from '../every-answer';
 import { setRateLimitHeaders } from '../rate-limit-headers';
 import type { HttpContext } from '../request-context';
 
@@ -29,6 +30,7 @@ export function responseHeaders(
     setRateLimitHeaders(headers, status);
     headers['Cache-Control'] = 'no-store';
     headers['X-Request-Id'] = state.requestId;
+    headers['X-Content-Type-Options'] = EVERY_ANSWER_HEADERS['X-Content-Type-Options'] as string;
     for (const name of operationHeaderNames) headers[name] = operationHeaders[name] as string;
   };
   return { after: responseHeadersAfter, onError: responseHeadersAfter };
