@@ -244,7 +244,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a fault of ours; the message names the request id to report. */
+            /** @description `internal_error`: a fault of ours; the message names the request id to report. When the gateway answers it (a function crashed or gave no valid answer), only `X-Request-Id`, `Cache-Control` and `X-Content-Type-Options` come with it; no `Retry-After`. */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -261,7 +261,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: the datastore is throttling or out of reach; retry after `Retry-After`. When the gateway answers it (the authorizer could not reach the key registry), only `Retry-After`, `X-Request-Id` and `Cache-Control` come with it. */
+            /** @description `service_unavailable`: the datastore is throttling or out of reach; retry after `Retry-After`. When the gateway answers it (the authorizer could not reach the key registry, or a function did not answer in time), only `Retry-After`, `X-Request-Id`, `Cache-Control` and `X-Content-Type-Options` come with it. */
             503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -370,7 +370,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a fault of ours; the message names the request id to report. */
+            /** @description `internal_error`: a fault of ours; the message names the request id to report. When the gateway answers it (a function crashed or gave no valid answer), only `X-Request-Id`, `Cache-Control` and `X-Content-Type-Options` come with it; no `Retry-After`. */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -387,7 +387,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: the datastore is throttling or out of reach; retry after `Retry-After`. When the gateway answers it (the authorizer could not reach the key registry), only `Retry-After`, `X-Request-Id` and `Cache-Control` come with it. */
+            /** @description `service_unavailable`: the datastore is throttling or out of reach; retry after `Retry-After`. When the gateway answers it (the authorizer could not reach the key registry, or a function did not answer in time), only `Retry-After`, `X-Request-Id`, `Cache-Control` and `X-Content-Type-Options` come with it. */
             503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -516,7 +516,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a fault of ours; the message names the request id to report. */
+            /** @description `internal_error`: a fault of ours; the message names the request id to report. When the gateway answers it (a function crashed or gave no valid answer), only `X-Request-Id`, `Cache-Control` and `X-Content-Type-Options` come with it; no `Retry-After`. */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -536,7 +536,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: the datastore is throttling or out of reach; retry after `Retry-After`. When the gateway answers it (the authorizer could not reach the key registry), only `Retry-After`, `X-Request-Id` and `Cache-Control` come with it. */
+            /** @description `service_unavailable`: the datastore is throttling or out of reach; retry after `Retry-After`. When the gateway answers it (the authorizer could not reach the key registry, or a function did not answer in time), only `Retry-After`, `X-Request-Id`, `Cache-Control` and `X-Content-Type-Options` come with it. */
             503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -24,7 +24,8 @@ const registry = new KeyRegistry(documentClient, config.tableName);
  * - no valid key, the address's allowance used up: Deny, with the 429's code, message, Retry-After
  *   and rate-limit headers in the context, which the ACCESS_DENIED gateway response sends.
  * The policy covers the whole stage, because API Gateway caches the answer per identity across
- * methods. A datastore failure is thrown: API Gateway answers 503 (DEFAULT_5XX), failing closed.
+ * methods. A datastore failure is thrown: API Gateway answers 503 (AUTHORIZER_CONFIGURATION_ERROR),
+ * failing closed.
  */
 export const handler = async (event: APIGatewayRequestAuthorizerEvent, context?: Context): Promise<APIGatewayAuthorizerResult> => {
   const startedAt = performance.now();
@@ -64,7 +65,7 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent, context?:
       }
     }
   } catch (error) {
-    // API Gateway answers a failing authorizer with 503 (DEFAULT_5XX); the reason goes to the log.
+    // API Gateway answers a failing authorizer with 503 (AUTHORIZER_CONFIGURATION_ERROR); the reason goes to the log.
     if (error !== UNAUTHORIZED) logRefusal(event, startedAt, 503, 'service_unavailable', error);
     throw error;
   } finally {

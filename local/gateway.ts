@@ -14,7 +14,7 @@ export type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent, contex
 
 export type GatewayDecision =
   | { readonly outcome: 'allow'; readonly context: Record<string, string> }
-  | { readonly outcome: 'UNAUTHORIZED' | 'DEFAULT_5XX' }
+  | { readonly outcome: 'UNAUTHORIZED' | 'AUTHORIZER_CONFIGURATION_ERROR' }
   | { readonly outcome: 'ACCESS_DENIED'; readonly context: Partial<RefusalContext> };
 
 /** API Gateway bounds its cache; so does this. */
@@ -40,8 +40,9 @@ export class LocalAuthorization {
       result = await this.authorizer(authorizerEvent(event), this.context());
     } catch (error) {
       // "Unauthorized" is API Gateway's 401, taken as not cached (unverified: no AWS account was
-      // reachable, see docs/keys-and-plans.md); any other failure is a 5xx.
-      return { outcome: error instanceof Error && error.message === AUTHORIZER_UNAUTHORIZED ? 'UNAUTHORIZED' : 'DEFAULT_5XX' };
+      // reachable, see docs/keys-and-plans.md); any other error is what API Gateway calls an
+      // authorizer configuration error.
+      return { outcome: error instanceof Error && error.message === AUTHORIZER_UNAUTHORIZED ? 'UNAUTHORIZED' : 'AUTHORIZER_CONFIGURATION_ERROR' };
     }
     const decision = toDecision(result);
     if (this.#cache.size >= MAX_CACHED) this.#cache.delete(this.#cache.keys().next().value as string);
@@ -79,5 +80,5 @@ function toDecision(result: APIGatewayAuthorizerResult): GatewayDecision {
   for (const [name, value] of Object.entries(result.context ?? {})) context[name] = String(value);
   if (effects.has('Deny')) return { outcome: 'ACCESS_DENIED', context };
   if (effects.has('Allow') && typeof result.principalId === 'string') return { outcome: 'allow', context: { principalId: result.principalId, ...context } };
-  return { outcome: 'DEFAULT_5XX' };
+  return { outcome: 'AUTHORIZER_CONFIGURATION_ERROR' };
 }

@@ -152,7 +152,14 @@ async function serve(request: IncomingMessage, response: ServerResponse, gateway
     if (decision.outcome !== 'allow') return answer(decision.outcome, 'context' in decision ? decision.context : undefined);
     event.requestContext.authorizer = decision.context;
   }
-  const result = await gateway.handlers[match.functionName](event, lambdaContext(match.functionName, FUNCTION_TIMEOUT_MS));
+  let result: APIGatewayProxyResult;
+  try {
+    result = await gateway.handlers[match.functionName](event, lambdaContext(match.functionName, FUNCTION_TIMEOUT_MS));
+  } catch (error) {
+    // A function that throws instead of answering is, to API Gateway, an integration failure.
+    process.stderr.write(`local server: ${match.functionName} failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    return answer('INTEGRATION_FAILURE');
+  }
   writeResult(response, result);
 }
 

@@ -73,10 +73,13 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
     'and this answer comes from the gateway, without an operation\'s own headers such as `Deprecation`). ' +
     'The edge may also refuse with `rate_limited` and only `Retry-After` (60 s: a client address flooding, or sending more than the Free ' +
     'per-minute limit without an `Authorization` header; 3600 s: the key\'s daily quota at the gateway, far above its plan). Wait for `Retry-After`.',
-  500: '`internal_error`: a fault of ours; the message names the request id to report.',
+  500:
+    '`internal_error`: a fault of ours; the message names the request id to report. When the gateway answers it (a function ' +
+    'crashed or gave no valid answer), only `X-Request-Id`, `Cache-Control` and `X-Content-Type-Options` come with it; no `Retry-After`.',
   503:
     '`service_unavailable`: the datastore is throttling or out of reach; retry after `Retry-After`. When the gateway answers it ' +
-    '(the authorizer could not reach the key registry), only `Retry-After`, `X-Request-Id` and `Cache-Control` come with it.',
+    '(the authorizer could not reach the key registry, or a function did not answer in time), only `Retry-After`, `X-Request-Id`, ' +
+    '`Cache-Control` and `X-Content-Type-Options` come with it.',
 };
 
 const integerHeader = (description: string, minimum: number) => z.int().min(minimum).meta({ description });

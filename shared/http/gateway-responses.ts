@@ -22,6 +22,10 @@ export type GatewayResponseType =
   | 'MISSING_AUTHENTICATION_TOKEN'
   | 'REQUEST_TOO_LARGE'
   | 'DEFAULT_4XX'
+  | 'AUTHORIZER_FAILURE'
+  | 'AUTHORIZER_CONFIGURATION_ERROR'
+  | 'INTEGRATION_TIMEOUT'
+  | 'INTEGRATION_FAILURE'
   | 'DEFAULT_5XX';
 
 export type GatewayValue =
@@ -52,6 +56,20 @@ const INVALID_TOKEN_CHALLENGE = `${BEARER_CHALLENGE}, error="invalid_token"`;
 
 const refusalHeaders = Object.fromEntries(Object.entries(REFUSAL_HEADERS).map(([header, name]) => [header, { authorizer: name } as GatewayValue]));
 
+const UNAVAILABLE: GatewayResponse = {
+  status: 503,
+  code: code('service_unavailable'),
+  message: literal('The service is temporarily unavailable; retry after the time in Retry-After.'),
+  headers: { 'Retry-After': literal('1') },
+};
+
+const INTERNAL_ERROR: GatewayResponse = {
+  status: 500,
+  code: code('internal_error'),
+  message: literal('An unexpected error occurred. If it persists, report the request id in X-Request-Id.'),
+  headers: {},
+};
+
 export const GATEWAY_RESPONSES: Readonly<Record<GatewayResponseType, GatewayResponse>> = {
   // No Authorization header (API Gateway does not call the authorizer), or the authorizer found
   // no valid key in it. One response for both: its challenge cannot depend on which it was.
@@ -81,13 +99,16 @@ export const GATEWAY_RESPONSES: Readonly<Record<GatewayResponseType, GatewayResp
   MISSING_AUTHENTICATION_TOKEN: { status: 404, code: code('not_found'), message: literal('No operation answers this method and path.'), headers: {} },
   REQUEST_TOO_LARGE: { status: 413, code: code('invalid_request'), message: literal('The request body is larger than API Gateway accepts (10 MiB).'), headers: {} },
   DEFAULT_4XX: { status: 400, code: code('invalid_request'), message: literal('The request could not be accepted.'), headers: {} },
-  // Also an authorizer that fails (the key registry or the counters out of reach): fail closed.
-  DEFAULT_5XX: {
-    status: 503,
-    code: code('service_unavailable'),
-    message: literal('The service is temporarily unavailable; retry after the time in Retry-After.'),
-    headers: { 'Retry-After': literal('5') },
-  },
+  // The authorizer failed: as it is written, that means the key registry or the counters were out
+  // of reach (API Gateway calls a thrown error a configuration error). Fail closed, and say so.
+  AUTHORIZER_FAILURE: UNAVAILABLE,
+  AUTHORIZER_CONFIGURATION_ERROR: UNAVAILABLE,
+  // The function did not answer in API Gateway's time (it answers before its own timeout).
+  INTEGRATION_TIMEOUT: UNAVAILABLE,
+  // The function failed to answer at all (crashed, killed, a malformed answer): our bug, not
+  // something a retry cures. So is anything else API Gateway fails at.
+  INTEGRATION_FAILURE: INTERNAL_ERROR,
+  DEFAULT_5XX: INTERNAL_ERROR,
 };
 
 export interface GatewayAnswer {

@@ -66,6 +66,23 @@ describe('500 internal_error', () => {
       await brokenApi.close();
     }
   });
+
+  it('a function that crashes outright (throws past the stack) is the gateway\'s 500 internal_error, not a 503 to retry', async () => {
+    const handlers = await loadFunctionHandlers();
+    const crashing = async () => {
+      throw new Error('the runtime lost the function');
+    };
+    const brokenApi = await startTestApi({ ...handlers, getPet: crashing } satisfies OperationHandlers);
+    try {
+      const response = await brokenApi.request('GET', '/pets/1', { responder: 'gateway' });
+      expectErrorShape(response, 500, 'internal_error');
+      expect(response.headers.get('retry-after')).toBeNull();
+      expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      expect(response.text).not.toContain('runtime lost');
+    } finally {
+      await brokenApi.close();
+    }
+  });
 });
 
 describe('odd input never gives a 500', () => {

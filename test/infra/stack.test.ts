@@ -235,7 +235,15 @@ describe('the stack, per stage', () => {
       expect(JSON.parse(byType(type).ResponseTemplates['application/json']).code).toBe('rate_limited');
     }
     expect(JSON.parse(byType('MISSING_AUTHENTICATION_TOKEN').ResponseTemplates['application/json'])).toMatchObject({ code: 'not_found', status: 404 });
-    expect(byType('DEFAULT_5XX')).toMatchObject({ StatusCode: '503' });
+    // A failing authorizer or a late function is unavailability to retry; a crash is our bug, a 500 without Retry-After.
+    for (const type of ['AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR', 'INTEGRATION_TIMEOUT']) {
+      expect(byType(type)).toMatchObject({ StatusCode: '503', ResponseParameters: { 'gatewayresponse.header.Retry-After': "'1'" } });
+    }
+    for (const type of ['INTEGRATION_FAILURE', 'DEFAULT_5XX']) {
+      expect(byType(type).StatusCode).toBe('500');
+      expect(byType(type).ResponseParameters['gatewayresponse.header.Retry-After']).toBeUndefined();
+      expect(JSON.parse(byType(type).ResponseTemplates['application/json']).code).toBe('internal_error');
+    }
   });
 
   it('answers an address the authorizer refused (its Deny) with the 429 the authorizer put in its context', () => {

@@ -63,7 +63,7 @@ describe('when DynamoDB throttles or fails', () => {
 
   it('answers 503 when the key lookup itself cannot reach the datastore (fails closed, not open)', async () => {
     proxy.inject('reset', ['GetItem']);
-    // The authorizer fails, so the gateway answers (DEFAULT_5XX), before any function runs.
+    // The authorizer fails, so the gateway answers (AUTHORIZER_CONFIGURATION_ERROR), before any function runs.
     const response = await api.request('GET', '/pets', { key: 'local-pro-key', responder: 'gateway' });
     expectUnavailable(response);
     expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
