@@ -15,7 +15,7 @@ export const TABLE = process.env.TABLE_NAME ?? 'petstore-local';
 export const db = new DynamoDBClient({
   region: process.env.AWS_REGION ?? 'eu-west-1',
   maxAttempts: 3,
-  requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000 },
+  requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000, throwOnRequestTimeout: true },
   ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
 });
 const SECRET = process.env.CURSOR_SECRET ?? '';

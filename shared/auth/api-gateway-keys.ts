@@ -22,7 +22,7 @@ export function createManagementClient(settings: { readonly region: string; read
   return new APIGatewayClient({
     region: settings.region,
     maxAttempts: 1,
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000, throwOnRequestTimeout: true },
     ...(settings.endpoint === undefined ? {} : { endpoint: settings.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
   });
 }

@@ -37,7 +37,7 @@ export async function authorize(credential: BearerCredential, address: string, {
     const principal = await registry.resolve(credential.token, deadline);
     if (principal !== undefined) return { outcome: 'allowed', principal, apiKey: credential.token };
   }
-  const decision = await limiter.check(addressSubject(address), STANDARD_PLAN_LIMITS.free);
+  const decision = await limiter.check(addressSubject(address), STANDARD_PLAN_LIMITS.free, deadline);
   if (decision.refusal === undefined) return { outcome: 'unauthorized' };
   const suspended = decision.refusal.code === 'key_suspended';
   return {

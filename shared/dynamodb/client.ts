@@ -38,7 +38,8 @@ export function createDocumentClient(settings: Pick<Config, 'region' | 'dynamoDb
   const client = new DynamoDBClient({
     region: settings.region,
     maxAttempts: MAX_ATTEMPTS,
-    requestHandler: { connectionTimeout: bounds.connectionTimeoutMs, requestTimeout: bounds.requestTimeoutMs },
+    // Without throwOnRequestTimeout the handler only logs when requestTimeout passes and waits on.
+    requestHandler: { connectionTimeout: bounds.connectionTimeoutMs, requestTimeout: bounds.requestTimeoutMs, throwOnRequestTimeout: true },
     ...(settings.dynamoDbEndpoint === undefined
       ? {}
       : {

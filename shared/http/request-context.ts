@@ -1,5 +1,6 @@
 import type { Context } from 'aws-lambda';
 import type { Principal } from '../auth/principal';
+import type { TimedCallDeadline } from '../dynamodb/call-deadline';
 import type { ApiProblem } from '../errors';
 import type { RateLimitStatus } from '../limits/rate-limiter';
 import type { OperationId } from './routes';
@@ -13,6 +14,8 @@ export interface HttpContext extends Context {
     operationId: OperationId;
     requestId: string;
     startedAt: number;
+    /** When every DynamoDB call of this request must have ended (none without a Lambda context). */
+    deadline: TimedCallDeadline | undefined;
     principal?: Principal;
     /**
      * Why the request is answered without running the operation: no usable key (401), then

@@ -3,7 +3,7 @@ import httpErrorHandler from '@middy/http-error-handler';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import type { Principal } from '../auth/principal';
-import { deadlineBeforeTimeout, type CallDeadline } from '../dynamodb/call-deadline';
+import type { CallDeadline } from '../dynamodb/call-deadline';
 import { rateLimiter as defaultRateLimiter } from '../limits/limiter-instance';
 import type { RateLimiter } from '../limits/rate-limiter';
 import { requestHeader } from './headers';
@@ -83,25 +83,19 @@ export function httpOperation<
       return answerProblem(state, refusal);
     }
     const input = state.input as { query: never; path: never; body: never };
-    const deadline = deadlineBeforeTimeout(context);
-    let result: HttpResult;
-    try {
-      const work = definition.handle({
-        query: input.query,
-        path: input.path,
-        body: input.body,
-        principal: state.principal as Principal,
-        baseUrl: baseUrlOf(event),
-        deadline,
-        admitted,
-      });
-      // The decision first: a refused request answers 429 whatever its work did meanwhile.
-      work.catch(ignoreDiscarded);
-      await admitted;
-      result = await work;
-    } finally {
-      deadline?.clear();
-    }
+    const work = definition.handle({
+      query: input.query,
+      path: input.path,
+      body: input.body,
+      principal: state.principal as Principal,
+      baseUrl: baseUrlOf(event),
+      deadline: state.deadline,
+      admitted,
+    });
+    // The decision first: a refused request answers 429 whatever its work did meanwhile.
+    work.catch(ignoreDiscarded);
+    await admitted;
+    const result = await work;
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     const given = result.headers;
     if (given !== undefined) for (const name in given) headers[name] = given[name] as string;

@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { CallDeadline } from '../dynamodb/call-deadline';
 import type { RateLimits } from './plans';
 import { SUSPENSION_RULE } from './suspension';
 import { windowsAt, type Windows } from './windows';
@@ -21,7 +22,8 @@ export type Admission =
   | { readonly outcome: 'suspended'; readonly until: number; readonly minuteCount: number; readonly dayCount: number };
 
 export interface RateCounterStore {
-  admit(subject: string, limits: RateLimits, nowMs: number): Promise<Admission>;
+  /** Every DynamoDB call it makes ends by `deadline` (the SDK's own bounds otherwise). */
+  admit(subject: string, limits: RateLimits, nowMs: number, deadline?: CallDeadline): Promise<Admission>;
 }
 
 interface CounterState {
@@ -34,6 +36,9 @@ interface CounterState {
   readonly refusalStart: number;
 }
 
+type UpdateResult = { ok: true; attributes: Record<string, unknown> } | { ok: false; state: CounterState };
+type Update = (input: Omit<UpdateCommandInput, 'TableName'>) => Promise<UpdateResult>;
+
 /** Each conflict means another request changed the item first; a few rounds always settle it. */
 const MAX_ROUNDS = 10;
 /** Keep an idle subject's item a day past its day window (and past any suspension). */
@@ -45,11 +50,12 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     private readonly tableName: string,
   ) {}
 
-  async admit(subject: string, limits: RateLimits, nowMs: number): Promise<Admission> {
+  async admit(subject: string, limits: RateLimits, nowMs: number, deadline?: CallDeadline): Promise<Admission> {
     const key = { pk: `RATE#${subject}`, sk: 'counters' };
+    const update = (input: Omit<UpdateCommandInput, 'TableName'>) => this.#update(input, deadline);
     let windows = windowsAt(nowMs);
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
-      const common = await this.#countInCurrentWindows(key, windows, limits, nowMs);
+      const common = await this.#countInCurrentWindows(update, key, windows, limits, nowMs);
       if (common.ok) return { outcome: 'admitted', minuteCount: common.minuteCount, dayCount: common.dayCount };
       const state = common.state;
       if (state.minute > windows.minute.id) {
@@ -64,12 +70,12 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
       const counts = countsIn(state, windows);
       if (counts.minuteCount < limits.perMinute && counts.dayCount < limits.perDay) {
         // A new minute or day began (or this is the subject's first request): open the windows.
-        if (await this.#openWindows(key, state, windows, nowMs)) {
+        if (await this.#openWindows(update, key, state, windows, nowMs)) {
           return { outcome: 'admitted', minuteCount: counts.minuteCount + 1, dayCount: counts.dayCount + 1 };
         }
         continue;
       }
-      const refusal = await this.#recordRefusal(key, state, nowMs);
+      const refusal = await this.#recordRefusal(update, key, state, nowMs);
       if (refusal === 'conflict') continue;
       return refusal === 'suspended'
         ? { outcome: 'suspended', until: nowMs + SUSPENSION_RULE.suspensionMs, ...counts }
@@ -80,12 +86,13 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
 
   /** The common case: both windows current, room in both, not suspended. */
   async #countInCurrentWindows(
+    update: Update,
     key: Record<string, string>,
     windows: Windows,
     limits: RateLimits,
     nowMs: number,
   ): Promise<{ ok: true; minuteCount: number; dayCount: number } | { ok: false; state: CounterState }> {
-    const result = await this.#update({
+    const result = await update({
       Key: key,
       UpdateExpression: 'ADD minuteCount :one, dayCount :one SET expiresAt = :expiresAt',
       ConditionExpression:
@@ -111,9 +118,9 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
    * Starts the current minute (and day, if that changed too) with this request as its first,
    * guarded by the values just read, so that of two requests racing to do it only one does.
    */
-  async #openWindows(key: Record<string, string>, state: CounterState, windows: Windows, nowMs: number): Promise<boolean> {
+  async #openWindows(update: Update, key: Record<string, string>, state: CounterState, windows: Windows, nowMs: number): Promise<boolean> {
     const sameDay = state.exists && state.day === windows.day.id;
-    const result = await this.#update({
+    const result = await update({
       Key: key,
       UpdateExpression: sameDay
         ? 'SET #minute = :minute, minuteCount = :one, expiresAt = :expiresAt ADD dayCount :one'
@@ -137,10 +144,10 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
    * Adds a refused request to the subject's refusal streak (the first refusal opens it), and
    * suspends the subject when the streak reaches the rule's count within its window.
    */
-  async #recordRefusal(key: Record<string, string>, state: CounterState, nowMs: number): Promise<'refused' | 'suspended' | 'conflict'> {
+  async #recordRefusal(update: Update, key: Record<string, string>, state: CounterState, nowMs: number): Promise<'refused' | 'suspended' | 'conflict'> {
     const streakOpen = state.refusalStart > nowMs - SUSPENSION_RULE.refusalWindowMs;
     if (!streakOpen) {
-      const opened = await this.#update({
+      const opened = await update({
         Key: key,
         UpdateExpression: 'SET refusalStart = :now, refusals = :zero',
         ConditionExpression: 'attribute_not_exists(refusalStart) OR refusalStart = :seenStart',
@@ -148,7 +155,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
       });
       return opened.ok ? 'refused' : 'conflict';
     }
-    const counted = await this.#update({
+    const counted = await update({
       Key: key,
       UpdateExpression: 'ADD refusals :one',
       ConditionExpression: 'refusalStart = :seenStart',
@@ -158,7 +165,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     if (!counted.ok) return 'conflict';
     if (Number(counted.attributes.refusals) < SUSPENSION_RULE.refusalsToSuspend) return 'refused';
     const until = nowMs + SUSPENSION_RULE.suspensionMs;
-    await this.#update({
+    await update({
       Key: key,
       UpdateExpression: 'SET suspendedUntil = :until, expiresAt = :expiresAt',
       ConditionExpression: 'attribute_not_exists(suspendedUntil) OR suspendedUntil <= :now',
@@ -168,15 +175,13 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     return 'suspended';
   }
 
-  async #update(
-    input: Omit<UpdateCommandInput, 'TableName'>,
-  ): Promise<{ ok: true; attributes: Record<string, unknown> } | { ok: false; state: CounterState }> {
+  async #update(input: Omit<UpdateCommandInput, 'TableName'>, deadline: CallDeadline | undefined): Promise<UpdateResult> {
     // Completed in place (every caller passes a fresh object): a spread costs a microsecond here.
     const complete = input as UpdateCommandInput;
     complete.TableName = this.tableName;
     complete.ReturnValuesOnConditionCheckFailure = 'ALL_OLD';
     try {
-      const { Attributes = {} } = await this.client.send(new UpdateCommand(complete));
+      const { Attributes = {} } = await this.client.send(new UpdateCommand(complete), { abortSignal: deadline?.signalForCall() });
       return { ok: true, attributes: Attributes };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;

@@ -1,4 +1,5 @@
 import { KeySuspendedError, RateLimitedError, type ApiError } from '../errors';
+import type { CallDeadline } from '../dynamodb/call-deadline';
 import type { RateCounterStore } from './counter-store';
 import type { RateLimits } from './plans';
 import { windowsAt, type Windows } from './windows';
@@ -29,11 +30,11 @@ export class RateLimiter {
     private readonly clock: () => number,
   ) {}
 
-  /** Counts one request of `subject` (a key id or a client address) against `limits`. */
-  async check(subject: string, limits: RateLimits): Promise<RateLimitDecision> {
+  /** Counts one request of `subject` (a key id or a client address) against `limits`, by `deadline`. */
+  async check(subject: string, limits: RateLimits, deadline?: CallDeadline): Promise<RateLimitDecision> {
     const nowMs = this.clock();
     const windows = windowsAt(nowMs);
-    const admission = await this.store.admit(subject, limits, nowMs);
+    const admission = await this.store.admit(subject, limits, nowMs, deadline);
     const minuteLeft = Math.max(0, limits.perMinute - admission.minuteCount);
     const dayLeft = Math.max(0, limits.perDay - admission.dayCount);
     switch (admission.outcome) {

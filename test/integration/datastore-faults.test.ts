@@ -84,6 +84,22 @@ describe('when DynamoDB throttles or fails', () => {
     expect(await db.storedPets()).toEqual(before);
   });
 
+  it('answers 503 within 10 s through the local server when the rate counters never answer (no call waits forever)', async () => {
+    proxy.inject('hang', ['UpdateItem']);
+    const started = Date.now();
+    const response = await api.request('GET', '/pets/1');
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expectUnavailable(response);
+  }, 20_000);
+
+  it('answers 503 within 10 s when the authorizer\'s key lookup never answers', async () => {
+    proxy.inject('hang', ['GetItem']);
+    const started = Date.now();
+    const response = await api.request('GET', '/pets', { key: 'local-free-key', responder: 'gateway' });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expectUnavailable(response);
+  }, 20_000);
+
   it('answers 503 before the Lambda timeout when DynamoDB never answers', async () => {
     proxy.inject('hang', ['Query']);
     const { handler } = await import('../../functions/listPets');

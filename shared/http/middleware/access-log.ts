@@ -1,5 +1,6 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { deadlineBeforeTimeout } from '../../dynamodb/call-deadline';
 import { writeLog, type LogEntry } from '../../log';
 import type { HttpContext } from '../request-context';
 import { routeOf, type OperationId } from '../routes';
@@ -7,8 +8,8 @@ import { routeOf, type OperationId } from '../routes';
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>;
 
 /**
- * Opens the request (id, start time) and writes its one log line when it ends, whatever the
- * outcome. Registered first, so it sees the final response, errors included.
+ * Opens the request (id, start time, deadline) and writes its one log line when it ends, whatever
+ * the outcome (and clears the deadline). Registered first, so it sees the final response, errors included.
  */
 export function accessLog(operationId: OperationId): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
   const route = routeOf(operationId);
@@ -18,11 +19,15 @@ export function accessLog(operationId: OperationId): middy.MiddlewareObj<APIGate
       operationId,
       requestId: request.event.requestContext?.requestId ?? request.context.awsRequestId ?? 'unknown',
       startedAt: performance.now(),
+      // Every DynamoDB call of the request, the counters' included, is given up shortly before the
+      // function's timeout: a 503 instead of a killed invocation.
+      deadline: deadlineBeforeTimeout(request.context),
     };
   };
 
   const accessLogAfter = (request: Request): void => {
     const state = request.context.petStore;
+    state.deadline?.clear();
     const status = request.response?.statusCode ?? 500;
     const failure = state.failure;
     // Built field by field (no spreads): this runs once per request.

@@ -18,7 +18,7 @@ export function rateLimit(limiter: RateLimiter): middy.MiddlewareObj<APIGatewayP
     const state = request.context.petStore;
     const principal = state.principal;
     if (principal === undefined) return;
-    const admission = limiter.check(`key#${principal.keyId}`, principal.limits).then(function admitOrRefuse(decision) {
+    const admission = limiter.check(`key#${principal.keyId}`, principal.limits, state.deadline).then(function admitOrRefuse(decision) {
       state.rateLimit = decision.status;
       if (decision.refusal !== undefined) throw decision.refusal;
     });
