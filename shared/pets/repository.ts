@@ -1,4 +1,6 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { isoTimestamp } from '../clock';
 import type { CallDeadline } from '../dynamodb/call-deadline';
 import { Sequence } from '../dynamodb/sequence';
@@ -55,10 +57,16 @@ export class DynamoDbPetRepository implements PetRepository {
     const pet: Pet = { id, name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
     const item: PetItem = { pk: PET_PARTITION, sk: petSortKey(id), id, name: pet.name, categoryId: pet.categoryId, status: pet.status, createdAt: isoTimestamp(this.now()) };
     // The condition makes a write that would overwrite an existing pet fail instead.
-    await this.client.send(
-      new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
-      { abortSignal: deadline?.signalForCall() },
-    );
+    try {
+      await this.client.send(
+        new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
+        { abortSignal: deadline?.signalForCall() },
+      );
+    } catch (error) {
+      // When the reply to a write that succeeded is lost, the SDK's retry meets the pet it wrote:
+      // the id is this request's alone, so an item equal to ours is ours, and the create succeeded.
+      if (!(error instanceof ConditionalCheckFailedException && error.Item !== undefined && sameItem(unmarshall(error.Item), item))) throw error;
+    }
     return pet;
   }
 
@@ -97,4 +105,9 @@ export class DynamoDbPetRepository implements PetRepository {
 function toPet(item: Record<string, unknown>): Pet {
   const { id, name, categoryId, status } = item as unknown as PetItem;
   return { id, name, categoryId, status };
+}
+
+function sameItem(stored: Record<string, unknown>, written: PetItem): boolean {
+  const keys = Object.keys(written) as (keyof PetItem)[];
+  return Object.keys(stored).length === keys.length && keys.every((key) => stored[key] === written[key]);
 }

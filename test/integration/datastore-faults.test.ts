@@ -51,6 +51,19 @@ describe('when DynamoDB throttles or fails', () => {
     expect((await db.storedPets()).filter((pet) => pet.name === 'Throttled')).toHaveLength(1);
   });
 
+  it('answers 201 when the reply to the write is lost after DynamoDB stored the pet (the SDK\'s retry finds it there): one pet, not a 500', async () => {
+    const before = await db.storedPets();
+    const putsBefore = proxy.seen.get('PutItem') ?? 0;
+    proxy.inject('lose-reply-once', ['PutItem']);
+    const response = await api.request('POST', '/pets', { body: { name: 'Lost reply', categoryId: 4 } });
+    expect(response.status).toBe(201);
+    expect((proxy.seen.get('PutItem') ?? 0) - putsBefore).toBe(2); // the attempt whose reply was lost, and the SDK's retry
+    const stored = (await db.storedPets()).filter((pet) => pet.name === 'Lost reply');
+    expect(stored).toHaveLength(1);
+    expect(response.body).toEqual({ id: stored[0]?.id, name: 'Lost reply', categoryId: 4, status: 'available' });
+    expect((await db.storedPets()).length).toBe(before.length + 1);
+  });
+
   it('answers 503 when reads are throttled', async () => {
     proxy.inject('throttle', ['Query']);
     expectUnavailable(await api.request('GET', '/pets'));

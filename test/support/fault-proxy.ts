@@ -3,11 +3,12 @@ import type { AddressInfo, Socket } from 'node:net';
 
 /**
  * A loopback proxy in front of the real DynamoDB Local that injects the faults a real server
- * will not produce on demand: throttling, a dropped connection or no answer at all, for chosen
+ * will not produce on demand: throttling, a dropped connection, no answer at all, or a reply lost
+ * after DynamoDB did the work (the connection drops once the request went through), for chosen
  * operations (the `X-Amz-Target` of the DynamoDB JSON protocol, e.g. "PutItem"). It can also hold
  * requests until released, to see which ones a handler sends together (its round trips).
  */
-export type Fault = 'throttle' | 'reset' | 'hang';
+export type Fault = 'throttle' | 'reset' | 'hang' | 'lose-reply-once';
 
 export interface FaultProxy {
   readonly endpoint: string;
@@ -75,9 +76,17 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       );
       return;
     }
+    const loseReply = fault === 'lose-reply-once';
+    if (loseReply) faults.delete(operation);
     const forward = httpRequest(
       { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
+        if (loseReply) {
+          // DynamoDB did it; the client never hears so.
+          answer.resume();
+          answer.on('end', () => req.socket.destroy());
+          return;
+        }
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       },
