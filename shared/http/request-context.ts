@@ -29,6 +29,8 @@ export interface HttpContext extends Context {
      * the refusal (429) or the counter store's failure (503). Reads run while it is pending.
      */
     admission?: Promise<void>;
+    /** Refused before any work (a suspension this container knows of): the operation is not run. */
+    shed?: boolean;
     input?: ValidatedInput;
     /** The error as thrown, before it was shaped into a response (for the log line of a 5xx). */
     failure?: unknown;

@@ -82,6 +82,8 @@ export function httpOperation<
       await admitted;
       return answerProblem(state, refusal);
     }
+    // A request refused before any work throws its 429 here, without running the operation.
+    if (state.shed === true) await admitted;
     const input = state.input as { query: never; path: never; body: never };
     const work = definition.handle({
       query: input.query,

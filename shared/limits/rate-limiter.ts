@@ -24,14 +24,36 @@ export interface RateLimitDecision {
   readonly refusal: ApiError | undefined;
 }
 
+/** Suspensions remembered per container; the oldest go first past this many. */
+const MAX_REMEMBERED_SUSPENSIONS = 10_000;
+
 export class RateLimiter {
+  /** Subjects this container knows to be suspended, and until when (ms since the epoch). */
+  readonly #suspendedUntil = new Map<string, number>();
+
   constructor(
     private readonly store: RateCounterStore,
     private readonly clock: () => number,
   ) {}
 
+  /**
+   * The refusal of a subject this container already knows to be suspended, decided without
+   * DynamoDB: a suspension only ever ends at its time, so until then nothing need be asked (or
+   * done) for that subject. Undefined when the container knows of none.
+   */
+  knownSuspension(subject: string, limits: RateLimits): RateLimitDecision | undefined {
+    const until = this.#suspendedUntil.get(subject);
+    if (until === undefined) return undefined;
+    const nowMs = this.clock();
+    if (until > nowMs) return suspended(limits, until, nowMs);
+    this.#suspendedUntil.delete(subject);
+    return undefined;
+  }
+
   /** Counts one request of `subject` (a key id or a client address) against `limits`, by `deadline`. */
   async check(subject: string, limits: RateLimits, deadline?: CallDeadline): Promise<RateLimitDecision> {
+    const known = this.knownSuspension(subject, limits);
+    if (known !== undefined) return known;
     const nowMs = this.clock();
     const windows = windowsAt(nowMs);
     const admission = await this.store.admit(subject, limits, nowMs, deadline);
@@ -47,12 +69,21 @@ export class RateLimiter {
         const status: RateLimitStatus = { limits, window, limit: limitOf(limits, window), remaining: 0, resetAt, nowMs };
         return { status, refusal: new RateLimitedError(secondsUntil(resetAt, nowMs), window) };
       }
-      case 'suspended': {
-        const status: RateLimitStatus = { limits, window: 'minute', limit: limits.perMinute, remaining: 0, resetAt: admission.until, nowMs };
-        return { status, refusal: new KeySuspendedError(secondsUntil(admission.until, nowMs)) };
-      }
+      case 'suspended':
+        this.#remember(subject, admission.until);
+        return suspended(limits, admission.until, nowMs);
     }
   }
+
+  #remember(subject: string, until: number): void {
+    if (this.#suspendedUntil.size >= MAX_REMEMBERED_SUSPENSIONS) this.#suspendedUntil.delete(this.#suspendedUntil.keys().next().value as string);
+    this.#suspendedUntil.set(subject, until);
+  }
+}
+
+function suspended(limits: RateLimits, until: number, nowMs: number): RateLimitDecision {
+  const status: RateLimitStatus = { limits, window: 'minute', limit: limits.perMinute, remaining: 0, resetAt: until, nowMs };
+  return { status, refusal: new KeySuspendedError(secondsUntil(until, nowMs)) };
 }
 
 /** What to say when the counts could not be read (the request then fails): nothing left until the next minute. */

@@ -18,7 +18,19 @@ export function rateLimit(limiter: RateLimiter): middy.MiddlewareObj<APIGatewayP
     const state = request.context.petStore;
     const principal = state.principal;
     if (principal === undefined) return;
-    const admission = limiter.check(`key#${principal.keyId}`, principal.limits, state.deadline).then(function admitOrRefuse(decision) {
+    const subject = `key#${principal.keyId}`;
+    // A key this container knows to be suspended is refused without touching DynamoDB, and its
+    // operation does no work at all (shedding load is what a suspension is for).
+    const known = limiter.knownSuspension(subject, principal.limits);
+    if (known !== undefined) {
+      state.rateLimit = known.status;
+      state.shed = true;
+      const refused = Promise.reject(known.refusal);
+      refused.catch(ignore);
+      state.admission = refused;
+      return;
+    }
+    const admission = limiter.check(subject, principal.limits, state.deadline).then(function admitOrRefuse(decision) {
       state.rateLimit = decision.status;
       if (decision.refusal !== undefined) throw decision.refusal;
     });
