@@ -14,7 +14,7 @@ export const ESBUILD_TARGET = 'node22';
  */
 export const FUNCTION_NODE_OPTIONS = '--enable-source-maps';
 
-/** CommonJS dependencies (content-type) call require(); give the ESM bundle one. */
+/** CommonJS code in a dependency may call require(); give the ESM bundle one. */
 const REQUIRE_BANNER = "import { createRequire as __petstoreCreateRequire } from 'module'; const require = __petstoreCreateRequire(import.meta.url);";
 
 export const LAMBDA_BUNDLING: BundlingOptions = {

@@ -1,5 +1,6 @@
 import { PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { repeatedMember } from '../../shared/http/json-members';
 import { admitted, begin, refusedWithoutKey, db, error, pad, respond, TABLE } from './common';
 
 const STATUSES = new Set(['available', 'pending', 'sold']);
@@ -15,6 +16,9 @@ function parse(event: APIGatewayProxyEvent): { name: string; categoryId: number;
   } catch {
     return invalid('body', 'is not valid JSON');
   }
+  // The same I-JSON check as ours (a member given twice), with the same helper: a feature, not framework.
+  const repeated = repeatedMember(event.body ?? '');
+  if (repeated !== undefined) return invalid(`body.${repeated.name}`, 'is given more than once');
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return invalid('body', 'must be a JSON object');
   const { name, categoryId, status = 'available', ...rest } = body as Record<string, unknown>;
   if (Object.keys(rest).length > 0) return invalid(`body.${Object.keys(rest)[0]}`, 'is not a known field');

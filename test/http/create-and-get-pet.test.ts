@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorShape, startTestApi, type TestApi } from '../support/api';
 import { testDatabase } from '../support/database';
@@ -89,9 +90,41 @@ describe('POST /v1/pets', () => {
     ['a text/plain body', '{"name":"Rex","categoryId":1}', 'text/plain'],
     ['a form body', 'name=Rex&categoryId=1', 'application/x-www-form-urlencoded'],
     ['a Latin-1 charset', '{"name":"Rex","categoryId":1}', 'application/json; charset=iso-8859-1'],
+    ['a Content-Type with an unterminated quote', '{"name":"Rex","categoryId":1}', 'application/json; charset="latin1'],
+    ['a Content-Type parameter given twice', '{"name":"Rex","categoryId":1}', 'application/json; charset=utf-8; charset=utf-8'],
+    ['a Content-Type parameter given twice in other cases', '{"name":"Rex","categoryId":1}', 'application/json; charset=utf-8; CHARSET="utf-8"'],
+    ['a Content-Type that is not a media type', '{"name":"Rex","categoryId":1}', 'application/json, text/plain'],
   ])('400 invalid_request for %s', async (_, body, contentType) => {
     const response = await api.request('POST', '/pets', { body, headers: { 'content-type': contentType } });
     expectErrorShape(response, 400, 'invalid_request');
+  });
+
+  it.each([
+    ['{"name":"a","name":"b","categoryId":1}', 'body.name'],
+    ['{"name":"Rex","categoryId":1,"categoryId":1}', 'body.categoryId'],
+    ['{"name":"Rex","categoryId":1,"status":"sold","stat\\u0075s":"sold"}', 'body.status'],
+  ])('400 invalid_request for a JSON member given twice: %s (I-JSON)', async (body, path) => {
+    const before = await db.storedPets();
+    const response = await api.request('POST', '/pets', { body, headers: { 'content-type': 'application/json' } });
+    expectErrorShape(response, 400, 'invalid_request');
+    expect(response.body.details).toEqual([{ path, message: 'is given more than once' }]);
+    expect(await db.storedPets()).toEqual(before);
+  });
+
+  it('400 invalid_request for two Content-Type headers', async () => {
+    const url = new URL(`${api.baseUrl}/pets`);
+    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: 'Bearer local-enterprise-key' } }, (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      });
+      req.setHeader('Content-Type', ['application/json', 'application/json']);
+      req.on('error', reject);
+      req.end('{"name":"Twice","categoryId":1}');
+    });
+    expect(status).toBe(400);
+    expect(JSON.parse(body).details).toEqual([{ path: 'header.content-type', message: 'must be given once' }]);
   });
 
   it('400 when Content-Type is missing', async () => {

@@ -1,9 +1,10 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { parse as parseContentType } from 'content-type';
 import type * as z from 'zod/mini';
 import { invalidRequest, type ErrorDetail } from '../../errors';
 import { requestHeader } from '../headers';
+import { repeatedMember } from '../json-members';
+import { parseMediaType } from '../media-type';
 import type { HttpContext } from '../request-context';
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>;
@@ -110,9 +111,11 @@ function readJsonBody(event: APIGatewayProxyEvent, details: ErrorDetail[]): Json
   };
   const header = requestHeader(event.headers, 'content-type');
   if (header === undefined) return fail('header.content-type', 'is required and must be application/json');
+  if (contentTypeCount(event) > 1) return fail('header.content-type', 'must be given once');
   // The usual value needs no parser.
   if (header !== 'application/json') {
-    const mediaType = parseContentType(header);
+    const mediaType = parseMediaType(header);
+    if (mediaType === undefined) return fail('header.content-type', 'is not a valid media type (RFC 9110)');
     if (mediaType.type !== 'application/json') return fail('header.content-type', 'must be application/json');
     const charset = mediaType.parameters.charset?.toLowerCase();
     if (charset !== undefined && charset !== 'utf-8') return fail('header.content-type', 'charset must be utf-8');
@@ -128,9 +131,23 @@ function readJsonBody(event: APIGatewayProxyEvent, details: ErrorDetail[]): Json
   } catch {
     return fail('body', 'is not valid UTF-8');
   }
+  const json = text.startsWith(BYTE_ORDER_MARK) ? text.slice(1) : text;
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text.startsWith(BYTE_ORDER_MARK) ? text.slice(1) : text) };
+    value = JSON.parse(json);
   } catch {
     return fail('body', 'is not valid JSON');
   }
+  const repeated = repeatedMember(json);
+  if (repeated !== undefined) return fail(['body', ...repeated.path, repeated.name].join('.'), 'is given more than once');
+  return { ok: true, value };
+}
+
+/** API Gateway gives every value of a repeated header in the multi-value map. */
+function contentTypeCount(event: APIGatewayProxyEvent): number {
+  let count = 0;
+  const multi = event.multiValueHeaders;
+  if (multi === null || multi === undefined) return 0;
+  for (const name in multi) if (name.length === 12 && name.toLowerCase() === 'content-type') count += multi[name]?.length ?? 0;
+  return count;
 }

@@ -1,0 +1,44 @@
+/**
+ * A `Content-Type` value read as RFC 9110 (section 8.3.1) writes it, strictly: `type/subtype`,
+ * then parameters `; name=value` where the value is a token or a quoted string. A header that
+ * does not parse (an unterminated quote, a stray character, a parameter given twice, in any case)
+ * is undefined, never guessed at. Empty parameters (`;;`) are allowed by the grammar; a bare name
+ * without `=value` is tolerated and ignored, as it was before this parser.
+ */
+export interface MediaType {
+  /** Lower-case `type/subtype`. */
+  readonly type: string;
+  /** Parameter names lower-case; quoted values unquoted. */
+  readonly parameters: Readonly<Record<string, string>>;
+}
+
+const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+const QUOTED = '"(?:[\\t \\x21\\x23-\\x5B\\x5D-\\x7E\\x80-\\xFF]|\\\\[\\t \\x21-\\x7E\\x80-\\xFF])*"';
+const MEDIA = new RegExp(`^(${TOKEN})/(${TOKEN})`, 'y');
+const PARAMETER = new RegExp(`[\\t ]*;[\\t ]*(?:(${TOKEN})(?:=(${TOKEN}|${QUOTED}))?)?`, 'y');
+const TRAILING_SPACE = /[\t ]*$/y;
+
+export function parseMediaType(header: string): MediaType | undefined {
+  MEDIA.lastIndex = 0;
+  const media = MEDIA.exec(header);
+  if (media === null) return undefined;
+  const parameters: Record<string, string> = Object.create(null) as Record<string, string>;
+  const named = new Set<string>();
+  let at = MEDIA.lastIndex;
+  while (at < header.length) {
+    PARAMETER.lastIndex = at;
+    const parameter = PARAMETER.exec(header);
+    if (parameter === null || PARAMETER.lastIndex === at) break;
+    at = PARAMETER.lastIndex;
+    const [, rawName, rawValue] = parameter;
+    if (rawName === undefined) continue;
+    const name = rawName.toLowerCase();
+    if (named.has(name)) return undefined;
+    named.add(name);
+    if (rawValue !== undefined) parameters[name] = rawValue.startsWith('"') ? rawValue.slice(1, -1).replace(/\\(.)/g, '$1') : rawValue;
+  }
+  TRAILING_SPACE.lastIndex = at;
+  TRAILING_SPACE.exec(header);
+  if (TRAILING_SPACE.lastIndex !== header.length) return undefined;
+  return { type: `${media[1]}/${media[2]}`.toLowerCase(), parameters };
+}
