@@ -8,12 +8,12 @@ import type { AddressInfo, Socket } from 'node:net';
  * operations (the `X-Amz-Target` of the DynamoDB JSON protocol, e.g. "PutItem"). It can also hold
  * requests until released, to see which ones a handler sends together (its round trips).
  */
-export type Fault = 'throttle' | 'reset' | 'hang' | 'lose-reply-once';
+export type Fault = 'throttle' | 'reset' | 'reset-once' | 'hang' | 'lose-reply-once' | 'slow';
 
 export interface FaultProxy {
   readonly endpoint: string;
-  /** Operations answered with a fault; every other request reaches DynamoDB Local. */
-  inject(fault: Fault, operations: string[]): void;
+  /** Operations answered with a fault; every other request reaches DynamoDB Local. 'slow' forwards after `delayMs`. */
+  inject(fault: Fault, operations: string[], delayMs?: number): void;
   clear(): void;
   /** How many requests per operation reached the proxy. */
   readonly seen: Map<string, number>;
@@ -34,6 +34,7 @@ interface HeldRequest {
 export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const upstream = new URL(target);
   let faults = new Map<string, Fault>();
+  let delayMs = 0;
   const seen = new Map<string, number>();
   const sockets = new Set<Socket>();
   let holding = false;
@@ -61,7 +62,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     seen.set(operation, (seen.get(operation) ?? 0) + 1);
     const fault = faults.get(operation);
     if (fault === 'hang') return;
-    if (fault === 'reset') {
+    if (fault === 'reset' || fault === 'reset-once') {
+      // Before DynamoDB sees it: the request is lost, nothing was done.
+      if (fault === 'reset-once') faults.delete(operation);
       req.socket.destroy();
       return;
     }
@@ -74,6 +77,12 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
           message: 'The level of configured provisioned throughput for the table was exceeded.',
         }),
       );
+      return;
+    }
+    if (fault === 'slow') {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => setTimeout(() => forwardBuffered(req, res, Buffer.concat(chunks)), delayMs));
       return;
     }
     const loseReply = fault === 'lose-reply-once';
@@ -112,8 +121,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   return {
     endpoint: `http://127.0.0.1:${port}`,
     seen,
-    inject(fault, operations) {
+    inject(fault, operations, delay = 0) {
       faults = new Map(operations.map((operation) => [operation, fault]));
+      delayMs = delay;
     },
     clear() {
       faults = new Map();

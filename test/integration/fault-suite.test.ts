@@ -1,0 +1,130 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { lambdaContext } from '../../local/api-gateway-event';
+import { authorizerContextOf } from '../support/api';
+import { testDatabase } from '../support/database';
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+
+/**
+ * The fault suite: each fault DynamoDB can show, through the fault proxy, against the deployed
+ * handler modules invoked as Lambda invokes them, with a 3 s function timeout (so the request's
+ * deadline is 2.5 s): the status the client gets, how long it takes (asserted against the deadline,
+ * never by sleeping), and the table afterwards (no pet without a 201 or an ambiguous 503, nothing
+ * half-written, no id handed out twice).
+ */
+const db = testDatabase();
+const FUNCTION_TIMEOUT_MS = 3_000;
+let proxy: FaultProxy;
+type Handler = (event: APIGatewayProxyEvent, context: unknown) => Promise<APIGatewayProxyResult>;
+let createPet: Handler;
+let listPets: Handler;
+
+beforeAll(async () => {
+  proxy = await startFaultProxy(db.endpoint);
+  // Set before the handler modules are first imported: they read it once per container.
+  process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
+  createPet = (await import('../../functions/createPet')).handler as unknown as Handler;
+  listPets = (await import('../../functions/listPets')).handler as unknown as Handler;
+});
+afterEach(() => proxy.clear());
+afterAll(() => proxy.close());
+
+let sequence = 0;
+function event(method: 'GET' | 'POST', body?: object): APIGatewayProxyEvent {
+  sequence += 1;
+  return {
+    httpMethod: method,
+    path: '/pets',
+    resource: '/pets',
+    headers: { 'Content-Type': 'application/json' },
+    multiValueHeaders: { 'Content-Type': ['application/json'] },
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    stageVariables: null,
+    body: body === undefined ? null : JSON.stringify(body),
+    isBase64Encoded: false,
+    requestContext: { requestId: `fault-${sequence}`, domainName: 'localhost', path: '/v1/pets', identity: { sourceIp: '127.0.0.1' }, authorizer: authorizerContextOf('local-enterprise-key') },
+  } as unknown as APIGatewayProxyEvent;
+}
+
+async function timed(handler: Handler, request: APIGatewayProxyEvent): Promise<{ status: number; body: any; ms: number; retryAfter: unknown }> {
+  const started = Date.now();
+  const response = await handler(request, lambdaContext('fault-suite', FUNCTION_TIMEOUT_MS));
+  return { status: response.statusCode, body: JSON.parse(response.body), ms: Date.now() - started, retryAfter: response.headers?.['Retry-After'] };
+}
+
+const named = async (name: string) => (await db.storedPets()).filter((pet) => pet.name === name);
+const lastId = async () => (await db.documentClient.send(new GetCommand({ TableName: db.tableName, Key: { pk: 'SEQUENCE', sk: 'pet' } }))).Item?.value as number;
+
+describe('the fault suite (creates and lists, function timeout 3 s)', () => {
+  it('frozen on the write: 503 with Retry-After before the timeout, and no pet', async () => {
+    proxy.inject('hang', ['PutItem']);
+    const answer = await timed(createPet, event('POST', { name: 'Frozen', categoryId: 1 }));
+    expect(answer).toMatchObject({ status: 503, body: { code: 'service_unavailable' }, retryAfter: '1' });
+    expect(answer.ms).toBeLessThan(FUNCTION_TIMEOUT_MS);
+    expect(await named('Frozen')).toEqual([]);
+  });
+
+  it('reply lost after the write: 201 and exactly that one pet', async () => {
+    proxy.inject('lose-reply-once', ['PutItem']);
+    const answer = await timed(createPet, event('POST', { name: 'Lost', categoryId: 1 }));
+    expect(answer.status).toBe(201);
+    expect(await named('Lost')).toEqual([expect.objectContaining({ id: answer.body.id, name: 'Lost', categoryId: 1, status: 'available' })]);
+  });
+
+  it('connection reset before the write: the SDK\'s retry writes it, 201 and one pet', async () => {
+    const putsBefore = proxy.seen.get('PutItem') ?? 0;
+    proxy.inject('reset-once', ['PutItem']);
+    const answer = await timed(createPet, event('POST', { name: 'Reset', categoryId: 1 }));
+    expect(answer.status).toBe(201);
+    expect(answer.ms).toBeLessThan(FUNCTION_TIMEOUT_MS);
+    expect((proxy.seen.get('PutItem') ?? 0) - putsBefore).toBe(2);
+    expect(await named('Reset')).toEqual([expect.objectContaining({ id: answer.body.id })]);
+  });
+
+  it('connection reset on every attempt: an ambiguous 503, and no pet', async () => {
+    proxy.inject('reset', ['PutItem']);
+    const answer = await timed(createPet, event('POST', { name: 'Always reset', categoryId: 1 }));
+    expect(answer).toMatchObject({ status: 503, body: { code: 'service_unavailable' } });
+    expect(answer.ms).toBeLessThan(FUNCTION_TIMEOUT_MS);
+    expect(await named('Always reset')).toEqual([]);
+  });
+
+  it('throttled on the write: 503 with Retry-After before the timeout, and no pet', async () => {
+    proxy.inject('throttle', ['PutItem']);
+    const answer = await timed(createPet, event('POST', { name: 'Throttled', categoryId: 1 }));
+    expect(answer).toMatchObject({ status: 503, body: { code: 'service_unavailable' }, retryAfter: '1' });
+    expect(answer.ms).toBeLessThan(FUNCTION_TIMEOUT_MS);
+    expect(await named('Throttled')).toEqual([]);
+  });
+
+  it('slow, just under the deadline: the answer comes, late but whole', async () => {
+    proxy.inject('slow', ['Query'], 1_000);
+    const answer = await timed(listPets, event('GET'));
+    expect(answer.status).toBe(200);
+    expect(answer.ms).toBeGreaterThanOrEqual(1_000);
+    expect(answer.ms).toBeLessThan(FUNCTION_TIMEOUT_MS);
+  });
+
+  it('slow, just over the deadline: 503 at the deadline, not at the timeout', async () => {
+    proxy.inject('slow', ['Query'], 3_500);
+    const answer = await timed(listPets, event('GET'));
+    expect(answer).toMatchObject({ status: 503, body: { code: 'service_unavailable' } });
+    expect(answer.ms).toBeGreaterThanOrEqual(2_400);
+    expect(answer.ms).toBeLessThan(FUNCTION_TIMEOUT_MS);
+  });
+
+  it('leaves no half-written item, and never hands out an id twice', async () => {
+    const pets = await db.storedPets();
+    for (const pet of pets) expect(Object.keys(pet).sort()).toEqual(['categoryId', 'createdAt', 'id', 'name', 'pk', 'sk', 'status']);
+    const ids = pets.map((pet) => pet.id as number);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(Math.max(...ids)).toBeLessThanOrEqual(await lastId());
+    // A create after all that gets a fresh id.
+    const next = await timed(createPet, event('POST', { name: 'After', categoryId: 1 }));
+    expect(next.status).toBe(201);
+    expect(ids).not.toContain(next.body.id);
+  });
+});
