@@ -169,8 +169,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
       Key: key,
       UpdateExpression: 'SET suspendedUntil = :until, expiresAt = :expiresAt',
       ConditionExpression: 'attribute_not_exists(suspendedUntil) OR suspendedUntil <= :now',
-      // DynamoDB TTL reads whole seconds since the epoch.
-      ExpressionAttributeValues: { ':until': until, ':now': nowMs, ':expiresAt': Math.ceil((until + RETENTION_MS) / 1000) },
+      ExpressionAttributeValues: { ':until': until, ':now': nowMs, ':expiresAt': ttlSeconds(until + RETENTION_MS) },
     });
     return 'suspended';
   }
@@ -212,6 +211,8 @@ function countsIn(state: CounterState, windows: Windows): { minuteCount: number;
 }
 
 function expiresAt(windows: Windows, nowMs: number): number {
-  // DynamoDB TTL reads whole seconds since the epoch.
-  return Math.ceil((Math.max(windows.day.resetAt, nowMs) + RETENTION_MS) / 1000);
+  return ttlSeconds(Math.max(windows.day.resetAt, nowMs) + RETENTION_MS);
 }
+
+/** DynamoDB TTL reads whole seconds since the epoch. */
+const ttlSeconds = (ms: number): number => Math.ceil(ms / 1000);

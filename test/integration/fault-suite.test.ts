@@ -59,12 +59,16 @@ const named = async (name: string) => (await db.storedPets()).filter((pet) => pe
 const lastId = async () => (await db.documentClient.send(new GetCommand({ TableName: db.tableName, Key: { pk: 'SEQUENCE', sk: 'pet' } }))).Item?.value as number;
 
 describe('the fault suite (creates and lists, function timeout 3 s)', () => {
-  it('frozen on the write: 503 with Retry-After before the timeout, and no pet', async () => {
-    proxy.inject('hang', ['PutItem']);
-    const answer = await timed(createPet, event('POST', { name: 'Frozen', categoryId: 1 }));
+  it.each([
+    ['frozen on the write', 'hang', 'Frozen'],
+    ['connection reset on every attempt', 'reset', 'Always reset'],
+    ['throttled on the write', 'throttle', 'Throttled'],
+  ] as const)('%s: an ambiguous 503 with Retry-After before the timeout, and no pet', async (_, fault, name) => {
+    proxy.inject(fault, ['PutItem']);
+    const answer = await timed(createPet, event('POST', { name, categoryId: 1 }));
     expect(answer).toMatchObject({ status: 503, body: { code: 'service_unavailable' }, retryAfter: '1' });
     expect(answer.ms).toBeLessThan(FUNCTION_TIMEOUT_MS);
-    expect(await named('Frozen')).toEqual([]);
+    expect(await named(name)).toEqual([]);
   });
 
   it('reply lost after the write: 201 and exactly that one pet', async () => {
@@ -82,22 +86,6 @@ describe('the fault suite (creates and lists, function timeout 3 s)', () => {
     expect(answer.ms).toBeLessThan(FUNCTION_TIMEOUT_MS);
     expect((proxy.seen.get('PutItem') ?? 0) - putsBefore).toBe(2);
     expect(await named('Reset')).toEqual([expect.objectContaining({ id: answer.body.id })]);
-  });
-
-  it('connection reset on every attempt: an ambiguous 503, and no pet', async () => {
-    proxy.inject('reset', ['PutItem']);
-    const answer = await timed(createPet, event('POST', { name: 'Always reset', categoryId: 1 }));
-    expect(answer).toMatchObject({ status: 503, body: { code: 'service_unavailable' } });
-    expect(answer.ms).toBeLessThan(FUNCTION_TIMEOUT_MS);
-    expect(await named('Always reset')).toEqual([]);
-  });
-
-  it('throttled on the write: 503 with Retry-After before the timeout, and no pet', async () => {
-    proxy.inject('throttle', ['PutItem']);
-    const answer = await timed(createPet, event('POST', { name: 'Throttled', categoryId: 1 }));
-    expect(answer).toMatchObject({ status: 503, body: { code: 'service_unavailable' }, retryAfter: '1' });
-    expect(answer.ms).toBeLessThan(FUNCTION_TIMEOUT_MS);
-    expect(await named('Throttled')).toEqual([]);
   });
 
   it('slow, just under the deadline: the answer comes, late but whole', async () => {
