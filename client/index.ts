@@ -1,12 +1,14 @@
 import LinkHeader from 'http-link-header';
-import createClient, { type Client } from 'openapi-fetch';
+import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import { retryingFetch, type RetryingFetchOptions } from './retry';
 import type { components, operations, paths } from './schema';
 
 /**
  * A typed client of the pet store API: request and response types are generated from the
  * interface description (client/schema.d.ts, by `npm run openapi`); 429 and 503 are retried as the
- * interface asks (Retry-After, then exponential backoff with jitter, see ./retry.ts).
+ * interface asks (Retry-After, then exponential backoff with jitter, see ./retry.ts). Each create
+ * carries an `Idempotency-Key` (a fresh UUID v4 unless the caller gives one) that its retries
+ * keep, so a retried create never adds a second animal.
  */
 export type Pet = components['schemas']['Pet'];
 export type NewPet = components['schemas']['NewPet'];
@@ -44,6 +46,7 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
     headers: { Authorization: `Bearer ${options.apiKey}` },
     fetch: retryingFetch(options),
   });
+  api.use(idempotentCreates);
 
   async function* pages(query: Omit<ListPetsQuery, 'cursor'> = {}): AsyncGenerator<Pet[], void, undefined> {
     let cursor: string | undefined;
@@ -57,6 +60,18 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
 
   return { api, pages };
 }
+
+/**
+ * Names every create before it is sent: the retries of ./retry.ts resend this same request, key
+ * included. A key the caller passes (`params: { header: { 'Idempotency-Key': … } }`) is kept.
+ */
+const idempotentCreates: Middleware = {
+  onRequest({ request, schemaPath }) {
+    if (request.method !== 'POST' || schemaPath !== '/pets' || request.headers.has('idempotency-key')) return undefined;
+    request.headers.set('Idempotency-Key', crypto.randomUUID());
+    return request;
+  },
+};
 
 /** The `cursor` of the `rel="next"` link (RFC 8288), if there is one. */
 export function nextCursor(link: string | null): string | undefined {

@@ -16,7 +16,7 @@ export interface paths {
         put?: never;
         /**
          * Add an animal
-         * @description Creates an animal (status `available` unless given) and answers 201 with it and its `Location`. Not idempotent: a retry after a timeout or a 503 may add the animal twice.
+         * @description Creates an animal (status `available` unless given) and answers 201 with it and its `Location`. Send an `Idempotency-Key` to make retries safe: a retry with the same key and body within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and never adds a second animal; the pet and the record of its key are written together or not at all. Without the header a retry after a 503 or a lost answer may add the animal twice.
          */
         post: operations["createPet"];
         delete?: never;
@@ -117,7 +117,7 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "invalid_request" | "unauthorized" | "not_found" | "rate_limited" | "key_suspended" | "internal_error" | "service_unavailable";
+            code: "invalid_request" | "unauthorized" | "not_found" | "rate_limited" | "key_suspended" | "idempotency_in_progress" | "idempotency_key_reused" | "internal_error" | "service_unavailable";
             /** @description Human-readable description. */
             message: string;
             /** @description The HTTP status code. */
@@ -284,7 +284,10 @@ export interface operations {
     createPet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the create safe to retry: a retry with the same key and body within 24 hours answers the first answer again (with `Idempotent-Replayed: true`) instead of adding a second animal. A fresh random value per animal, e.g. a UUID v4, reused on every retry of that create. Keys belong to the API key that sends them. 1 to 255 visible ASCII characters; the quoted form (`"abc"`) names the same key as `abc`. Bodies are compared after normalization (name trimmed, `status` defaulted). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -307,6 +310,8 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description Where the new animal is. */
                     Location: string;
+                    /** @description Present when this is the answer of an earlier request with the same `Idempotency-Key` (nothing was written now); absent on the answer that created the animal. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -343,9 +348,44 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `idempotency_in_progress`: another request with the same `Idempotency-Key` is being written at this moment. Retry after `Retry-After` with the same key and body: the answer is then that request's animal (or, had it failed, a new one). */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `invalid_request`: the body is larger than the gateway accepts (10 MiB). */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused`: the `Idempotency-Key` was used within the last 24 hours with a different body (compared after normalization: name trimmed, `status` defaulted). Nothing was written; send a new key for a new animal. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {

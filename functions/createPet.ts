@@ -6,12 +6,15 @@ import { petJson } from '../shared/pets/pet-json';
 import { createPet } from '../shared/pets/service';
 import { petStore } from '../shared/pets/store';
 
-/** POST /v1/pets: 201 with the new pet and where to find it. */
+/** POST /v1/pets: 201 with the new pet and where to find it; with `Idempotency-Key`, at most once per key. */
 export const handler = httpOperation({
   operationId: 'createPet',
   ...OPERATION_SCHEMAS.createPet.request,
-  handle: async ({ body, deadline, admitted }) => {
-    const pet = await createPet(petStore, body, { deadline, beforeWrite: admitted });
-    return created(new JsonText(petJson(pet)), { Location: `${API_BASE_PATH}/pets/${pet.id}` });
+  handle: async ({ body, headers, principal, deadline, admitted }) => {
+    const key = headers['Idempotency-Key'];
+    const idempotencyKey = key === undefined ? undefined : { owner: principal.keyId, value: key };
+    const { pet, replayed } = await createPet(petStore, body, { deadline, beforeWrite: admitted, idempotencyKey });
+    const location = `${API_BASE_PATH}/pets/${pet.id}`;
+    return created(new JsonText(petJson(pet)), replayed ? { Location: location, 'Idempotent-Replayed': 'true' } : { Location: location });
   },
 });

@@ -10,6 +10,6 @@ import { petStore } from '../shared/pets/store';
 export const handler = httpOperation({
   operationId: 'getPet',
   ...OPERATION_SCHEMAS.getPet.request,
-  headers: deprecationHeaders(GET_PET_DEPRECATION),
+  responseHeaders: deprecationHeaders(GET_PET_DEPRECATION),
   handle: async ({ path, deadline }) => ok(new JsonText(petJson(await getPet(petStore, path.petId, deadline)))),
 });

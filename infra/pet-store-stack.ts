@@ -23,6 +23,7 @@ import { AUTHORIZER_RESULT_TTL_SECONDS } from '../shared/auth/authorizer-contrac
 import { KEY_MIRROR_METRICS } from '../shared/auth/key-mirror';
 import { KEY_PARTITION } from '../shared/auth/key-registry';
 import { STATUS_INDEX } from '../shared/dynamodb/table-definition';
+import { IDEMPOTENCY_PARTITION_PREFIX } from '../shared/pets/repository';
 import { BUNDLED_ASSETS_DIRECTORY, SWAGGER_UI_FILES } from '../shared/docs/reference-page';
 import { API_BASE_PATH, DOCUMENTATION_ROUTES, OPERATIONS, type OperationId } from '../shared/http/routes';
 import { STANDARD_PLAN_LIMITS } from '../shared/limits/plans';
@@ -46,6 +47,8 @@ const LEADING_KEYS = {
   keyRegistry: KEY_PARTITION,
   /** Requests counted per key (the operations) and per client address (the authorizer). */
   keyCounters: 'RATE#key#*',
+  /** createPet's idempotency records, one partition per API key (shared/pets/repository.ts). */
+  idempotencyRecords: `${IDEMPOTENCY_PARTITION_PREFIX}*`,
   addressCounters: 'RATE#ip#*',
 } as const;
 
@@ -93,8 +96,8 @@ export class PetStoreStack extends Stack {
     }
 
     // Least privilege, scoped by the items' leading keys: the reads read pets (the status index
-    // holds nothing else); every operation counts its key's requests; only createPet takes ids
-    // and writes pets. No operation may touch the key registry or call API Gateway: the
+    // holds nothing else); every operation counts its key's requests; only createPet takes ids,
+    // writes pets and keeps idempotency records. No operation may touch the key registry or call API Gateway: the
     // authorizer resolved the key, and the principal arrives in the request.
     const onItems = (actions: string[], leadingKeys: string[]) =>
       new PolicyStatement({
@@ -110,7 +113,9 @@ export class PetStoreStack extends Stack {
     functions.listPets.addToRolePolicy(onItems(['dynamodb:UpdateItem'], [LEADING_KEYS.keyCounters]));
     functions.getPet.addToRolePolicy(onItems(['dynamodb:UpdateItem'], [LEADING_KEYS.keyCounters]));
     functions.createPet.addToRolePolicy(onItems(['dynamodb:UpdateItem'], [LEADING_KEYS.keyCounters, LEADING_KEYS.idSequence]));
-    functions.createPet.addToRolePolicy(onItems(['dynamodb:PutItem'], [LEADING_KEYS.pets]));
+    // A create with an Idempotency-Key reads its record, then writes pet and record in one transaction.
+    functions.createPet.addToRolePolicy(onItems(['dynamodb:PutItem'], [LEADING_KEYS.pets, LEADING_KEYS.idempotencyRecords]));
+    functions.createPet.addToRolePolicy(onItems(['dynamodb:GetItem'], [LEADING_KEYS.idempotencyRecords]));
 
     // The authorizer reads keys by hash and counts requests without a valid key per address.
     // "Unauthorized" is a thrown error by API Gateway's design, so failed invocations are normal

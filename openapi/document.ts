@@ -19,7 +19,7 @@ export const INTERFACE_VERSION = '1.0.0';
 export type Stability = 'stable' | 'beta' | 'experimental';
 
 /** What the service really answers, per operation, besides its success. */
-type ErrorStatus = 400 | 401 | 404 | 413 | 429 | 500 | 503;
+type ErrorStatus = 400 | 401 | 404 | 409 | 413 | 422 | 429 | 500 | 503;
 
 interface OperationDescription {
   readonly summary: string;
@@ -44,9 +44,11 @@ const OPERATION_DESCRIPTIONS: Record<OperationId, OperationDescription> = {
     summary: 'Add an animal',
     description:
       'Creates an animal (status `available` unless given) and answers 201 with it and its `Location`. ' +
-      'Not idempotent: a retry after a timeout or a 503 may add the animal twice.',
+      'Send an `Idempotency-Key` to make retries safe: a retry with the same key and body within 24 hours answers the first ' +
+      'answer again, with `Idempotent-Replayed: true`, and never adds a second animal; the pet and the record of its key are ' +
+      'written together or not at all. Without the header a retry after a 503 or a lost answer may add the animal twice.',
     stability: 'stable',
-    errors: [...COMMON_ERRORS, 413],
+    errors: [...COMMON_ERRORS, 409, 413, 422],
   },
   getPet: {
     summary: 'Get an animal (deprecated)',
@@ -66,7 +68,13 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
     'function runs, so it carries no rate-limit headers; requests without a valid key are counted per client address under the Free ' +
     'limits, and past them the address gets 429 instead.',
   404: '`not_found`: no animal has this identifier.',
+  409:
+    '`idempotency_in_progress`: another request with the same `Idempotency-Key` is being written at this moment. Retry after ' +
+    '`Retry-After` with the same key and body: the answer is then that request\'s animal (or, had it failed, a new one).',
   413: '`invalid_request`: the body is larger than the gateway accepts (10 MiB).',
+  422:
+    '`idempotency_key_reused`: the `Idempotency-Key` was used within the last 24 hours with a different body (compared after ' +
+    'normalization: name trimmed, `status` defaulted). Nothing was written; send a new key for a new animal.',
   429:
     '`rate_limited`: a per-minute or daily limit of the key is used up; or `key_suspended`: the key kept sending after being refused and is suspended for 15 minutes. ' +
     'The same codes refuse a client address that sent more requests with a bad key than the Free limits allow (its rate-limit headers are then the address\'s, ' +
@@ -129,6 +137,10 @@ const SUCCESS_HEADERS: Record<OperationId, Record<string, z.ZodType>> = {
   },
   createPet: {
     Location: z.string().regex(new RegExp(`^${API_BASE_PATH}/pets/[1-9][0-9]*$`)).meta({ description: 'Where the new animal is.', examples: [`${API_BASE_PATH}/pets/1`] }),
+    'Idempotent-Replayed': z
+      .literal('true')
+      .optional()
+      .meta({ description: 'Present when this is the answer of an earlier request with the same `Idempotency-Key` (nothing was written now); absent on the answer that created the animal.' }),
   },
   getPet: {},
 };
@@ -166,7 +178,7 @@ function errorResponse(operationId: OperationId, status: ErrorStatus): ZodOpenAp
           ? { ...OPERATION_HEADERS, ...optionalOperationHeaders(operationId), ...RETRY_AFTER }
           : {
               ...functionHeaders(operationId),
-              ...(status === 503 ? RETRY_AFTER : {}),
+              ...(status === 503 || status === 409 ? RETRY_AFTER : {}),
             };
   return {
     description: ERROR_DESCRIPTIONS[status],
@@ -197,6 +209,7 @@ function operation(operationId: OperationId): ZodOpenApiOperationObject {
     requestParams: {
       ...('query' in request ? { query: request.query } : {}),
       ...('path' in request ? { path: request.path } : {}),
+      ...('headers' in request ? { header: request.headers } : {}),
     },
     ...('body' in request ? { requestBody: { required: true, content: { 'application/json': { schema: request.body } } } } : {}),
     responses,

@@ -9,6 +9,8 @@ export const ERROR_CODES = [
   'not_found',
   'rate_limited',
   'key_suspended',
+  'idempotency_in_progress',
+  'idempotency_key_reused',
   'internal_error',
   'service_unavailable',
 ] as const;
@@ -31,7 +33,7 @@ export interface ApiProblem {
   readonly code: ErrorCode;
   readonly message: string;
   readonly details?: readonly ErrorDetail[] | undefined;
-  /** Seconds a client should wait before retrying (429, 503). */
+  /** Seconds a client should wait before retrying (409, 429, 503). */
   readonly retryAfterSeconds?: number | undefined;
 }
 
@@ -105,6 +107,24 @@ export class ServiceUnavailableError extends ApiError {
       cause,
     });
     this.name = 'ServiceUnavailableError';
+  }
+}
+
+/** The same `Idempotency-Key` is being written by another request right now; its outcome is not known yet. */
+export class IdempotencyInProgressError extends ApiError {
+  constructor(retryAfterSeconds = 1) {
+    super(409, 'idempotency_in_progress', 'Another request with this Idempotency-Key is being processed; retry after the time in Retry-After to get its answer.', {
+      retryAfterSeconds,
+    });
+    this.name = 'IdempotencyInProgressError';
+  }
+}
+
+/** The `Idempotency-Key` was used (within its 24 hours) for a request with another body. */
+export class IdempotencyKeyReusedError extends ApiError {
+  constructor() {
+    super(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different body; send a new key for a new animal.');
+    this.name = 'IdempotencyKeyReusedError';
   }
 }
 

@@ -8,8 +8,11 @@ const THROTTLING_ERRORS = new Set([
   'TooManyRequestsException',
 ]);
 
-/** Failures of the connection or of the service itself, which a later retry may not meet. */
-const TRANSIENT_ERRORS = new Set(['InternalServerError', 'ServiceUnavailable', 'TimeoutError', 'RequestTimeout', 'AbortError']);
+/**
+ * Failures of the connection or of the service itself, which a later retry may not meet; and a
+ * transaction whose earlier attempt (same ClientRequestToken) DynamoDB is still running.
+ */
+const TRANSIENT_ERRORS = new Set(['InternalServerError', 'ServiceUnavailable', 'TimeoutError', 'RequestTimeout', 'AbortError', 'TransactionInProgressException']);
 
 const NETWORK_ERROR_CODES = new Set([
   'ECONNREFUSED',

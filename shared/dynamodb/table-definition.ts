@@ -12,10 +12,14 @@
  * | local API key   | `APIKEY`     | SHA-256 of the key (hex) | plan, limits, createdAt                |
  * | rate counters   | `RATE#<who>` | `counters`               | minute/day windows and counts, refusal |
  * |                 |              |                          | streak, suspendedUntil, expiresAt (TTL)|
+ * | idempotency     | `IDEMPOTENCY#| the client's             | pet (a map: the answer), firstUsedAt,  |
+ * | record          | <keyId>`     | Idempotency-Key          | expiresAt (TTL, 24 h after first use)  |
  *
  * All pets share one partition so that "pets in ascending id order" is a single Query that
  * reads only the page it returns; the `byStatus` index does the same per status. It is sparse:
- * only pets carry `status` and `id`.
+ * only pets carry `status` and `id` (an idempotency record keeps its pet in a map, so it stays out).
+ * Items with `expiresAt` are deleted by DynamoDB's TTL some time after it passes; code that
+ * reads them checks the time itself.
  */
 export type AttributeType = 'S' | 'N';
 

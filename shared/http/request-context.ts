@@ -42,5 +42,6 @@ export interface HttpContext extends Context {
 export interface ValidatedInput {
   readonly query: unknown;
   readonly path: unknown;
+  readonly headers: unknown;
   readonly body: unknown;
 }

@@ -18,9 +18,11 @@ import { jsonBodyOf, type HttpResult } from './result';
 import { API_BASE_PATH, type OperationId } from './routes';
 
 /** What an operation receives: validated input and who is calling; no event, no context. */
-export interface OperationInput<Query, Path, Body> {
+export interface OperationInput<Query, Path, Headers, Body> {
   readonly query: Query;
   readonly path: Path;
+  /** The headers the operation declared, validated (absent ones left out). */
+  readonly headers: Headers;
   readonly body: Body;
   readonly principal: Principal;
   /** Absolute base of this API as the client reached it, e.g. `https://api.example.com/v1`. */
@@ -38,17 +40,19 @@ export interface OperationInput<Query, Path, Body> {
 export interface OperationDefinition<
   QuerySchema extends z.ZodMiniType,
   PathSchema extends z.ZodMiniType,
+  HeadersSchema extends z.ZodMiniObject,
   BodySchema extends z.ZodMiniType,
 > {
   readonly operationId: OperationId;
   readonly query: QuerySchema;
   readonly path?: PathSchema;
+  readonly headers?: HeadersSchema;
   readonly body?: BodySchema;
   /** Headers every response of this operation carries, errors included. */
-  readonly headers?: Readonly<Record<string, string>>;
+  readonly responseHeaders?: Readonly<Record<string, string>>;
   readonly rateLimiter?: RateLimiter;
   readonly handle: (
-    input: OperationInput<z.output<QuerySchema>, z.output<PathSchema>, z.output<BodySchema>>,
+    input: OperationInput<z.output<QuerySchema>, z.output<PathSchema>, z.output<HeadersSchema>, z.output<BodySchema>>,
   ) => Promise<HttpResult>;
 }
 
@@ -71,8 +75,9 @@ export type ApiGatewayHandler = (event: APIGatewayProxyEvent, context: Context) 
 export function httpOperation<
   QuerySchema extends z.ZodMiniType,
   PathSchema extends z.ZodMiniType = z.ZodMiniType<undefined>,
+  HeadersSchema extends z.ZodMiniObject = z.ZodMiniObject<{}>,
   BodySchema extends z.ZodMiniType = z.ZodMiniType<undefined>,
->(definition: OperationDefinition<QuerySchema, PathSchema, BodySchema>): ApiGatewayHandler {
+>(definition: OperationDefinition<QuerySchema, PathSchema, HeadersSchema, BodySchema>): ApiGatewayHandler {
   const runOperation = async (event: APIGatewayProxyEvent, context: HttpContext): Promise<APIGatewayProxyResult> => {
     const state = context.petStore;
     const admitted = state.admission ?? Promise.resolve();
@@ -84,10 +89,11 @@ export function httpOperation<
     }
     // A request refused before any work throws its 429 here, without running the operation.
     if (state.shed === true) await admitted;
-    const input = state.input as { query: never; path: never; body: never };
+    const input = state.input as { query: never; path: never; headers: never; body: never };
     const work = definition.handle({
       query: input.query,
       path: input.path,
+      headers: input.headers,
       body: input.body,
       principal: state.principal as Principal,
       baseUrl: baseUrlOf(event),
@@ -110,12 +116,12 @@ export function httpOperation<
     timeoutEarlyInMillis: 0,
   })
     .use(accessLog(definition.operationId))
-    .use(responseHeaders(definition.headers))
+    .use(responseHeaders(definition.responseHeaders))
     .use(httpErrorHandler({ logger: false, fallbackMessage: internalErrorResponse('unknown').body }))
     .use(errorResponse())
     .use(identifyCaller())
     .use(rateLimit(definition.rateLimiter ?? defaultRateLimiter))
-    .use(validateRequest({ query: definition.query, path: definition.path, body: definition.body }));
+    .use(validateRequest({ query: definition.query, path: definition.path, headers: definition.headers, body: definition.body }));
 
   return handler as unknown as ApiGatewayHandler;
 }

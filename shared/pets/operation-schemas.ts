@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import type { OperationId } from '../http/routes';
 import { LIST_PETS_REQUEST } from './list-pets-query';
+import { IdempotencyKeyHeader } from './idempotency';
 import { NewPet, NoQuery, Pet, PetIdPath } from './schema';
 
 /**
@@ -9,6 +10,6 @@ import { NewPet, NoQuery, Pet, PetIdPath } from './schema';
  */
 export const OPERATION_SCHEMAS = {
   listPets: { request: LIST_PETS_REQUEST, success: { status: 200, body: z.array(Pet) } },
-  createPet: { request: { query: NoQuery, body: NewPet }, success: { status: 201, body: Pet } },
+  createPet: { request: { query: NoQuery, headers: z.object({ 'Idempotency-Key': IdempotencyKeyHeader }), body: NewPet }, success: { status: 201, body: Pet } },
   getPet: { request: { query: NoQuery, path: PetIdPath }, success: { status: 200, body: Pet } },
-} as const satisfies Record<OperationId, { request: { query: z.ZodMiniType; path?: z.ZodMiniType; body?: z.ZodMiniType }; success: { status: number; body: z.ZodMiniType } }>;
+} as const satisfies Record<OperationId, { request: { query: z.ZodMiniType; path?: z.ZodMiniType; headers?: z.ZodMiniObject; body?: z.ZodMiniType }; success: { status: number; body: z.ZodMiniType } }>;

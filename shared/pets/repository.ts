@@ -1,10 +1,13 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { isoTimestamp } from '../clock';
+import { isoTimestamp, now as serviceClock } from '../clock';
 import type { CallDeadline } from '../dynamodb/call-deadline';
+import { DATASTORE_RETRY_AFTER_SECONDS } from '../dynamodb/datastore-errors';
 import { Sequence } from '../dynamodb/sequence';
 import { STATUS_INDEX } from '../dynamodb/table-definition';
+import { IdempotencyInProgressError, ServiceUnavailableError } from '../errors';
+import { expiryOf, isLive, replayOf, type IdempotencyKey, type IdempotencyRecord } from './idempotency';
 import type { NewPet, Pet, PetStatus } from './schema';
 
 export interface PageRequest {
@@ -20,15 +23,34 @@ export interface PetPage {
   readonly hasMore: boolean;
 }
 
+export interface CreateOptions {
+  readonly deadline?: CallDeadline | undefined;
+  /** Settles when the pet may be written; a rejection stops the create before it writes. */
+  readonly beforeWrite?: Promise<unknown> | undefined;
+}
+
+/** The pet a create with an idempotency key answers, and whether an earlier request created it. */
+export interface CreatedOnce {
+  readonly pet: Pet;
+  readonly replayed: boolean;
+}
+
 /** Where pets are kept. The service knows only this interface. */
 export interface PetRepository {
   /** Takes an id and writes the pet, once `beforeWrite` (if given) has resolved. */
-  create(pet: NewPet, options?: { deadline?: CallDeadline; beforeWrite?: Promise<unknown> }): Promise<Pet>;
+  create(pet: NewPet, options?: CreateOptions): Promise<Pet>;
+  /**
+   * The same, at most once per live key: the pet and the key's record are written in one
+   * transaction; a live record of the same create is answered instead, one of another body is a 422.
+   */
+  createOnce(pet: NewPet, key: IdempotencyKey, options?: CreateOptions): Promise<CreatedOnce>;
   get(id: number, deadline?: CallDeadline): Promise<Pet | undefined>;
   list(request: PageRequest, deadline?: CallDeadline): Promise<PetPage>;
 }
 
 const PET_PARTITION = 'PET';
+/** Idempotency records: one partition per API key, the client's key as the sort key. */
+export const IDEMPOTENCY_PARTITION_PREFIX = 'IDEMPOTENCY#';
 /** Ids are at most 16 decimal digits (2^53 - 1), so padding to 16 makes string order id order. */
 const ID_WIDTH = 16;
 
@@ -46,16 +68,16 @@ export class DynamoDbPetRepository implements PetRepository {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = serviceClock,
   ) {
     this.#ids = new Sequence(client, tableName, 'pet');
   }
 
-  async create(newPet: NewPet, { deadline, beforeWrite }: { deadline?: CallDeadline; beforeWrite?: Promise<unknown> } = {}): Promise<Pet> {
+  async create(newPet: NewPet, { deadline, beforeWrite }: CreateOptions = {}): Promise<Pet> {
     // The id is taken while the caller decides; if it decides against the write, the id is a gap.
     const [id] = await Promise.all([this.#ids.next(deadline), beforeWrite]);
     const pet: Pet = { id, name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
-    const item: PetItem = { pk: PET_PARTITION, sk: petSortKey(id), id, name: pet.name, categoryId: pet.categoryId, status: pet.status, createdAt: isoTimestamp(this.now()) };
+    const item = this.#petItem(pet);
     // The condition makes a write that would overwrite an existing pet fail instead.
     try {
       await this.client.send(
@@ -68,6 +90,54 @@ export class DynamoDbPetRepository implements PetRepository {
       if (!(error instanceof ConditionalCheckFailedException && error.Item !== undefined && sameItem(unmarshall(error.Item), item))) throw error;
     }
     return pet;
+  }
+
+  async createOnce(newPet: NewPet, key: IdempotencyKey, { deadline, beforeWrite }: CreateOptions = {}): Promise<CreatedOnce> {
+    // Two round trips, as without a key: the record is read while the request is counted and the
+    // id taken; then one transaction writes the pet and its record, or neither.
+    const recordKey = { pk: `${IDEMPOTENCY_PARTITION_PREFIX}${key.owner}`, sk: key.value };
+    const [id, found] = await Promise.all([
+      this.#ids.next(deadline),
+      this.client.send(new GetCommand({ TableName: this.tableName, Key: recordKey, ConsistentRead: true }), { abortSignal: deadline?.signalForCall() }),
+      beforeWrite,
+    ]);
+    const nowMs = this.now();
+    const recorded = found.Item === undefined ? undefined : toRecord(found.Item);
+    // A replay writes nothing; the id taken meanwhile is a gap.
+    if (recorded !== undefined && isLive(recorded, nowMs)) return { pet: replayOf(recorded, newPet), replayed: true };
+
+    const pet: Pet = { id, name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
+    const record: RecordItem = { ...recordKey, pet, expiresAt: expiryOf(nowMs), firstUsedAt: isoTimestamp(nowMs) };
+    try {
+      // The SDK gives the transaction a ClientRequestToken that its retries reuse: a retry after a
+      // lost reply is answered as the first attempt was, without writing again.
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: this.tableName, Item: this.#petItem(pet), ConditionExpression: 'attribute_not_exists(pk)' } },
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: record,
+                // An expired record may still be there (TTL deletes within days): it is overwritten.
+                ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
+                ExpressionAttributeValues: { ':now': Math.floor(nowMs / 1000) },
+                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+              },
+            },
+          ],
+        }),
+        { abortSignal: deadline?.signalForCall() },
+      );
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      return settleCancelled(error, id, newPet);
+    }
+    return { pet, replayed: false };
+  }
+
+  #petItem(pet: Pet): PetItem {
+    return { pk: PET_PARTITION, sk: petSortKey(pet.id), id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status, createdAt: isoTimestamp(this.now()) };
   }
 
   async get(id: number, deadline?: CallDeadline): Promise<Pet | undefined> {
@@ -105,6 +175,40 @@ export class DynamoDbPetRepository implements PetRepository {
 function toPet(item: Record<string, unknown>): Pet {
   const { id, name, categoryId, status } = item as unknown as PetItem;
   return { id, name, categoryId, status };
+}
+
+interface RecordItem extends IdempotencyRecord {
+  pk: string;
+  sk: string;
+  firstUsedAt: string;
+}
+
+/** The pet is kept as a map, so the record has no top-level `status` or `id`: the status index never holds it. */
+function toRecord(item: Record<string, unknown>): IdempotencyRecord {
+  const { pet, expiresAt } = item as unknown as RecordItem;
+  return { pet: toPet(pet as unknown as Record<string, unknown>), expiresAt };
+}
+
+const THROTTLED_REASONS = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
+
+/**
+ * A cancelled transaction wrote nothing. Its reasons tell why: the key's live record appeared
+ * since it was read (a concurrent request with the key won, or our own attempt whose reply was
+ * lost); a transaction on the record still running (its outcome unknown: 409); throttling (503).
+ */
+function settleCancelled(error: TransactionCanceledException, id: number, request: NewPet): CreatedOnce {
+  const reasons = error.CancellationReasons ?? [];
+  const onRecord = reasons[1];
+  if (onRecord?.Code === 'ConditionalCheckFailed' && onRecord.Item !== undefined) {
+    const winner = toRecord(unmarshall(onRecord.Item));
+    if (winner.pet.id === id) return { pet: winner.pet, replayed: false };
+    return { pet: replayOf(winner, request), replayed: true };
+  }
+  if (reasons.some((reason) => reason.Code === 'TransactionConflict')) throw new IdempotencyInProgressError(DATASTORE_RETRY_AFTER_SECONDS);
+  if (reasons.some((reason) => reason.Code !== undefined && THROTTLED_REASONS.has(reason.Code))) {
+    throw new ServiceUnavailableError(error, DATASTORE_RETRY_AFTER_SECONDS);
+  }
+  throw error;
 }
 
 function sameItem(stored: Record<string, unknown>, written: PetItem): boolean {

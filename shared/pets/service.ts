@@ -1,7 +1,8 @@
 import type { CallDeadline } from '../dynamodb/call-deadline';
 import { NotFoundError } from '../errors';
 import type { CursorCodec } from './cursor';
-import type { PetRepository } from './repository';
+import type { IdempotencyKey } from './idempotency';
+import type { CreatedOnce, PetRepository } from './repository';
 import type { ListPetsQuery, NewPet, Pet } from './schema';
 
 /** The pet store's use cases: plain functions over a repository, with no knowledge of HTTP or Lambda. */
@@ -17,6 +18,8 @@ export interface CreateOptions {
    * a rejection stops the create before it writes. The id is taken meanwhile.
    */
   readonly beforeWrite?: Promise<unknown>;
+  /** Makes the create happen at most once per live key (shared/pets/idempotency.ts). */
+  readonly idempotencyKey?: IdempotencyKey | undefined;
 }
 
 export interface PetListing {
@@ -34,8 +37,11 @@ export async function listPets(deps: PetServiceDependencies, query: ListPetsQuer
   return { pets: page.pets, nextCursor };
 }
 
-export function createPet(deps: PetServiceDependencies, newPet: NewPet, options: CreateOptions = {}): Promise<Pet> {
-  return deps.pets.create(newPet, options);
+/** A new pet; with an idempotency key, the pet of the key's earlier create when there is one (`replayed`). */
+export async function createPet(deps: PetServiceDependencies, newPet: NewPet, options: CreateOptions = {}): Promise<CreatedOnce> {
+  const { idempotencyKey, ...writeOptions } = options;
+  if (idempotencyKey !== undefined) return deps.pets.createOnce(newPet, idempotencyKey, writeOptions);
+  return { pet: await deps.pets.create(newPet, writeOptions), replayed: false };
 }
 
 export async function getPet(deps: PetServiceDependencies, id: number, deadline?: CallDeadline): Promise<Pet> {

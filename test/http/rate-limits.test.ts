@@ -141,7 +141,7 @@ describe('every status carries the headers', () => {
     const noCounters = httpOperation({
       operationId: 'getPet',
       ...OPERATION_SCHEMAS.getPet.request,
-      headers: deprecationHeaders(GET_PET_DEPRECATION),
+      responseHeaders: deprecationHeaders(GET_PET_DEPRECATION),
       rateLimiter: outage,
       handle: async () => ({ status: 200, body: {} }),
     });

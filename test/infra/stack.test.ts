@@ -96,7 +96,7 @@ describe('the stack, per stage', () => {
 
     expect(actionsOf(list)).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:Query', 'dynamodb:UpdateItem']);
     expect(actionsOf(get)).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
-    expect(actionsOf(create)).toEqual(['dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    expect(actionsOf(create)).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     for (const statements of [list, get, create, authorizer]) expect(actionsOf(statements).some((action) => action.startsWith('apigateway:'))).toBe(false);
 
     // Pets, not counters or keys; the status index holds only pets.
@@ -108,7 +108,9 @@ describe('the stack, per stage', () => {
     expect(leadingKeys(list, 'dynamodb:UpdateItem')).toEqual([['RATE#key#*']]);
     expect(leadingKeys(get, 'dynamodb:UpdateItem')).toEqual([['RATE#key#*']]);
     expect(leadingKeys(create, 'dynamodb:UpdateItem')).toEqual([['RATE#key#*', 'SEQUENCE']]);
-    expect(leadingKeys(create, 'dynamodb:PutItem')).toEqual([['PET']]);
+    // Pets and idempotency records (written together in one transaction); the records are the only items createPet reads.
+    expect(leadingKeys(create, 'dynamodb:PutItem')).toEqual([['PET', 'IDEMPOTENCY#*']]);
+    expect(leadingKeys(create, 'dynamodb:GetItem')).toEqual([['IDEMPOTENCY#*']]);
     expect(actionsOf(authorizer)).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(leadingKeys(authorizer, 'dynamodb:GetItem')).toEqual([['APIKEY']]);
     expect(leadingKeys(authorizer, 'dynamodb:UpdateItem')).toEqual([['RATE#ip#*']]);

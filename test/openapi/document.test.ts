@@ -6,6 +6,7 @@ import committed from '../../openapi/openapi.json' with { type: 'json' };
 import { generatedFiles } from '../../openapi/generate';
 import { ERROR_CODES } from '../../shared/errors';
 import { GET_PET_DEPRECATION } from '../../shared/http/deprecation';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../shared/pets/idempotency';
 import { OPERATIONS, type OperationId } from '../../shared/http/routes';
 
 const document = committed as Record<string, any>;
@@ -51,6 +52,11 @@ describe('the interface description', () => {
     expect(operations.getPet.parameters).toEqual([
       expect.objectContaining({ in: 'path', name: 'petId', required: true, schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } }),
     ]);
+    // Optional, with a pattern that states the whole rule (1 to 255 visible ASCII characters, or the quoted form).
+    expect(operations.createPet.parameters).toEqual([
+      expect.objectContaining({ in: 'header', name: 'Idempotency-Key', schema: expect.objectContaining({ type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN }) }),
+    ]);
+    expect(operations.createPet.parameters[0].required).not.toBe(true);
     expect(operations.createPet.requestBody).toMatchObject({ required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPet' } } } });
     expect(document.components.schemas.NewPet).toMatchObject({
       required: ['name', 'categoryId'],
@@ -62,7 +68,7 @@ describe('the interface description', () => {
 
   it('declares every response the service gives, errors with the Error schema and its codes', () => {
     expect(Object.keys(operations.listPets.responses)).toEqual(['200', '400', '401', '429', '500', '503']);
-    expect(Object.keys(operations.createPet.responses)).toEqual(['201', '400', '401', '413', '429', '500', '503']);
+    expect(Object.keys(operations.createPet.responses)).toEqual(['201', '400', '401', '409', '413', '422', '429', '500', '503']);
     expect(Object.keys(operations.getPet.responses)).toEqual(['200', '400', '401', '404', '429', '500', '503']);
     expect(document.components.schemas.Error).toMatchObject({ required: ['code', 'message', 'status'], properties: { code: { enum: [...ERROR_CODES] } } });
     for (const operation of Object.values(operations)) {
@@ -72,7 +78,7 @@ describe('the interface description', () => {
     }
   });
 
-  it('declares the headers: rate limits on every response a function gives, Retry-After on 429 and 503, Location, Link, and the deprecation trio on getPet', () => {
+  it('declares the headers: rate limits on every response a function gives, Retry-After on 409, 429 and 503, Location, Idempotent-Replayed, Link, and the deprecation trio on getPet', () => {
     for (const [id, operation] of Object.entries(operations)) {
       for (const [status, response] of Object.entries<Record<string, any>>(operation.responses)) {
         const headers = Object.keys(response.headers ?? {});
@@ -83,11 +89,13 @@ describe('the interface description', () => {
           continue;
         }
         expect(headers, `${id} ${status}`).toEqual(expect.arrayContaining([...RATE_LIMIT_HEADERS, 'X-Request-Id', 'Cache-Control', 'X-Content-Type-Options']));
-        expect(headers.includes('Retry-After'), `${id} ${status}`).toBe(status === '429' || status === '503');
+        expect(headers.includes('Retry-After'), `${id} ${status}`).toBe(status === '409' || status === '429' || status === '503');
         if (id === 'getPet') expect(headers).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
       }
     }
     expect(Object.keys(operations.createPet.responses['201'].headers)).toContain('Location');
+    expect(operations.createPet.responses['201'].headers['Idempotent-Replayed']).toMatchObject({ schema: { const: 'true' } });
+    expect(operations.createPet.responses['201'].headers['Idempotent-Replayed'].required).not.toBe(true);
     expect(Object.keys(operations.listPets.responses['200'].headers)).toContain('Link');
     expect(document.components.headers['Retry-After']).toMatchObject({ required: true, schema: { type: 'integer', minimum: 1 } });
     expect(document.components.headers['getPet-Sunset'].schema.const).toBe(GET_PET_DEPRECATION.sunsetAt.toUTCString());

@@ -4,11 +4,12 @@ import type { AddressInfo, Socket } from 'node:net';
 /**
  * A loopback proxy in front of the real DynamoDB Local that injects the faults a real server
  * will not produce on demand: throttling, a dropped connection, no answer at all, or a reply lost
- * after DynamoDB did the work (the connection drops once the request went through), for chosen
+ * after DynamoDB did the work (the connection drops once the request went through), or a
+ * transaction cancelled because another one holds its item (`TransactionConflict`), for chosen
  * operations (the `X-Amz-Target` of the DynamoDB JSON protocol, e.g. "PutItem"). It can also hold
  * requests until released, to see which ones a handler sends together (its round trips).
  */
-export type Fault = 'throttle' | 'reset' | 'reset-once' | 'hang' | 'lose-reply-once' | 'slow';
+export type Fault = 'throttle' | 'reset' | 'reset-once' | 'hang' | 'lose-reply-once' | 'lose-reply' | 'slow' | 'transaction-conflict';
 
 export interface FaultProxy {
   readonly endpoint: string;
@@ -79,14 +80,27 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       );
       return;
     }
+    if (fault === 'transaction-conflict') {
+      // As DynamoDB answers a TransactWriteItems whose second item another transaction is writing.
+      req.resume();
+      res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-errortype': 'TransactionCanceledException' });
+      res.end(
+        JSON.stringify({
+          __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+          Message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [None, TransactionConflict]',
+          CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' }],
+        }),
+      );
+      return;
+    }
     if (fault === 'slow') {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => setTimeout(() => forwardBuffered(req, res, Buffer.concat(chunks)), delayMs));
       return;
     }
-    const loseReply = fault === 'lose-reply-once';
-    if (loseReply) faults.delete(operation);
+    const loseReply = fault === 'lose-reply-once' || fault === 'lose-reply';
+    if (fault === 'lose-reply-once') faults.delete(operation);
     const forward = httpRequest(
       { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {

@@ -12,6 +12,8 @@ type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error,
 export interface RequestSchemas {
   readonly query: z.ZodMiniType;
   readonly path?: z.ZodMiniType;
+  /** The request headers the operation reads, by their canonical names (`Idempotency-Key`); no other header is looked at. */
+  readonly headers?: z.ZodMiniObject;
   /** Present for operations that take a JSON body. */
   readonly body?: z.ZodMiniType;
 }
@@ -35,13 +37,14 @@ export function validateRequest(
     const details: ErrorDetail[] = [];
     const query = parsePart('query', schemas.query, readQuery(event, details), details);
     const path = schemas.path === undefined ? {} : parsePart('path', schemas.path, event.pathParameters ?? {}, details);
+    const headers = schemas.headers === undefined ? {} : parsePart('header', schemas.headers, readHeaders(event, schemas.headers, details), details);
     let body: unknown;
     if (schemas.body !== undefined) {
       const json = readJsonBody(event, details);
       if (json.ok) body = parsePart('body', schemas.body, json.value, details);
     }
     if (details.length > 0) state.refusal = invalidRequest(details);
-    else state.input = { query, path, body };
+    else state.input = { query, path, headers, body };
   };
   return { before: validateRequestBefore };
 }
@@ -98,6 +101,19 @@ function readQuery(event: APIGatewayProxyEvent, details: ErrorDetail[]): Record<
   return query;
 }
 
+/** The declared headers, each given at most once (API Gateway lists every value in the multi-value map). */
+function readHeaders(event: APIGatewayProxyEvent, schema: z.ZodMiniObject, details: ErrorDetail[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of Object.keys(schema._zod.def.shape)) {
+    const lowerCaseName = name.toLowerCase();
+    const value = requestHeader(event.headers, lowerCaseName);
+    if (value === undefined) continue;
+    if (headerCount(event, lowerCaseName) > 1) details.push({ path: `header.${name}`, message: 'must be given at most once' });
+    else headers[name] = value;
+  }
+  return headers;
+}
+
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 /** RFC 8259 section 8.1: a parser may ignore a leading byte order mark. */
 const BYTE_ORDER_MARK = '\ufeff';
@@ -111,7 +127,7 @@ function readJsonBody(event: APIGatewayProxyEvent, details: ErrorDetail[]): Json
   };
   const header = requestHeader(event.headers, 'content-type');
   if (header === undefined) return fail('header.content-type', 'is required and must be application/json');
-  if (contentTypeCount(event) > 1) return fail('header.content-type', 'must be given once');
+  if (headerCount(event, 'content-type') > 1) return fail('header.content-type', 'must be given once');
   // The usual value needs no parser.
   if (header !== 'application/json') {
     const mediaType = parseMediaType(header);
@@ -144,10 +160,10 @@ function readJsonBody(event: APIGatewayProxyEvent, details: ErrorDetail[]): Json
 }
 
 /** API Gateway gives every value of a repeated header in the multi-value map. */
-function contentTypeCount(event: APIGatewayProxyEvent): number {
+function headerCount(event: APIGatewayProxyEvent, lowerCaseName: string): number {
   let count = 0;
   const multi = event.multiValueHeaders;
   if (multi === null || multi === undefined) return 0;
-  for (const name in multi) if (name.length === 12 && name.toLowerCase() === 'content-type') count += multi[name]?.length ?? 0;
+  for (const name in multi) if (name.length === lowerCaseName.length && name.toLowerCase() === lowerCaseName) count += multi[name]?.length ?? 0;
   return count;
 }

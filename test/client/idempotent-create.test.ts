@@ -1,0 +1,107 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createPetStoreClient } from '../../client';
+import { startTestApi, TEST_KEY, type TestApi } from '../support/api';
+import { checkResponse } from '../support/contract';
+import { testDatabase } from '../support/database';
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+
+/**
+ * The typed client's creates are safe to retry: each carries an Idempotency-Key (a fresh UUID v4
+ * unless the caller gives one) that the client's own retries keep. Against the local server, with
+ * the fault proxy in front of DynamoDB Local.
+ */
+const db = testDatabase();
+let proxy: FaultProxy;
+let api: TestApi;
+
+beforeAll(async () => {
+  proxy = await startFaultProxy(db.endpoint);
+  // Set before the handler modules are first imported: they read it once per container.
+  process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
+  api = await startTestApi();
+});
+afterEach(() => proxy.clear());
+afterAll(async () => {
+  await api.close();
+  await proxy.close();
+});
+
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+interface Sent {
+  readonly key: string | null;
+  readonly status: number;
+}
+
+/** A client whose requests are recorded (key sent, status answered) and whose answers are checked against the document. */
+function recordingClient(afterEachAnswer: (sent: Sent) => void = () => {}) {
+  const sent: Sent[] = [];
+  const client = createPetStoreClient({
+    baseUrl: api.baseUrl,
+    apiKey: TEST_KEY,
+    random: () => 0,
+    sleep: async () => {},
+    fetch: async (request) => {
+      const response = await fetch(request);
+      const copy = response.clone();
+      checkResponse({ method: request.method, url: request.url, status: copy.status, headers: copy.headers, text: await copy.text() });
+      const record = { key: request.headers.get('idempotency-key'), status: response.status };
+      sent.push(record);
+      afterEachAnswer(record);
+      return response;
+    },
+  });
+  return { client, sent };
+}
+
+const petsNamed = async (name: string) => (await db.storedPets()).filter((pet) => pet.name === name);
+
+describe('the typed client\'s creates', () => {
+  it('carry a fresh UUID v4 Idempotency-Key each; reads carry none', async () => {
+    const { client, sent } = recordingClient();
+    await client.api.POST('/pets', { body: { name: 'Keyed 1', categoryId: 1, status: 'available' } });
+    await client.api.POST('/pets', { body: { name: 'Keyed 2', categoryId: 1, status: 'available' } });
+    await client.api.GET('/pets', { params: { query: { limit: 1 } } });
+    expect(sent.map((request) => request.status)).toEqual([201, 201, 200]);
+    const [first, second, read] = sent.map((request) => request.key);
+    expect(first).toMatch(UUID_V4);
+    expect(second).toMatch(UUID_V4);
+    expect(second).not.toBe(first);
+    expect(read).toBeNull();
+  });
+
+  it('retried after a 503 whose write happened (its reply lost): the retry keeps the key and replays the 201, one pet', async () => {
+    // Every reply of the write is lost until the client has had its first answer.
+    proxy.inject('lose-reply', ['TransactWriteItems']);
+    const { client, sent } = recordingClient(() => proxy.clear());
+    const { data, response } = await client.api.POST('/pets', { body: { name: 'Retried create', categoryId: 2, status: 'available' } });
+    expect(sent.map((request) => request.status)).toEqual([503, 201]);
+    expect(sent[1]?.key).toBe(sent[0]?.key);
+    expect(response.status).toBe(201);
+    expect(response.headers.get('idempotent-replayed')).toBe('true');
+    const pets = await petsNamed('Retried create');
+    expect(pets).toHaveLength(1);
+    expect(data).toEqual({ id: pets[0]?.id, name: 'Retried create', categoryId: 2, status: 'available' });
+  });
+
+  it('retried after a 503 raised before the write: the retry creates the pet, once', async () => {
+    proxy.inject('throttle', ['TransactWriteItems']);
+    const { client, sent } = recordingClient(() => proxy.clear());
+    const { response } = await client.api.POST('/pets', { body: { name: 'Created on retry', categoryId: 2, status: 'available' } });
+    expect(sent.map((request) => request.status)).toEqual([503, 201]);
+    expect(sent[1]?.key).toBe(sent[0]?.key);
+    expect(response.headers.get('idempotent-replayed')).toBeNull();
+    expect(await petsNamed('Created on retry')).toHaveLength(1);
+  });
+
+  it('keep a key the caller gives, so that a create retried by the caller itself is safe too', async () => {
+    const { client, sent } = recordingClient();
+    const key = 'order-4711';
+    const first = await client.api.POST('/pets', { params: { header: { 'Idempotency-Key': key } }, body: { name: 'Own key', categoryId: 3, status: 'available' } });
+    const again = await client.api.POST('/pets', { params: { header: { 'Idempotency-Key': key } }, body: { name: 'Own key', categoryId: 3, status: 'available' } });
+    expect(sent.map((request) => request.key)).toEqual([key, key]);
+    expect(again.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.data).toEqual(first.data);
+    expect(await petsNamed('Own key')).toHaveLength(1);
+  });
+});
