@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 
-export type BenchCase = 'listPets' | 'createPet' | 'getPet' | 'invalid' | 'unauthorized' | 'authorize' | 'authorizeUnknown' | 'authorizeRefused';
+export type BenchCase = 'listPets' | 'createPet' | 'createPetWithKey' | 'getPet' | 'invalid' | 'unauthorized' | 'authorize' | 'authorizeUnknown' | 'authorizeRefused';
 export const REFUSED_ADDRESS: string;
 export const BENCH_LIMITS: { perMinute: number; perDay: number };
 export function lambdaContext(): Context;

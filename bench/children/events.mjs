@@ -1,5 +1,5 @@
 // API Gateway REST proxy events for the bench's cases, the same for ours and the baseline.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 
 let sequence = 0;
 
@@ -56,8 +56,10 @@ export function eventFor(name, { key, petId = 1 } = {}) {
       return { ...base, httpMethod: 'GET', resource: '/pets', path: '/pets', ...query({ limit: '20' }) };
     case 'getPet':
       return { ...base, httpMethod: 'GET', resource: '/pets/{petId}', path: `/pets/${petId}`, pathParameters: { petId: String(petId) } };
-    case 'createPet': {
-      const withType = { ...headers, 'Content-Type': 'application/json' };
+    case 'createPet':
+    case 'createPetWithKey': {
+      // With a key: a fresh one per request (a first use, the common case).
+      const withType = { ...headers, 'Content-Type': 'application/json', ...(name === 'createPetWithKey' ? { 'Idempotency-Key': randomUUID() } : {}) };
       return {
         ...base,
         headers: withType,
@@ -84,6 +86,7 @@ export function eventFor(name, { key, petId = 1 } = {}) {
 export const FUNCTION_OF = {
   listPets: 'listPets',
   createPet: 'createPet',
+  createPetWithKey: 'createPet',
   getPet: 'getPet',
   invalid: 'listPets',
   unauthorized: 'listPets',
@@ -92,7 +95,7 @@ export const FUNCTION_OF = {
   authorizeRefused: 'authorizer',
 };
 /** For the authorizer: 200 for an Allow, 401 for its "Unauthorized", 429 for a Deny (see `invoke`). */
-export const EXPECTED_STATUS = { listPets: 200, createPet: 201, getPet: 200, invalid: 400, unauthorized: 401, authorize: 200, authorizeUnknown: 401, authorizeRefused: 429 };
+export const EXPECTED_STATUS = { listPets: 200, createPet: 201, createPetWithKey: 201, getPet: 200, invalid: 400, unauthorized: 401, authorize: 200, authorizeUnknown: 401, authorizeRefused: 429 };
 
 /** Invokes a handler; an authorizer's answer is told as the status API Gateway would then answer with. */
 export async function invoke(handler, event, context) {

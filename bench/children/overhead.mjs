@@ -33,15 +33,18 @@ const MARSHALLED_ANSWERS = {
 };
 const PLAIN = {
   UpdateCommand: (input) => (input.Key.pk === 'SEQUENCE' ? ANSWERS.sequence : ANSWERS.counters),
-  GetCommand: (input) => (input.Key.pk === 'APIKEY' ? (input.Key.sk === benchKeyHash ? KEY_ITEM : {}) : ANSWERS.pet),
+  // An idempotency record is never found: every bench create with a key is its key's first use.
+  GetCommand: (input) => (input.Key.pk === 'APIKEY' ? (input.Key.sk === benchKeyHash ? KEY_ITEM : {}) : input.Key.pk === 'PET' ? ANSWERS.pet : {}),
   QueryCommand: () => ANSWERS.page,
   PutCommand: () => ANSWERS.put,
+  TransactWriteCommand: () => ANSWERS.put,
 };
 const MARSHALLED = {
   UpdateItemCommand: (input) => (input.Key.pk.S === 'SEQUENCE' ? MARSHALLED_ANSWERS.sequence : MARSHALLED_ANSWERS.counters),
-  GetItemCommand: (input) => (input.Key.pk.S === 'APIKEY' ? (input.Key.sk.S === benchKeyHash ? MARSHALLED_KEY_ITEM : {}) : MARSHALLED_ANSWERS.pet),
+  GetItemCommand: (input) => (input.Key.pk.S === 'APIKEY' ? (input.Key.sk.S === benchKeyHash ? MARSHALLED_KEY_ITEM : {}) : input.Key.pk.S === 'PET' ? MARSHALLED_ANSWERS.pet : {}),
   QueryCommand: () => MARSHALLED_ANSWERS.page,
   PutItemCommand: () => MARSHALLED_ANSWERS.put,
+  TransactWriteItemsCommand: () => MARSHALLED_ANSWERS.put,
 };
 const MARSHALLED_KEY_ITEM = { Item: attributes(KEY_ITEM.Item) };
 function stub(Client, answers) {

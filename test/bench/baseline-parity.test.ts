@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler as baselineAuthorizer } from '../../bench/baseline/authorizer';
 import { handler as baselineCreatePet } from '../../bench/baseline/createPet';
@@ -11,6 +12,7 @@ import { handler as oursGetPet } from '../../functions/getPet';
 import { handler as oursListPets } from '../../functions/listPets';
 import { setClock } from '../../shared/clock';
 import { setLogSink } from '../../shared/log';
+import { authorizerContextOf } from '../support/api';
 import { testDatabase } from '../support/database';
 
 /**
@@ -24,7 +26,7 @@ const HANDLERS: Record<'ours' | 'baseline', Record<'listPets' | 'createPet' | 'g
   baseline: { listPets: baselineListPets, createPet: baselineCreatePet, getPet: baselineGetPet, authorizer: baselineAuthorizer as unknown as Handler },
 };
 const KEY = 'local-pro-key';
-const CASES: BenchCase[] = ['listPets', 'createPet', 'getPet', 'invalid', 'unauthorized', 'authorize', 'authorizeUnknown', 'authorizeRefused'];
+const CASES: BenchCase[] = ['listPets', 'createPet', 'createPetWithKey', 'getPet', 'invalid', 'unauthorized', 'authorize', 'authorizeUnknown', 'authorizeRefused'];
 /** Headers whose values do not depend on the count or the request: they must be equal. */
 const SAME_VALUE = ['Content-Type', 'X-RateLimit-Limit', 'X-RateLimit-Reset', 'RateLimit-Policy', 'Cache-Control', 'WWW-Authenticate', 'Link', 'Deprecation', 'Sunset'];
 /** Log line fields that must be equal (the request id, time and duration differ by nature). */
@@ -88,12 +90,22 @@ describe('the bench baseline answers like our stack', () => {
     if (caseName.startsWith('authorize')) {
       // The authorizer's whole answer: the policy, the usage identifier and the context.
       expect(baseline.body).toEqual(ours.body);
-    } else if (caseName === 'createPet') {
+    } else if (caseName === 'createPet' || caseName === 'createPetWithKey') {
       // Each side creates the pet of its own request (the bench names each one), with the next id.
       const id = (ours.body as { id: number }).id;
       expect(ours.body).toEqual({ ...JSON.parse(ours.event.body as string), id });
       expect(baseline.body).toEqual({ ...JSON.parse(baseline.event.body as string), id: id + 1 });
       expect([ours.response.headers?.Location, baseline.response.headers?.Location]).toEqual([`/v1/pets/${id}`, `/v1/pets/${id + 1}`]);
+      if (caseName === 'createPetWithKey') {
+        // Each side recorded its key with its pet, in the same form.
+        const { documentClient, tableName } = testDatabase();
+        const recordOf = async (side: typeof ours) =>
+          (await documentClient.send(new GetCommand({ TableName: tableName, Key: { pk: `IDEMPOTENCY#${authorizerContextOf(KEY).keyId}`, sk: side.event.headers['Idempotency-Key'] } }))).Item;
+        const [mine, theirs] = [await recordOf(ours), await recordOf(baseline)];
+        expect(mine).toMatchObject({ pet: ours.body, expiresAt: expect.any(Number), firstUsedAt: expect.any(String) });
+        expect(theirs).toMatchObject({ pet: baseline.body, expiresAt: mine?.expiresAt });
+        expect(Object.keys(theirs ?? {}).sort()).toEqual(Object.keys(mine ?? {}).sort());
+      }
     } else if (ours.response.statusCode >= 400) {
       const [mine, theirs] = [ours.body, baseline.body] as { code: string; status: number; details?: { path: string }[] }[];
       expect(theirs).toMatchObject({ code: mine?.code, status: mine?.status, message: expect.any(String) });

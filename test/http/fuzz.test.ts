@@ -54,7 +54,7 @@ const json = { ...auth, 'content-type': 'application/json' };
 
 const TOKEN_CHARS = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".split('');
 const headerName = fc.oneof(
-  fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'Content-Type', 'content-length-x', 'Authorization', 'X-Forwarded-Proto', 'Host'),
+  fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'Content-Type', 'content-length-x', 'Authorization', 'X-Forwarded-Proto', 'Host', 'Idempotency-Key', 'idempotency-key'),
   fc.array(fc.constantFrom(...TOKEN_CHARS), { minLength: 1, maxLength: 40 }).map((chars) => chars.join('')),
 );
 // What Node lets a client send in a header value: visible ASCII, space and tab (no CR, LF, NUL).

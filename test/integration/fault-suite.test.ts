@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { lambdaContext } from '../../local/api-gateway-event';
 import { authorizerContextOf } from '../support/api';
@@ -31,14 +31,15 @@ afterEach(() => proxy.clear());
 afterAll(() => proxy.close());
 
 let sequence = 0;
-function event(method: 'GET' | 'POST', body?: object): APIGatewayProxyEvent {
+function event(method: 'GET' | 'POST', body?: object, idempotencyKey?: string): APIGatewayProxyEvent {
   sequence += 1;
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', ...(idempotencyKey === undefined ? {} : { 'Idempotency-Key': idempotencyKey }) };
   return {
     httpMethod: method,
     path: '/pets',
     resource: '/pets',
-    headers: { 'Content-Type': 'application/json' },
-    multiValueHeaders: { 'Content-Type': ['application/json'] },
+    headers,
+    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
     queryStringParameters: null,
     multiValueQueryStringParameters: null,
     pathParameters: null,
@@ -56,6 +57,13 @@ async function timed(handler: Handler, request: APIGatewayProxyEvent): Promise<{
 }
 
 const named = async (name: string) => (await db.storedPets()).filter((pet) => pet.name === name);
+/** The pets the idempotency records of the suite's key answer with. */
+const recordPets = async () => {
+  const { Items = [] } = await db.documentClient.send(
+    new QueryCommand({ TableName: db.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `IDEMPOTENCY#${authorizerContextOf('local-enterprise-key').keyId}` } }),
+  );
+  return Items.map((item) => item.pet as Record<string, unknown>);
+};
 const lastId = async () => (await db.documentClient.send(new GetCommand({ TableName: db.tableName, Key: { pk: 'SEQUENCE', sk: 'pet' } }))).Item?.value as number;
 
 describe('the fault suite (creates and lists, function timeout 3 s)', () => {
@@ -104,9 +112,35 @@ describe('the fault suite (creates and lists, function timeout 3 s)', () => {
     expect(answer.ms).toBeLessThan(FUNCTION_TIMEOUT_MS);
   });
 
+  // With an Idempotency-Key the create is one transaction (pet and record): whatever the fault, the
+  // client's retry with the same key either replays the pet that was written or creates it, never two.
+  it.each([
+    ['frozen on the write', 'creates', 'hang'],
+    ['connection reset on every attempt', 'creates', 'reset'],
+    ['throttled on the write', 'creates', 'throttle'],
+    ['every reply of the write lost', 'replays', 'lose-reply'],
+  ] as const)('with an Idempotency-Key, %s: 503 before the timeout, then the retry %s the pet: one pet, with its record', async (_, outcome, fault) => {
+    const name = `Keyed, ${fault}`;
+    proxy.inject(fault, ['TransactWriteItems']);
+    const answer = await timed(createPet, event('POST', { name, categoryId: 1 }, `fault-${fault}`));
+    expect(answer).toMatchObject({ status: 503, body: { code: 'service_unavailable' }, retryAfter: '1' });
+    expect(answer.ms).toBeLessThan(FUNCTION_TIMEOUT_MS);
+    proxy.clear();
+    const retried = await createPet(event('POST', { name, categoryId: 1 }, `fault-${fault}`), lambdaContext('fault-suite', FUNCTION_TIMEOUT_MS));
+    expect(retried.statusCode).toBe(201);
+    expect(retried.headers?.['Idempotent-Replayed']).toBe(outcome === 'replays' ? 'true' : undefined);
+    const pets = await named(name);
+    expect(pets).toEqual([expect.objectContaining({ id: JSON.parse(retried.body).id })]);
+    expect(await recordPets()).toContainEqual(expect.objectContaining({ id: pets[0]?.id, name }));
+  });
+
   it('leaves no half-written item, and never hands out an id twice', async () => {
     const pets = await db.storedPets();
     for (const pet of pets) expect(Object.keys(pet).sort()).toEqual(['categoryId', 'createdAt', 'id', 'name', 'pk', 'sk', 'status']);
+    // Every idempotency record has its pet, and every pet created with a key has its record.
+    const recorded = await recordPets();
+    for (const pet of recorded) expect(pets).toContainEqual(expect.objectContaining(pet));
+    for (const pet of pets.filter((candidate) => String(candidate.name).startsWith('Keyed'))) expect(recorded).toContainEqual(expect.objectContaining({ id: pet.id }));
     const ids = pets.map((pet) => pet.id as number);
     expect(new Set(ids).size).toBe(ids.length);
     expect(Math.max(...ids)).toBeLessThanOrEqual(await lastId());
