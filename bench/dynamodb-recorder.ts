@@ -37,13 +37,14 @@ export async function startRecorder(target: string): Promise<DynamoDbRecorder> {
         answer.on('data', (chunk: Buffer) => answerChunks.push(chunk));
         answer.on('end', () => {
           const text = Buffer.concat(answerChunks);
-          let parsed: { ConsumedCapacity?: { CapacityUnits?: number }; ScannedCount?: number } = {};
+          // A transaction answers with one ConsumedCapacity per table, as an array.
+          let parsed: { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[]; ScannedCount?: number } = {};
           try {
             parsed = JSON.parse(text.toString('utf8'));
           } catch {
             // not JSON: recorded without capacity
           }
-          calls.push({ operation, startedAt, endedAt: performance.now(), capacityUnits: parsed.ConsumedCapacity?.CapacityUnits ?? 0, scannedCount: parsed.ScannedCount });
+          calls.push({ operation, startedAt, endedAt: performance.now(), capacityUnits: [parsed.ConsumedCapacity ?? []].flat().reduce((sum, consumed) => sum + (consumed.CapacityUnits ?? 0), 0), scannedCount: parsed.ScannedCount });
           res.writeHead(answer.statusCode ?? 502, { ...answer.headers, 'content-length': String(text.length) });
           res.end(text);
         });

@@ -45,6 +45,18 @@ describe('the response check against the interface description', () => {
     expect(() => checkResponse(response({ url: 'http://localhost:3000/v1/pets/1', text: JSON.stringify(pet) }))).toThrow(/Deprecation is missing/);
   });
 
+  it('covers the idempotent create: Idempotent-Replayed only as "true", Retry-After on 409, 409 and 422 on createPet only', () => {
+    const created = { method: 'POST', status: 201, text: JSON.stringify(pet) };
+    expect(() => checkResponse(response({ ...created, headers: { location: '/v1/pets/1', 'idempotent-replayed': 'true' } }))).not.toThrow();
+    expect(() => checkResponse(response({ ...created, headers: { location: '/v1/pets/1', 'idempotent-replayed': 'false' } }))).toThrow(/Idempotent-Replayed/);
+    const inProgress = { method: 'POST', status: 409, text: JSON.stringify({ code: 'idempotency_in_progress', message: 'x', status: 409 }) };
+    expect(() => checkResponse(response({ ...inProgress, headers: { 'retry-after': '1' } }))).not.toThrow();
+    expect(() => checkResponse(response(inProgress))).toThrow(/Retry-After is missing/);
+    const reused = { status: 422, text: JSON.stringify({ code: 'idempotency_key_reused', message: 'x', status: 422 }) };
+    expect(() => checkResponse(response({ ...reused, method: 'POST' }))).not.toThrow();
+    expect(() => checkResponse(response(reused))).toThrow(/status 422 is not declared for listPets/);
+  });
+
   it('checks answers to unknown routes and gateway refusals as Error bodies', () => {
     expect(() => checkResponse(response({ url: 'http://localhost:3000/v1/owners', status: 404, text: JSON.stringify({ code: 'not_found', message: 'x', status: 404 }) }))).not.toThrow();
     expect(() => checkResponse(response({ url: 'http://localhost:3000/v1/owners', status: 404, text: 'Not Found', headers: { 'content-type': 'text/plain' } }))).toThrow(/Content-Type/);

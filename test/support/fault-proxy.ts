@@ -70,27 +70,15 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       return;
     }
     if (fault === 'throttle') {
-      req.resume();
-      res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-errortype': 'ProvisionedThroughputExceededException' });
-      res.end(
-        JSON.stringify({
-          __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException',
-          message: 'The level of configured provisioned throughput for the table was exceeded.',
-        }),
-      );
+      answerError(req, res, 'ProvisionedThroughputExceededException', { message: 'The level of configured provisioned throughput for the table was exceeded.' });
       return;
     }
     if (fault === 'transaction-conflict') {
       // As DynamoDB answers a TransactWriteItems whose second item another transaction is writing.
-      req.resume();
-      res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-errortype': 'TransactionCanceledException' });
-      res.end(
-        JSON.stringify({
-          __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
-          Message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [None, TransactionConflict]',
-          CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' }],
-        }),
-      );
+      answerError(req, res, 'TransactionCanceledException', {
+        Message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [None, TransactionConflict]',
+        CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' }],
+      });
       return;
     }
     if (fault === 'slow') {
@@ -163,6 +151,13 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** DynamoDB's answer to a request it refused (JSON protocol): nothing was done. */
+function answerError(req: IncomingMessage, res: ServerResponse, type: string, fields: Record<string, unknown>): void {
+  req.resume();
+  res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-errortype': type });
+  res.end(JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, ...fields }));
 }
 
 /** The partition a DynamoDB request is about (`RATE#…`, `PET`, `SEQUENCE`, `APIKEY`), for labels. */
