@@ -31,7 +31,8 @@ function parse(event: APIGatewayProxyEvent): { name: string; categoryId: number;
 }
 
 // The same rule as ours (shared/pets/idempotency.ts): visible ASCII, or the quoted form.
-const KEY_TEXT = /^(?:[!#-~][!-~]{0,254}|"(?:[!#-\[\]-~]|\\["\\]){1,255}")$/;
+const QUOTED = /^"(?:[!#-\[\]-~]|\\["\\]){1,255}"$/;
+const KEY_TEXT = /^(?!""$)(?:[!-~]{1,255}|"(?:[!#-\[\]-~]|\\["\\]){1,255}")$/;
 
 /** The Idempotency-Key, unquoted; undefined when absent. */
 function idempotencyKey(event: APIGatewayProxyEvent): string | Invalid | undefined {
@@ -40,7 +41,7 @@ function idempotencyKey(event: APIGatewayProxyEvent): string | Invalid | undefin
   const given = (event.multiValueHeaders?.['Idempotency-Key']?.length ?? 0) + (event.multiValueHeaders?.['idempotency-key']?.length ?? 0);
   if (given > 1) return invalid('header.Idempotency-Key', 'must be given at most once');
   if (!KEY_TEXT.test(text)) return invalid('header.Idempotency-Key', 'must be 1 to 255 visible ASCII characters');
-  return text.startsWith('"') ? text.slice(1, -1).replace(/\\(["\\])/g, '$1') : text;
+  return QUOTED.test(text) ? text.slice(1, -1).replace(/\\(["\\])/g, '$1') : text;
 }
 
 const petBody = (id: number, pet: { name: string; categoryId: number; status: string }) =>

@@ -15,19 +15,22 @@ export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 60 * 60;
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
 /**
- * The header's text: 1 to 255 visible ASCII characters (0x21-0x7E), or the same key in the quoted
- * form of the IETF draft (an RFC 8941 string: `"abc"`, with `\"` and `\\` as its only escapes).
- * A value that starts with `"` is read as the quoted form only. Each repetition counts one
- * character of the key, so the pattern states the whole rule.
+ * The header's text: 1 to 255 visible ASCII characters (0x21-0x7E), taken as written; or the same
+ * key in the quoted form of the IETF draft, an RFC 8941 string (`"abc"`, with `\"` and `\\` as its
+ * only escapes), unwrapped. A value is read as the quoted form exactly when it is a well-formed
+ * one, so every visible-ASCII value names a key (`"abc` is the key `"abc`), except `""`, the quoted
+ * form of nothing. Each repetition in the quoted branch counts one character of the key.
  */
-export const IDEMPOTENCY_KEY_PATTERN = `^(?:[!#-~][!-~]{0,${IDEMPOTENCY_KEY_MAX_LENGTH - 1}}|"(?:[!#-\\[\\]-~]|\\\\["\\\\]){1,${IDEMPOTENCY_KEY_MAX_LENGTH}}")$`;
+const QUOTED_KEY = `"(?:[!#-\\[\\]-~]|\\\\["\\\\]){1,${IDEMPOTENCY_KEY_MAX_LENGTH}}"`;
+export const IDEMPOTENCY_KEY_PATTERN = `^(?!""$)(?:[!-~]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}|${QUOTED_KEY})$`;
 
 const KEY_TEXT = new RegExp(IDEMPOTENCY_KEY_PATTERN);
+const QUOTED = new RegExp(`^${QUOTED_KEY}$`);
 const ESCAPE = /\\(["\\])/g;
 
-/** The key a header value names: the quoted form unwrapped, so `"abc"` and `abc` are one key. */
+/** The key a header value names: a well-formed quoted form unwrapped, so `"abc"` and `abc` are one key. */
 export function idempotencyKeyOf(text: string): string {
-  return text.startsWith('"') ? text.slice(1, -1).replace(ESCAPE, '$1') : text;
+  return QUOTED.test(text) ? text.slice(1, -1).replace(ESCAPE, '$1') : text;
 }
 
 const KEY_MESSAGE = `must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters (no space or control character), optionally in double quotes`;

@@ -195,6 +195,7 @@ const THROTTLED_REASONS = new Set(['ThrottlingError', 'ProvisionedThroughputExce
  * A cancelled transaction wrote nothing. Its reasons tell why: the key's live record appeared
  * since it was read (a concurrent request with the key won, or our own attempt whose reply was
  * lost); a transaction on the record still running (its outcome unknown: 409); throttling (503).
+ * Any other reason is a fault of ours (500).
  */
 function settleCancelled(error: TransactionCanceledException, id: number, request: NewPet): CreatedOnce {
   const reasons = error.CancellationReasons ?? [];
@@ -204,7 +205,11 @@ function settleCancelled(error: TransactionCanceledException, id: number, reques
     if (winner.pet.id === id) return { pet: winner.pet, replayed: false };
     return { pet: replayOf(winner, request), replayed: true };
   }
-  if (reasons.some((reason) => reason.Code === 'TransactionConflict')) throw new IdempotencyInProgressError(DATASTORE_RETRY_AFTER_SECONDS);
+  // A live record without its content (DynamoDB always returns it; reading it again would be a
+  // third round trip): like a conflict, the client's retry gets its answer.
+  if (onRecord?.Code === 'ConditionalCheckFailed' || reasons.some((reason) => reason.Code === 'TransactionConflict')) {
+    throw new IdempotencyInProgressError(DATASTORE_RETRY_AFTER_SECONDS);
+  }
   if (reasons.some((reason) => reason.Code !== undefined && THROTTLED_REASONS.has(reason.Code))) {
     throw new ServiceUnavailableError(error, DATASTORE_RETRY_AFTER_SECONDS);
   }

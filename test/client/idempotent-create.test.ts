@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPetStoreClient } from '../../client';
+import { retryingFetch } from '../../client/retry';
 import { startTestApi, TEST_KEY, type TestApi } from '../support/api';
 import { checkResponse } from '../support/contract';
 import { testDatabase } from '../support/database';
@@ -30,11 +31,15 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 
 interface Sent {
   readonly key: string | null;
+  /** 0 when no answer came. */
   readonly status: number;
 }
 
-/** A client whose requests are recorded (key sent, status answered) and whose answers are checked against the document. */
-function recordingClient(afterEachAnswer: (sent: Sent) => void = () => {}) {
+/**
+ * A client whose requests are recorded (key sent, status answered) and whose answers are checked
+ * against the document; `transport` stands for the network (fetch unless given).
+ */
+function recordingClient(afterEachAnswer: (sent: Sent) => void = () => {}, transport: (request: Request) => Promise<Response> = fetch) {
   const sent: Sent[] = [];
   const client = createPetStoreClient({
     baseUrl: api.baseUrl,
@@ -42,10 +47,17 @@ function recordingClient(afterEachAnswer: (sent: Sent) => void = () => {}) {
     random: () => 0,
     sleep: async () => {},
     fetch: async (request) => {
-      const response = await fetch(request);
+      const key = request.headers.get('idempotency-key');
+      let response: Response;
+      try {
+        response = await transport(request);
+      } catch (error) {
+        sent.push({ key, status: 0 });
+        throw error;
+      }
       const copy = response.clone();
       checkResponse({ method: request.method, url: request.url, status: copy.status, headers: copy.headers, text: await copy.text() });
-      const record = { key: request.headers.get('idempotency-key'), status: response.status };
+      const record = { key, status: response.status };
       sent.push(record);
       afterEachAnswer(record);
       return response;
@@ -55,6 +67,25 @@ function recordingClient(afterEachAnswer: (sent: Sent) => void = () => {}) {
 }
 
 const petsNamed = async (name: string) => (await db.storedPets()).filter((pet) => pet.name === name);
+
+describe('the typed client\'s retries without an answer', () => {
+  const failing = (attempts: Request[]) => async (request: Request): Promise<Response> => {
+    attempts.push(request);
+    throw new TypeError('fetch failed');
+  };
+  it('repeat a read or a keyed create until the retries run out, then throw; a create without a key is never repeated', async () => {
+    for (const [request, expected] of [
+      [new Request('http://api.invalid/v1/pets'), 5],
+      [new Request('http://api.invalid/v1/pets', { method: 'POST', headers: { 'Idempotency-Key': 'k' } }), 5],
+      [new Request('http://api.invalid/v1/pets', { method: 'POST' }), 1],
+    ] as const) {
+      const attempts: Request[] = [];
+      const send = retryingFetch({ fetch: failing(attempts), sleep: async () => {}, random: () => 0 });
+      await expect(send(request)).rejects.toThrow('fetch failed');
+      expect([request.method, request.headers.get('idempotency-key'), attempts.length]).toEqual([request.method, request.headers.get('idempotency-key'), expected]);
+    }
+  });
+});
 
 describe('the typed client\'s creates', () => {
   it('carry a fresh UUID v4 Idempotency-Key each; reads carry none', async () => {
@@ -92,6 +123,34 @@ describe('the typed client\'s creates', () => {
     expect(sent[1]?.key).toBe(sent[0]?.key);
     expect(response.headers.get('idempotent-replayed')).toBeNull();
     expect(await petsNamed('Created on retry')).toHaveLength(1);
+  });
+
+  it('retried when the answer is lost (the connection dropped after the server wrote): the same key, the 201 replayed, one pet', async () => {
+    let dropped = false;
+    const { client, sent } = recordingClient(undefined, async (request) => {
+      const response = await fetch(request);
+      if (dropped) return response;
+      dropped = true;
+      await response.body?.cancel();
+      throw new TypeError('fetch failed'); // what fetch throws when the connection drops
+    });
+    const { data, response } = await client.api.POST('/pets', { body: { name: 'Answer lost', categoryId: 2, status: 'available' } });
+    expect(sent.map((request) => request.status)).toEqual([0, 201]);
+    expect(sent[1]?.key).toBe(sent[0]?.key);
+    expect(response.status).toBe(201);
+    expect(response.headers.get('idempotent-replayed')).toBe('true');
+    const pets = await petsNamed('Answer lost');
+    expect(pets).toEqual([expect.objectContaining({ id: data?.id })]);
+  });
+
+  it('retried on 409 idempotency_in_progress with the same key, after Retry-After', async () => {
+    proxy.inject('transaction-conflict', ['TransactWriteItems']);
+    const { client, sent } = recordingClient(() => proxy.clear());
+    const { response } = await client.api.POST('/pets', { body: { name: 'After a conflict', categoryId: 2, status: 'available' } });
+    expect(sent.map((request) => request.status)).toEqual([409, 201]);
+    expect(sent[1]?.key).toBe(sent[0]?.key);
+    expect(response.status).toBe(201);
+    expect(await petsNamed('After a conflict')).toHaveLength(1);
   });
 
   it('keep a key the caller gives, so that a create retried by the caller itself is safe too', async () => {

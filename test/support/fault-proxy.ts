@@ -9,7 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
  * operations (the `X-Amz-Target` of the DynamoDB JSON protocol, e.g. "PutItem"). It can also hold
  * requests until released, to see which ones a handler sends together (its round trips).
  */
-export type Fault = 'throttle' | 'reset' | 'reset-once' | 'hang' | 'lose-reply-once' | 'lose-reply' | 'slow' | 'transaction-conflict';
+export type Fault = 'throttle' | 'reset' | 'reset-once' | 'hang' | 'lose-reply-once' | 'lose-reply' | 'slow' | 'transaction-conflict' | 'transaction-throttled';
 
 export interface FaultProxy {
   readonly endpoint: string;
@@ -18,8 +18,8 @@ export interface FaultProxy {
   clear(): void;
   /** How many requests per operation reached the proxy. */
   readonly seen: Map<string, number>;
-  /** From now on, keep requests waiting (not forwarded) until `release()`. */
-  hold(): void;
+  /** From now on, keep requests (of these operations only, when given) waiting, not forwarded, until `release()`. */
+  hold(operations?: string[]): void;
   /** Resolves with the held requests ("UpdateItem RATE#…", "Query PET", …) once there are `count`. */
   held(count: number): Promise<string[]>;
   /** Forwards what is held; `stopHolding` also forwards everything after. */
@@ -39,6 +39,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const seen = new Map<string, number>();
   const sockets = new Set<Socket>();
   let holding = false;
+  let heldOperations: Set<string> | undefined;
   let heldRequests: HeldRequest[] = [];
   let heldWaiter: { count: number; resolve: (labels: string[]) => void } | undefined;
   const notifyHeld = () => {
@@ -50,7 +51,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const operation = String(req.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
-    if (holding) {
+    if (holding && (heldOperations === undefined || heldOperations.has(operation))) {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
@@ -73,11 +74,16 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       answerError(req, res, 'ProvisionedThroughputExceededException', { message: 'The level of configured provisioned throughput for the table was exceeded.' });
       return;
     }
-    if (fault === 'transaction-conflict') {
-      // As DynamoDB answers a TransactWriteItems whose second item another transaction is writing.
+    if (fault === 'transaction-conflict' || fault === 'transaction-throttled') {
+      // As DynamoDB answers a TransactWriteItems whose second item another transaction is writing,
+      // or whose items' partition is throttled.
+      const reasons =
+        fault === 'transaction-conflict'
+          ? [{ Code: 'None' }, { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' }]
+          : [{ Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity of your table or index.' }, { Code: 'None' }];
       answerError(req, res, 'TransactionCanceledException', {
-        Message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [None, TransactionConflict]',
-        CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' }],
+        Message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((reason) => reason.Code).join(', ')}]`,
+        CancellationReasons: reasons,
       });
       return;
     }
@@ -130,8 +136,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     clear() {
       faults = new Map();
     },
-    hold() {
+    hold(operations) {
       holding = true;
+      heldOperations = operations === undefined ? undefined : new Set(operations);
     },
     held(count) {
       return new Promise((resolve) => {
