@@ -67,7 +67,7 @@ export interface components {
              */
             categoryId: number;
             /** @default available */
-            status: components["schemas"]["PetStatus"];
+            status?: components["schemas"]["PetStatus"];
         };
         /**
          * @description Availability of the animal.
