@@ -57,7 +57,8 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
   return { endpoint: `http://127.0.0.1:${port}`, port, pid: child.pid, stop };
 }
 
-async function assertJava(): Promise<void> {
+/** Throws JavaMissingError unless Java 17 or newer can be run (checked before anything starts). */
+export async function assertJava(): Promise<void> {
   const { code, output } = await run('java', ['-version']);
   if (code === 'ENOENT') throw new JavaMissingError('no "java" command was found');
   const major = /version "(?:1\.)?(\d+)/.exec(output)?.[1];

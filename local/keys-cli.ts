@@ -1,28 +1,31 @@
 /**
  * `npm run keys -- <command>`: manages the keys of the local run's key registry (the stand-in
  * for API Gateway's keys and usage plans). A new key is printed once; only its hash is kept.
+ * Output is for people, or with --json one JSON value on stdout for scripts; `create` prints the
+ * new key alone on stdout and its message on stderr, so the key can be captured either way. Exit codes: 0 done, 1 no such key or no running API, 2 a usage error.
  *
- *   create --plan <plan> [--per-minute N --per-day N]     (limits: enterprise only)
- *   list
- *   revoke <key or key id>
- *   set-plan <key or key id> --plan <plan> [--per-minute N --per-day N]
- *
- * It talks to the DynamoDB Local of a running `npm start` (or DYNAMODB_ENDPOINT / TABLE_NAME).
+ * It finds the DynamoDB Local of a running `npm start` through the data directory (DATA_DIR,
+ * default `.data/`), where `npm start` writes its endpoint; DYNAMODB_ENDPOINT / TABLE_NAME override.
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { hashApiKey, keyIdOf } from '../shared/auth/api-key-hash';
 import { KeyRegistry, type RegisteredKey } from '../shared/auth/key-registry';
+import { AUTHORIZER_RESULT_TTL_SECONDS } from '../shared/auth/authorizer-contract';
 import { isPlanName, PLAN_NAMES, type PlanName, type RateLimits } from '../shared/limits/plans';
 import { dataDirectory, endpointFile, LOCAL_TABLE_NAME } from './data-dir';
+import { DEMO_KEYS } from './demo-keys';
 
-const USAGE = `Usage: npm run keys -- <command>
+const USAGE = `Usage: npm run keys -- <command> [--json]   (npm run -s: without npm's own lines, for scripts)
   create --plan <${PLAN_NAMES.join('|')}> [--per-minute N --per-day N]
   list
   revoke <key or key id>
   set-plan <key or key id> --plan <${PLAN_NAMES.join('|')}> [--per-minute N --per-day N]
-Custom limits (--per-minute and --per-day) are for enterprise keys, which need them.`;
+An enterprise key needs --per-minute and --per-day; the other plans take neither.
+--json prints one JSON value on stdout. The running API is found through DATA_DIR (default .data/).
+Exit codes: 0 done, 1 no such key or no running API, 2 a usage error.`;
 
 class UsageError extends Error {}
 
@@ -38,46 +41,67 @@ async function main(argv: string[]): Promise<number> {
       plan: { type: 'string' },
       'per-minute': { type: 'string' },
       'per-day': { type: 'string' },
+      json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   const [command, target, ...extra] = positionals;
-  if (values.help || command === undefined) {
+  if (values.help) {
     process.stdout.write(`${USAGE}\n`);
-    return values.help ? 0 : 2;
+    return 0;
   }
+  if (command === undefined) throw new UsageError('a command is needed');
+  if (!COMMANDS.has(command)) throw new UsageError(`unknown command "${command}"`);
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
+  if ((command === 'revoke' || command === 'set-plan') && target === undefined) throw new UsageError(`${command} needs a key or a key id`);
+  // Every usage error is found before the registry is opened.
+  const plan = command === 'create' || command === 'set-plan' ? readPlan(values.plan) : undefined;
+  const limits = plan === undefined ? undefined : readLimits(plan, values);
+  const json = values.json === true;
   const registry = await openRegistry();
 
   switch (command) {
     case 'create': {
-      const { apiKey, key } = await registry.create(readPlan(values.plan), readLimits(values));
-      process.stdout.write(`${apiKey}\n`);
-      process.stderr.write(`Created a ${key.plan} key (key id ${key.keyId}). It is shown only now: keep it safe.\n`);
+      const { apiKey, key } = await registry.create(plan as PlanName, limits);
+      process.stdout.write(json ? `${JSON.stringify({ apiKey, ...describeKey(key) })}\n` : `${apiKey}\n`);
+      process.stderr.write(`Created ${withArticle(key.plan)} key (key id ${key.keyId}). It is shown only now: keep it safe.\n`);
       return 0;
     }
     case 'list': {
       const keys = await registry.list();
-      process.stdout.write(formatKeys(keys));
+      process.stdout.write(json ? `${JSON.stringify(keys.map(describeKey))}\n` : formatKeys(keys));
       return 0;
     }
     case 'revoke': {
-      if (target === undefined) throw new UsageError('revoke needs a key or a key id');
-      if (!(await registry.revoke(target))) return notFound();
-      process.stdout.write('Revoked. A running server stops accepting it within 60 seconds (its key cache).\n');
+      if (!(await registry.revoke(target as string))) return notFound();
+      process.stdout.write(
+        json ? `${JSON.stringify({ revoked: true })}\n` : `Revoked. A running server stops accepting it within ${AUTHORIZER_RESULT_TTL_SECONDS} seconds (the authorizer's cache).\n`,
+      );
       return 0;
     }
-    case 'set-plan': {
-      if (target === undefined) throw new UsageError('set-plan needs a key or a key id');
-      const key = await registry.setPlan(target, readPlan(values.plan), readLimits(values));
+    default: {
+      const key = await registry.setPlan(target as string, plan as PlanName, limits);
       if (key === undefined) return notFound();
-      process.stdout.write(`Key ${key.keyId} is now on the ${key.plan} plan (${key.limits.perMinute}/min, ${key.limits.perDay}/day); a running server applies it within 60 seconds.\n`);
+      process.stdout.write(
+        json
+          ? `${JSON.stringify(describeKey(key))}\n`
+          : `Key ${key.keyId} is now on the ${key.plan} plan (${key.limits.perMinute}/min, ${key.limits.perDay}/day); a running server applies it within ${AUTHORIZER_RESULT_TTL_SECONDS} seconds.\n`,
+      );
       return 0;
     }
-    default:
-      throw new UsageError(`unknown command "${command}"`);
   }
 }
+
+const COMMANDS = new Set(['create', 'list', 'revoke', 'set-plan']);
+
+/** The demo keys are public (README, banner): `list` names them; any other key shows only its id. */
+const DEMO_KEY_BY_ID = new Map(DEMO_KEYS.map((demo) => [keyIdOf(hashApiKey(demo.apiKey)), demo.apiKey]));
+
+function describeKey(key: RegisteredKey): RegisteredKey & { demoKey: string | null } {
+  return { ...key, demoKey: DEMO_KEY_BY_ID.get(key.keyId) ?? null };
+}
+
+const withArticle = (plan: string): string => `${/^[aeiou]/.test(plan) ? 'an' : 'a'} ${plan}`;
 
 function notFound(): number {
   process.stderr.write('No such key.\n');
@@ -89,10 +113,14 @@ function readPlan(plan: string | undefined): PlanName {
   return plan;
 }
 
-function readLimits(values: { 'per-minute'?: string; 'per-day'?: string }): RateLimits | undefined {
+function readLimits(plan: PlanName, values: { 'per-minute'?: string; 'per-day'?: string }): RateLimits | undefined {
   const perMinute = values['per-minute'];
   const perDay = values['per-day'];
-  if (perMinute === undefined && perDay === undefined) return undefined;
+  if (plan !== 'enterprise') {
+    if (perMinute !== undefined || perDay !== undefined) throw new UsageError(`--per-minute and --per-day are for enterprise keys; ${withArticle(plan)} key has the plan's limits`);
+    return undefined;
+  }
+  if (perMinute === undefined || perDay === undefined) throw new UsageError('an enterprise key needs its own limits: give --per-minute N and --per-day N');
   const toCount = (value: string | undefined, name: string) => {
     if (value === undefined || !/^[1-9][0-9]{0,9}$/.test(value)) throw new UsageError(`--${name} must be a positive whole number`);
     return Number(value);
@@ -101,7 +129,10 @@ function readLimits(values: { 'per-minute'?: string; 'per-day'?: string }): Rate
 }
 
 function formatKeys(keys: RegisteredKey[]): string {
-  const rows = [['KEY ID', 'PLAN', 'PER MINUTE', 'PER DAY', 'CREATED'], ...keys.map((k) => [k.keyId, k.plan, String(k.limits.perMinute), String(k.limits.perDay), k.createdAt])];
+  const rows = [
+    ['KEY ID', 'PLAN', 'PER MINUTE', 'PER DAY', 'CREATED', 'DEMO KEY'],
+    ...keys.map((k) => [k.keyId, k.plan, String(k.limits.perMinute), String(k.limits.perDay), k.createdAt, DEMO_KEY_BY_ID.get(k.keyId) ?? '']),
+  ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n') + '\n';
 }

@@ -2,9 +2,14 @@
  * `npm start`: the whole API on this machine. DynamoDB Local (data kept under DATA_DIR, default
  * `.data/`, so pets survive a restart), the table, the demo keys, and the local API Gateway
  * stand-in serving the deployed handler modules on http://localhost:PORT/v1 (PORT: 3000).
+ *
+ * Everything that can refuse the start is checked before anything is changed: the port, Java,
+ * and the data directory's lock (one `npm start` per data directory). A failed start leaves the
+ * files of a running one alone, and stops only what it started itself.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -12,7 +17,8 @@ import { KeyRegistry } from '../shared/auth/key-registry';
 import { ensureTable } from './create-table';
 import { dataDirectory, endpointFile, LOCAL_TABLE_NAME } from './data-dir';
 import { DEMO_KEYS } from './demo-keys';
-import { JavaMissingError, startDynamoDbLocal, type RunningDynamoDbLocal } from './dynamodb-local';
+import { DataDirectoryInUseError, lockDataDirectory, type DataDirectoryLock } from './data-dir-lock';
+import { assertJava, JavaMissingError, startDynamoDbLocal, type RunningDynamoDbLocal } from './dynamodb-local';
 import { startLocalServer, type LocalServer } from './server';
 
 
@@ -22,18 +28,23 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 async function main(): Promise<void> {
   const port = readPort(process.env.PORT);
+  const host = process.env.HOST ?? '127.0.0.1';
   const dataDir = dataDirectory();
-  await mkdir(resolve(dataDir, 'dynamodb'), { recursive: true });
 
+  let lock: DataDirectoryLock | undefined;
   let database: RunningDynamoDbLocal | undefined;
   let server: LocalServer | undefined;
+  let wroteEndpoint = false;
   let stopping = false;
+  // Undoes what this run did, and only that.
   const stop = async (exitCode: number): Promise<never> => {
     if (!stopping) {
       stopping = true;
-      await rm(endpointFile(dataDir), { force: true });
+      if (wroteEndpoint) await rm(endpointFile(dataDir), { force: true });
       await server?.close().catch(() => undefined);
       await database?.stop().catch(() => undefined);
+      await lock?.release();
+      if (exitCode === 0 && server !== undefined) process.stdout.write(`Stopped. The data stays in ${dataDir}; npm start again to go on with it.\n`);
     }
     process.exit(exitCode);
   };
@@ -41,6 +52,11 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop(0));
 
   try {
+    await assertPortFree(port, host);
+    await assertJava();
+    await mkdir(dataDir, { recursive: true });
+    lock = await lockDataDirectory(dataDir);
+    await mkdir(resolve(dataDir, 'dynamodb'), { recursive: true });
     database = await startDynamoDbLocal({ dbPath: resolve(dataDir, 'dynamodb') });
     // The handler modules read their settings when first imported, so set them first.
     process.env.TABLE_NAME = LOCAL_TABLE_NAME;
@@ -55,17 +71,28 @@ async function main(): Promise<void> {
     });
     await ensureTable(client, LOCAL_TABLE_NAME);
     const registry = new KeyRegistry(DynamoDBDocumentClient.from(client), LOCAL_TABLE_NAME);
-    for (const demo of DEMO_KEYS) await registry.register(demo.apiKey, demo.plan, demo.limits);
+    // Registered once: a restart keeps their creation time (and anything `npm run keys` changed).
+    for (const demo of DEMO_KEYS) await registry.registerIfAbsent(demo.apiKey, demo.plan, demo.limits);
 
-    server = await startLocalServer({ port, host: process.env.HOST ?? '127.0.0.1' });
+    server = await startLocalServer({ port, host });
     // Where `npm run keys` finds this run's DynamoDB Local.
     await writeFile(endpointFile(dataDir), `${database.endpoint}\n`);
+    wroteEndpoint = true;
   } catch (error) {
     process.stderr.write(`${describeStartupError(error, port)}\n`);
     await stop(1);
     return;
   }
   printBanner(server.baseUrl, dataDir);
+}
+
+/** Refuses a taken port before anything starts (the server itself listens only at the end). */
+function assertPortFree(port: number, host: string): Promise<void> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(port, host, () => probe.close(() => resolvePort()));
+  });
 }
 
 function readPort(value: string | undefined): number {
@@ -91,7 +118,7 @@ async function cursorSecret(dataDir: string): Promise<string> {
 }
 
 function describeStartupError(error: unknown, port: number): string {
-  if (error instanceof JavaMissingError) return `Cannot start: ${error.message}`;
+  if (error instanceof JavaMissingError || error instanceof DataDirectoryInUseError) return `Cannot start: ${error.message}`;
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EADDRINUSE') return `Cannot start: port ${port} is already in use. Stop what uses it or pick another port, e.g. PORT=3001 npm start.`;
   if (code === 'EACCES') return `Cannot start: no permission to listen on port ${port}; pick a port above 1023 with PORT=...`;

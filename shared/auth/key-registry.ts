@@ -67,6 +67,16 @@ export class KeyRegistry {
     return { keyId: keyIdOf(keyHash), plan, limits, createdAt };
   }
 
+  /** Registers a key unless it is there already: a known key keeps its plan, limits and creation time. */
+  async registerIfAbsent(apiKey: string, plan: PlanName, customLimits?: RateLimits): Promise<void> {
+    const item = { pk: KEY_PARTITION, sk: hashApiKey(apiKey), plan, limits: limitsFor(plan, customLimits), createdAt: new Date().toISOString() };
+    try {
+      await this.client.send(new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
   /** Makes a new random key (192 bits) for a plan; the key is returned once and only its hash is kept. */
   async create(plan: PlanName, customLimits?: RateLimits): Promise<{ apiKey: string; key: RegisteredKey }> {
     const apiKey = `pet_${randomBytes(24).toString('base64url')}`;

@@ -36,7 +36,7 @@ describe('npm run keys', () => {
 
     const listed = await keys('list');
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toMatch(/^KEY ID\s+PLAN\s+PER MINUTE\s+PER DAY\s+CREATED$/m);
+    expect(listed.stdout).toMatch(/^KEY ID\s+PLAN\s+PER MINUTE\s+PER DAY\s+CREATED\s+DEMO KEY$/m);
     expect(listed.stdout).toMatch(/ pro +300 +10000 /);
     expect(listed.stdout).not.toContain(apiKey);
   });
@@ -79,9 +79,52 @@ describe('npm run keys', () => {
     expect(result.stderr).toContain('Usage: npm run keys');
   });
 
-  it('needs limits for an enterprise key', async () => {
-    const result = await keys('create', '--plan', 'enterprise');
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain('an enterprise key needs its own limits');
+  it('needs limits for an enterprise key, and names them (a usage error: exit code 2)', async () => {
+    for (const args of [['create', '--plan', 'enterprise'], ['create', '--plan', 'enterprise', '--per-minute', '100']]) {
+      const result = await keys(...args);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('an enterprise key needs its own limits: give --per-minute N and --per-day N');
+    }
+    const planned = await keys('create', '--plan', 'free', '--per-minute', '100', '--per-day', '1000');
+    expect(planned.code).toBe(2);
+    expect(planned.stderr).toContain('--per-minute and --per-day are for enterprise keys; a free key has the plan\'s limits');
+  });
+
+  it('says "an enterprise key" when it creates one', async () => {
+    const created = await keys('create', '--plan', 'enterprise', '--per-minute', '100', '--per-day', '1000');
+    expect(created.code).toBe(0);
+    expect(created.stderr).toMatch(/^Created an enterprise key \(key id [0-9a-f]{16}\)/);
+  });
+
+  it('one exit code for every usage error (2, usage on stderr); --help is not an error', async () => {
+    const none = await keys();
+    expect(none.code).toBe(2);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toContain('Usage: npm run keys');
+    const help = await keys('--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: npm run keys');
+    expect((await keys('revoke')).code).toBe(2);
+  });
+
+  it('--json: one JSON value on stdout for scripts, the new key in it; list marks the demo keys and never shows another key', async () => {
+    const created = await keys('create', '--plan', 'pro', '--json');
+    expect(created.code).toBe(0);
+    const made = JSON.parse(created.stdout);
+    expect(made).toEqual({ apiKey: expect.stringMatching(/^pet_/), keyId: expect.stringMatching(/^[0-9a-f]{16}$/), plan: 'pro', limits: { perMinute: 300, perDay: 10_000 }, createdAt: expect.any(String), demoKey: null });
+    expect((await api().request('GET', '/pets', { key: made.apiKey })).status).toBe(200);
+
+    const listed = JSON.parse((await keys('list', '--json')).stdout) as { keyId: string; demoKey: string | null }[];
+    expect(listed.map((key) => key.demoKey).filter((demo) => demo !== null).sort()).toEqual(['local-business-key', 'local-enterprise-key', 'local-free-key', 'local-pro-key']);
+    expect(listed.find((key) => key.keyId === made.keyId)).toMatchObject({ demoKey: null });
+    expect(JSON.stringify(listed)).not.toContain(made.apiKey);
+
+    const table = (await keys('list')).stdout;
+    expect(table).toMatch(/^KEY ID\s+PLAN\s+PER MINUTE\s+PER DAY\s+CREATED\s+DEMO KEY$/m);
+    expect(table).toMatch(/ free +60 +1000 +\S+ +local-free-key$/m);
+
+    const moved = JSON.parse((await keys('set-plan', made.keyId, '--plan', 'business', '--json')).stdout);
+    expect(moved).toMatchObject({ keyId: made.keyId, plan: 'business' });
+    expect(JSON.parse((await keys('revoke', made.keyId, '--json')).stdout)).toEqual({ revoked: true });
   });
 });

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -72,6 +72,14 @@ function runKeys(dataDir: string, ...args: string[]) {
   return spawnSync(process.execPath, [tsxCli, 'local/keys-cli.ts', ...args], { cwd: root, env, encoding: 'utf8' });
 }
 
+/** Each demo key's creation time, as `npm run keys -- list --json` tells it. */
+function demoKeyCreationTimes(dataDir: string): Record<string, string> {
+  const listed = runKeys(dataDir, 'list', '--json');
+  expect(listed.status).toBe(0);
+  const keys = JSON.parse(listed.stdout) as { demoKey: string | null; createdAt: string }[];
+  return Object.fromEntries(keys.filter((key) => key.demoKey !== null).map((key) => [key.demoKey, key.createdAt]));
+}
+
 describe('npm start', () => {
   it('serves the API with the demo keys, keeps pets across a restart, and stops everything on Ctrl-C', async () => {
     const dataDir = tempDir();
@@ -88,9 +96,11 @@ describe('npm start', () => {
     const listed = runKeys(dataDir, 'list');
     expect(listed.status).toBe(0);
     expect(listed.stdout.match(/ (free|pro|business|enterprise) /g)).toHaveLength(4);
+    const demoKeysCreated = demoKeyCreationTimes(dataDir);
 
     first.child.kill('SIGINT');
     expect(await first.exited).toBe(0);
+    expect(first.output()).toContain(`Stopped. The data stays in ${dataDir}`);
     expect(processesUsing(dataDir)).toBe('');
     const stopped = runKeys(dataDir, 'list');
     expect(stopped.status).toBe(1);
@@ -101,6 +111,8 @@ describe('npm start', () => {
       await waitFor(second, 'Press Ctrl-C to stop.');
       const fetched = await send(baseUrl, 'GET', `/pets/${created.body.id}`, { key: 'local-business-key' });
       expect(fetched.body).toEqual(created.body);
+      // The demo keys were there already: registered once, they keep their creation time.
+      expect(demoKeyCreationTimes(dataDir)).toEqual(demoKeysCreated);
     } finally {
       second.child.kill('SIGINT');
       expect(await second.exited).toBe(0);
@@ -123,14 +135,65 @@ describe('npm start', () => {
     }
   });
 
-  it('says in one line what to install when Java is missing', async () => {
+  it('a second npm start cannot hurt a running one: refused for its port or its data directory before it starts anything', async () => {
+    const dataDir = tempDir();
+    const port = await freePort();
+    const baseUrl = `http://localhost:${port}/v1`;
+    const first = start({ PORT: String(port), DATA_DIR: dataDir });
+    try {
+      await waitFor(first, 'Press Ctrl-C to stop.');
+      const endpoint = readFileSync(join(dataDir, 'dynamodb-endpoint'), 'utf8');
+      const demoKeysCreated = demoKeyCreationTimes(dataDir);
+
+      const samePort = start({ PORT: String(port), DATA_DIR: dataDir });
+      expect(await samePort.exited).toBe(1);
+      expect(samePort.output().trim()).toBe(`Cannot start: port ${port} is already in use. Stop what uses it or pick another port, e.g. PORT=3001 npm start.`);
+
+      const otherPort = start({ PORT: String(await freePort()), DATA_DIR: dataDir });
+      expect(await otherPort.exited).toBe(1);
+      // (the pid is that of the process tsx runs start.ts in, a child of the one spawned here)
+      expect(otherPort.output().trim()).toMatch(new RegExp(`^Cannot start: another "npm start" \\(pid [1-9][0-9]*\\) is using the data directory ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.`));
+
+      // The first one is untouched: one DynamoDB Local on the data, its endpoint file, its keys, its answers.
+      expect(processesUsing(dataDir).split('\n').filter((line) => line.includes('DynamoDBLocal.jar'))).toHaveLength(1);
+      expect(readFileSync(join(dataDir, 'dynamodb-endpoint'), 'utf8')).toBe(endpoint);
+      expect(demoKeyCreationTimes(dataDir)).toEqual(demoKeysCreated);
+      expect((await send(baseUrl, 'GET', '/pets', { key: 'local-free-key' })).status).toBe(200);
+    } finally {
+      first.child.kill('SIGINT');
+      expect(await first.exited).toBe(0);
+    }
+    expect(existsSync(join(dataDir, 'npm-start.pid'))).toBe(false);
+    expect(existsSync(join(dataDir, 'dynamodb-endpoint'))).toBe(false);
+  });
+
+  it('takes over the lock of an npm start that is gone (killed without cleaning up)', async () => {
+    const dataDir = tempDir();
+    writeFileSync(join(dataDir, 'npm-start.pid'), '999999999\n');
+    const started = start({ PORT: String(await freePort()), DATA_DIR: dataDir });
+    try {
+      await waitFor(started, 'Press Ctrl-C to stop.');
+      const owner = Number(readFileSync(join(dataDir, 'npm-start.pid'), 'utf8').trim());
+      expect(owner).not.toBe(999_999_999);
+      expect(() => process.kill(owner, 0)).not.toThrow(); // the new start's own process
+    } finally {
+      started.child.kill('SIGINT');
+      expect(await started.exited).toBe(0);
+    }
+  });
+
+  it('says in one line what to install when Java is missing, and leaves a running npm start\'s files alone', async () => {
+    const dataDir = tempDir();
+    writeFileSync(join(dataDir, 'dynamodb-endpoint'), 'http://127.0.0.1:8000\n');
     const binDir = join(tempDir(), 'bin');
     mkdirSync(binDir);
     symlinkSync(process.execPath, join(binDir, 'node'));
-    const started = start({ PORT: String(await freePort()), DATA_DIR: tempDir(), PATH: binDir });
+    const started = start({ PORT: String(await freePort()), DATA_DIR: dataDir, PATH: binDir });
     expect(await started.exited).toBe(1);
     const lines = started.output().trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^Cannot start: DynamoDB Local needs Java 17 or newer \(no "java" command was found\)\. Install/);
+    expect(readFileSync(join(dataDir, 'dynamodb-endpoint'), 'utf8')).toBe('http://127.0.0.1:8000\n');
+    expect(readdirSync(dataDir)).toEqual(['dynamodb-endpoint']);
   });
 });
