@@ -4,9 +4,17 @@ import { REFERENCE_PAGE_CSP, REFERENCE_PAGE_HTML, referenceAsset } from '../shar
 import { NotFoundError } from '../shared/errors';
 import { toErrorResponse } from '../shared/http/middleware/error-response';
 import { EVERY_ANSWER_HEADERS } from '../shared/http/every-answer';
-import { DOCUMENTATION_ROUTES } from '../shared/http/routes';
+import { API_BASE_PATH, DOCUMENTATION_ROUTES } from '../shared/http/routes';
 
-const DOCUMENT_BODY = JSON.stringify(document);
+/**
+ * Served with the server it was fetched from first: a relative URL, so the reference page's
+ * "Try it out" calls the host and port the reader reached (any stage, any local PORT). The
+ * committed file keeps the stage templates and the local default.
+ */
+const DOCUMENT_BODY = JSON.stringify({
+  ...document,
+  servers: [{ url: API_BASE_PATH, description: 'This server: the one this document was served from.' }, ...document.servers],
+});
 /** Public and the same for everyone: caches may keep them a while. */
 const CACHE_CONTROL = 'public, max-age=300';
 
@@ -38,6 +46,8 @@ function documentAnswer(event: APIGatewayProxyEvent): APIGatewayProxyResult {
       break;
     }
   }
-  const notFound = toErrorResponse(new NotFoundError(`No document answers ${event.path}.`), event.requestContext?.requestId ?? '');
+  // The path as the client sent it, stage included (event.path is relative to the stage).
+  const path = event.requestContext?.path ?? `${API_BASE_PATH}${event.path}`;
+  const notFound = toErrorResponse(new NotFoundError(`No document answers ${path}.`), event.requestContext?.requestId ?? '');
   return { ...notFound, headers: { ...notFound.headers, 'Cache-Control': 'no-store' } };
 }

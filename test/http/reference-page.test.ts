@@ -15,11 +15,17 @@ afterAll(async () => {
 });
 
 describe('the interface description and its reference page, served without a key', () => {
-  it('GET /v1/openapi.json answers the committed document', async () => {
+  it('GET /v1/openapi.json answers the committed document, with the server it was fetched from listed first', async () => {
     const response = await api.request('GET', '/openapi.json', { key: null });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
-    expect(response.body).toEqual(committed);
+    const { servers, ...rest } = response.body;
+    const { servers: committedServers, ...committedRest } = committed;
+    expect(rest).toEqual(committedRest);
+    expect(servers.slice(1)).toEqual(committedServers);
+    // Relative to the document's own URL: the host and port this test reached (not 3000).
+    expect(new URL(servers[0].url, `${api.baseUrl}/openapi.json`).href).toBe(api.baseUrl);
+    expect(api.baseUrl).not.toContain(':3000/');
   });
 
   it('GET /v1/docs answers the page, its assets come from the npm package, and nothing else is served there', async () => {
@@ -33,7 +39,9 @@ describe('the interface description and its reference page, served without a key
       expect(response.status, asset).toBe(200);
       expect(response.text.length).toBeGreaterThan(100);
     }
-    expectErrorShape(await api.request('GET', '/docs/package.json', { key: null }), 404, 'not_found');
+    const missing = await api.request('GET', '/docs/package.json', { key: null });
+    expectErrorShape(missing, 404, 'not_found');
+    expect(missing.body.message).toBe('No document answers /v1/docs/package.json.');
     expectErrorShape(await api.request('GET', '/docs/..%2Fpackage.json', { key: null }), 404, 'not_found');
   });
 });
@@ -92,6 +100,8 @@ describe('the reference page in a real browser (Debian Chromium)', () => {
       { method: 'GET', path: '/pets/{petId}', operationId: 'getPet', deprecated: true },
     ]);
     await expect(page.locator('.info .title').textContent()).resolves.toContain('Pet store API');
+    // "Try it out" goes to the server the page was loaded from, whatever its port.
+    await expect(page.locator('.servers select').inputValue()).resolves.toBe('/v1');
 
     const screenshots = join(process.cwd(), 'test-output');
     mkdirSync(screenshots, { recursive: true });
