@@ -23,7 +23,7 @@ import { startLocalServer, type LocalServer } from './server';
 
 
 // The SDK's notice that its 2027 releases need Node 22 (the Lambda runtime) is noise for a local
-// tool on Node 20; the README says so. Read when the first client is made, so set it here.
+// tool on Node 20; docs/architecture.md says so. Read when the first client is made, so set it here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 async function main(): Promise<void> {
