@@ -335,7 +335,8 @@ describe('the bundled functions', () => {
     expect(readdirSync(join(docsDir, 'reference-assets')).sort()).toEqual(['swagger-ui-bundle.js', 'swagger-ui.css']);
     const docsModule = (await import(pathToFileURL(join(docsDir, 'index.mjs')).href)) as { handler: (event: unknown) => Promise<APIGatewayProxyResult> };
     const documentResponse = await docsModule.handler({ resource: '/openapi.json', path: '/openapi.json', pathParameters: null, requestContext: {} });
-    expect(JSON.parse(documentResponse.body)).toEqual(committedDocument);
+    // The committed document, with the server it was fetched from listed first (relative /v1).
+    expect(JSON.parse(documentResponse.body)).toEqual({ ...committedDocument, servers: [{ url: '/v1', description: expect.any(String) }, ...committedDocument.servers] });
     const asset = await docsModule.handler({ resource: '/docs/{asset}', path: '/docs/swagger-ui.css', pathParameters: { asset: 'swagger-ui.css' }, requestContext: {} });
     expect(asset).toMatchObject({ statusCode: 200, headers: { 'Content-Type': 'text/css; charset=utf-8' } });
     expect(asset.body).toBe(readFileSync(join(docsDir, 'reference-assets', 'swagger-ui.css'), 'utf8'));

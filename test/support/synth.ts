@@ -1,19 +1,22 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { buildApp } from '../../infra/app';
 
+/** cdk.json's context (the feature flags among it), as `cdk synth` passes it to the app. */
+const CDK_CONTEXT = (JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context?: Record<string, unknown> }).context ?? {};
+
 const outdirs: string[] = [];
 
 /**
- * The app as `cdk synth -c stage=...` builds it, in a temporary cloud assembly directory.
+ * The app as `cdk synth -c stage=...` builds it (with cdk.json's context), in a temporary cloud assembly directory.
  * Template tests skip bundling (seconds instead of half a minute); pass `bundle` where the
  * bundles themselves are under test.
  */
 export function synth(stage: 'staging' | 'prod', bundle = false): { app: App; template: Template } {
-  const app = new App({ outdir: newOutdir(), context: { stage, ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) } });
+  const app = new App({ outdir: newOutdir(), context: { ...CDK_CONTEXT, stage, ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) } });
   const { stack } = buildApp(app);
   return { app, template: Template.fromStack(stack) };
 }
