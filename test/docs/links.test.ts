@@ -74,6 +74,11 @@ describe('the docs\' links', () => {
     expect(PAGES.filter((page) => page !== 'README.md' && !linked.has(page))).toEqual([]);
   });
 
+  it('cite the contract as a page of the repository, never as files a reader cannot open', () => {
+    for (const page of PAGES) expect([page, readFileSync(join(root, page), 'utf8')]).not.toEqual([page, expect.stringMatching(/pet-store-interface\.md|decisions\.md|\.\.\/shared\/spec/)]);
+    expect(linksOf(tokensOf('README.md'))).toContain('docs/interface-and-decisions.md');
+  });
+
   it('the README stays a front door: under 150 lines', () => {
     expect(readFileSync(join(root, 'README.md'), 'utf8').split('\n').length).toBeLessThan(150);
   });
