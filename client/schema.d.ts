@@ -35,7 +35,7 @@ export interface paths {
         /**
          * Get an animal (deprecated)
          * @deprecated
-         * @description Deprecated since interface 1.0.0 and removed on 2030-12-05: use `GET /v1/pets` (with the `status` filter) instead. Every answer carries `Deprecation`, `Sunset` and a `Link` to the successor.
+         * @description Deprecated since interface 1.0.0 and removed on 2030-12-05: use `GET /v1/pets` (with the `status` filter) instead. Every answer carries `Deprecation`, `Sunset` and a `Link` to the successor. From the `Sunset` instant (2030-12-05T00:00:00.000Z) on, by the service's clock, it answers 410 `gone` to every request, whatever the `petId` (still authenticated and counted).
          */
         get: operations["getPet"];
         put?: never;
@@ -117,7 +117,7 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "invalid_request" | "unauthorized" | "not_found" | "rate_limited" | "key_suspended" | "idempotency_in_progress" | "idempotency_key_reused" | "internal_error" | "service_unavailable";
+            code: "invalid_request" | "unauthorized" | "not_found" | "gone" | "rate_limited" | "key_suspended" | "idempotency_in_progress" | "idempotency_key_reused" | "internal_error" | "service_unavailable";
             /** @description Human-readable description. */
             message: string;
             /** @description The HTTP status code. */
@@ -514,6 +514,26 @@ export interface operations {
             };
             /** @description `not_found`: no animal has this identifier. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["getPet-Deprecation"];
+                    Sunset: components["headers"]["getPet-Sunset"];
+                    Link: components["headers"]["getPet-Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `gone`: the operation was removed at its `Sunset`; use the successor named in `Link`. Every request gets it from then on, whatever its `petId`. */
+            410: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

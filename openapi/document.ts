@@ -19,7 +19,7 @@ export const INTERFACE_VERSION = '1.0.0';
 export type Stability = 'stable' | 'beta' | 'experimental';
 
 /** What the service really answers, per operation, besides its success. */
-type ErrorStatus = 400 | 401 | 404 | 409 | 413 | 422 | 429 | 500 | 503;
+type ErrorStatus = 400 | 401 | 404 | 409 | 410 | 413 | 422 | 429 | 500 | 503;
 
 interface OperationDescription {
   readonly summary: string;
@@ -55,9 +55,10 @@ const OPERATION_DESCRIPTIONS: Record<OperationId, OperationDescription> = {
     description:
       `Deprecated since interface 1.0.0 and removed on ${GET_PET_DEPRECATION.sunsetAt.toISOString().slice(0, 10)}: ` +
       `use \`GET ${GET_PET_DEPRECATION.successorPath}\` (with the \`status\` filter) instead. ` +
-      'Every answer carries `Deprecation`, `Sunset` and a `Link` to the successor.',
+      'Every answer carries `Deprecation`, `Sunset` and a `Link` to the successor. ' +
+      `From the \`Sunset\` instant (${GET_PET_DEPRECATION.sunsetAt.toISOString()}) on, by the service's clock, it answers 410 \`gone\` to every request, whatever the \`petId\` (still authenticated and counted).`,
     stability: 'stable',
-    errors: [...COMMON_ERRORS, 404],
+    errors: [...COMMON_ERRORS, 404, 410],
   },
 };
 
@@ -71,6 +72,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   409:
     '`idempotency_in_progress`: another request with the same `Idempotency-Key` is being written at this moment. Retry after ' +
     '`Retry-After` with the same key and body: the answer is then that request\'s animal (or, had it failed, a new one).',
+  410: '`gone`: the operation was removed at its `Sunset`; use the successor named in `Link`. Every request gets it from then on, whatever its `petId`.',
   413: '`invalid_request`: the body is larger than the gateway accepts (10 MiB).',
   422:
     '`idempotency_key_reused`: the `Idempotency-Key` was used within the last 24 hours with a different body (compared after ' +

@@ -7,6 +7,7 @@ export const ERROR_CODES = [
   'invalid_request',
   'unauthorized',
   'not_found',
+  'gone',
   'rate_limited',
   'key_suspended',
   'idempotency_in_progress',

@@ -1,13 +1,20 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { now } from '../../shared/clock';
 import { admitted, begin, refusedWithoutKey, db, error, pad, petJson, respond, TABLE } from './common';
 
 const DEPRECATION = { Deprecation: '@1795305600', Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT', Link: '</v1/pets>; rel="successor-version"' };
+const SUNSET_MS = Date.UTC(2030, 11, 5);
 
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   const context = await begin(event, 'getPet', 'GET /v1/pets/{petId}');
   const refusal = await refusedWithoutKey(context);
   if (refusal !== undefined) return refusal;
+  // The same sunset as ours: from then on 410 for every request, counted, nothing read.
+  if (now() >= SUNSET_MS) {
+    const decided = await admitted(context);
+    return decided.refusal ?? error(context, decided.count, 410, 'gone', 'This operation was removed; use /v1/pets instead.', DEPRECATION);
+  }
   const raw = event.pathParameters?.petId ?? '';
   const id = /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : 0;
   if (!Number.isSafeInteger(id) || id < 1 || Object.keys(event.queryStringParameters ?? {}).length > 0) {

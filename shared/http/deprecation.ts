@@ -1,3 +1,4 @@
+import type { ApiProblem } from '../errors';
 import { API_BASE_PATH } from './routes';
 
 /** A deprecated operation: since when, when it goes away, and what replaces it. */
@@ -16,6 +17,16 @@ export const GET_PET_DEPRECATION: Deprecation = {
   sunsetAt: new Date(Date.UTC(2030, 11, 5)),
   successorPath: `${API_BASE_PATH}/pets`,
 };
+
+/** From its sunset on, by the service's clock, the operation answers this to every request. */
+export function isPastSunset({ sunsetAt }: Deprecation, nowMs: number): boolean {
+  return nowMs >= sunsetAt.getTime();
+}
+
+/** The answer of an operation past its sunset (a plain value, answered once the request is counted). */
+export function goneProblem({ sunsetAt, successorPath }: Deprecation): ApiProblem {
+  return { status: 410, code: 'gone', message: `This operation was removed on ${sunsetAt.toUTCString()}; use ${successorPath} instead.` };
+}
 
 /** Deprecation (RFC 9745), Sunset (RFC 8594) and the successor link (RFC 8288). */
 export function deprecationHeaders({ deprecatedAt, sunsetAt, successorPath }: Deprecation): Record<string, string> {

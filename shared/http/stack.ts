@@ -12,7 +12,9 @@ import { identifyCaller } from './middleware/authenticate';
 import { answerProblem, errorResponse, internalErrorResponse } from './middleware/error-response';
 import { rateLimit } from './middleware/rate-limit';
 import { responseHeaders } from './middleware/response-headers';
+import { sunset } from './middleware/sunset';
 import { validateRequest } from './middleware/validate-request';
+import { deprecationHeaders, type Deprecation } from './deprecation';
 import type { HttpContext } from './request-context';
 import { jsonBodyOf, type HttpResult } from './result';
 import { API_BASE_PATH, type OperationId } from './routes';
@@ -50,6 +52,8 @@ export interface OperationDefinition<
   readonly body?: BodySchema;
   /** Headers every response of this operation carries, errors included. */
   readonly responseHeaders?: Readonly<Record<string, string>>;
+  /** A deprecated operation: every answer carries its deprecation headers, and from its sunset on it is 410 `gone`. */
+  readonly deprecation?: Deprecation;
   readonly rateLimiter?: RateLimiter;
   readonly handle: (
     input: OperationInput<z.output<QuerySchema>, z.output<PathSchema>, z.output<HeadersSchema>, z.output<BodySchema>>,
@@ -64,7 +68,7 @@ export type ApiGatewayHandler = (event: APIGatewayProxyEvent, context: Context) 
  * on errors too:
  *
  *   access log → response headers → error handler → error shaping
- *   → identify caller → rate limit → validate → operation (or the refusal)
+ *   → identify caller → rate limit → (sunset) → validate → operation (or the refusal)
  *
  * The caller is who the authorizer allowed (requestContext.authorizer). Counting starts before
  * validation and the operation, and its decision is awaited before any answer or write: a read
@@ -116,12 +120,13 @@ export function httpOperation<
     timeoutEarlyInMillis: 0,
   })
     .use(accessLog(definition.operationId))
-    .use(responseHeaders(definition.responseHeaders))
+    .use(responseHeaders({ ...definition.responseHeaders, ...(definition.deprecation === undefined ? {} : deprecationHeaders(definition.deprecation)) }))
     .use(httpErrorHandler({ logger: false, fallbackMessage: internalErrorResponse('unknown').body }))
     .use(errorResponse())
     .use(identifyCaller())
-    .use(rateLimit(definition.rateLimiter ?? defaultRateLimiter))
-    .use(validateRequest({ query: definition.query, path: definition.path, headers: definition.headers, body: definition.body }));
+    .use(rateLimit(definition.rateLimiter ?? defaultRateLimiter));
+  if (definition.deprecation !== undefined) handler.use(sunset(definition.deprecation));
+  handler.use(validateRequest({ query: definition.query, path: definition.path, headers: definition.headers, body: definition.body }));
 
   return handler as unknown as ApiGatewayHandler;
 }

@@ -69,7 +69,7 @@ describe('the interface description', () => {
   it('declares every response the service gives, errors with the Error schema and its codes', () => {
     expect(Object.keys(operations.listPets.responses)).toEqual(['200', '400', '401', '429', '500', '503']);
     expect(Object.keys(operations.createPet.responses)).toEqual(['201', '400', '401', '409', '413', '422', '429', '500', '503']);
-    expect(Object.keys(operations.getPet.responses)).toEqual(['200', '400', '401', '404', '429', '500', '503']);
+    expect(Object.keys(operations.getPet.responses)).toEqual(['200', '400', '401', '404', '410', '429', '500', '503']);
     expect(document.components.schemas.Error).toMatchObject({ required: ['code', 'message', 'status'], properties: { code: { enum: [...ERROR_CODES] } } });
     for (const operation of Object.values(operations)) {
       for (const [status, response] of Object.entries<Record<string, any>>(operation.responses)) {
