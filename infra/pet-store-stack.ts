@@ -28,6 +28,7 @@ import { BUNDLED_ASSETS_DIRECTORY, SWAGGER_UI_FILES } from '../shared/docs/refer
 import { API_BASE_PATH, DOCUMENTATION_ROUTES, OPERATIONS, type OperationId } from '../shared/http/routes';
 import { STANDARD_PLAN_LIMITS } from '../shared/limits/plans';
 import { petStoreFunction } from './functions';
+import { addOperationsAlarms, notifyOnAlarm } from './alarms';
 import { addGatewayResponses } from './gateway-responses';
 import { petStoreTable } from './table';
 import { addUsagePlans } from './usage-plans';
@@ -163,6 +164,8 @@ export class PetStoreStack extends Stack {
         }),
         loggingLevel: MethodLoggingLevel.ERROR,
         metricsEnabled: true,
+        // One trace per request across API Gateway, the authorizer and the function.
+        tracingEnabled: true,
       },
       defaultMethodOptions: { authorizer, apiKeyRequired: true },
     });
@@ -201,16 +204,8 @@ export class PetStoreStack extends Stack {
       );
     }
 
-    // API Gateway's 5XX: a failing authorizer (every keyed request then gets 503), a function
-    // timing out or failing to answer. A function's own 500s have their error alarms.
-    new Alarm(this, 'Api5xxAlarm', {
-      alarmDescription: 'The API answered 5XX 5 times or more in 5 minutes: check the Authorizer function\'s log lines (level error) and the functions\' error alarms.',
-      metric: this.api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }),
-      threshold: 5,
-      evaluationPeriods: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
+    // The API's 5XX rate (a failing authorizer among its causes), p99 latency, DynamoDB throttling.
+    const alarmTopic = addOperationsAlarms(this, { api: this.api, table, retain });
 
     addGatewayResponses(this.api);
     addUsagePlans(this.api, this.api.deploymentStage, props.stage);
@@ -260,6 +255,9 @@ export class PetStoreStack extends Stack {
       comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
       treatMissingData: TreatMissingData.BREACHING,
     });
+
+    // Last: every alarm of the stage, the functions' included, notifies the one topic.
+    notifyOnAlarm(this, alarmTopic);
 
     new CfnOutput(this, 'BaseUrl', { description: 'The base address of this stage (ends in /v1).', value: this.api.url.replace(/\/$/, '') });
     new CfnOutput(this, 'TableName', { description: 'The DynamoDB table of pets, id sequence and rate counters.', value: table.tableName });

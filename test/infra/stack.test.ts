@@ -31,7 +31,15 @@ function functionLogicalId(template: Template, idPrefix: string): string {
   return id;
 }
 
+/** The function's rights, but its X-Ray statement (the same for every function: asserted on its own). */
 function policyStatementsOf(template: Template, functionPrefix: string): Record<string, unknown>[] {
+  return allPolicyStatementsOf(template, functionPrefix).filter((statement) => JSON.stringify(statement) !== JSON.stringify(XRAY_STATEMENT));
+}
+
+/** What active tracing grants each function: writing its trace segments, on no narrower resource than X-Ray allows. */
+const XRAY_STATEMENT = { Action: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'], Effect: 'Allow', Resource: '*' };
+
+function allPolicyStatementsOf(template: Template, functionPrefix: string): Record<string, unknown>[] {
   const policies = template.findResources('AWS::IAM::Policy');
   const statements: Record<string, unknown>[] = [];
   for (const [logicalId, policy] of Object.entries(policies)) {
@@ -64,7 +72,12 @@ describe('the stack, per stage', () => {
       Architectures: ['arm64'],
       MemorySize: 512,
       LoggingConfig: Match.objectLike({ LogFormat: 'JSON' }),
+      TracingConfig: { Mode: 'Active' },
     });
+    for (const id of ['ListPets', 'CreatePet', 'GetPet', 'Authorizer', 'ApiDocs', 'KeyMirror']) {
+      const xray = allPolicyStatementsOf(prod, id).filter((statement) => JSON.stringify(statement).includes('xray:'));
+      expect([id, xray]).toEqual([id, [XRAY_STATEMENT]]);
+    }
     for (const id of ['ListPets', 'CreatePet', 'GetPet', 'Authorizer', 'ApiDocs']) {
       expect(prod.findResources('AWS::Lambda::Function')[functionLogicalId(prod, id)]?.Properties.Timeout).toBe(10);
     }
@@ -81,8 +94,10 @@ describe('the stack, per stage', () => {
     for (const id of ['ListPets', 'CreatePet', 'GetPet', 'ApiDocs']) expect([id, described(`${id}:`)]).toEqual([id, 2]);
     expect(described('Authorizer:')).toBe(1);
     expect(described('The key mirror')).toBe(1);
-    expect(described('The API answered 5XX')).toBe(1);
-    expect(alarms).toHaveLength(11);
+    expect(described('Over 1 % of the API\'s answers were 5XX')).toBe(1);
+    expect(described('The API\'s p99 latency')).toBe(1);
+    expect(described('DynamoDB throttled')).toBe(1);
+    expect(alarms).toHaveLength(13);
   });
 
   it('gives each function only the rights it needs: no API Gateway rights on the request path, reads scoped to the items each needs', () => {
@@ -126,8 +141,47 @@ describe('the stack, per stage', () => {
     expect(policyStatementsOf(prod, 'ApiDocs')).toEqual([]);
   });
 
-  it('alarms on the API\'s 5XX answers (a failing authorizer among them)', () => {
-    prod.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ApiGateway', MetricName: '5XXError', Statistic: 'Sum', Threshold: 5 });
+  it('alarms on the API\'s 5XX rate over 1 % for 5 minutes (a failing authorizer among its causes), its p99 latency, and any DynamoDB throttling', () => {
+    const alarm = (prefix: string) =>
+      (Object.values(prod.findResources('AWS::CloudWatch::Alarm')) as { Properties: Record<string, any> }[]).find((candidate) => candidate.Properties.AlarmDescription.startsWith(prefix))?.Properties;
+    const rate = alarm('Over 1 %');
+    expect(rate).toMatchObject({ Threshold: 1, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanThreshold', TreatMissingData: 'notBreaching' });
+    const rateMetrics = rate?.Metrics as { Id: string; Expression?: string; MetricStat?: { Metric: { Namespace: string; MetricName: string }; Period: number; Stat: string } }[];
+    expect(rateMetrics.find((metric) => metric.Expression !== undefined)?.Expression).toBe('IF(requests > 0, 100 * errors / requests, 0)');
+    expect(rateMetrics.filter((metric) => metric.MetricStat).map((metric) => [metric.Id, metric.MetricStat?.Metric.Namespace, metric.MetricStat?.Metric.MetricName, metric.MetricStat?.Period, metric.MetricStat?.Stat])).toEqual([
+      ['errors', 'AWS/ApiGateway', '5XXError', 300, 'Sum'],
+      ['requests', 'AWS/ApiGateway', 'Count', 300, 'Sum'],
+    ]);
+    expect(alarm('The API\'s p99 latency')).toMatchObject({ Namespace: 'AWS/ApiGateway', MetricName: 'Latency', ExtendedStatistic: 'p99', Period: 300, Threshold: 1500, EvaluationPeriods: 3 });
+    const throttling = alarm('DynamoDB throttled');
+    expect(throttling).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    expect((throttling?.Metrics as { MetricStat?: { Metric: { MetricName: string; Dimensions: { Name: string }[] } } }[]).filter((metric) => metric.MetricStat).map((metric) => [metric.MetricStat?.Metric.MetricName, metric.MetricStat?.Metric.Dimensions.map((dimension) => dimension.Name)])).toEqual([
+      ['ReadThrottleEvents', ['TableName']],
+      ['WriteThrottleEvents', ['TableName']],
+      ['WriteThrottleEvents', ['GlobalSecondaryIndexName', 'TableName']],
+    ]);
+  });
+
+  it('sends every alarm of the stage to one encrypted SNS topic, exported so that an operator subscribes once', () => {
+    for (const template of [prod, staging]) {
+      template.resourceCountIs('AWS::SNS::Topic', 1);
+      const [topicId] = Object.keys(template.findResources('AWS::SNS::Topic'));
+      template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^AlarmTopicKey'), 'Arn'] } });
+      template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+      const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as { Properties: { AlarmActions?: unknown[] } }[];
+      expect(alarms.length).toBeGreaterThan(10);
+      for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+      template.hasOutput('AlarmTopicArn', { Value: { Ref: topicId } });
+    }
+    // CloudWatch may use the key to publish; the topic refuses anything but TLS.
+    prod.hasResourceProperties('AWS::KMS::Key', {
+      KeyPolicy: { Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: ['kms:Decrypt', 'kms:GenerateDataKey*'] })]) },
+    });
+    prod.hasResourceProperties('AWS::SNS::TopicPolicy', { PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) } });
+  });
+
+  it('traces each request across API Gateway, the authorizer and the function (X-Ray, active)', () => {
+    prod.hasResourceProperties('AWS::ApiGateway::Stage', { TracingEnabled: true });
   });
 
   it('runs the key mirror every minute, retried neither by EventBridge nor by Lambda, and alarms when it has not succeeded for 5 minutes', () => {

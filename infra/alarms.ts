@@ -1,0 +1,88 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import type { Construct } from 'constructs';
+import { STATUS_INDEX } from '../shared/dynamodb/table-definition';
+
+/**
+ * p99 latency at the API above this for 15 minutes raises an alarm. A warm request waits for at
+ * most two DynamoDB round trips (a few ms each in the region) and the authorizer's answer is
+ * cached; a cold start adds about half a second, and at low traffic cold starts are the p99. So
+ * 1.5 s held for three 5-minute periods is no cold start but a slow datastore, a slow authorizer
+ * or requests queuing for concurrency, well before the 10 s function timeout.
+ */
+export const P99_LATENCY_ALARM_MS = 1_500;
+
+/** Over this share of answers being 5XX in 5 minutes raises an alarm (a 500 is always our bug). */
+export const SERVER_ERROR_RATE_ALARM_PERCENT = 1;
+
+/**
+ * One SNS topic per stage that every alarm of the stack notifies, encrypted with a key of its own
+ * (CloudWatch may use it; the AWS managed SNS key would not let CloudWatch publish), exported as
+ * `AlarmTopicArn` so that an operator subscribes once. Also the stage's alarms on the API's 5XX
+ * rate, its p99 latency and any DynamoDB throttling.
+ */
+export function addOperationsAlarms(scope: Construct, { api, table, retain }: { api: RestApi; table: TableV2; retain: boolean }): Topic {
+  const period = Duration.minutes(5);
+  new Alarm(scope, 'Api5xxAlarm', {
+    alarmDescription: `Over ${SERVER_ERROR_RATE_ALARM_PERCENT} % of the API's answers were 5XX in 5 minutes: a failing authorizer (every keyed request gets 503), functions failing or timing out, or the datastore out of reach (503s). See the functions' error alarms and log lines (level error).`,
+    metric: new MathExpression({
+      expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+      usingMetrics: { errors: api.metricServerError({ period, statistic: 'Sum' }), requests: api.metricCount({ period, statistic: 'Sum' }) },
+      period,
+      label: '5XX answers, % of all',
+    }),
+    threshold: SERVER_ERROR_RATE_ALARM_PERCENT,
+    evaluationPeriods: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+  new Alarm(scope, 'ApiLatencyAlarm', {
+    alarmDescription: `The API's p99 latency stayed above ${P99_LATENCY_ALARM_MS} ms for 15 minutes: not cold starts but a slow datastore, a slow authorizer, or requests waiting for concurrency. Compare the functions' durations and DynamoDB's latency.`,
+    metric: api.metricLatency({ period, statistic: 'p99' }),
+    threshold: P99_LATENCY_ALARM_MS,
+    evaluationPeriods: 3,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+  const throttles = (metricName: string, dimensionsMap: Record<string, string>) =>
+    new Metric({ namespace: 'AWS/DynamoDB', metricName, dimensionsMap, statistic: 'Sum', period });
+  new Alarm(scope, 'DynamoDbThrottleAlarm', {
+    alarmDescription: 'DynamoDB throttled requests of the table or its status index: on demand, a hot partition (the pets, the id sequence, one key\'s counter) or an account limit. Clients got 503 with Retry-After. See docs/scale-and-cost when it exists, and the table\'s metrics.',
+    metric: new MathExpression({
+      expression: 'tableReads + tableWrites + indexWrites',
+      usingMetrics: {
+        tableReads: throttles('ReadThrottleEvents', { TableName: table.tableName }),
+        tableWrites: throttles('WriteThrottleEvents', { TableName: table.tableName }),
+        indexWrites: throttles('WriteThrottleEvents', { TableName: table.tableName, GlobalSecondaryIndexName: STATUS_INDEX }),
+      },
+      period,
+      label: 'throttled events',
+    }),
+    threshold: 1,
+    evaluationPeriods: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+
+  const key = new Key(scope, 'AlarmTopicKey', {
+    description: 'Encrypts the pet store alarm topic of this stage.',
+    enableKeyRotation: true,
+    removalPolicy: retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+  });
+  key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+  const topic = new Topic(scope, 'AlarmTopic', { displayName: `Pet store alarms (${Stack.of(scope).stackName})`, masterKey: key, enforceSSL: true });
+  new CfnOutput(scope, 'AlarmTopicArn', { description: 'Every alarm of this stage notifies this SNS topic: subscribe to it once.', value: topic.topicArn });
+  return topic;
+}
+
+/** Every alarm in the scope, those made elsewhere included, notifies the topic (call last). */
+export function notifyOnAlarm(scope: Construct, topic: Topic): void {
+  const action = new SnsAction(topic);
+  for (const construct of scope.node.findAll()) if (construct instanceof Alarm) construct.addAlarmAction(action);
+}
