@@ -148,16 +148,22 @@ export async function begin(event: APIGatewayProxyEvent, operation: string, rout
   return { requestId: event.requestContext?.requestId ?? '', logFields, startedAt, caller: who, counted, sentAuthorization };
 }
 
+// The same embedded metrics as ours, their directive written out by hand.
+const EMF_METRICS = '[{"Name":"Requests","Unit":"Count"},{"Name":"Latency","Unit":"Milliseconds"},{"Name":"Status2xx","Unit":"Count"},{"Name":"Status4xx","Unit":"Count"},{"Name":"Status5xx","Unit":"Count"},{"Name":"RateLimited","Unit":"Count"},{"Name":"KeySuspended","Unit":"Count"}]';
+const EMF_WITH_PLAN = `[{"Namespace":"PetStore","Dimensions":[["operation","plan"],["operation"]],"Metrics":${EMF_METRICS}}]`;
+const EMF_WITHOUT_PLAN = `[{"Namespace":"PetStore","Dimensions":[["operation"]],"Metrics":${EMF_METRICS}}]`;
+
 /** The same answer and log line as ours: rate-limit headers (both forms), request id, no caching. */
 export function respond(context: Context, count: Count | undefined, status: number, body: string, headers: Record<string, string> = {}, code?: string): APIGatewayProxyResult {
   const nowMs = now();
   const rate = count ?? { window: 'minute', limit: context.caller?.perMinute ?? 60, remaining: 0, resetSeconds: (Math.floor(nowMs / 60_000) + 1) * 60 };
   const who = context.caller;
   const durationMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
+  const statusClass = Math.floor(status / 100);
   process.stdout.write(
     `{"time":"${isoTimestamp(Date.now())}","level":"${status >= 500 ? 'error' : 'info'}","msg":"request","requestId":${JSON.stringify(context.requestId)},${context.logFields},"status":${status},"durationMs":${durationMs}${
       who ? `,"keyId":"${who.keyId}","plan":"${who.plan}"` : ''
-    }${code ? `,"code":"${code}"` : ''}}\n`,
+    }${code ? `,"code":"${code}"` : ''},"Requests":1,"Latency":${durationMs},"Status2xx":${statusClass === 2 ? 1 : 0},"Status4xx":${statusClass === 4 ? 1 : 0},"Status5xx":${statusClass === 5 ? 1 : 0},"RateLimited":${code === 'rate_limited' ? 1 : 0},"KeySuspended":${code === 'key_suspended' ? 1 : 0},"_aws":{"Timestamp":${Date.now()},"CloudWatchMetrics":${who ? EMF_WITH_PLAN : EMF_WITHOUT_PLAN}}}\n`,
   );
   return {
     statusCode: status,

@@ -30,7 +30,7 @@ const CASES: BenchCase[] = ['listPets', 'createPet', 'createPetWithKey', 'getPet
 /** Headers whose values do not depend on the count or the request: they must be equal. */
 const SAME_VALUE = ['Content-Type', 'X-RateLimit-Limit', 'X-RateLimit-Reset', 'RateLimit-Policy', 'Cache-Control', 'WWW-Authenticate', 'Link', 'Deprecation', 'Sunset'];
 /** Log line fields that must be equal (the request id, time and duration differ by nature). */
-const SAME_LOG_FIELDS = ['level', 'msg', 'operation', 'route', 'status', 'keyId', 'plan', 'code'];
+const SAME_LOG_FIELDS = ['level', 'msg', 'operation', 'route', 'status', 'keyId', 'plan', 'code', 'Requests', 'Status2xx', 'Status4xx', 'Status5xx', 'RateLimited', 'KeySuspended'];
 
 async function answer(side: 'ours' | 'baseline', caseName: BenchCase) {
   const lines: string[] = [];
@@ -116,5 +116,8 @@ describe('the bench baseline answers like our stack', () => {
 
     expect(Object.keys(baseline.log).sort()).toEqual(Object.keys(ours.log).sort());
     for (const field of SAME_LOG_FIELDS) expect([field, baseline.log[field]]).toEqual([field, ours.log[field]]);
+    // The same embedded metrics (the authorizer's line has none of its own).
+    const directive = (log: Record<string, unknown>) => (log._aws as { CloudWatchMetrics?: unknown } | undefined)?.CloudWatchMetrics;
+    expect(directive(baseline.log)).toEqual(directive(ours.log));
   });
 });

@@ -3,13 +3,14 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { deadlineBeforeTimeout } from '../../dynamodb/call-deadline';
 import { writeLog, type LogEntry } from '../../log';
 import type { HttpContext } from '../request-context';
+import { requestMetricMembers } from '../request-metrics';
 import { routeOf, type OperationId } from '../routes';
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>;
 
 /**
  * Opens the request (id, start time, deadline) and writes its one log line when it ends, whatever
- * the outcome (and clears the deadline). Registered first, so it sees the final response, errors included.
+ * the outcome, with the request's metrics in it (../request-metrics.ts), and clears the deadline. Registered first, so it sees the final response, errors included.
  */
 export function accessLog(operationId: OperationId): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
   const route = routeOf(operationId);
@@ -32,14 +33,16 @@ export function accessLog(operationId: OperationId): middy.MiddlewareObj<APIGate
     const failure = state.failure;
     // Built field by field (no spreads): this runs once per request.
     const entry: LogEntry = { level: status >= 500 ? 'error' : 'info', msg: 'request', requestId: state.requestId, operation: operationId, route, status };
-    entry.durationMs = Math.round((performance.now() - state.startedAt) * 100) / 100;
+    const durationMs = Math.round((performance.now() - state.startedAt) * 100) / 100;
+    entry.durationMs = durationMs;
     if (state.principal) {
       entry.keyId = state.principal.keyId;
       entry.plan = state.principal.plan;
     }
-    if (state.problem !== undefined) entry.code = state.problem.code;
+    const code = state.problem?.code;
+    if (code !== undefined) entry.code = code;
     if (status >= 500 && failure !== undefined) entry.error = describeFailure(failure);
-    writeLog(entry);
+    writeLog(entry, requestMetricMembers(status, code, durationMs, state.principal !== undefined, Date.now()));
   };
 
   return { before: accessLogBefore, after: accessLogAfter, onError: accessLogAfter };

@@ -1,0 +1,50 @@
+/**
+ * Per-request metrics in CloudWatch's embedded metric format: the request's own log line carries
+ * them (an `_aws` block naming which of its fields are metrics, under which dimensions), so
+ * CloudWatch makes metrics of it with no API call and no extra line. Dimensions are the operation
+ * and the plan, never a key id or an address (one metric per key would be unbounded).
+ *
+ *   Requests       1 per request              Status2xx/4xx/5xx   1 for its status class, else 0
+ *   Latency        the request's duration     RateLimited         1 for a 429 rate_limited
+ *                  in the function, ms        KeySuspended        1 for a 429 key_suspended
+ */
+export const METRICS_NAMESPACE = 'PetStore';
+
+export const REQUEST_METRICS = {
+  requests: 'Requests',
+  latency: 'Latency',
+  status2xx: 'Status2xx',
+  status4xx: 'Status4xx',
+  status5xx: 'Status5xx',
+  rateLimited: 'RateLimited',
+  keySuspended: 'KeySuspended',
+} as const;
+
+/** The log line's fields that are the dimensions (the request line names them so already). */
+export const METRIC_DIMENSIONS = { operation: 'operation', plan: 'plan' } as const;
+
+const UNITS: Record<string, string> = { [REQUEST_METRICS.latency]: 'Milliseconds' };
+
+/** The `_aws` block but its timestamp, made once per operation: with the plan, or without one (no key). */
+function directive(withPlan: boolean): string {
+  const dimensions = withPlan ? [[METRIC_DIMENSIONS.operation, METRIC_DIMENSIONS.plan], [METRIC_DIMENSIONS.operation]] : [[METRIC_DIMENSIONS.operation]];
+  const metrics = Object.values(REQUEST_METRICS).map((name) => ({ Name: name, Unit: UNITS[name] ?? 'Count' }));
+  return JSON.stringify([{ Namespace: METRICS_NAMESPACE, Dimensions: dimensions, Metrics: metrics }]);
+}
+
+const WITH_PLAN = directive(true);
+const WITHOUT_PLAN = directive(false);
+
+/**
+ * The metric fields and the `_aws` block of one request, as JSON members to append to its log line
+ * (which holds `operation` and, when known, `plan`).
+ */
+export function requestMetricMembers(status: number, code: string | undefined, latencyMs: number, withPlan: boolean, nowMs: number): string {
+  const statusClass = Math.floor(status / 100);
+  return (
+    `"${REQUEST_METRICS.requests}":1,"${REQUEST_METRICS.latency}":${latencyMs},` +
+    `"${REQUEST_METRICS.status2xx}":${statusClass === 2 ? 1 : 0},"${REQUEST_METRICS.status4xx}":${statusClass === 4 ? 1 : 0},"${REQUEST_METRICS.status5xx}":${statusClass === 5 ? 1 : 0},` +
+    `"${REQUEST_METRICS.rateLimited}":${code === 'rate_limited' ? 1 : 0},"${REQUEST_METRICS.keySuspended}":${code === 'key_suspended' ? 1 : 0},` +
+    `"_aws":{"Timestamp":${nowMs},"CloudWatchMetrics":${withPlan ? WITH_PLAN : WITHOUT_PLAN}}`
+  );
+}

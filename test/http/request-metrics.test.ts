@@ -1,0 +1,116 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { readLogLevel, setLogLevel, setLogSink } from '../../shared/log';
+import { METRICS_NAMESPACE, REQUEST_METRICS } from '../../shared/http/request-metrics';
+import { FREE_KEY, testApiOnClock } from '../support/api';
+
+/**
+ * Every request's log line carries its metrics in CloudWatch's embedded metric format (EMF): the
+ * directive names metrics that are numbers on the line, under dimensions that are on the line, of
+ * low cardinality (operation, plan; never a key id or an address). LOG_LEVEL drops lines below it
+ * but never the metrics.
+ */
+const clock = testApiOnClock(Date.UTC(2026, 10, 23, 12, 0, 30));
+let lines: string[] = [];
+beforeAll(() => {
+  setLogSink((line) => lines.push(line));
+});
+let restoreLevel: (() => void) | undefined;
+afterEach(() => {
+  restoreLevel?.();
+  restoreLevel = undefined;
+});
+
+async function linesOf(send: () => Promise<unknown>): Promise<Record<string, any>[]> {
+  lines = [];
+  await send();
+  return lines.map((line) => JSON.parse(line) as Record<string, any>).filter((entry) => entry.operation !== undefined);
+}
+
+/** What CloudWatch requires of an EMF line (docs: "Specification: Embedded metric format"). */
+function expectEmf(entry: Record<string, any>): void {
+  const aws = entry._aws;
+  expect(aws.Timestamp).toEqual(expect.any(Number));
+  expect(aws.CloudWatchMetrics).toHaveLength(1);
+  const [directive] = aws.CloudWatchMetrics;
+  expect(directive.Namespace).toBe(METRICS_NAMESPACE);
+  for (const set of directive.Dimensions as string[][]) {
+    for (const dimension of set) {
+      expect(['operation', 'plan']).toContain(dimension);
+      expect(typeof entry[dimension]).toBe('string');
+    }
+  }
+  expect(directive.Metrics.map((metric: { Name: string }) => metric.Name).sort()).toEqual(Object.values(REQUEST_METRICS).sort());
+  for (const { Name, Unit } of directive.Metrics) {
+    expect(typeof entry[Name]).toBe('number');
+    expect(['Count', 'Milliseconds']).toContain(Unit);
+  }
+}
+
+describe('per-request metrics (EMF) in the request line', () => {
+  it('a 200, a 400 and a 201: requests, latency and the status class, by operation and plan', async () => {
+    const api = clock.api();
+    const [listed] = await linesOf(() => api.request('GET', '/pets?limit=1'));
+    expectEmf(listed!);
+    expect(listed).toMatchObject({ operation: 'listPets', plan: 'enterprise', Requests: 1, Status2xx: 1, Status4xx: 0, Status5xx: 0, RateLimited: 0, KeySuspended: 0 });
+    expect(listed!.Latency).toBe(listed!.durationMs);
+    expect(listed!._aws.CloudWatchMetrics[0].Dimensions).toEqual([['operation', 'plan'], ['operation']]);
+
+    const [invalid] = await linesOf(() => api.request('GET', '/pets?limit=0'));
+    expectEmf(invalid!);
+    expect(invalid).toMatchObject({ operation: 'listPets', Status2xx: 0, Status4xx: 1, Status5xx: 0 });
+
+    const [created] = await linesOf(() => api.request('POST', '/pets', { body: { name: 'Metered', categoryId: 1 } }));
+    expectEmf(created!);
+    expect(created).toMatchObject({ operation: 'createPet', Status2xx: 1 });
+  });
+
+  it('429s by code: rate_limited, then key_suspended, per plan', async () => {
+    clock.setTime(Date.UTC(2026, 10, 23, 12, 5, 1));
+    const api = clock.api();
+    for (let i = 0; i < 60; i += 1) expect((await api.request('GET', '/pets?limit=1', { key: FREE_KEY })).status).toBe(200);
+    const [limited] = await linesOf(() => api.request('GET', '/pets?limit=1', { key: FREE_KEY }));
+    expect(limited).toMatchObject({ status: 429, code: 'rate_limited', plan: 'free', RateLimited: 1, KeySuspended: 0, Status4xx: 1 });
+    let suspended: Record<string, any> | undefined;
+    for (let i = 0; i < 40 && suspended === undefined; i += 1) {
+      const [line] = await linesOf(() => api.request('GET', '/pets?limit=1', { key: FREE_KEY }));
+      if (line?.code === 'key_suspended') suspended = line;
+    }
+    expect(suspended).toMatchObject({ status: 429, plan: 'free', RateLimited: 0, KeySuspended: 1 });
+    expectEmf(suspended!);
+  });
+
+  it('no dimension of high cardinality: never a key id, an address or a request id', async () => {
+    const [line] = await linesOf(() => clock.api().request('GET', '/pets?limit=1'));
+    const dimensions = (line!._aws.CloudWatchMetrics[0].Dimensions as string[][]).flat();
+    expect(dimensions).not.toContain('keyId');
+    expect(dimensions).not.toContain('requestId');
+    expect(new Set(dimensions)).toEqual(new Set(['operation', 'plan']));
+  });
+});
+
+describe('LOG_LEVEL', () => {
+  it('warn: the request line (info) is dropped but its metrics stay, on a line of their own; an error line is whole', async () => {
+    restoreLevel = setLogLevel('warn');
+    const [line] = await linesOf(() => clock.api().request('GET', '/pets?limit=1'));
+    expectEmf(line!);
+    expect(line!.requestId).toBeUndefined();
+    expect(line!.msg).toBeUndefined();
+    expect(line).toMatchObject({ operation: 'listPets', plan: 'enterprise', Requests: 1 });
+  });
+
+  it('error and debug: below the threshold nothing but metrics, at or above it the whole line', async () => {
+    restoreLevel = setLogLevel('debug');
+    const [whole] = await linesOf(() => clock.api().request('GET', '/pets?limit=1'));
+    expect(whole).toMatchObject({ level: 'info', msg: 'request', requestId: expect.any(String), Requests: 1 });
+    restoreLevel();
+    restoreLevel = setLogLevel('error');
+    const [metricsOnly] = await linesOf(() => clock.api().request('GET', '/pets?limit=1'));
+    expect(Object.keys(metricsOnly!).sort()).toEqual(['_aws', 'operation', 'plan', ...Object.values(REQUEST_METRICS)].sort());
+  });
+
+  it('reads debug, info, warn, error and silent in any case; anything else is info, said once on stderr', () => {
+    for (const level of ['debug', 'INFO', 'Warn', 'error', 'silent']) expect(readLogLevel(level)).toBe(level.toLowerCase());
+    expect(readLogLevel(undefined)).toBe('info');
+    expect(readLogLevel('verbose')).toBe('info');
+  });
+});
