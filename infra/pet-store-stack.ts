@@ -28,7 +28,9 @@ import { BUNDLED_ASSETS_DIRECTORY, SWAGGER_UI_FILES } from '../shared/docs/refer
 import { API_BASE_PATH, DOCUMENTATION_ROUTES, OPERATIONS, type OperationId } from '../shared/http/routes';
 import { STANDARD_PLAN_LIMITS } from '../shared/limits/plans';
 import { petStoreFunction } from './functions';
+import { metricsNamespaceOf } from '../shared/http/request-metrics';
 import { addOperationsAlarms, notifyOnAlarm } from './alarms';
+import { addDashboard } from './dashboard';
 import { addGatewayResponses } from './gateway-responses';
 import { petStoreTable } from './table';
 import { addUsagePlans } from './usage-plans';
@@ -83,6 +85,8 @@ export class PetStoreStack extends Stack {
       TABLE_NAME: table.tableName,
       // Resolved by CloudFormation at deploy time, so a cold start does not wait for Secrets Manager.
       CURSOR_SECRET: cursorSecret.secretValue.unsafeUnwrap(),
+      // The request metrics of this stage, apart from the other stage's.
+      METRICS_NAMESPACE: metricsNamespaceOf(props.stage),
     };
     // Far above what every key of every plan together should send in 5 minutes at this scale.
     const invocationAlarmThreshold = 200_000;
@@ -255,6 +259,8 @@ export class PetStoreStack extends Stack {
       comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
       treatMissingData: TreatMissingData.BREACHING,
     });
+
+    addDashboard(this, { stage: props.stage, api: this.api, table, functions, authorizer: authorizerFunction, keyMirrorApiId: this.api.restApiId });
 
     // Last: every alarm of the stage, the functions' included, notifies the one topic.
     notifyOnAlarm(this, alarmTopic);

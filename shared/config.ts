@@ -14,6 +14,8 @@ export interface Config {
   readonly apiStage: string | undefined;
   /** HMAC key that signs page cursors, so a tampered cursor is refused. */
   readonly cursorSecret: string | undefined;
+  /** Where the request metrics go in CloudWatch: one namespace per stage (`PetStore/prod`). */
+  readonly metricsNamespace: string;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv): Config {
@@ -24,6 +26,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     restApiId: env.REST_API_ID || undefined,
     apiStage: env.API_STAGE || undefined,
     cursorSecret: env.CURSOR_SECRET || undefined,
+    metricsNamespace: env.METRICS_NAMESPACE || 'PetStore/local',
   };
 }
 

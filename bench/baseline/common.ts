@@ -150,8 +150,9 @@ export async function begin(event: APIGatewayProxyEvent, operation: string, rout
 
 // The same embedded metrics as ours, their directive written out by hand.
 const EMF_METRICS = '[{"Name":"Requests","Unit":"Count"},{"Name":"Latency","Unit":"Milliseconds"},{"Name":"Status2xx","Unit":"Count"},{"Name":"Status4xx","Unit":"Count"},{"Name":"Status5xx","Unit":"Count"},{"Name":"RateLimited","Unit":"Count"},{"Name":"KeySuspended","Unit":"Count"}]';
-const EMF_WITH_PLAN = `[{"Namespace":"PetStore","Dimensions":[["operation","plan"],["operation"]],"Metrics":${EMF_METRICS}}]`;
-const EMF_WITHOUT_PLAN = `[{"Namespace":"PetStore","Dimensions":[["operation"]],"Metrics":${EMF_METRICS}}]`;
+const NAMESPACE = process.env.METRICS_NAMESPACE || 'PetStore/local';
+const EMF_WITH_PLAN = `[{"Namespace":"${NAMESPACE}","Dimensions":[["operation","plan"],["operation"]],"Metrics":${EMF_METRICS}}]`;
+const EMF_WITHOUT_PLAN = `[{"Namespace":"${NAMESPACE}","Dimensions":[["operation"]],"Metrics":${EMF_METRICS}}]`;
 
 /** The same answer and log line as ours: rate-limit headers (both forms), request id, no caching. */
 export function respond(context: Context, count: Count | undefined, status: number, body: string, headers: Record<string, string> = {}, code?: string): APIGatewayProxyResult {

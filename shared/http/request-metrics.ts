@@ -8,7 +8,10 @@
  *   Latency        the request's duration     RateLimited         1 for a 429 rate_limited
  *                  in the function, ms        KeySuspended        1 for a 429 key_suspended
  */
-export const METRICS_NAMESPACE = 'PetStore';
+import { config } from '../config';
+
+/** Per stage (the CDK stack sets METRICS_NAMESPACE), so staging's metrics never mix with prod's. */
+export const metricsNamespaceOf = (stage: string): string => `PetStore/${stage}`;
 
 export const REQUEST_METRICS = {
   requests: 'Requests',
@@ -29,7 +32,7 @@ const UNITS: Record<string, string> = { [REQUEST_METRICS.latency]: 'Milliseconds
 function directive(withPlan: boolean): string {
   const dimensions = withPlan ? [[METRIC_DIMENSIONS.operation, METRIC_DIMENSIONS.plan], [METRIC_DIMENSIONS.operation]] : [[METRIC_DIMENSIONS.operation]];
   const metrics = Object.values(REQUEST_METRICS).map((name) => ({ Name: name, Unit: UNITS[name] ?? 'Count' }));
-  return JSON.stringify([{ Namespace: METRICS_NAMESPACE, Dimensions: dimensions, Metrics: metrics }]);
+  return JSON.stringify([{ Namespace: config.metricsNamespace, Dimensions: dimensions, Metrics: metrics }]);
 }
 
 const WITH_PLAN = directive(true);

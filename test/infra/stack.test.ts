@@ -180,6 +180,29 @@ describe('the stack, per stage', () => {
     prod.hasResourceProperties('AWS::SNS::TopicPolicy', { PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) } });
   });
 
+  it('has one dashboard per stage: requests and errors by operation, 429s by code and plan, latency, DynamoDB, the authorizer and the key mirror', () => {
+    for (const [stage, template] of [['prod', prod], ['staging', staging]] as const) {
+      template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+      template.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardName: `petstore-${stage}` });
+      const body = JSON.stringify(Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]);
+      for (const text of [
+        `PetStore/${stage}`,
+        'Requests by operation',
+        '5XX by operation',
+        `SEARCH('{PetStore/${stage},operation,plan} MetricName=`, // every plan, found by its dimensions
+        'RateLimited',
+        'KeySuspended',
+        'p99',
+        'ConsumedReadCapacityUnits',
+        'WriteThrottleEvents',
+        'KeyMirrorSucceeded',
+      ]) expect([stage, text, body.includes(text)]).toEqual([stage, text, true]);
+    }
+    // The functions write their metrics into their stage's namespace.
+    prod.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ METRICS_NAMESPACE: 'PetStore/prod' }) } });
+    staging.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ METRICS_NAMESPACE: 'PetStore/staging' }) } });
+  });
+
   it('traces each request across API Gateway, the authorizer and the function (X-Ray, active)', () => {
     prod.hasResourceProperties('AWS::ApiGateway::Stage', { TracingEnabled: true });
   });
