@@ -36,6 +36,7 @@ const OVERHEAD_CASES = ['listPets', 'createPet', 'createPetWithKey', 'getPet', '
 /** What a cold start or a warm end-to-end request of each function serves (the authorizer: a known key). */
 const CASE_OF: Record<FunctionName, string> = { listPets: 'listPets', createPet: 'createPet', getPet: 'getPet', authorizer: 'authorize' };
 
+const READ_OPERATIONS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems']);
 const COLD_STARTS = 15;
 const OVERHEAD_ITERATIONS = 20_000;
 const END_TO_END_ITERATIONS = 300;
@@ -153,7 +154,7 @@ async function main(): Promise<void> {
     process.stdout.write('DynamoDB requests, round trips and capacity per operation...\n');
     recorder = await startRecorder(dynamo.endpoint);
     Object.assign(process.env, { ...env, DYNAMODB_ENDPOINT: recorder.endpoint, NODE_OPTIONS: process.env.NODE_OPTIONS ?? '' });
-    const requests = {} as Record<string, Record<Implementation, { requests: number; operations: string[]; roundTrips: number; capacityUnits: number; itemsRead: number | undefined }>>;
+    const requests = {} as Record<string, Record<Implementation, { requests: number; operations: string[]; roundTrips: number; capacityUnits: number; readUnits: number; itemsRead: number | undefined }>>;
     const { eventFor, lambdaContext, invoke, EXPECTED_STATUS } = (await import(pathToFileURL(join(root, 'bench', 'children', 'events.mjs')).href)) as {
       eventFor: (name: string, options: { key: string; petId?: number }) => unknown;
       lambdaContext: () => unknown;
@@ -203,6 +204,8 @@ async function main(): Promise<void> {
           operations: calls.map((call) => call.operation).sort(),
           roundTrips: roundTripsOf(calls),
           capacityUnits: calls.reduce((sum, call) => sum + call.capacityUnits, 0),
+          // Reads and writes are priced apart (npm run cost): the read operations' units are read units.
+          readUnits: calls.filter((call) => READ_OPERATIONS.has(call.operation)).reduce((sum, call) => sum + call.capacityUnits, 0),
           itemsRead,
         };
       }
@@ -260,7 +263,7 @@ type Results = {
   coldStart: Record<string, Record<Implementation, { importMs: { p50: number; p90: number }; firstResponseMs: { p50: number; p90: number } }>>;
   overheadMicroseconds: Record<string, Record<Implementation, { p50: number; p99: number }>>;
   endToEndMs: Record<string, Record<Implementation, { p50: number; p99: number }>>;
-  dynamoDb: Record<string, Record<Implementation, { requests: number; operations: string[]; roundTrips: number; capacityUnits: number; itemsRead: number | undefined }>>;
+  dynamoDb: Record<string, Record<Implementation, { requests: number; operations: string[]; roundTrips: number; capacityUnits: number; readUnits: number; itemsRead: number | undefined }>>;
   durationSeconds: number;
 };
 

@@ -1,0 +1,160 @@
+/**
+ * `npm run cost`: what a million requests cost, per operation and for a mix, computed from the
+ * bench's measured figures (bench/results.json: DynamoDB capacity per request, warm duration) and
+ * the price table (bench/prices.json, with its date and region), and written into
+ * docs/scale-and-cost.md between its cost markers. test/docs/cost.test.ts recomputes it.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { FUNCTION_SETTINGS } from '../infra/functions';
+import { WAF_RULES } from '../infra/waf';
+import { OPERATION_IDS } from '../shared/operations';
+import { PLAN_NAMES } from '../shared/limits/plans';
+import { requestMetricMembers, REQUEST_METRICS } from '../shared/http/request-metrics';
+import { setLogSink, writeLog } from '../shared/log';
+
+export interface Prices {
+  readonly region: string;
+  readonly date: string;
+  readonly apiGatewayRestPerMillion: number;
+  readonly lambdaArm64PerGbSecond: number;
+  readonly lambdaPerMillionRequests: number;
+  readonly dynamoDbOnDemandPerMillionReadUnits: number;
+  readonly dynamoDbOnDemandPerMillionWriteUnits: number;
+  readonly wafPerMillionRequests: number;
+  readonly wafPerWebAclMonth: number;
+  readonly wafPerRuleMonth: number;
+  readonly cloudWatchLogsIngestionPerGb: number;
+  readonly cloudWatchCustomMetricPerMonth: number;
+  readonly xrayPerMillionTracesRecorded: number;
+}
+
+interface Measured {
+  readonly endToEndMs: Record<string, { ours: { p50: number } }>;
+  readonly dynamoDb: Record<string, { ours: { capacityUnits: number; readUnits: number } }>;
+}
+
+/** What the traffic is assumed to be, beyond what the bench measures. */
+export const ASSUMPTIONS = {
+  /** The authorizer's answer is cached 30 s per key and address: a busy client misses rarely. */
+  authorizerMissShare: 0.05,
+  /** Bytes per line besides the request line (measured below): API Gateway's access log line, the authorizer's. */
+  accessLogLineBytes: 300,
+  authorizerLineBytes: 230,
+  /** X-Ray's default sampling: the first request each second, then 5 %. */
+  tracedShare: 0.05,
+  /** A realistic mix: mostly listing, some creates (half of them with an Idempotency-Key), few getPet (deprecated). */
+  mix: { 'listPets (limit 20)': 0.7, createPet: 0.1, 'createPet with Idempotency-Key (first use)': 0.1, getPet: 0.1 } as Record<string, number>,
+};
+
+/** A request line with its metrics, as the service writes it (measured, not assumed), plus CloudWatch's 26 bytes an event. */
+export function requestLineBytes(): number {
+  let line = '';
+  const previous = setLogSink((written) => (line = written));
+  try {
+    writeLog(
+      { level: 'info', msg: 'request', requestId: 'c0a8b8f2-6d1e-4b7a-9f1e-2a3b4c5d6e7f', operation: 'listPets', route: 'GET /v1/pets', status: 200, durationMs: 12.34, keyId: '0123456789abcdef', plan: 'business' },
+      requestMetricMembers(200, undefined, 12.34, true, 1_795_428_060_000),
+    );
+  } finally {
+    setLogSink(previous);
+  }
+  return Buffer.byteLength(line) + 1 + 26;
+}
+
+const CASES: { label: string; fn: string }[] = [
+  { label: 'listPets (limit 20)', fn: 'listPets' },
+  { label: 'listPets (limit 100)', fn: 'listPets' },
+  { label: 'createPet', fn: 'createPet' },
+  { label: 'createPet with Idempotency-Key (first use)', fn: 'createPet' },
+  { label: 'getPet', fn: 'getPet' },
+];
+
+interface Breakdown {
+  apiGateway: number;
+  lambda: number;
+  dynamoDb: number;
+  waf: number;
+  logs: number;
+  xray: number;
+}
+
+const total = (b: Breakdown): number => b.apiGateway + b.lambda + b.dynamoDb + b.waf + b.logs + b.xray;
+
+/** Dollars per million requests of one case. */
+export function costOf(label: string, fn: string, measured: Measured, prices: Prices): Breakdown {
+  const memoryGb = FUNCTION_SETTINGS.memorySize / 1024;
+  const billedSeconds = (ms: number) => Math.ceil(ms) / 1000; // billed by the started millisecond
+  const lambdaOf = (ms: number) => prices.lambdaPerMillionRequests + billedSeconds(ms) * memoryGb * prices.lambdaArm64PerGbSecond * 1e6;
+  const { capacityUnits, readUnits } = measured.dynamoDb[label]!.ours;
+  const authorizer = measured.dynamoDb['authorizer (a known key)']!.ours;
+  const writeUnits = capacityUnits - readUnits;
+  const share = ASSUMPTIONS.authorizerMissShare;
+  const gb = (bytes: number) => (bytes * 1e6) / 1024 ** 3;
+  return {
+    apiGateway: prices.apiGatewayRestPerMillion,
+    lambda: lambdaOf(measured.endToEndMs[fn]!.ours.p50) + share * lambdaOf(measured.endToEndMs.authorizer!.ours.p50),
+    dynamoDb:
+      readUnits * prices.dynamoDbOnDemandPerMillionReadUnits +
+      writeUnits * prices.dynamoDbOnDemandPerMillionWriteUnits +
+      share * authorizer.readUnits * prices.dynamoDbOnDemandPerMillionReadUnits,
+    waf: prices.wafPerMillionRequests,
+    logs: gb(requestLineBytes() + ASSUMPTIONS.accessLogLineBytes + share * ASSUMPTIONS.authorizerLineBytes) * prices.cloudWatchLogsIngestionPerGb,
+    xray: ASSUMPTIONS.tracedShare * prices.xrayPerMillionTracesRecorded,
+  };
+}
+
+const money = (dollars: number): string => `$${dollars.toFixed(2)}`;
+
+export function costTable(measured: Measured, prices: Prices): string {
+  const rows = CASES.map(({ label, fn }) => [label, costOf(label, fn, measured, prices)] as const);
+  const mix = Object.entries(ASSUMPTIONS.mix).reduce<Breakdown>(
+    (sum, [label, share]) => {
+      const fn = CASES.find((c) => c.label === label)!.fn;
+      const cost = costOf(label, fn, measured, prices);
+      for (const key of Object.keys(sum) as (keyof Breakdown)[]) sum[key] += share * cost[key];
+      return sum;
+    },
+    { apiGateway: 0, lambda: 0, dynamoDb: 0, waf: 0, logs: 0, xray: 0 },
+  );
+  const gatewayOnly = prices.apiGatewayRestPerMillion + prices.wafPerMillionRequests;
+  const metricSeries = Object.keys(REQUEST_METRICS).length * OPERATION_IDS.length * (1 + PLAN_NAMES.length);
+  const lines = [
+    `Prices: ${prices.region}, as of ${prices.date} (\`bench/prices.json\`); measured figures: \`bench/results.json\` (warm duration p50 against DynamoDB Local, consumed capacity as DynamoDB Local reports it). Dollars per million requests:`,
+    '',
+    '| requests | API Gateway | Lambda | DynamoDB | WAF | logs | X-Ray | total |',
+    '|---|---|---|---|---|---|---|---|',
+    ...[...rows, [`mix (${Object.entries(ASSUMPTIONS.mix).map(([label, share]) => `${Math.round(share * 100)} % ${label}`).join(', ')})`, mix] as const].map(
+      ([label, b]) => `| ${label} | ${money(b.apiGateway)} | ${money(b.lambda)} | ${money(b.dynamoDb)} | ${money(b.waf)} | ${money(b.logs)} | ${money(b.xray)} | **${money(total(b))}** |`,
+    ),
+    `| the same traffic answered by API Gateway usage plans alone, no function | ${money(prices.apiGatewayRestPerMillion)} | – | – | ${money(prices.wafPerMillionRequests)} | – | – | **${money(gatewayOnly)}** |`,
+    '',
+    `The limiter's exactness (rate-limit headers, the exact per-key counts, suspensions) and everything a function does cost ${money(total(mix) - gatewayOnly)} a million requests over the gateway alone in this mix, ${(total(mix) / gatewayOnly).toFixed(1)}× its price.`,
+    `Fixed a month per stage, whatever the traffic: the web ACL ${money(prices.wafPerWebAclMonth + Object.keys(WAF_RULES).length * prices.wafPerRuleMonth)} (${Object.keys(WAF_RULES).length} rules), the request metrics ${money(metricSeries * prices.cloudWatchCustomMetricPerMonth)} (${metricSeries} series at most: ${Object.keys(REQUEST_METRICS).length} metrics × ${OPERATION_IDS.length} operations × (1 + ${PLAN_NAMES.length} plans); custom Enterprise plans add theirs), the alarms and the dashboard (a few dollars).`,
+    `Assumed: the authorizer runs for ${ASSUMPTIONS.authorizerMissShare * 100} % of requests (its 30 s cache), X-Ray records ${ASSUMPTIONS.tracedShare * 100} % (its default sampling), log lines of ${requestLineBytes()} bytes (the request line with its metrics, measured) + ${ASSUMPTIONS.accessLogLineBytes} (API Gateway's access log) a request; Lambda's duration is the warm p50 against DynamoDB Local, longer than against DynamoDB in the region, so the Lambda column is an upper figure.`,
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+export const COST_START = '<!-- cost: generated by `npm run cost`; do not edit -->';
+export const COST_END = '<!-- cost end -->';
+
+export function readInputs(root: string): { measured: Measured; prices: Prices } {
+  return {
+    measured: JSON.parse(readFileSync(`${root}/bench/results.json`, 'utf8')) as Measured,
+    prices: JSON.parse(readFileSync(`${root}/bench/prices.json`, 'utf8')) as Prices,
+  };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const { measured, prices } = readInputs(root);
+  const table = costTable(measured, prices);
+  const page = `${root}/docs/scale-and-cost.md`;
+  const text = readFileSync(page, 'utf8');
+  const start = text.indexOf(COST_START);
+  const end = text.indexOf(COST_END);
+  if (start === -1 || end < start) throw new Error('docs/scale-and-cost.md has no cost markers');
+  writeFileSync(page, `${text.slice(0, start + COST_START.length)}\n${table}${text.slice(end)}`);
+  process.stdout.write(table);
+}
