@@ -146,8 +146,8 @@ export function readInputs(root: string): { measured: Measured; prices: Prices }
   };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const root = fileURLToPath(new URL('..', import.meta.url));
+/** Computes the table from the committed inputs and writes it into docs/scale-and-cost.md; returns it. */
+export function writeCostIntoDocs(root: string): string {
   const { measured, prices } = readInputs(root);
   const table = costTable(measured, prices);
   const page = `${root}/docs/scale-and-cost.md`;
@@ -156,5 +156,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const end = text.indexOf(COST_END);
   if (start === -1 || end < start) throw new Error('docs/scale-and-cost.md has no cost markers');
   writeFileSync(page, `${text.slice(0, start + COST_START.length)}\n${table}${text.slice(end)}`);
-  process.stdout.write(table);
+  return table;
 }
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) process.stdout.write(writeCostIntoDocs(fileURLToPath(new URL('..', import.meta.url))));

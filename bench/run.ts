@@ -14,6 +14,7 @@ import { KeyRegistry } from '../shared/auth/key-registry';
 import { createDocumentClient } from '../shared/dynamodb/client';
 import { DynamoDbPetRepository } from '../shared/pets/repository';
 import { FUNCTION_OF } from './children/events.mjs';
+import { writeCostIntoDocs } from './cost';
 import { roundTripsOf, startRecorder } from './dynamodb-recorder';
 
 /**
@@ -236,6 +237,8 @@ async function main(): Promise<void> {
       writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
       const report = reportOf(results as Results);
       writeFileSync(join(root, 'bench', 'results.md'), report);
+      // The cost table is computed from these figures: keep docs/scale-and-cost.md in step.
+      writeCostIntoDocs(root);
       process.stdout.write(`\n${report}`);
     } else {
       process.stdout.write(`${JSON.stringify(only.includes('overhead') ? results.overheadMicroseconds : only.includes('cold') ? results.coldStart : only.includes('e2e') ? results.endToEndMs : results.dynamoDb, null, 1)}\n`);
