@@ -1,4 +1,4 @@
-import { fork } from 'node:child_process';
+import { fork, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -86,7 +86,7 @@ function percentileOf(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
-const SECTIONS = ['cold', 'overhead', 'e2e', 'requests'] as const;
+const SECTIONS = ['cold', 'overhead', 'e2e', 'requests', 'load'] as const;
 
 async function main(): Promise<void> {
   // `npm run bench -- --only overhead` runs one section (no results written): for working on the code.
@@ -212,6 +212,21 @@ async function main(): Promise<void> {
       }
     }
 
+    // The bounded load run: the local server (deployed handler modules, the authorizer) driven over
+    // loopback by autocannon, against the same DynamoDB Local (not the recorder).
+    let load: LoadResult | undefined;
+    if (runs('load')) {
+      process.stdout.write('load: the local server under autocannon, 3,000 requests per operation...\n');
+      const child = spawnSync(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'bench', 'load.ts'), dynamo.endpoint, TABLE_NAME, BENCH_KEY], {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: 90_000,
+        env: { PATH: process.env.PATH ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+      });
+      if (child.status !== 0) throw new Error(`the load run failed (${child.status ?? child.signal}): ${child.stderr}`);
+      load = JSON.parse(child.stdout.trim().split('\n').at(-1) as string) as LoadResult;
+    }
+
     const results = {
       date: new Date().toISOString(),
       machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform} ${process.arch}` },
@@ -230,6 +245,7 @@ async function main(): Promise<void> {
       ),
       overheadMicroseconds: overhead,
       endToEndMs: endToEnd,
+      load,
       dynamoDb: requests,
       durationSeconds: Math.round((Date.now() - startedAt) / 1000),
     };
@@ -266,6 +282,7 @@ type Results = {
   coldStart: Record<string, Record<Implementation, { importMs: { p50: number; p90: number }; firstResponseMs: { p50: number; p90: number } }>>;
   overheadMicroseconds: Record<string, Record<Implementation, { p50: number; p99: number }>>;
   endToEndMs: Record<string, Record<Implementation, { p50: number; p99: number }>>;
+  load: LoadResult | undefined;
   dynamoDb: Record<string, Record<Implementation, { requests: number; operations: string[]; roundTrips: number; capacityUnits: number; readUnits: number; itemsRead: number | undefined }>>;
   durationSeconds: number;
 };
@@ -317,8 +334,33 @@ function reportOf(results: Results): string {
       lines.push(`| ${label} | ${implementation} | ${measured.requests} (${measured.operations.join(', ')}) | ${measured.roundTrips} | ${fixed(measured.capacityUnits)} | ${measured.itemsRead ?? '–'} | ${implementation === 'ours' ? verdict(target) : ''} |`);
     }
   }
+  const load = results.load;
+  if (load !== undefined) {
+    lines.push(
+      '',
+      `## Load: the local server under autocannon (loopback, ${load.load.connections} connections, ${load.load.amountPerOperation.toLocaleString('en-US')} requests per operation)`,
+      '',
+      'Everything on this machine\'s two cores: the local server with the deployed handler modules and the authorizer, DynamoDB Local and the load generator.',
+      '',
+      '| operation | requests a second | p50 (ms) | p99 (ms) | answers | target (0 × 5xx) |',
+      '|---|---|---|---|---|---|',
+    );
+    for (const [operation, measured] of Object.entries(load.operations)) {
+      const fiveHundreds = Object.entries(measured.statuses).filter(([status]) => status.startsWith('5')).reduce((sum, [, count]) => sum + count, 0);
+      const answers = Object.entries(measured.statuses).map(([status, count]) => `${count} × ${status}`).join(', ');
+      lines.push(`| ${operation} | ${measured.requestsPerSecond} | ${measured.p50Ms} | ${measured.p99Ms} | ${answers}${measured.errors > 0 ? `, ${measured.errors} errors` : ''} | ${verdict(fiveHundreds === 0 && measured.errors === 0)} |`);
+    }
+    lines.push('', `Pets created: ${load.createdPets}; readable afterwards through the API: ${load.readableAfter} (${verdict(load.readableAfter === load.createdPets)}).`);
+  }
   lines.push('');
   return `${lines.join('\n')}\n`;
+}
+
+interface LoadResult {
+  load: { connections: number; amountPerOperation: number };
+  operations: Record<string, { requests: number; requestsPerSecond: number; p50Ms: number; p99Ms: number; statuses: Record<string, number>; errors: number; seconds: number }>;
+  createdPets: number;
+  readableAfter: number;
 }
 
 main().catch((error: unknown) => {
