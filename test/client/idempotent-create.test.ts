@@ -1,10 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPetStoreClient } from '../../client';
 import { retryingFetch } from '../../client/retry';
 import { startTestApi, TEST_KEY, type TestApi } from '../support/api';
 import { checkResponse } from '../support/contract';
 import { testDatabase } from '../support/database';
-import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+import { faultProxyForThisFile } from '../support/fault-proxy';
 
 /**
  * The typed client's creates are safe to retry: each carries an Idempotency-Key (a fresh UUID v4
@@ -12,20 +12,12 @@ import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
  * the fault proxy in front of DynamoDB Local.
  */
 const db = testDatabase();
-let proxy: FaultProxy;
+const proxy = faultProxyForThisFile(db.endpoint);
 let api: TestApi;
-
 beforeAll(async () => {
-  proxy = await startFaultProxy(db.endpoint);
-  // Set before the handler modules are first imported: they read it once per container.
-  process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
   api = await startTestApi();
 });
-afterEach(() => proxy.clear());
-afterAll(async () => {
-  await api.close();
-  await proxy.close();
-});
+afterAll(() => api.close());
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

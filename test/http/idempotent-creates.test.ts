@@ -1,12 +1,12 @@
 import { request as httpRequest } from 'node:http';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey, keyIdOf } from '../../shared/auth/api-key-hash';
 import { tableDefinition } from '../../shared/dynamodb/table-definition';
 import { FREE_KEY, expectErrorShape, testApiOnClock, TEST_KEY, type ApiResponse, type RequestOptions } from '../support/api';
 import { checkResponse } from '../support/contract';
 import { testDatabase } from '../support/database';
-import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+import { faultProxyForThisFile } from '../support/fault-proxy';
 
 /**
  * `Idempotency-Key` on POST /v1/pets, against DynamoDB Local through the local server, with the
@@ -14,20 +14,13 @@ import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
  * every rule of the contract, and the table afterwards (pets and records, never one without the other).
  */
 const db = testDatabase();
-let proxy: FaultProxy;
-beforeAll(async () => {
-  proxy = await startFaultProxy(db.endpoint);
-  // Set before the handler modules are first imported (by the server below): they read it once.
-  process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
-});
+const proxy = faultProxyForThisFile(db.endpoint);
 const T0 = Date.UTC(2026, 10, 23, 10, 0, 0);
 const clock = testApiOnClock(T0);
 beforeAll(async () => {
   const { config } = await import('../../shared/config');
   expect(config.dynamoDbEndpoint).toBe(proxy.endpoint);
 });
-afterEach(() => proxy.clear());
-afterAll(() => proxy.close());
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 let keys = 0;

@@ -1,10 +1,10 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { lambdaContext } from '../../local/api-gateway-event';
 import { deprecationHeaders, GET_PET_DEPRECATION } from '../../shared/http/deprecation';
 import { authorizerContextOf, expectErrorShape, testApiOnClock, TEST_KEY, type ApiResponse } from '../support/api';
 import { testDatabase } from '../support/database';
-import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+import { faultProxyForThisFile } from '../support/fault-proxy';
 
 /**
  * getPet after its sunset (2030-12-05T00:00:00Z): from that instant on, by the service's clock,
@@ -12,15 +12,9 @@ import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
  * reading the datastore. The clock is moved across the instant; no deploy, no restart.
  */
 const db = testDatabase();
-let proxy: FaultProxy;
-beforeAll(async () => {
-  proxy = await startFaultProxy(db.endpoint);
-  process.env.DYNAMODB_ENDPOINT = proxy.endpoint; // before the handler modules are imported
-});
+const proxy = faultProxyForThisFile(db.endpoint);
 const SUNSET = GET_PET_DEPRECATION.sunsetAt.getTime();
 const clock = testApiOnClock(SUNSET - 60_000);
-afterEach(() => proxy.clear());
-afterAll(() => proxy.close());
 
 const DEPRECATION = deprecationHeaders(GET_PET_DEPRECATION);
 

@@ -1,10 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { lambdaContext } from '../../local/api-gateway-event';
 import { freePort } from '../../local/dynamodb-local';
 import { authorizerContextOf, expectErrorShape, startTestApi, type TestApi } from '../support/api';
 import { testDatabase } from '../support/database';
-import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+import { faultProxyForThisFile } from '../support/fault-proxy';
 
 /**
  * The handlers talk to DynamoDB Local through a fault-injecting proxy: throttling, dropped
@@ -12,24 +12,15 @@ import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
  * Retry-After, within the function's time, and leave nothing half-written.
  */
 const db = testDatabase();
-let proxy: FaultProxy;
+const proxy = faultProxyForThisFile(db.endpoint);
 let api: TestApi;
 
 beforeAll(async () => {
-  proxy = await startFaultProxy(db.endpoint);
-  // Set before the handler modules are first imported: they read it once per container.
-  process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
   api = await startTestApi();
   const { config } = await import('../../shared/config');
   expect(config.dynamoDbEndpoint).toBe(proxy.endpoint);
 });
-
-afterEach(() => proxy.clear());
-
-afterAll(async () => {
-  await api.close();
-  await proxy.close();
-});
+afterAll(() => api.close());
 
 function expectUnavailable(response: Awaited<ReturnType<TestApi['request']>>): void {
   expectErrorShape(response, 503, 'service_unavailable');

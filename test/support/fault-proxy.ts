@@ -1,3 +1,4 @@
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
@@ -176,4 +177,21 @@ function partitionOf(body: Buffer): string {
   } catch {
     return '?';
   }
+}
+
+/**
+ * For a test file whose handlers reach DynamoDB Local through the fault proxy: starts it before
+ * the file's server (register this first; the handler modules read DYNAMODB_ENDPOINT once, when
+ * first imported), clears its faults after each test and closes it after the file. The returned
+ * object is the proxy once the file's set-up has run.
+ */
+export function faultProxyForThisFile(target: string): FaultProxy {
+  const proxy = {} as FaultProxy;
+  beforeAll(async () => {
+    Object.assign(proxy, await startFaultProxy(target));
+    process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
+  });
+  afterEach(() => proxy.clear());
+  afterAll(() => proxy.close());
+  return proxy;
 }
