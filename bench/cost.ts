@@ -40,6 +40,8 @@ export const ASSUMPTIONS = {
   authorizerMissShare: 0.05,
   /** Bytes per line besides the request line (measured below): API Gateway's access log line, the authorizer's. */
   accessLogLineBytes: 300,
+  /** Lambda's own platform lines per invocation (start, end and report, as JSON, with the trace id). */
+  platformLinesBytes: 650,
   authorizerLineBytes: 230,
   /** X-Ray's default sampling: the first request each second, then 5 %. */
   tracedShare: 0.05,
@@ -99,7 +101,9 @@ export function costOf(label: string, fn: string, measured: Measured, prices: Pr
       writeUnits * prices.dynamoDbOnDemandPerMillionWriteUnits +
       share * authorizer.readUnits * prices.dynamoDbOnDemandPerMillionReadUnits,
     waf: prices.wafPerMillionRequests,
-    logs: gb(requestLineBytes() + ASSUMPTIONS.accessLogLineBytes + share * ASSUMPTIONS.authorizerLineBytes) * prices.cloudWatchLogsIngestionPerGb,
+    logs:
+      gb(requestLineBytes() + ASSUMPTIONS.accessLogLineBytes + ASSUMPTIONS.platformLinesBytes + share * (ASSUMPTIONS.authorizerLineBytes + ASSUMPTIONS.platformLinesBytes)) *
+      prices.cloudWatchLogsIngestionPerGb,
     xray: ASSUMPTIONS.tracedShare * prices.xrayPerMillionTracesRecorded,
   };
 }
@@ -130,8 +134,8 @@ export function costTable(measured: Measured, prices: Prices): string {
     `| the same traffic answered by API Gateway usage plans alone, no function | ${money(prices.apiGatewayRestPerMillion)} | – | – | ${money(prices.wafPerMillionRequests)} | – | – | **${money(gatewayOnly)}** |`,
     '',
     `The limiter's exactness (rate-limit headers, the exact per-key counts, suspensions) and everything a function does cost ${money(total(mix) - gatewayOnly)} a million requests over the gateway alone in this mix, ${(total(mix) / gatewayOnly).toFixed(1)}× its price.`,
-    `Fixed a month per stage, whatever the traffic: the web ACL ${money(prices.wafPerWebAclMonth + Object.keys(WAF_RULES).length * prices.wafPerRuleMonth)} (${Object.keys(WAF_RULES).length} rules), the request metrics ${money(metricSeries * prices.cloudWatchCustomMetricPerMonth)} (${metricSeries} series at most: ${Object.keys(REQUEST_METRICS).length} metrics × ${OPERATION_IDS.length} operations × (1 + ${PLAN_NAMES.length} plans); custom Enterprise plans add theirs), the alarms and the dashboard (a few dollars).`,
-    `Assumed: the authorizer runs for ${ASSUMPTIONS.authorizerMissShare * 100} % of requests (its 30 s cache), X-Ray records ${ASSUMPTIONS.tracedShare * 100} % (its default sampling), log lines of ${requestLineBytes()} bytes (the request line with its metrics, measured) + ${ASSUMPTIONS.accessLogLineBytes} (API Gateway's access log) a request; Lambda's duration is the warm p50 against DynamoDB Local, longer than against DynamoDB in the region, so the Lambda column is an upper figure.`,
+    `Fixed a month per stage, whatever the traffic: the web ACL ${money(prices.wafPerWebAclMonth + Object.keys(WAF_RULES).length * prices.wafPerRuleMonth)} (${Object.keys(WAF_RULES).length} rules), the request metrics ${money(metricSeries * prices.cloudWatchCustomMetricPerMonth)} (${metricSeries} series at most: ${Object.keys(REQUEST_METRICS).length} metrics × ${OPERATION_IDS.length} operations × (1 + ${PLAN_NAMES.length} plans; a custom Enterprise usage plan reports as \`enterprise\`)), the alarms and the dashboard (a few dollars).`,
+    `Assumed: the authorizer runs for ${ASSUMPTIONS.authorizerMissShare * 100} % of requests (its 30 s cache), X-Ray records ${ASSUMPTIONS.tracedShare * 100} % (its default sampling), log lines of ${requestLineBytes()} bytes (the request line with its metrics, measured) + ${ASSUMPTIONS.accessLogLineBytes} (API Gateway's access log) + ${ASSUMPTIONS.platformLinesBytes} (Lambda's start, end and report lines) a request; Lambda's duration is the warm p50 against DynamoDB Local, longer than against DynamoDB in the region, so the Lambda column is an upper figure.`,
   ];
   return `${lines.join('\n')}\n`;
 }

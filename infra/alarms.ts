@@ -3,7 +3,7 @@ import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
@@ -54,11 +54,14 @@ export function addOperationsAlarms(scope: Construct, { api, table, retain }: { 
     new Metric({ namespace: 'AWS/DynamoDB', metricName, dimensionsMap, statistic: 'Sum', period });
   new Alarm(scope, 'DynamoDbThrottleAlarm', {
     alarmDescription: 'DynamoDB throttled requests of the table or its status index: on demand, a hot partition (the pets, the id sequence, one key\'s counter) or an account limit. Clients got 503 with Retry-After. See docs/scale-and-cost when it exists, and the table\'s metrics.',
+    // DynamoDB publishes a throttle metric only when something was throttled: each term is filled
+    // with 0, or the sum would have no value unless all four were throttled at once.
     metric: new MathExpression({
-      expression: 'tableReads + tableWrites + indexWrites',
+      expression: 'FILL(tableReads, 0) + FILL(tableWrites, 0) + FILL(indexReads, 0) + FILL(indexWrites, 0)',
       usingMetrics: {
         tableReads: throttles('ReadThrottleEvents', { TableName: table.tableName }),
         tableWrites: throttles('WriteThrottleEvents', { TableName: table.tableName }),
+        indexReads: throttles('ReadThrottleEvents', { TableName: table.tableName, GlobalSecondaryIndexName: STATUS_INDEX }),
         indexWrites: throttles('WriteThrottleEvents', { TableName: table.tableName, GlobalSecondaryIndexName: STATUS_INDEX }),
       },
       period,
@@ -77,6 +80,17 @@ export function addOperationsAlarms(scope: Construct, { api, table, retain }: { 
   });
   key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
   const topic = new Topic(scope, 'AlarmTopic', { displayName: `Pet store alarms (${Stack.of(scope).stackName})`, masterKey: key, enforceSSL: true });
+  // The TLS-only policy replaces SNS's default one: CloudWatch must be allowed to publish, for
+  // this account's alarms only.
+  const { account, region, partition } = Stack.of(scope);
+  topic.addToResourcePolicy(
+    new PolicyStatement({
+      principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+      actions: ['sns:Publish'],
+      resources: [topic.topicArn],
+      conditions: { ArnLike: { 'aws:SourceArn': `arn:${partition}:cloudwatch:${region}:${account}:alarm:*` }, StringEquals: { 'aws:SourceAccount': account } },
+    }),
+  );
   new CfnOutput(scope, 'AlarmTopicArn', { description: 'Every alarm of this stage notifies this SNS topic: subscribe to it once.', value: topic.topicArn });
   return topic;
 }

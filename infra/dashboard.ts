@@ -34,7 +34,7 @@ export function addDashboard(scope: Construct, sources: DashboardSources): Dashb
     new Metric({ namespace, metricName, dimensionsMap: { operation }, statistic, period: PERIOD, label: `${operation}` });
   // Every plan that has sent requests, without listing plans (an Enterprise plan may be any usage plan).
   const byPlan = (metricName: string, label: string) =>
-    new MathExpression({ expression: `SEARCH('{${namespace},operation,plan} MetricName="${metricName}"', 'Sum', ${PERIOD.toSeconds()})`, label, period: PERIOD });
+    new MathExpression({ expression: `SEARCH('{${namespace},operation,plan} MetricName="${metricName}"', 'Sum', ${PERIOD.toSeconds()})`, label: `${label} \${PROP('Dim.operation')} \${PROP('Dim.plan')}`, period: PERIOD });
 
   const dashboard = new Dashboard(scope, 'Dashboard', { dashboardName: `petstore-${sources.stage}` });
   dashboard.addWidgets(
@@ -70,9 +70,15 @@ export function addDashboard(scope: Construct, sources: DashboardSources): Dashb
     graph('DynamoDB consumed capacity (units a minute)', [
       tableMetric('ConsumedReadCapacityUnits'),
       tableMetric('ConsumedWriteCapacityUnits'),
+      tableMetric('ConsumedReadCapacityUnits', { GlobalSecondaryIndexName: STATUS_INDEX }),
       tableMetric('ConsumedWriteCapacityUnits', { GlobalSecondaryIndexName: STATUS_INDEX }),
     ]),
-    graph('DynamoDB throttled events', [tableMetric('ReadThrottleEvents'), tableMetric('WriteThrottleEvents'), tableMetric('WriteThrottleEvents', { GlobalSecondaryIndexName: STATUS_INDEX })]),
+    graph('DynamoDB throttled events', [
+      tableMetric('ReadThrottleEvents'),
+      tableMetric('WriteThrottleEvents'),
+      tableMetric('ReadThrottleEvents', { GlobalSecondaryIndexName: STATUS_INDEX }),
+      tableMetric('WriteThrottleEvents', { GlobalSecondaryIndexName: STATUS_INDEX }),
+    ]),
   );
   dashboard.addWidgets(
     graph('Authorizer: errors (its "Unauthorized" among them) and invocations', [

@@ -1,5 +1,5 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readLogLevel, setLogLevel, setLogSink } from '../../shared/log';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { readLogLevel, setLogLevel, setLogSink, writeLog } from '../../shared/log';
 import { REQUEST_METRICS } from '../../shared/http/request-metrics';
 import { FREE_KEY, testApiOnClock } from '../support/api';
 
@@ -89,7 +89,7 @@ describe('per-request metrics (EMF) in the request line', () => {
 });
 
 describe('LOG_LEVEL', () => {
-  it('warn: the request line (info) is dropped but its metrics stay, on a line of their own; an error line is whole', async () => {
+  it('warn: the request line (info) is dropped but its metrics stay, on a line of their own', async () => {
     restoreLevel = setLogLevel('warn');
     const [line] = await linesOf(() => clock.api().request('GET', '/pets?limit=1'));
     expectEmf(line!);
@@ -98,7 +98,7 @@ describe('LOG_LEVEL', () => {
     expect(line).toMatchObject({ operation: 'listPets', plan: 'enterprise', Requests: 1 });
   });
 
-  it('error and debug: below the threshold nothing but metrics, at or above it the whole line', async () => {
+  it('debug: the whole request line; error: the metrics alone, while an error line (a 5xx) is whole', async () => {
     restoreLevel = setLogLevel('debug');
     const [whole] = await linesOf(() => clock.api().request('GET', '/pets?limit=1'));
     expect(whole).toMatchObject({ level: 'info', msg: 'request', requestId: expect.any(String), Requests: 1 });
@@ -106,11 +106,31 @@ describe('LOG_LEVEL', () => {
     restoreLevel = setLogLevel('error');
     const [metricsOnly] = await linesOf(() => clock.api().request('GET', '/pets?limit=1'));
     expect(Object.keys(metricsOnly!).sort()).toEqual(['_aws', 'operation', 'plan', ...Object.values(REQUEST_METRICS)].sort());
+    lines = [];
+    writeLog({ level: 'error', msg: 'request', requestId: 'r-1', operation: 'getPet', status: 500 }, '"Requests":1');
+    expect(lines.map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ level: 'error', msg: 'request', requestId: 'r-1', operation: 'getPet', status: 500, Requests: 1 })]);
   });
 
-  it('reads debug, info, warn, error and silent in any case; anything else is info, said once on stderr', () => {
-    for (const level of ['debug', 'INFO', 'Warn', 'error', 'silent']) expect(readLogLevel(level)).toBe(level.toLowerCase());
-    expect(readLogLevel(undefined)).toBe('info');
-    expect(readLogLevel('verbose')).toBe('info');
+  it('reads debug, info, warn, error and silent in any case; anything else is info, and says so on stderr', () => {
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      for (const level of ['debug', 'INFO', 'Warn', 'error', 'silent']) expect(readLogLevel(level)).toBe(level.toLowerCase());
+      expect(readLogLevel(undefined)).toBe('info');
+      expect(stderr).not.toHaveBeenCalled();
+      expect(readLogLevel('verbose')).toBe('info');
+      expect(stderr).toHaveBeenCalledWith('LOG_LEVEL "verbose" is not one of debug, info, warn, error, silent; logging at info.\n');
+    } finally {
+      stderr.mockRestore();
+    }
+  });
+
+  it('a request without a plan (a function reached without the authorizer) has the operation alone as its dimension', async () => {
+    const { handler } = (await import('../../functions/listPets')) as unknown as { handler: (event: unknown, context: unknown) => Promise<{ statusCode: number }> };
+    const { lambdaContext } = await import('../../local/api-gateway-event');
+    const [line] = await linesOf(() => handler({ httpMethod: 'GET', resource: '/pets', path: '/pets', headers: {}, multiValueHeaders: {}, queryStringParameters: null, multiValueQueryStringParameters: null, pathParameters: null, body: null, isBase64Encoded: false, requestContext: { requestId: 'no-plan' } }, lambdaContext('metrics', 3_000)));
+    expect(line).toMatchObject({ status: 401, Status4xx: 1 });
+    expect(line!.plan).toBeUndefined();
+    expect(line!._aws.CloudWatchMetrics[0].Dimensions).toEqual([['operation']]);
+    expectEmf(line!);
   });
 });

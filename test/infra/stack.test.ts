@@ -155,11 +155,15 @@ describe('the stack, per stage', () => {
     expect(alarm('The API\'s p99 latency')).toMatchObject({ Namespace: 'AWS/ApiGateway', MetricName: 'Latency', ExtendedStatistic: 'p99', Period: 300, Threshold: 1500, EvaluationPeriods: 3 });
     const throttling = alarm('DynamoDB throttled');
     expect(throttling).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
-    expect((throttling?.Metrics as { MetricStat?: { Metric: { MetricName: string; Dimensions: { Name: string }[] } } }[]).filter((metric) => metric.MetricStat).map((metric) => [metric.MetricStat?.Metric.MetricName, metric.MetricStat?.Metric.Dimensions.map((dimension) => dimension.Name)])).toEqual([
-      ['ReadThrottleEvents', ['TableName']],
-      ['WriteThrottleEvents', ['TableName']],
-      ['WriteThrottleEvents', ['GlobalSecondaryIndexName', 'TableName']],
+    const throttleMetrics = throttling?.Metrics as { Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string; Dimensions: { Name: string }[] } } }[];
+    expect(throttleMetrics.filter((metric) => metric.MetricStat).map((metric) => [metric.Id, metric.MetricStat?.Metric.MetricName, metric.MetricStat?.Metric.Dimensions.map((dimension) => dimension.Name)])).toEqual([
+      ['tableReads', 'ReadThrottleEvents', ['TableName']],
+      ['tableWrites', 'WriteThrottleEvents', ['TableName']],
+      ['indexReads', 'ReadThrottleEvents', ['GlobalSecondaryIndexName', 'TableName']],
+      ['indexWrites', 'WriteThrottleEvents', ['GlobalSecondaryIndexName', 'TableName']],
     ]);
+    // A throttle metric exists only while throttled: every term is filled, or the sum has no value.
+    expect(throttleMetrics.find((metric) => metric.Expression !== undefined)?.Expression).toBe('FILL(tableReads, 0) + FILL(tableWrites, 0) + FILL(indexReads, 0) + FILL(indexWrites, 0)');
   });
 
   it('sends every alarm of the stage to one encrypted SNS topic, exported so that an operator subscribes once', () => {
@@ -178,6 +182,19 @@ describe('the stack, per stage', () => {
       KeyPolicy: { Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: ['kms:Decrypt', 'kms:GenerateDataKey*'] })]) },
     });
     prod.hasResourceProperties('AWS::SNS::TopicPolicy', { PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) } });
+    // That policy replaces SNS's default: CloudWatch is allowed to publish, for this account's alarms only.
+    prod.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Action: 'sns:Publish',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Condition: { ArnLike: { 'aws:SourceArn': Match.anyValue() }, StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+          }),
+        ]),
+      },
+    });
   });
 
   it('has one dashboard per stage: requests and errors by operation, 429s by code and plan, latency, DynamoDB, the authorizer and the key mirror', () => {
@@ -196,6 +213,7 @@ describe('the stack, per stage', () => {
         'ConsumedReadCapacityUnits',
         'WriteThrottleEvents',
         'KeyMirrorSucceeded',
+        'AWS/Lambda', // the authorizer's errors and invocations
       ]) expect([stage, text, body.includes(text)]).toEqual([stage, text, true]);
     }
     // The functions write their metrics into their stage's namespace.
