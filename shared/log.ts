@@ -31,20 +31,25 @@ const configured = readLogLevel(process.env.LOG_LEVEL);
 let threshold = configured === 'silent' ? RANK.debug : RANK[configured];
 let sink: LogSink = configured === 'silent' ? () => {} : (line) => process.stdout.write(`${line}\n`);
 
-/** Writes the entry if its level passes LOG_LEVEL. `members` is JSON text appended to the object (metrics). */
-export function writeLog(entry: LogEntry, members?: string): void {
+/**
+ * Writes the entry if its level passes LOG_LEVEL. `metrics` is JSON text appended to the object;
+ * `dimensions` names the entry's fields it refers to, which a metrics-only line keeps.
+ */
+export function writeLog(entry: LogEntry, metrics?: string, dimensions: readonly string[] = []): void {
   if (RANK[entry.level] < threshold) {
     // Metrics are not logging: below the threshold the line keeps them, and only them.
-    if (members !== undefined) sink(`{${metricDimensionsOf(entry)}${members}}`);
+    if (metrics !== undefined) sink(`{${fieldsOf(entry, dimensions)}${metrics}}`);
     return;
   }
   const json = JSON.stringify(entry);
-  sink(`{"time":"${isoTimestamp(Date.now())}",${members === undefined ? json.slice(1) : `${json.slice(1, -1)},${members}}`}`);
+  sink(`{"time":"${isoTimestamp(Date.now())}",${metrics === undefined ? json.slice(1) : `${json.slice(1, -1)},${metrics}}`}`);
 }
 
-/** The fields a metric line needs besides its metrics: its dimensions. */
-function metricDimensionsOf(entry: LogEntry): string {
-  return `"operation":${JSON.stringify(entry.operation)},${entry.plan === undefined ? '' : `"plan":${JSON.stringify(entry.plan)},`}`;
+/** The named fields of the entry that it has, as JSON members each followed by a comma. */
+function fieldsOf(entry: LogEntry, names: readonly string[]): string {
+  let members = '';
+  for (const name of names) if (entry[name] !== undefined) members += `${JSON.stringify(name)}:${JSON.stringify(entry[name])},`;
+  return members;
 }
 
 /** Lets the tests read what would be logged. Returns the sink it replaced. */

@@ -26,6 +26,9 @@ export const REQUEST_METRICS = {
 /** The log line's fields that are the dimensions (the request line names them so already). */
 export const METRIC_DIMENSIONS = { operation: 'operation', plan: 'plan' } as const;
 
+/** Every field a metric line refers to, for the line that keeps its metrics alone (shared/log.ts). */
+export const METRIC_DIMENSION_FIELDS: readonly string[] = Object.values(METRIC_DIMENSIONS);
+
 const UNITS: Record<string, string> = { [REQUEST_METRICS.latency]: 'Milliseconds' };
 
 /** The `_aws` block but its timestamp, made once per operation: with the plan, or without one (no key). */

@@ -77,7 +77,7 @@ export class DynamoDbPetRepository implements PetRepository {
     // The id is taken while the caller decides; if it decides against the write, the id is a gap.
     const [id] = await Promise.all([this.#ids.next(deadline), beforeWrite]);
     const pet: Pet = { id, name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
-    const item = this.#petItem(pet);
+    const item = this.#petItem(pet, this.now());
     // The condition makes a write that would overwrite an existing pet fail instead.
     try {
       await this.client.send(
@@ -114,7 +114,7 @@ export class DynamoDbPetRepository implements PetRepository {
       await this.client.send(
         new TransactWriteCommand({
           TransactItems: [
-            { Put: { TableName: this.tableName, Item: this.#petItem(pet), ConditionExpression: 'attribute_not_exists(pk)' } },
+            { Put: { TableName: this.tableName, Item: this.#petItem(pet, nowMs), ConditionExpression: 'attribute_not_exists(pk)' } },
             {
               Put: {
                 TableName: this.tableName,
@@ -136,8 +136,8 @@ export class DynamoDbPetRepository implements PetRepository {
     return { pet, replayed: false };
   }
 
-  #petItem(pet: Pet): PetItem {
-    return { pk: PET_PARTITION, sk: petSortKey(pet.id), id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status, createdAt: isoTimestamp(this.now()) };
+  #petItem(pet: Pet, createdAtMs: number): PetItem {
+    return { pk: PET_PARTITION, sk: petSortKey(pet.id), id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status, createdAt: isoTimestamp(createdAtMs) };
   }
 
   async get(id: number, deadline?: CallDeadline): Promise<Pet | undefined> {

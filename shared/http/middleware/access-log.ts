@@ -3,14 +3,15 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { deadlineBeforeTimeout } from '../../dynamodb/call-deadline';
 import { writeLog, type LogEntry } from '../../log';
 import type { HttpContext } from '../request-context';
-import { requestMetricMembers } from '../request-metrics';
+import { METRIC_DIMENSION_FIELDS, requestMetricMembers } from '../request-metrics';
 import { routeOf, type OperationId } from '../routes';
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>;
 
 /**
  * Opens the request (id, start time, deadline) and writes its one log line when it ends, whatever
- * the outcome, with the request's metrics in it (../request-metrics.ts), and clears the deadline. Registered first, so it sees the final response, errors included.
+ * the outcome, with the request's metrics in it (../request-metrics.ts), and clears the deadline.
+ * Registered first, so it sees the final response, errors included.
  */
 export function accessLog(operationId: OperationId): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
   const route = routeOf(operationId);
@@ -42,7 +43,7 @@ export function accessLog(operationId: OperationId): middy.MiddlewareObj<APIGate
     const code = state.problem?.code;
     if (code !== undefined) entry.code = code;
     if (status >= 500 && failure !== undefined) entry.error = describeFailure(failure);
-    writeLog(entry, requestMetricMembers(status, code, durationMs, state.principal !== undefined, Date.now()));
+    writeLog(entry, requestMetricMembers(status, code, durationMs, state.principal !== undefined, Date.now()), METRIC_DIMENSION_FIELDS);
   };
 
   return { before: accessLogBefore, after: accessLogAfter, onError: accessLogAfter };

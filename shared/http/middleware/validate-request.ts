@@ -30,6 +30,8 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export function validateRequest(
   schemas: RequestSchemas,
 ): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
+  // Read once: the declared header names, in their canonical spelling.
+  const headerNames = schemas.headers === undefined ? [] : Object.keys(schemas.headers._zod.def.shape);
   const validateRequestBefore = (request: Request): void => {
     const { event } = request;
     const state = request.context.petStore;
@@ -37,7 +39,7 @@ export function validateRequest(
     const details: ErrorDetail[] = [];
     const query = parsePart('query', schemas.query, readQuery(event, details), details);
     const path = schemas.path === undefined ? {} : parsePart('path', schemas.path, event.pathParameters ?? {}, details);
-    const headers = schemas.headers === undefined ? {} : parsePart('header', schemas.headers, readHeaders(event, schemas.headers, details), details);
+    const headers = schemas.headers === undefined ? {} : parsePart('header', schemas.headers, readHeaders(event, headerNames, details), details);
     let body: unknown;
     if (schemas.body !== undefined) {
       const json = readJsonBody(event, details);
@@ -102,9 +104,9 @@ function readQuery(event: APIGatewayProxyEvent, details: ErrorDetail[]): Record<
 }
 
 /** The declared headers, each given at most once (API Gateway lists every value in the multi-value map). */
-function readHeaders(event: APIGatewayProxyEvent, schema: z.ZodMiniObject, details: ErrorDetail[]): Record<string, string> {
+function readHeaders(event: APIGatewayProxyEvent, names: readonly string[], details: ErrorDetail[]): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const name of Object.keys(schema._zod.def.shape)) {
+  for (const name of names) {
     const lowerCaseName = name.toLowerCase();
     const value = requestHeader(event.headers, lowerCaseName);
     if (value === undefined) continue;
