@@ -59,7 +59,7 @@ export interface components {
          *     }
          */
         NewPet: {
-            /** @description The animal's name; leading and trailing white space is trimmed. */
+            /** @description The animal's name: 1 to 100 characters (Unicode code points) once white space is trimmed from both ends, and stored trimmed. White space is what the first class of the pattern lists (ECMAScript's WhiteSpace and LineTerminator); the text must be well-formed Unicode (no lone surrogate). The pattern states this whole rule, read with Unicode semantics as JSON Schema asks. */
             name: string;
             /**
              * Format: int64
@@ -164,11 +164,11 @@ export interface operations {
     listPets: {
         parameters: {
             query?: {
-                /** @description Maximum number of animals to return, in plain decimal digits without a leading zero. */
+                /** @description Maximum number of animals to return. Beyond what the schema states: written in plain decimal digits without a leading zero (`7`, not `07`, `+7`, `7.0`, `7e0`, `0x7` or ` 7`); a validator that reads those as the number 7 accepts what the service refuses with 400. */
                 limit?: number;
                 /** @description Returns only animals with this availability status. */
                 status?: components["schemas"]["PetStatus"];
-                /** @description Opaque position from the `Link: <...>; rel="next"` header of the previous page; never build one by hand. */
+                /** @description Opaque position from the `Link: <...>; rel="next"` header of the previous page; never build one by hand. Beyond what the schema states: only a cursor the service gave, for a listing with the same `status` filter, is accepted; any other is a 400. */
                 cursor?: string;
             };
             header?: never;
@@ -291,6 +291,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description A JSON object, `Content-Type: application/json` (UTF-8). Beyond what the schema states: the body is at most 65,536 bytes, and a member name given twice (which a parser would silently reduce to one) is refused; both are a 400. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["NewPet"];
@@ -452,7 +453,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of the animal. */
+                /** @description The identifier of the animal. Beyond what the schema states: written in plain decimal digits without a leading zero (`7`, not `07`, `+7`, `7.0`, `7e0`, `0x7` or ` 7`); a validator that reads those as the number 7 accepts what the service refuses with 400. */
                 petId: number;
             };
             cookie?: never;

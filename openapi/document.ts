@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponseObject } from 'zod-openapi';
 import { BEARER_REALM } from '../shared/http/middleware/error-response';
+import { MAX_BODY_BYTES } from '../shared/http/middleware/validate-request';
 import { deprecationHeaders, GET_PET_DEPRECATION } from '../shared/http/deprecation';
 import { ErrorBody, ErrorDetailBody } from '../shared/http/error-body';
 import { API_BASE_PATH, DOCUMENTATION_ROUTES, OPERATIONS, type OperationId } from '../shared/http/routes';
@@ -116,7 +117,8 @@ const OPERATION_HEADERS = asComponents({
 
 const RETRY_AFTER = asComponents({ 'Retry-After': integerHeader('Whole seconds to wait before retrying (RFC 9110).', 1) });
 const WWW_AUTHENTICATE = asComponents({
-  'WWW-Authenticate': z.string().startsWith(`Bearer realm="${BEARER_REALM}"`).meta({ description: 'The Bearer challenge of RFC 6750; with `error="invalid_token"` when API Gateway refuses a key the service still knew (disabled or deleted in the console a moment ago).' }),
+  // A pattern, not zod's startsWith: that comes out as `format: "starts_with"`, which no standard defines.
+  'WWW-Authenticate': z.string().regex(new RegExp(`^Bearer realm="${BEARER_REALM}"`)).meta({ description: 'The Bearer challenge of RFC 6750; with `error="invalid_token"` when API Gateway refuses a key the service still knew (disabled or deleted in the console a moment ago).' }),
 });
 
 const getPetDeprecation = deprecationHeaders(GET_PET_DEPRECATION);
@@ -189,6 +191,11 @@ function errorResponse(operationId: OperationId, status: ErrorStatus): ZodOpenAp
   };
 }
 
+/** What no schema of the body can state: the JSON text's size and its member names (the schema sees the parsed value). */
+const JSON_BODY_RULES =
+  'A JSON object, `Content-Type: application/json` (UTF-8). Beyond what the schema states: the body is at most ' +
+  `${MAX_BODY_BYTES.toLocaleString('en-US')} bytes, and a member name given twice (which a parser would silently reduce to one) is refused; both are a 400.`;
+
 function operation(operationId: OperationId): ZodOpenApiOperationObject {
   const { summary, description, stability, errors } = OPERATION_DESCRIPTIONS[operationId];
   const { request, success } = OPERATION_SCHEMAS[operationId];
@@ -213,7 +220,7 @@ function operation(operationId: OperationId): ZodOpenApiOperationObject {
       ...('path' in request ? { path: request.path } : {}),
       ...('headers' in request ? { header: request.headers } : {}),
     },
-    ...('body' in request ? { requestBody: { required: true, content: { 'application/json': { schema: request.body } } } } : {}),
+    ...('body' in request ? { requestBody: { required: true, description: JSON_BODY_RULES, content: { 'application/json': { schema: request.body } } } } : {}),
     responses,
   };
 }
@@ -251,6 +258,8 @@ export function buildOpenApiDocument(): ReturnType<typeof createDocument> {
         `${describeLimits('Free', STANDARD_PLAN_LIMITS.free)}, ${describeLimits('Pro', STANDARD_PLAN_LIMITS.pro)},`,
         `${describeLimits('Business', STANDARD_PLAN_LIMITS.business)}, Enterprise set per key (e.g. ${describeLimits('', ENTERPRISE_TEMPLATE_LIMITS).trim()}).`,
         'Every response says where the key stands (`X-RateLimit-*`, `RateLimit-Policy`, `RateLimit`).',
+        'A request is valid exactly when it matches this document: the few rules no schema can state are written in the description of what they concern,',
+        'and every operation refuses (400) a query parameter it does not declare, or one given twice.',
         'On 429 and 503 wait for `Retry-After`, then back off exponentially with jitter.',
         `This document is served without a key at \`${API_BASE_PATH}${DOCUMENTATION_ROUTES.openApiDocument.path}\`, and as a reference page at \`${API_BASE_PATH}${DOCUMENTATION_ROUTES.apiReference.path}\`.`,
       ].join(' '),

@@ -10,6 +10,13 @@ import { described } from './describe';
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
 export const NAME_MAX_LENGTH = 100;
 export const PAGE_SIZE = { min: 1, max: 100, default: 20 } as const;
+/**
+ * Integers in the query and the path are read from canonical decimal digits only, which a schema
+ * of `type: integer` cannot say: a validator reads `07` or `7.0` as the number 7.
+ */
+export const PLAIN_DECIMAL_RULE =
+  'Beyond what the schema states: written in plain decimal digits without a leading zero (`7`, not `07`, `+7`, `7.0`, `7e0`, `0x7` or ` 7`); ' +
+  'a validator that reads those as the number 7 accepts what the service refuses with 400.';
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
 
 export const PetStatus = described(z.enum(PET_STATUSES, { error: `must be one of ${PET_STATUSES.join(', ')}` }), {

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { describeAs, described } from './describe';
-import { PAGE_SIZE, PetStatus } from './fields';
+import { PAGE_SIZE, PetStatus, PLAIN_DECIMAL_RULE } from './fields';
 
 /**
  * The query of listPets, in a module of its own so that the listPets function builds no other
@@ -19,13 +19,15 @@ const pageSize = z.pipe(
 
 export const ListPetsQuery = z.strictObject({
   limit: described(z._default(pageSize, PAGE_SIZE.default), {
-    description: 'Maximum number of animals to return, in plain decimal digits without a leading zero.',
+    description: `Maximum number of animals to return. ${PLAIN_DECIMAL_RULE}`,
     override: describeAs({ type: 'integer', minimum: PAGE_SIZE.min, maximum: PAGE_SIZE.max, default: PAGE_SIZE.default }),
   }),
   status: described(z.optional(PetStatus), { description: 'Returns only animals with this availability status.' }),
   /** Opaque; checked by shared/pets/cursor.ts. */
   cursor: described(z.optional(z.string().check(z.minLength(1, 'must not be empty'))), {
-    description: 'Opaque position from the `Link: <...>; rel="next"` header of the previous page; never build one by hand.',
+    description:
+      'Opaque position from the `Link: <...>; rel="next"` header of the previous page; never build one by hand. ' +
+      'Beyond what the schema states: only a cursor the service gave, for a listing with the same `status` filter, is accepted; any other is a 400.',
   }),
 });
 export type ListPetsQuery = z.output<typeof ListPetsQuery>;

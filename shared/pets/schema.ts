@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { described, describeAs } from './describe';
-import { MAX_ID, NAME_MAX_LENGTH, PetStatus, DEFAULT_PET_STATUS } from './fields';
+import { MAX_ID, NAME_MAX_LENGTH, PetStatus, DEFAULT_PET_STATUS, PLAIN_DECIMAL_RULE } from './fields';
+import { NAME_PATTERN } from './name-pattern';
 
 // The shared fields and the listPets query live apart (see fields.ts); they are part of this whole.
 export * from './fields';
@@ -28,8 +29,14 @@ export const PetName = described(
       z.refine((name) => name.isWellFormed(), 'must be valid Unicode text (it holds a lone surrogate)'),
       z.refine((name) => codePointLength(name) <= NAME_MAX_LENGTH, `must be at most ${NAME_MAX_LENGTH} characters`),
     ),
-  // The refinements are invisible to JSON Schema; maxLength counts code points there too.
-  { maxLength: NAME_MAX_LENGTH, description: "The animal's name; leading and trailing white space is trimmed." },
+  // The trim and the refinements are invisible to JSON Schema: the pattern states the whole rule.
+  {
+    pattern: NAME_PATTERN,
+    description:
+      `The animal's name: 1 to ${NAME_MAX_LENGTH} characters (Unicode code points) once white space is trimmed from both ends, ` +
+      'and stored trimmed. White space is what the first class of the pattern lists (ECMAScript\'s WhiteSpace and LineTerminator); ' +
+      'the text must be well-formed Unicode (no lone surrogate). The pattern states this whole rule, read with Unicode semantics as JSON Schema asks.',
+  },
 );
 
 const CategoryId = described(Identifier, { description: 'Identifier of the category the animal belongs to.' });
@@ -61,7 +68,7 @@ const petIdMessage = `must be an integer from 1 to ${MAX_ID}`;
 /** `petId` in the path: canonical decimal digits of a positive safe integer. */
 export const PetIdPath = z.strictObject({
   petId: described(z.pipe(z.pipe(z.string().check(z.regex(/^[1-9][0-9]{0,15}$/, petIdMessage)), z.transform(Number)), Identifier), {
-    description: 'The identifier of the animal.',
+    description: `The identifier of the animal. ${PLAIN_DECIMAL_RULE}`,
     override: describeAs({ type: 'integer', format: 'int64', minimum: 1, maximum: MAX_ID }),
   }),
 });

@@ -1,0 +1,217 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KeyRegistry } from '../../shared/auth/key-registry';
+import { MAX_BODY_BYTES } from '../../shared/http/middleware/validate-request';
+import { PET_STATUSES, type PetStatus } from '../../shared/pets/fields';
+import { startTestApi, type ApiResponse, type TestApi } from '../support/api';
+import { limitText, newPetJson, petIdText, statusText } from '../support/boundary-values';
+import { testDatabase } from '../support/database';
+import { interfaceJudge, type InterfaceJudge } from '../support/interface-judge';
+
+/**
+ * The interface description is exact in both directions: a request passes the served document's
+ * schemas, read by a standard validator (test/support/interface-judge.ts), if and only if the
+ * service does not answer it 400. The only disagreements allowed are the rules no schema can
+ * state, each named below and written in the description of its field.
+ */
+const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
+/** Per property: enough for a few thousand requests in all, bounded so that `npm test` stays fast on a slow machine. */
+const TIME_LIMIT_MS = 25_000;
+/** Its own key, so that thousands of requests meet no rate limit. */
+const KEY = 'interface-agreement-key';
+let api: TestApi;
+let judge: InterfaceJudge;
+/** Cursors the service gave, with the filter of the listing they came from. */
+const issued: { cursor: string; status: PetStatus | undefined }[] = [];
+
+beforeAll(async () => {
+  const database = testDatabase();
+  await new KeyRegistry(database.documentClient, database.tableName).register(KEY, 'enterprise', { perMinute: 1_000_000, perDay: 100_000_000 });
+  api = await startTestApi();
+  const served = await api.request('GET', '/openapi.json', { key: null });
+  expect(served.status).toBe(200);
+  judge = interfaceJudge(served.body);
+  for (const status of [...PET_STATUSES, ...PET_STATUSES]) await createPet(JSON.stringify({ name: 'Page', categoryId: 1, status }));
+  for (const status of [undefined, ...PET_STATUSES]) {
+    const page = await api.request('GET', `/pets?limit=1${status === undefined ? '' : `&status=${status}`}`, { key: KEY });
+    issued.push({ cursor: new URL(/<([^>]+)>/.exec(page.headers.get('link') ?? '')?.[1] as string).searchParams.get('cursor') as string, status });
+  }
+  process.stdout.write(`interface agreement seed: ${SEED} (replay with FUZZ_SEED=${SEED})\n`);
+});
+afterAll(() => api.close());
+
+const createPet = (text: string): Promise<ApiResponse> =>
+  api.request('POST', '/pets', { key: KEY, body: text, headers: { 'content-type': 'application/json' } });
+
+describe('the findings of issue 17', () => {
+  it('1: a name of 100 characters with white space around it is allowed by the document, as the service creates it', async () => {
+    const text = JSON.stringify({ name: ` ${'n'.repeat(100)}\t`, categoryId: 1 });
+    const answer = await createPet(text);
+    expect(answer.status).toBe(201);
+    expect(answer.body.name).toBe('n'.repeat(100));
+    expect(judge.allowsNewPet(text), judge.lastErrors).toBe(true);
+  });
+
+  it('2: a name of white space only is refused by the document, as the service refuses it', async () => {
+    const text = JSON.stringify({ name: ' \t\u00a0\u3000 ', categoryId: 1 });
+    const answer = await createPet(text);
+    expect(answer.status).toBe(400);
+    expect(answer.body.details).toEqual([{ path: 'body.name', message: 'must not be empty or only white space' }]);
+    expect(judge.allowsNewPet(text)).toBe(false);
+  });
+});
+
+/** The 400's fields, or undefined when the service did not refuse the request. Any answer but a decision (a 5xx, a 429) fails. */
+function refusedFields(answer: ApiResponse): string[] | undefined {
+  expect([200, 201, 400, 404], `${answer.status}: ${answer.text}`).toContain(answer.status);
+  return answer.status === 400 ? (answer.body.details as { path: string }[]).map((detail) => detail.path) : undefined;
+}
+
+/** What the two decided, across a property's runs: agreements, and the named exceptions that occurred. */
+type Tally = Map<string, number>;
+const count = (tally: Tally, outcome: string) => tally.set(outcome, (tally.get(outcome) ?? 0) + 1);
+
+/**
+ * The document and the service agree on a request, or they differ by a named exception: the
+ * document allows it, and the service refuses it for rules no schema can state, on the fields
+ * `exceptions` says they apply to (and on no other field).
+ */
+function expectAgreement(tally: Tally, allowed: boolean, answer: ApiResponse, exceptions: Record<string, string>): void {
+  const refused = refusedFields(answer);
+  if (allowed && refused !== undefined) {
+    const unexplained = refused.filter((field) => exceptions[field] === undefined);
+    expect(unexplained, `the document allows it, the service refused it: ${answer.text}`).toEqual([]);
+    for (const field of new Set(refused)) count(tally, exceptions[field] as string);
+    return;
+  }
+  if (allowed) expect(refused, answer.text).toBeUndefined();
+  else expect(refused, `the document refuses it (${judge.lastErrors}), the service answered ${answer.status}`).toBeDefined();
+  count(tally, allowed ? 'both allow' : 'both refuse');
+}
+
+/** A value in plain decimal digits without a leading zero, as the descriptions of integer parameters ask. */
+const PLAIN_DECIMAL = /^[1-9][0-9]*$/;
+const SPELLING = 'an integer not written in plain decimal digits';
+const CURSOR = 'a cursor the service did not give for this filter';
+
+const runs = (numRuns: number) => ({ seed: SEED, numRuns, interruptAfterTimeLimit: TIME_LIMIT_MS, markInterruptAsFailure: false });
+
+/** Both decisions are common, or the property proves little; and every exception the generator can produce did occur. */
+function expectVariety(tally: Tally, exceptions: string[]): void {
+  process.stdout.write(`${JSON.stringify(Object.fromEntries(tally))}\n`);
+  const total = [...tally.values()].reduce((sum, n) => sum + n, 0);
+  expect(tally.get('both allow') ?? 0).toBeGreaterThan(total / 20);
+  expect(tally.get('both refuse') ?? 0).toBeGreaterThan(total / 20);
+  for (const exception of exceptions) expect(tally.get(exception) ?? 0, exception).toBeGreaterThan(0);
+}
+
+describe('a request passes the served document exactly when the service does not answer 400 (property)', () => {
+  it('the body of POST /v1/pets', async () => {
+    const tally: Tally = new Map();
+    await fc.assert(
+      fc.asyncProperty(newPetJson, async (text) => {
+        expectAgreement(tally, judge.allowsNewPet(text), await createPet(text), {});
+      }),
+      runs(1500),
+    );
+    expectVariety(tally, []);
+  }, 120_000);
+
+  it('the query of GET /v1/pets', async () => {
+    const name = fc.oneof(
+      { weight: 6, arbitrary: fc.constantFrom('limit', 'status', 'cursor') },
+      { weight: 1, arbitrary: fc.constantFrom('Limit', 'limit[]', 'offset', '', '__proto__', 'cursor ') },
+    );
+    const cursor = fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(...issued.map((entry) => entry.cursor)) },
+      { weight: 1, arbitrary: fc.constantFrom(...issued.map((entry) => `${entry.cursor.slice(0, -1)}${entry.cursor.endsWith('A') ? 'B' : 'A'}`)) },
+      { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom(...'abcXYZ019-_.='.split('')), maxLength: 40 }) },
+    );
+    const value = (parameter: string) => (parameter === 'limit' ? limitText : parameter === 'status' ? statusText : parameter === 'cursor' ? cursor : fc.string({ maxLength: 5 }));
+    const pairs = fc.array(name.chain((parameter) => value(parameter).map((text) => [parameter, text] as const)), { maxLength: 4 });
+    const tally: Tally = new Map();
+    await fc.assert(
+      fc.asyncProperty(pairs, async (list) => {
+        const query = new URLSearchParams(list.map(([parameter, text]): [string, string] => [parameter, text]));
+        const limits = query.getAll('limit');
+        const cursors = query.getAll('cursor');
+        const statuses = query.getAll('status');
+        const exceptions: Record<string, string> = {};
+        if (limits.length === 1 && !PLAIN_DECIMAL.test(limits[0] as string)) exceptions['query.limit'] = SPELLING;
+        const filter = statuses[0] as PetStatus | undefined;
+        if (cursors.length === 1 && !issued.some((entry) => entry.cursor === cursors[0] && entry.status === filter)) exceptions['query.cursor'] = CURSOR;
+        expectAgreement(tally, judge.allowsListQuery(query), await api.request('GET', `/pets?${query}`, { key: KEY }), exceptions);
+      }),
+      runs(1200),
+    );
+    expectVariety(tally, [SPELLING, CURSOR]);
+  }, 120_000);
+
+  it('the path of GET /v1/pets/{petId}', async () => {
+    const tally: Tally = new Map();
+    // "." and ".." are no segment a URL can carry (they are resolved away).
+    const segment = petIdText.filter((text) => text !== '' && text !== '.' && text !== '..');
+    await fc.assert(
+      fc.asyncProperty(segment, async (text) => {
+        const exceptions: Record<string, string> = PLAIN_DECIMAL.test(text) ? {} : { 'path.petId': SPELLING };
+        expectAgreement(tally, judge.allowsPetId(text), await api.request('GET', `/pets/${encodeURIComponent(text)}`, { key: KEY }), exceptions);
+      }),
+      runs(600),
+    );
+    expectVariety(tally, [SPELLING]);
+  }, 120_000);
+});
+
+describe('the rules no schema can state: the document allows these, the service refuses them, and the description of each field says so', () => {
+  const served = async () => (await api.request('GET', '/openapi.json', { key: null })).body;
+
+  it(`${SPELLING}: limit in the query and petId in the path`, async () => {
+    const document = await served();
+    const [limit] = document.paths['/pets'].get.parameters;
+    const [petId] = document.paths['/pets/{petId}'].get.parameters;
+    for (const parameter of [limit, petId]) expect(parameter.description).toContain('plain decimal digits without a leading zero (`7`, not `07`');
+    for (const spelled of ['07', '+7', '7.0', '7e0', '0x7', ' 7']) {
+      expect(judge.allowsListQuery(new URLSearchParams({ limit: spelled })), spelled).toBe(true);
+      expect(refusedFields(await api.request('GET', `/pets?limit=${encodeURIComponent(spelled)}`, { key: KEY }))).toEqual(['query.limit']);
+      expect(judge.allowsPetId(spelled), spelled).toBe(true);
+      expect(refusedFields(await api.request('GET', `/pets/${encodeURIComponent(spelled)}`, { key: KEY }))).toEqual(['path.petId']);
+    }
+  });
+
+  it(`${CURSOR}: bound to its filter, and signed`, async () => {
+    const [cursor] = (await served()).paths['/pets'].get.parameters.filter((parameter: { name: string }) => parameter.name === 'cursor');
+    expect(cursor.description).toContain('only a cursor the service gave, for a listing with the same `status` filter, is accepted');
+    const forAvailable = issued.find((entry) => entry.status === 'available')?.cursor as string;
+    for (const query of [{ cursor: forAvailable }, { cursor: forAvailable, status: 'sold' }, { cursor: 'made.by-hand' }] as Record<string, string>[]) {
+      expect(judge.allowsListQuery(new URLSearchParams(query))).toBe(true);
+      expect(refusedFields(await api.request('GET', `/pets?${new URLSearchParams(query)}`, { key: KEY }))).toEqual(['query.cursor']);
+    }
+    expect(refusedFields(await api.request('GET', `/pets?${new URLSearchParams({ cursor: forAvailable, status: 'available' })}`, { key: KEY }))).toBeUndefined();
+  });
+
+  it('a member name given twice in the body', async () => {
+    expect((await served()).paths['/pets'].post.requestBody.description).toContain('a member name given twice');
+    const text = '{"name":"Rex","categoryId":1,"name":"Max"}';
+    expect(judge.allowsNewPet(text)).toBe(true);
+    expect(refusedFields(await createPet(text))).toEqual(['body.name']);
+  });
+
+  it(`a body of more than ${MAX_BODY_BYTES} bytes, however valid its value`, async () => {
+    expect((await served()).paths['/pets'].post.requestBody.description).toContain('the body is at most 65,536 bytes');
+    const text = JSON.stringify({ name: `Rex${' '.repeat(MAX_BODY_BYTES)}`, categoryId: 1 });
+    expect(judge.allowsNewPet(text)).toBe(true);
+    expect(refusedFields(await createPet(text))).toEqual(['body']);
+    const largest = JSON.stringify({ name: `Rex${' '.repeat(MAX_BODY_BYTES - 32)}`, categoryId: 1 });
+    expect(Buffer.byteLength(largest)).toBeLessThanOrEqual(MAX_BODY_BYTES);
+    expect((await createPet(largest)).status).toBe(201);
+  });
+
+  it('a query parameter not declared, or given twice: the document says so, and a standard reader refuses it too', async () => {
+    const document = await served();
+    expect(document.info.description).toContain('every operation refuses (400) a query parameter it does not declare, or one given twice');
+    for (const query of ['offset=20', 'limit=5&limit=5', 'status=sold&status=sold']) {
+      expect(judge.allowsListQuery(new URLSearchParams(query)), query).toBe(false);
+      expect(refusedFields(await api.request('GET', `/pets?${query}`, { key: KEY }))).toBeDefined();
+    }
+  });
+});

@@ -1,0 +1,62 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { NAME_PATTERN, WHITE_SPACE_CLASS } from '../../shared/pets/name-pattern';
+import { PetName } from '../../shared/pets/schema';
+import { nameText, NEAR_WHITE_SPACE, WHITE_SPACE } from '../support/boundary-values';
+
+/**
+ * The pattern the interface description gives for a new pet's name decides exactly as the
+ * service's step-by-step checks do. Read as JSON Schema reads it: ECMA-262 with the `u` flag.
+ */
+const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const pattern = new RegExp(NAME_PATTERN, 'u');
+const accepts = (name: string) => PetName['~standard'].validate(name) as { issues?: unknown[] };
+
+describe('the name pattern of the interface description', () => {
+  it('lists as white space exactly the code points that trim removes, all 1,114,112 of them checked', () => {
+    const whiteSpace = new RegExp(`^[${WHITE_SPACE_CLASS}]$`, 'u');
+    const disagreements: string[] = [];
+    for (let code = 0; code <= 0x10ffff; code += 1) {
+      const character = String.fromCodePoint(code);
+      if (whiteSpace.test(character) !== (character.trim() === '')) disagreements.push(code.toString(16));
+    }
+    expect(disagreements).toEqual([]);
+    // And the arbitraries of the property tests use the same set, and their near misses are outside it.
+    expect(WHITE_SPACE.every((character) => whiteSpace.test(character))).toBe(true);
+    expect(NEAR_WHITE_SPACE.some((character) => whiteSpace.test(character))).toBe(false);
+  });
+
+  it.each([
+    ['a name', 'Rex', true],
+    ['100 characters', 'x'.repeat(100), true],
+    ['100 characters with white space around them (finding 1)', ` \u3000${'x'.repeat(100)}\n\ufeff`, true],
+    ['101 characters', 'x'.repeat(101), false],
+    ['100 emoji: code points, not UTF-16 units', '🐶'.repeat(100), true],
+    ['101 emoji', '🐶'.repeat(101), false],
+    ['white space only (finding 2)', ' \t\u00a0\u2028 ', false],
+    ['empty', '', false],
+    ['a lone surrogate inside', 'a\ud800b', false],
+    ['a lone surrogate in the padding', '\udc00 Rex', false],
+    ['white space inside', 'Rex  the\tdog', true],
+    ['a zero width space, which is not white space', '\u200b', true],
+  ])('decides %s as the service does', (_, name, valid) => {
+    expect(pattern.test(name)).toBe(valid);
+    expect(accepts(name).issues === undefined).toBe(valid);
+  });
+
+  it('agrees with the service on every generated name (property, 20,000 names)', () => {
+    process.stdout.write(`name pattern seed: ${SEED} (replay with FUZZ_SEED=${SEED})\n`);
+    let valid = 0;
+    fc.assert(
+      fc.property(nameText, (name) => {
+        const decision = pattern.test(name);
+        if (decision) valid += 1;
+        expect(decision, JSON.stringify(name)).toBe(accepts(name).issues === undefined);
+      }),
+      { seed: SEED, numRuns: 20_000 },
+    );
+    // Both answers are common, or the property proves little.
+    expect(valid).toBeGreaterThan(2_000);
+    expect(valid).toBeLessThan(18_000);
+  });
+});
