@@ -48,8 +48,10 @@ export class CursorCodec {
   #verify(cursor: string): CursorPosition | undefined {
     const [body, tag, ...rest] = cursor.split('.');
     if (body === undefined || tag === undefined || rest.length > 0 || cursor.length > 256) return undefined;
-    const given = Buffer.from(tag, 'base64url');
-    const expected = this.#tag(body);
+    // The tag's text, not its decoded bytes: base64url decoding is lenient (padding, stray characters,
+    // unused bits), and only the cursor as given is valid.
+    const given = Buffer.from(tag);
+    const expected = Buffer.from(this.#tag(body).toString('base64url'));
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
     let payload: unknown;
     try {

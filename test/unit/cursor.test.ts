@@ -20,6 +20,19 @@ describe('CursorCodec', () => {
     expect(() => codec.decode(`${forgedBody}.${tag}`, undefined)).toThrow(InvalidRequestError);
   });
 
+  it('accepts only the text it gave: another spelling of the same tag bytes is refused', () => {
+    const cursor = codec.encode({ afterId: 42, status: undefined });
+    const [body, tag] = cursor.split('.') as [string, string];
+    // The tag's 16 bytes take 22 base64url characters; decoding ignores the last one's 4 lowest bits.
+    const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const lastFlipped = ALPHABET[ALPHABET.indexOf(tag.at(-1) as string) ^ 1];
+    const respellings = [`${cursor}==`, `${cursor}!`, `${body}.${tag.slice(0, 10)} ${tag.slice(10)}`, `${body}.${tag.slice(0, -1)}${lastFlipped}`, `${body}.${tag.replaceAll('-', '+').replaceAll('_', '/')}`];
+    for (const respelled of new Set(respellings.filter((text) => text !== cursor))) {
+      expect(Buffer.from(respelled.slice(body.length + 1), 'base64url').equals(Buffer.from(tag, 'base64url')), `${respelled} is the same tag`).toBe(true);
+      expect(() => codec.decode(respelled, undefined), respelled).toThrow(InvalidRequestError);
+    }
+  });
+
   it('refuses a cursor signed with another secret', () => {
     const foreign = new CursorCodec('secret-two').encode({ afterId: 1, status: undefined });
     expect(() => codec.decode(foreign, undefined)).toThrow(InvalidRequestError);
