@@ -59,7 +59,7 @@ export interface components {
          *     }
          */
         NewPet: {
-            /** @description The animal's name: 1 to 100 characters (Unicode code points) once white space is trimmed from both ends, and stored trimmed. White space is what the first class of the pattern lists (ECMAScript's WhiteSpace and LineTerminator); the text must be well-formed Unicode (no lone surrogate). The pattern states this whole rule, read with Unicode semantics as JSON Schema asks. */
+            /** @description The animal's name: 1 to 100 characters (Unicode code points) once white space is trimmed from both ends, and stored trimmed. White space is ECMAScript's: tab, line feed, vertical tab, form feed, carriage return, space, U+00A0, U+1680, U+2000 to U+200A, U+2028, U+2029, U+202F, U+205F, U+3000 and U+FEFF (not U+0085, U+180E or U+200B). The text must be well-formed Unicode (no lone surrogate). The pattern states this whole rule, read with Unicode semantics as JSON Schema asks. */
             name: string;
             /**
              * Format: int64
@@ -291,7 +291,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description A JSON object, `Content-Type: application/json` (UTF-8). Beyond what the schema states: the body is at most 65,536 bytes, and a member name given twice (which a parser would silently reduce to one) is refused; both are a 400. */
+        /** @description A JSON object, `Content-Type: application/json` (UTF-8; a leading byte order mark is ignored). Beyond what the schema states, two rules on the JSON text: a body of more than 65,536 bytes is a 400 (over 10 MiB the gateway answers 413), and so is a member name given twice, which a parser would silently reduce to one. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["NewPet"];

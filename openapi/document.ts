@@ -193,8 +193,9 @@ function errorResponse(operationId: OperationId, status: ErrorStatus): ZodOpenAp
 
 /** What no schema of the body can state: the JSON text's size and its member names (the schema sees the parsed value). */
 const JSON_BODY_RULES =
-  'A JSON object, `Content-Type: application/json` (UTF-8). Beyond what the schema states: the body is at most ' +
-  `${MAX_BODY_BYTES.toLocaleString('en-US')} bytes, and a member name given twice (which a parser would silently reduce to one) is refused; both are a 400.`;
+  'A JSON object, `Content-Type: application/json` (UTF-8; a leading byte order mark is ignored). Beyond what the schema states, ' +
+  `two rules on the JSON text: a body of more than ${MAX_BODY_BYTES.toLocaleString('en-US')} bytes is a 400 (over 10 MiB the gateway answers 413), ` +
+  'and so is a member name given twice, which a parser would silently reduce to one.';
 
 function operation(operationId: OperationId): ZodOpenApiOperationObject {
   const { summary, description, stability, errors } = OPERATION_DESCRIPTIONS[operationId];

@@ -2,8 +2,9 @@ import * as z from 'zod/mini';
 import { described } from './describe';
 
 /**
- * The limits and the status every pet schema shares. Apart from schema.ts so that a function
- * builds only the schemas it uses (building zod schemas is most of what zod adds to a cold start).
+ * The limits, the status and the rule on integers in text that the pet schemas share. Apart from
+ * schema.ts so that a function builds only the schemas it uses (building zod schemas is most of
+ * what zod adds to a cold start).
  */
 
 /** Largest id any JSON client, JavaScript included, reads exactly: 2^53 - 1. */

@@ -34,8 +34,9 @@ export const PetName = described(
     pattern: NAME_PATTERN,
     description:
       `The animal's name: 1 to ${NAME_MAX_LENGTH} characters (Unicode code points) once white space is trimmed from both ends, ` +
-      'and stored trimmed. White space is what the first class of the pattern lists (ECMAScript\'s WhiteSpace and LineTerminator); ' +
-      'the text must be well-formed Unicode (no lone surrogate). The pattern states this whole rule, read with Unicode semantics as JSON Schema asks.',
+      'and stored trimmed. White space is ECMAScript\'s: tab, line feed, vertical tab, form feed, carriage return, space, U+00A0, U+1680, ' +
+      'U+2000 to U+200A, U+2028, U+2029, U+202F, U+205F, U+3000 and U+FEFF (not U+0085, U+180E or U+200B). The text must be well-formed ' +
+      'Unicode (no lone surrogate). The pattern states this whole rule, read with Unicode semantics as JSON Schema asks.',
   },
 );
 

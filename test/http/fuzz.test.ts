@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, TEST_KEY, type TestApi } from '../support/api';
+import { runSeed } from '../support/run-seed';
 
 /**
  * No input produces a 5xx: every input surface (header names and values, query, path, body
@@ -9,13 +10,12 @@ import { startTestApi, TEST_KEY, type TestApi } from '../support/api';
  * server, a few thousand cases a run. Each run draws a new seed and prints it; FUZZ_SEED=<n>
  * replays a run. Bounded in time per surface so that `npm test` stays fast.
  */
-const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const SEED = runSeed('fuzz');
 const TIME_LIMIT_MS = 15_000;
 let api: TestApi;
 
 beforeAll(async () => {
   api = await startTestApi();
-  process.stdout.write(`fuzz seed: ${SEED} (replay with FUZZ_SEED=${SEED})\n`);
 });
 afterAll(() => api.close());
 

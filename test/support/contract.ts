@@ -1,7 +1,7 @@
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import document from '../../openapi/openapi.json' with { type: 'json' };
 import { API_BASE_PATH, DOCUMENTATION_ROUTES } from '../../shared/http/routes';
+import { standardAjv } from './standard-ajv';
 
 /**
  * Every HTTP response the tests receive is checked against the interface description
@@ -25,10 +25,7 @@ export interface ObservedResponse {
 type Json = Record<string, any>;
 const spec = document as Json;
 
-// ajv-formats is CommonJS with a default export; under ESM interop it may sit one level down.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
+const ajv = standardAjv({ strict: false, allErrors: true });
 ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) });
 ajv.addSchema(spec, 'openapi.json');
 

@@ -1,102 +1,124 @@
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { standardAjv } from './standard-ajv';
 
 /**
- * Whether the interface description allows a request, decided the way a standard tool in front of
- * the API would decide it (a validating proxy, a gateway, a generated form), from the served
- * document alone: ajv for JSON Schema 2020-12 in strict mode, with only the standard formats
- * (ajv-formats: those of JSON Schema and of OpenAPI).
+ * What the interface description says of a request, decided the way a standard tool in front of
+ * the API would (a validating proxy, a gateway, a generated form), from the served document
+ * alone: ajv for JSON Schema 2020-12 in strict mode, with only the standard formats.
  *
- * - A JSON body is validated as parsed, with no coercion.
- * - Parameters arrive as text and are read as a validating proxy reads them: ajv's `coerceTypes`
- *   (what Fastify and express-openapi-validator use), so `7`, `007` and ` 7` all become the number
- *   7 for an integer parameter. A parameter given twice is an array (OpenAPI's form style), and a
- *   parameter the operation does not declare is refused, as its description says.
+ * - A JSON body is validated as parsed (a leading byte order mark ignored, as RFC 8259 allows),
+ *   with no coercion.
+ * - Parameters arrive as text. A value of an integer or number parameter is read as the number it
+ *   denotes when it denotes a finite one (`7`, `07`, ` 7` and `7.0` are all 7), as ajv's
+ *   `coerceTypes` reads it in Fastify or express-openapi-validator; but `Infinity` and `1e400`
+ *   stay text, where ajv would let an infinite number pass every bound. A parameter given twice
+ *   is a list (OpenAPI's form style), and one the operation does not declare is refused: the
+ *   document's introduction says both are refused.
+ *
+ * Each decision is the list of fields the document refuses, named as the service's 400 names
+ * them (`body.name`, `query.limit`, `path.petId`); an empty list means the document allows it.
  */
 export interface InterfaceJudge {
   /** The body of POST /pets, as JSON text. */
-  allowsNewPet(text: string): boolean;
+  newPet(text: string): string[];
   /** The query of GET /pets. */
-  allowsListQuery(query: URLSearchParams): boolean;
-  /** The (decoded) petId segment of GET /pets/{petId}. */
-  allowsPetId(segment: string): boolean;
-  /** The last decision's validation errors, for messages. */
-  readonly lastErrors: string;
+  listQuery(query: URLSearchParams): string[];
+  /** The decoded petId segment of GET /pets/{petId}. */
+  petIdPath(segment: string): string[];
 }
 
 type Json = Record<string, any>;
 
-// ajv-formats is CommonJS with a default export; under ESM interop it may sit one level down.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
-
 const DOCUMENT_ID = 'served-openapi.json';
+// Cannot occur inside a string of the JSON text (its quotes would be escaped), only as a reference.
+const COMPONENT_REF = '"$ref":"#/components/schemas/';
 
-function validatorFor(document: Json, coerceTypes: boolean): Ajv2020 {
-  const ajv = new Ajv2020({ strict: true, allErrors: true, coerceTypes });
-  addFormats(ajv);
+function validatorFor(document: Json) {
+  const ajv = standardAjv({ strict: true, allErrors: true });
   // The document itself is no schema (strict mode refuses its `openapi`, `paths`...): its named
   // schemas become the $defs of one that is.
   ajv.addSchema({ $id: DOCUMENT_ID, $defs: JSON.parse(JSON.stringify(document.components.schemas).replaceAll(COMPONENT_REF, '"$ref":"#/$defs/')) });
   return ajv;
 }
 
-const COMPONENT_REF = '"$ref":"#/components/schemas/';
-
 /** A schema of the document, its references to the named schemas made absolute, so that it compiles on its own. */
 function absolute(schema: unknown): Json {
   return JSON.parse(JSON.stringify(schema).replaceAll(COMPONENT_REF, `"$ref":"${DOCUMENT_ID}#/$defs/`)) as Json;
 }
 
+interface Parameters {
+  readonly schema: Json;
+  /** The declared parameters whose values are numbers. */
+  readonly numeric: ReadonlySet<string>;
+}
+
 /** An object schema of an operation's parameters in one place (`in`), unknown names refused. */
-function parametersSchema(operation: Json, place: 'query' | 'path'): Json {
-  const parameters = ((operation.parameters ?? []) as Json[]).filter((parameter) => parameter.in === place);
+function parameters(document: Json, operation: Json, place: 'query' | 'path'): Parameters {
+  const declared = ((operation.parameters ?? []) as Json[]).filter((parameter) => parameter.in === place);
+  const typeOf = (schema: Json): unknown => (schema.$ref === undefined ? schema.type : document.components.schemas[String(schema.$ref).split('/').at(-1) as string]?.type);
   return {
-    type: 'object',
-    properties: Object.fromEntries(parameters.map((parameter) => [parameter.name, absolute(parameter.schema)])),
-    required: parameters.filter((parameter) => parameter.required === true).map((parameter) => parameter.name),
-    additionalProperties: false,
+    schema: {
+      type: 'object',
+      properties: Object.fromEntries(declared.map((parameter) => [parameter.name, absolute(parameter.schema)])),
+      required: declared.filter((parameter) => parameter.required === true).map((parameter) => parameter.name),
+      additionalProperties: false,
+    },
+    numeric: new Set(declared.filter((parameter) => ['integer', 'number'].includes(typeOf(parameter.schema) as string)).map((parameter) => parameter.name)),
   };
 }
 
-/** OpenAPI's form style: a name given once is its value, given more often an array of them. */
-function queryInstance(query: URLSearchParams): Json {
+/** The number a text denotes, when it denotes a finite one; otherwise the text itself. */
+function readNumber(text: string): number | string {
+  const number = Number(text);
+  return text.trim() !== '' && Number.isFinite(number) ? number : text;
+}
+
+/** OpenAPI's form style: a name given once is its value, given more often a list of them; numbers read as above. */
+function parameterInstance(values: Iterable<[string, string]>, numeric: ReadonlySet<string>): Json {
+  const byName = new Map<string, (number | string)[]>();
+  for (const [name, text] of values) byName.set(name, [...(byName.get(name) ?? []), numeric.has(name) ? readNumber(text) : text]);
   const instance: Json = {};
-  for (const name of new Set(query.keys())) {
-    const values = query.getAll(name);
-    Object.defineProperty(instance, name, { value: values.length === 1 ? values[0] : values, enumerable: true, writable: true, configurable: true });
+  for (const [name, list] of byName) {
+    // defineProperty: a plain assignment of `__proto__` would set the prototype.
+    Object.defineProperty(instance, name, { value: list.length === 1 ? list[0] : list, enumerable: true, writable: true, configurable: true });
   }
   return instance;
 }
 
-export function interfaceJudge(document: Json): InterfaceJudge {
-  const plain = validatorFor(document, false);
-  const coercing = validatorFor(document, true);
-  const createPet = document.paths['/pets'].post as Json;
-  const newPet = plain.compile(absolute(createPet.requestBody.content['application/json'].schema));
-  const listQuery = coercing.compile(parametersSchema(document.paths['/pets'].get as Json, 'query'));
-  const petIdPath = coercing.compile(parametersSchema(document.paths['/pets/{petId}'].get as Json, 'path'));
-  let lastErrors = '';
+/** The fields ajv's errors are about, as the service names them: `<part>.<name>...`, or `<part>` for the whole. */
+function refusedFields(part: string, errors: ErrorObject[] | null | undefined): string[] {
+  const fields = new Set<string>();
+  for (const error of errors ?? []) {
+    const pointer = error.keyword === 'required' ? `${error.instancePath}/${error.params.missingProperty}` : error.keyword === 'additionalProperties' ? `${error.instancePath}/${error.params.additionalProperty}` : error.instancePath;
+    const names = pointer === '' ? [] : pointer.slice(1).split('/').map((name) => name.replaceAll('~1', '/').replaceAll('~0', '~'));
+    fields.add([part, ...names].join('.'));
+  }
+  return [...fields];
+}
 
-  const decide = (validate: ValidateFunction, instance: unknown): boolean => {
-    const allowed = validate(instance);
-    lastErrors = allowed ? '' : plain.errorsText(validate.errors);
-    return allowed;
-  };
+const BYTE_ORDER_MARK = '\ufeff';
+
+export function interfaceJudge(document: Json): InterfaceJudge {
+  const ajv = validatorFor(document);
+  const createPet = document.paths['/pets'].post as Json;
+  const newPet = ajv.compile(absolute(createPet.requestBody.content['application/json'].schema));
+  const query = parameters(document, document.paths['/pets'].get as Json, 'query');
+  const path = parameters(document, document.paths['/pets/{petId}'].get as Json, 'path');
+  const listQuery = ajv.compile(query.schema);
+  const petIdPath = ajv.compile(path.schema);
+
+  const decide = (part: string, validate: ValidateFunction, instance: unknown): string[] => (validate(instance) ? [] : refusedFields(part, validate.errors));
   return {
-    allowsNewPet(text) {
+    newPet(text) {
       let value: unknown;
       try {
-        value = JSON.parse(text);
+        value = JSON.parse(text.startsWith(BYTE_ORDER_MARK) ? text.slice(1) : text);
       } catch {
-        lastErrors = 'not JSON';
-        return false;
+        return ['body'];
       }
-      return decide(newPet, value);
+      return decide('body', newPet, value);
     },
-    allowsListQuery: (query) => decide(listQuery, queryInstance(query)),
-    allowsPetId: (segment) => decide(petIdPath, { petId: segment }),
-    get lastErrors() {
-      return lastErrors;
-    },
+    listQuery: (values) => decide('query', listQuery, parameterInstance(values, query.numeric)),
+    petIdPath: (segment) => decide('path', petIdPath, parameterInstance([['petId', segment]], path.numeric)),
   };
 }
