@@ -168,7 +168,7 @@ export interface operations {
                 limit?: number;
                 /** @description Returns only animals with this availability status. */
                 status?: components["schemas"]["PetStatus"];
-                /** @description Opaque position from the `Link: <...>; rel="next"` header of the previous page; never build one by hand. Beyond what the schema states: only a cursor the service gave, for a listing with the same `status` filter, is accepted; any other is a 400. */
+                /** @description Opaque position from the `Link: <...>; rel="next"` header of the previous page; never build one by hand. Beyond what the schema states: only a cursor the service gave, for a listing with the same `status` filter, is accepted, exactly as given; any other is a 400. */
                 cursor?: string;
             };
             header?: never;

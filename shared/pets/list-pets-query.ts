@@ -27,7 +27,8 @@ export const ListPetsQuery = z.strictObject({
   cursor: described(z.optional(z.string().check(z.minLength(1, 'must not be empty'))), {
     description:
       'Opaque position from the `Link: <...>; rel="next"` header of the previous page; never build one by hand. ' +
-      'Beyond what the schema states: only a cursor the service gave, for a listing with the same `status` filter, is accepted; any other is a 400.',
+      'Beyond what the schema states: only a cursor the service gave, for a listing with the same `status` filter, is accepted, ' +
+      'exactly as given; any other is a 400.',
   }),
 });
 export type ListPetsQuery = z.output<typeof ListPetsQuery>;

@@ -63,6 +63,7 @@ describe('the findings of issue 17', () => {
   it('2: a name of white space only is refused by the document, as the service refuses it', async () => {
     const text = JSON.stringify({ name: ' \t\u00a0\u3000 ', categoryId: 1 });
     const answer = await createPet(text);
+    expect(answer.status).toBe(400);
     expect(answer.body.details).toEqual([{ path: 'body.name', message: 'must not be empty or only white space' }]);
     expect(judge.newPet(text)).toEqual(['body.name']);
   });

@@ -126,8 +126,8 @@ export const unknownFieldName = fc.constantFrom('staus', 'Name', 'id', '__proto_
 /**
  * A createPet body as JSON text: each field present or missing, in any order, unknown fields
  * sometimes, JSON white space between tokens, sometimes a leading byte order mark; now and then
- * not an object at all. No member name
- * is given twice (the service refuses that, which no schema can state; see its own test).
+ * not an object at all. No member name is given twice (the service refuses that, which no schema
+ * can state; see its own test).
  */
 export const newPetJson: fc.Arbitrary<string> = fc
   .tuple(
