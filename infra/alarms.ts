@@ -5,31 +5,46 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
 import { STATUS_INDEX } from '../shared/dynamodb/table-definition';
 
 /**
- * p99 latency at the API above this for 15 minutes raises an alarm. A warm request waits for at
- * most two DynamoDB round trips (a few ms each in the region) and the authorizer's answer is
- * cached; a cold start adds about half a second, and at low traffic cold starts are the p99. So
- * 1.5 s held for three 5-minute periods is no cold start but a slow datastore, a slow authorizer
- * or requests queuing for concurrency, well before the 10 s function timeout.
+ * p99 latency at the API above this for 5 minutes running raises an alarm. A warm request waits
+ * for at most two DynamoDB round trips (a few ms each in the region) and the authorizer's answer
+ * is cached; a cold start adds about half a second, so even a minute whose p99 is a cold start
+ * stays well under it. 1.5 s in each of five one-minute periods is a slow datastore, a slow
+ * authorizer, requests queuing for concurrency or a slow new version, well before the 10 s
+ * function timeout, and soon enough to roll a prod canary back (infra/releases.ts).
  */
 export const P99_LATENCY_ALARM_MS = 1_500;
+export const P99_LATENCY_ALARM_MINUTES = 5;
 
 /** Over this share of answers being 5XX in 5 minutes raises an alarm (a 500 is always our bug). */
 export const SERVER_ERROR_RATE_ALARM_PERCENT = 1;
 
+export interface OperationsAlarms {
+  readonly topic: Topic;
+  /** The alarms that stop and roll back a release in prod: the API's 5XX rate and its latency. */
+  readonly release: readonly Alarm[];
+}
+
 /**
  * One SNS topic per stage that every alarm of the stack notifies, encrypted with a key of its own
  * (CloudWatch may use it; the AWS managed SNS key would not let CloudWatch publish), exported as
- * `AlarmTopicArn` so that an operator subscribes once. Also the stage's alarms on the API's 5XX
- * rate, its p99 latency and any DynamoDB throttling.
+ * `AlarmTopicArn` so that an operator subscribes once (or `-c alarmEmail=` subscribes an address
+ * at deploy). Also the stage's alarms on the API's 5XX rate, its p99 latency, any DynamoDB
+ * throttling and any throttled function. None fires for a stage that is merely new: where a
+ * metric has no data, nothing is wrong yet.
  */
-export function addOperationsAlarms(scope: Construct, { api, table, retain }: { api: RestApi; table: TableV2; retain: boolean }): Topic {
+export function addOperationsAlarms(
+  scope: Construct,
+  { api, table, functions, retain, alarmEmail }: { api: RestApi; table: TableV2; functions: readonly IFunction[]; retain: boolean; alarmEmail: string | undefined },
+): OperationsAlarms {
   const period = Duration.minutes(5);
-  new Alarm(scope, 'Api5xxAlarm', {
+  const serverErrors = new Alarm(scope, 'Api5xxAlarm', {
     alarmDescription: `Over ${SERVER_ERROR_RATE_ALARM_PERCENT} % of the API's answers were 5XX in 5 minutes: a failing authorizer (every keyed request gets 503), functions failing or timing out, or the datastore out of reach (503s). See the functions' error alarms and log lines (level error).`,
     metric: new MathExpression({
       expression: 'IF(requests > 0, 100 * errors / requests, 0)',
@@ -42,11 +57,11 @@ export function addOperationsAlarms(scope: Construct, { api, table, retain }: { 
     comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
     treatMissingData: TreatMissingData.NOT_BREACHING,
   });
-  new Alarm(scope, 'ApiLatencyAlarm', {
-    alarmDescription: `The API's p99 latency stayed above ${P99_LATENCY_ALARM_MS} ms for 15 minutes: not cold starts but a slow datastore, a slow authorizer, or requests waiting for concurrency. Compare the functions' durations and DynamoDB's latency.`,
-    metric: api.metricLatency({ period, statistic: 'p99' }),
+  const latency = new Alarm(scope, 'ApiLatencyAlarm', {
+    alarmDescription: `The API's p99 latency stayed above ${P99_LATENCY_ALARM_MS} ms for ${P99_LATENCY_ALARM_MINUTES} minutes: not cold starts but a slow datastore, a slow authorizer, a slow new version, or requests waiting for concurrency. Compare the functions' durations and DynamoDB's latency.`,
+    metric: api.metricLatency({ period: Duration.minutes(1), statistic: 'p99' }),
     threshold: P99_LATENCY_ALARM_MS,
-    evaluationPeriods: 3,
+    evaluationPeriods: P99_LATENCY_ALARM_MINUTES,
     comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
     treatMissingData: TreatMissingData.NOT_BREACHING,
   });
@@ -73,6 +88,23 @@ export function addOperationsAlarms(scope: Construct, { api, table, retain }: { 
     treatMissingData: TreatMissingData.NOT_BREACHING,
   });
 
+  // Lambda publishes Throttles only for a function that was throttled: each term is filled with 0.
+  const throttled = Object.fromEntries(functions.map((fn, index) => [`f${index}`, fn.metricThrottles({ period, statistic: 'Sum' })]));
+  new Alarm(scope, 'FunctionThrottleAlarm', {
+    alarmDescription:
+      'Lambda refused to run a function of this stage for lack of concurrency: the account\'s concurrent executions quota (shared by every stage and function of the account and region) is used up. Clients got 500 or 503. Ask for a higher quota in Service Quotas (docs/first-deploy.md).',
+    metric: new MathExpression({
+      expression: Object.keys(throttled).map((id) => `FILL(${id}, 0)`).join(' + '),
+      usingMetrics: throttled,
+      period,
+      label: 'throttled invocations',
+    }),
+    threshold: 1,
+    evaluationPeriods: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+
   const key = new Key(scope, 'AlarmTopicKey', {
     description: 'Encrypts the pet store alarm topic of this stage.',
     enableKeyRotation: true,
@@ -91,8 +123,21 @@ export function addOperationsAlarms(scope: Construct, { api, table, retain }: { 
       conditions: { ArnLike: { 'aws:SourceArn': `arn:${partition}:cloudwatch:${region}:${account}:alarm:*` }, StringEquals: { 'aws:SourceAccount': account } },
     }),
   );
+  if (alarmEmail !== undefined) topic.addSubscription(new EmailSubscription(alarmEmail));
   new CfnOutput(scope, 'AlarmTopicArn', { description: 'Every alarm of this stage notifies this SNS topic: subscribe to it once.', value: topic.topicArn });
-  return topic;
+  return { topic, release: [serverErrors, latency] };
+}
+
+/**
+ * `-c alarmEmail=ops@example.com`: the address to subscribe to the stage's alarm topic (SNS mails
+ * it a confirmation link first). Checked at synth, so that a typo fails before the deploy.
+ */
+export function alarmEmailOf(value: unknown): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string' || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value)) {
+    throw new Error(`-c alarmEmail must be one e-mail address, like ops@example.com; got ${JSON.stringify(value)}`);
+  }
+  return value;
 }
 
 /** Every alarm in the scope, those made elsewhere included, notifies the topic (call last). */

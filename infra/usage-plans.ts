@@ -1,6 +1,6 @@
 import { Tags } from 'aws-cdk-lib';
 import { Period, type IRestApi, type Stage, type UsagePlan } from 'aws-cdk-lib/aws-apigateway';
-import { PER_DAY_TAG, PER_MINUTE_TAG, PLAN_TAG } from '../shared/auth/key-mirror';
+import { API_ID_TAG, PER_DAY_TAG, PER_MINUTE_TAG, PLAN_TAG } from '../shared/auth/key-mirror';
 import { ENTERPRISE_TEMPLATE_LIMITS, PLAN_NAMES, STANDARD_PLAN_LIMITS, type PlanName, type RateLimits } from '../shared/limits/plans';
 
 /**
@@ -49,13 +49,15 @@ export function addUsagePlans(api: IRestApi & { addUsagePlan: (id: string, props
       name: `petstore-${stageName}-${plan}`,
       description:
         plan === 'enterprise'
-          ? `Template for custom Enterprise plans: copy it per customer, then set throttle, quota and the tags ${PER_MINUTE_TAG} / ${PER_DAY_TAG}.`
+          ? `Template for custom Enterprise plans: copy it per customer, then set throttle, quota and the tags ${PLAN_TAG}, ${API_ID_TAG}, ${PER_MINUTE_TAG} and ${PER_DAY_TAG}.`
           : `${TITLES[plan]}: ${limits.perMinute} requests a minute, ${limits.perDay} a day (enforced by the service; these numbers carry a margin).`,
       throttle: { rateLimit: numbers.rateLimit, burstLimit: numbers.burstLimit },
       quota: { limit: numbers.quota, period: Period.DAY },
       apiStages: [{ api, stage }],
     });
     Tags.of(usagePlan).add(PLAN_TAG, plan);
+    // The key mirror may read the keys of a plan so tagged (infra/key-mirror.ts).
+    Tags.of(usagePlan).add(API_ID_TAG, api.restApiId);
     if (plan === 'enterprise') {
       Tags.of(usagePlan).add(PER_MINUTE_TAG, String(limits.perMinute));
       Tags.of(usagePlan).add(PER_DAY_TAG, String(limits.perDay));

@@ -1,8 +1,9 @@
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
-import type { Stage } from 'aws-cdk-lib/aws-apigateway';
+import type { Stage as ApiStage } from 'aws-cdk-lib/aws-apigateway';
 import type { Construct } from 'constructs';
 import { EDGE_REFUSAL } from '../shared/http/gateway-responses';
 import { EDGE_LIMITS } from '../shared/limits/edge-limits';
+import type { Stage } from './stages';
 
 /**
  * The per-address limits at the edge (shared/limits/edge-limits.ts, which the local server's
@@ -31,11 +32,14 @@ const blockWith429 = {
   },
 };
 
-export function addWebAcl(scope: Construct, stage: Stage): CfnWebACL {
+/** The web ACL's CloudWatch metric names: WAF keys its metrics by name, so each carries the stage. */
+export const wafMetricName = (stage: Stage, name: string) => `petstore-${stage}-${name}`;
+
+export function addWebAcl(scope: Construct, apiStage: ApiStage, stage: Stage): CfnWebACL {
   const acl = new CfnWebACL(scope, 'WebAcl', {
     scope: 'REGIONAL',
     defaultAction: { allow: {} },
-    visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: 'petstore-web-acl', sampledRequestsEnabled: true },
+    visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: wafMetricName(stage, 'web-acl'), sampledRequestsEnabled: true },
     customResponseBodies: {
       rateLimited: {
         contentType: 'APPLICATION_JSON',
@@ -59,17 +63,17 @@ export function addWebAcl(scope: Construct, stage: Stage): CfnWebACL {
             },
           },
         },
-        visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: 'petstore-unauthenticated-per-address', sampledRequestsEnabled: true },
+        visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: wafMetricName(stage, 'unauthenticated-per-address'), sampledRequestsEnabled: true },
       },
       {
         name: 'flood-per-address',
         priority: 1,
         action: blockWith429,
         statement: { rateBasedStatement: { aggregateKeyType: 'IP', evaluationWindowSec: 60, limit: WAF_RULES.floodPerMinute } },
-        visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: 'petstore-flood-per-address', sampledRequestsEnabled: true },
+        visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: wafMetricName(stage, 'flood-per-address'), sampledRequestsEnabled: true },
       },
     ],
   });
-  new CfnWebACLAssociation(scope, 'WebAclAssociation', { resourceArn: stage.stageArn, webAclArn: acl.attrArn });
+  new CfnWebACLAssociation(scope, 'WebAclAssociation', { resourceArn: apiStage.stageArn, webAclArn: acl.attrArn });
   return acl;
 }

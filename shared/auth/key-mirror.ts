@@ -17,11 +17,16 @@ import type { KeyRegistry, MirroredKey, RegistryEntry } from './key-registry';
  * A run that fails changes nothing it has not finished: the last good copy keeps serving.
  *
  * A usage plan says which plan it is with the tag `petstore:plan`; a custom Enterprise plan says
- * its limits with `petstore:per-minute` and `petstore:per-day`. A plan of the stage that says
- * neither usably is a problem for the operator, not a reason to revoke its keys: its keys keep
- * whatever the registry holds for them, and the run reports it (and does not count as a success).
+ * its limits with `petstore:per-minute` and `petstore:per-day`. Every plan of the stage also
+ * carries `petstore:api-id` with the REST API's id: the mirror's IAM right to read a plan's keys
+ * (and their values) holds only for plans so tagged, a usage plan's keys inheriting its tags. A
+ * plan of the stage that says any of this wrongly is a problem for the operator, not a reason to
+ * revoke its keys: its keys keep whatever the registry holds for them, and the run reports it (and
+ * does not count as a success). The keys of a plan without the right `petstore:api-id` are not
+ * even read.
  */
 export const PLAN_TAG = 'petstore:plan';
+export const API_ID_TAG = 'petstore:api-id';
 export const PER_MINUTE_TAG = 'petstore:per-minute';
 export const PER_DAY_TAG = 'petstore:per-day';
 
@@ -78,8 +83,14 @@ export async function mirrorKeys(
   const problems: string[] = [];
   const usable: { id: string; plan: PlanName; limits: RateLimits }[] = [];
   const unusable: string[] = [];
+  const unreadable = new Set<string>();
   for (const usagePlan of await source.usagePlans()) {
     if (!servesStage(usagePlan, target)) continue;
+    if (usagePlan.tags[API_ID_TAG] !== target.apiId) {
+      problems.push(`usage plan ${usagePlan.id}: its tag ${API_ID_TAG} must be ${target.apiId} (this API's id) for the mirror to read its keys; they keep what the registry holds for them`);
+      unreadable.add(usagePlan.id);
+      continue;
+    }
     const described = describePlan(usagePlan);
     if (typeof described === 'string') {
       problems.push(`usage plan ${usagePlan.id}: ${described}; its keys keep what the registry holds for them`);
@@ -89,6 +100,7 @@ export async function mirrorKeys(
   // The stack makes four tagged plans for the stage: none means a wrong API id or stage, or tags
   // removed by mistake, not "no keys".
   if (usable.length === 0) {
+    if (problems.length > 0) throw new Error(`no usage plan of ${target.apiId}/${target.stage} is usable (${problems.join('; ')}): the registry is left as it is`);
     throw new Error(`no usage plan of ${target.apiId}/${target.stage} is tagged usably with ${PLAN_TAG}: the registry is left as it is`);
   }
   usable.sort((a, b) => a.id.localeCompare(b.id));
@@ -125,7 +137,13 @@ export async function mirrorKeys(
   const currentByHash = new Map(current.map((entry) => [entry.keyHash, entry]));
   const puts = [...wanted.values()].filter((key) => !sameKey(currentByHash.get(key.keyHash), key));
   const removals = current
-    .filter((entry) => !wanted.has(entry.keyHash) && !keptHashes.has(entry.keyHash) && !(entry.apiKeyId !== undefined && keptApiKeyIds.has(entry.apiKeyId)))
+    .filter(
+      (entry) =>
+        !wanted.has(entry.keyHash) &&
+        !keptHashes.has(entry.keyHash) &&
+        !(entry.apiKeyId !== undefined && keptApiKeyIds.has(entry.apiKeyId)) &&
+        !(entry.usagePlanId !== undefined && unreadable.has(entry.usagePlanId)),
+    )
     .map((entry) => entry.keyHash);
   const written = await inBatches(puts, (key) => registry.putMirrored(key, runStartedAt));
   const removed = await inBatches(removals, (keyHash) => registry.removeMirrored(keyHash, runStartedAt));

@@ -18,6 +18,8 @@ import { startFakeManagementApi, type FakeManagementApi } from '../support/fake-
 const db = testDatabase();
 const target = { apiId: 'api123', stage: 'v1' };
 const stage = [target];
+/** A usage plan's tags, with the one that lets the mirror read its keys (IAM's tag condition in AWS). */
+const tagged = (tags: Record<string, string>) => ({ 'petstore:api-id': target.apiId, ...tags });
 let fake: FakeManagementApi;
 let registry: KeyRegistry;
 let tableName: string;
@@ -40,15 +42,15 @@ beforeAll(async () => {
   ] as const) {
     fake.keys.set(id, { id, value, enabled });
   }
-  fake.plans.set('p-free', { id: 'p-free', apiStages: stage, tags: { 'petstore:plan': 'free' }, keyIds: ['k-free'] });
-  fake.plans.set('p-pro', { id: 'p-pro', apiStages: stage, tags: { 'petstore:plan': 'pro' }, keyIds: ['k-pro-1', 'k-pro-2', 'k-pro-3', 'k-off'] });
+  fake.plans.set('p-free', { id: 'p-free', apiStages: stage, tags: tagged({ 'petstore:plan': 'free' }), keyIds: ['k-free'] });
+  fake.plans.set('p-pro', { id: 'p-pro', apiStages: stage, tags: tagged({ 'petstore:plan': 'pro' }), keyIds: ['k-pro-1', 'k-pro-2', 'k-pro-3', 'k-off'] });
   fake.plans.set('p-ent', {
     id: 'p-ent',
     apiStages: stage,
-    tags: { 'petstore:plan': 'enterprise', 'petstore:per-minute': '12000', 'petstore:per-day': '5000000' },
+    tags: tagged({ 'petstore:plan': 'enterprise', 'petstore:per-minute': '12000', 'petstore:per-day': '5000000' }),
     keyIds: ['k-ent'],
   });
-  fake.plans.set('p-other-api', { id: 'p-other-api', apiStages: [{ apiId: 'another-api', stage: 'v1' }], tags: { 'petstore:plan': 'business' }, keyIds: ['k-elsewhere'] });
+  fake.plans.set('p-other-api', { id: 'p-other-api', apiStages: [{ apiId: 'another-api', stage: 'v1' }], tags: { 'petstore:api-id': 'another-api', 'petstore:plan': 'business' }, keyIds: ['k-elsewhere'] });
 });
 
 afterAll(() => fake.close());
@@ -134,7 +136,7 @@ describe('the key mirror', () => {
   });
 
   it('follows a custom Enterprise plan\'s new limits', async () => {
-    fake.plans.get('p-ent')!.tags = { 'petstore:plan': 'enterprise', 'petstore:per-minute': '20000', 'petstore:per-day': '9000000' };
+    fake.plans.get('p-ent')!.tags = tagged({ 'petstore:plan': 'enterprise', 'petstore:per-minute': '20000', 'petstore:per-day': '9000000' });
     expect(await run()).toMatchObject({ written: 2, removed: 0, problems: [] });
     expect(await registry.resolve('brand-new-key-value')).toMatchObject({ plan: 'enterprise', limits: { perMinute: 20_000, perDay: 9_000_000 } });
   });
@@ -142,8 +144,8 @@ describe('the key mirror', () => {
   it('reports a plan of the stage it cannot use, and leaves that plan\'s keys as the registry holds them rather than revoking them', async () => {
     const before = await registryContents();
     // A tag removed by mistake, an Enterprise limit written "12,000", a plan made without tags.
-    fake.plans.get('p-free')!.tags = {};
-    fake.plans.get('p-ent')!.tags = { 'petstore:plan': 'enterprise', 'petstore:per-minute': '12,000', 'petstore:per-day': '9000000' };
+    fake.plans.get('p-free')!.tags = tagged({});
+    fake.plans.get('p-ent')!.tags = tagged({ 'petstore:plan': 'enterprise', 'petstore:per-minute': '12,000', 'petstore:per-day': '9000000' });
     fake.plans.set('p-untagged', { id: 'p-untagged', apiStages: stage, keyIds: ['k-stray'] });
 
     const report = await run();
@@ -153,14 +155,31 @@ describe('the key mirror', () => {
     expect(report.problems).toEqual([
       expect.stringMatching(/^usage plan p-free: its tag petstore:plan .* missing/),
       expect.stringMatching(/^usage plan p-ent: an enterprise plan needs the tags/),
-      expect.stringMatching(/^usage plan p-untagged: /),
+      expect.stringMatching(/^usage plan p-untagged: its tag petstore:api-id must be api123/),
     ]);
-    // The unusable plans' keys were listed too: one more listing for each.
-    expect(fake.calls.filter((call) => call.startsWith('GET /usageplans/'))).toHaveLength(pages(2) + pages(2) + pages(1) + pages(1));
+    // The unusable plans' keys were listed too (p-pro, p-free, p-ent: two keys each), but not those of
+    // a plan without this API's id: the mirror may not read them.
+    expect(fake.calls.filter((call) => call.startsWith('GET /usageplans/'))).toHaveLength(pages(2) + pages(2) + pages(2));
+    expect(fake.calls.some((call) => call.startsWith('GET /usageplans/p-untagged/'))).toBe(false);
 
-    fake.plans.get('p-free')!.tags = { 'petstore:plan': 'free' };
-    fake.plans.get('p-ent')!.tags = { 'petstore:plan': 'enterprise', 'petstore:per-minute': '20000', 'petstore:per-day': '9000000' };
+    fake.plans.get('p-free')!.tags = tagged({ 'petstore:plan': 'free' });
+    fake.plans.get('p-ent')!.tags = tagged({ 'petstore:plan': 'enterprise', 'petstore:per-minute': '20000', 'petstore:per-day': '9000000' });
     fake.plans.delete('p-untagged');
+    expect(await run()).toMatchObject({ written: 0, removed: 0, problems: [] });
+  });
+
+  it('does not read the keys of a plan of the stage tagged with another API\'s id (or none), keeps them as the registry holds them, and reports it', async () => {
+    const before = await registryContents();
+    const ent = fake.plans.get('p-ent')!;
+    const tags = ent.tags;
+    // A custom Enterprise plan copied from another API's, its petstore:api-id left as it was.
+    ent.tags = { ...tags, 'petstore:api-id': 'another-api' };
+    const report = await run();
+    expect(await registryContents()).toEqual(before);
+    expect(Object.values(before).filter((kept) => (kept as { usagePlanId: string }).usagePlanId === 'p-ent')).toHaveLength(2);
+    expect(report).toMatchObject({ usagePlans: 2, written: 0, removed: 0, problems: [expect.stringMatching(/^usage plan p-ent: its tag petstore:api-id must be api123 \(this API's id\)/)] });
+    expect(fake.calls.some((call) => call.startsWith('GET /usageplans/p-ent/'))).toBe(false);
+    ent.tags = tags;
     expect(await run()).toMatchObject({ written: 0, removed: 0, problems: [] });
   });
 

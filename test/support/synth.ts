@@ -15,8 +15,15 @@ const outdirs: string[] = [];
  * Template tests skip bundling (seconds instead of half a minute); pass `bundle` where the
  * bundles themselves are under test.
  */
-export function synth(stage: 'staging' | 'prod', bundle = false): { app: App; template: Template } {
-  const app = new App({ outdir: newOutdir(), context: { ...CDK_CONTEXT, stage, ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) } });
+export function synth(stage: 'staging' | 'prod', bundle = false, context: Record<string, unknown> = {}): { app: App; template: Template } {
+  const app = new App({ outdir: newOutdir(), context: { ...CDK_CONTEXT, stage, ...context, ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) } });
+  const { stack } = buildApp(app);
+  return { app, template: Template.fromStack(stack) };
+}
+
+/** The app as `cdk synth -c setup=account` builds it: the account's API Gateway logging role. */
+export function synthAccountSetup(): { app: App; template: Template } {
+  const app = new App({ outdir: newOutdir(), context: { ...CDK_CONTEXT, setup: 'account' } });
   const { stack } = buildApp(app);
   return { app, template: Template.fromStack(stack) };
 }
