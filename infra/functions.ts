@@ -67,6 +67,9 @@ export function petStoreFunction(scope: Construct, id: string, options: Function
   logGroup.grantWrite(role);
   const fn = new NodejsFunction(scope, id, {
     role,
+    // Old versions stay while the function exists, so that `update-alias` can go back to one at
+    // once (docs/first-deploy.md); they go with the function when the stack is deleted.
+    currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
     ...FUNCTION_SETTINGS,
     ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
     ...(options.asyncRetries === undefined ? {} : { retryAttempts: options.asyncRetries }),
@@ -87,7 +90,7 @@ export function petStoreFunction(scope: Construct, id: string, options: Function
     reason: 'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords, which X-Ray grants on no narrower resource than *. Every other right of the function is scoped (its logs: its own log group and its streams).',
   });
   // Each deploy publishes a version (a new one only when the code or configuration changed); the
-  // alias points at it and is what every caller invokes. Old versions go with the next deploy.
+  // alias points at it and is what every caller invokes.
   const live = new Alias(scope, `${id}Live`, { aliasName: LIVE_ALIAS, version: fn.currentVersion, description: `What callers of ${id} invoke.` });
   Validations.of(fn).acknowledge(
     { id: 'AwsSolutions::AwsSolutions-L1', reason: 'Node.js 22 is the runtime the product is built and tested for; moving up is a deliberate change.' },

@@ -188,6 +188,8 @@ describe.each(STAGES)('the %s stack in an account it shares', (stage) => {
       const fnId = idWithPrefix(template(), 'AWS::Lambda::Function', id);
       const versionId = idWithPrefix(template(), 'AWS::Lambda::Version', `${id}CurrentVersion`);
       expect(versions[versionId]?.Properties.FunctionName).toEqual({ Ref: fnId });
+      // Kept after the next deploy, so that the alias can be pointed back at it by hand.
+      expect(versions[versionId]?.DeletionPolicy).toBe('Retain');
       expect(aliases[aliasId]?.Properties).toMatchObject({ Name: 'live', FunctionName: { Ref: fnId }, FunctionVersion: { 'Fn::GetAtt': [versionId, 'Version'] } });
     }
     // API Gateway's integrations and the authorizer, and every invoke permission, name an alias, never a function.
