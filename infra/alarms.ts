@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -124,6 +124,12 @@ export function addOperationsAlarms(
     }),
   );
   if (alarmEmail !== undefined) topic.addSubscription(new EmailSubscription(alarmEmail));
+  else {
+    // A subscription is part of the stack: a deploy without the address removes the one an earlier deploy made.
+    Annotations.of(scope).addInfo(
+      'No e-mail address is subscribed to this stage\'s alarms by this deploy (-c alarmEmail=ops@example.com, on every deploy, or "alarmEmail" in ~/.cdk.json\'s context): a subscription an earlier deploy made with it is removed; one made by hand on the AlarmTopicArn topic stays.',
+    );
+  }
   new CfnOutput(scope, 'AlarmTopicArn', { description: 'Every alarm of this stage notifies this SNS topic: subscribe to it once.', value: topic.topicArn });
   return { topic, release: [serverErrors, latency] };
 }

@@ -25,7 +25,8 @@ export class ApiGatewayAccountStack extends Stack {
     role.applyRemovalPolicy(RemovalPolicy.RETAIN);
     Validations.of(role).acknowledge({
       id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-      reason: 'The role API Gateway itself needs to write any API\'s logs in this account and region (only API Gateway may assume it); AWS\'s policy for it, which creates log groups and writes their streams.',
+      reason:
+        'The role API Gateway itself needs to write any API\'s logs in this account and region; only API Gateway may assume it. AWS\'s policy for it allows, on every log group of the account: CreateLogGroup, CreateLogStream, PutLogEvents, DescribeLogGroups, DescribeLogStreams, GetLogEvents and FilterLogEvents.',
     });
     const account = new CfnAccount(this, 'ApiGatewayAccount', { cloudWatchRoleArn: role.roleArn });
     account.applyRemovalPolicy(RemovalPolicy.RETAIN);

@@ -31,8 +31,8 @@ export interface FunctionOptions {
   /** Whether failed invocations raise an alarm (default: yes; not for a function that fails on purpose). */
   readonly errorAlarm?: boolean;
   readonly timeout?: Duration;
-  /** Lambda's own retries of a failed asynchronous invocation (a schedule's); its default is 2. */
-  readonly asyncRetries?: number;
+  /** Lambda's handling of asynchronous invocations of the alias (a schedule's): its defaults are 2 retries and 6 hours. */
+  readonly async?: { readonly retries: number; readonly maxEventAge: Duration };
   /** Files of installed packages to ship beside the bundle, into this directory of it. */
   readonly extraFiles?: { readonly directory: string; readonly files: readonly string[] };
 }
@@ -67,12 +67,8 @@ export function petStoreFunction(scope: Construct, id: string, options: Function
   logGroup.grantWrite(role);
   const fn = new NodejsFunction(scope, id, {
     role,
-    // Old versions stay while the function exists, so that `update-alias` can go back to one at
-    // once (docs/first-deploy.md); they go with the function when the stack is deleted.
-    currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
     ...FUNCTION_SETTINGS,
     ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
-    ...(options.asyncRetries === undefined ? {} : { retryAttempts: options.asyncRetries }),
     entry: resolve(root, options.entry),
     handler: 'handler',
     projectRoot: root,
@@ -91,7 +87,13 @@ export function petStoreFunction(scope: Construct, id: string, options: Function
   });
   // Each deploy publishes a version (a new one only when the code or configuration changed); the
   // alias points at it and is what every caller invokes.
-  const live = new Alias(scope, `${id}Live`, { aliasName: LIVE_ALIAS, version: fn.currentVersion, description: `What callers of ${id} invoke.` });
+  // Asynchronous settings belong to what is invoked: the alias, not $LATEST (which nothing calls).
+  const live = new Alias(scope, `${id}Live`, {
+    aliasName: LIVE_ALIAS,
+    version: fn.currentVersion,
+    description: `What callers of ${id} invoke.`,
+    ...(options.async === undefined ? {} : { retryAttempts: options.async.retries, maxEventAge: options.async.maxEventAge }),
+  });
   Validations.of(fn).acknowledge(
     { id: 'AwsSolutions::AwsSolutions-L1', reason: 'Node.js 22 is the runtime the product is built and tested for; moving up is a deliberate change.' },
   );

@@ -16,12 +16,9 @@ export const KEY_MIRROR_SCHEDULE = Duration.minutes(1);
  * - the list of usage plans (`/usageplans`): a listing cannot be narrowed; it holds no key values;
  * - the keys, with their values, of the stage's four usage plans by id, and of any other usage
  *   plan only while it is tagged `petstore:api-id` = this API (a custom Enterprise plan made in
- *   the console): IAM's `aws:ResourceTag` condition, a usage plan's keys inheriting its tags;
- * - the list of API keys (`/apikeys`), for whether each key is enabled, which a plan's key list
- *   does not say. The mirror asks without values (includeValues=false), but IAM has no condition
- *   on that parameter: the right itself would also list every key of the region with its value.
- *   Reading each key alone (`/apikeys/{id}`, taggable) would cost one call per key and minute out
- *   of the account's 10 a second.
+ *   the console): IAM's `aws:ResourceTag` condition, a usage plan's keys inheriting its tags.
+ * Not the region's key list (`/apikeys`): its right would give every key's value, IAM having no
+ * condition on `includeValues`; a disabled key is refused by API Gateway itself.
  */
 export function grantKeyMirrorReads(mirror: PetStoreFunction, api: RestApi, stagePlans: readonly UsagePlan[]): void {
   const { partition, region } = Stack.of(api);
@@ -29,7 +26,7 @@ export function grantKeyMirrorReads(mirror: PetStoreFunction, api: RestApi, stag
   const statements = [
     new PolicyStatement({
       actions: ['apigateway:GET'],
-      resources: [`${managementApi}/usageplans`, `${managementApi}/apikeys`, ...stagePlans.map((plan) => `${managementApi}/usageplans/${plan.usagePlanId}/keys`)],
+      resources: [`${managementApi}/usageplans`, ...stagePlans.map((plan) => `${managementApi}/usageplans/${plan.usagePlanId}/keys`)],
     }),
     new PolicyStatement({
       actions: ['apigateway:GET'],
@@ -82,6 +79,6 @@ export function scheduleKeyMirror(scope: Construct, mirror: PetStoreFunction, ap
 export function acknowledgeKeyMirrorReads(mirror: PetStoreFunction): void {
   Validations.of(mirror.role).acknowledge({
     id: 'AwsSolutions::AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::/usageplans/*/keys]',
-    reason: `Read-only. The keys (with their values) of any usage plan, but only while it is tagged ${API_ID_TAG} with this API's id (custom Enterprise plans are made in the console, so their ids are not known at deploy time); the stage's own four plans are granted by id. What remains wide: the list of usage plans (no values), and the list of API keys of the region, read without values for their enabled state, which IAM would also let the mirror read with values.`,
+    reason: `Read-only. The keys (with their values) of any usage plan, but only while it is tagged ${API_ID_TAG} with this API's id (custom Enterprise plans are made in the console, so their ids are not known at deploy time); the stage's own four plans are granted by id. What remains wide: the list of the region's usage plans (names, stages, limits and tags; no key). No right to /apikeys.`,
   });
 }

@@ -212,8 +212,9 @@ export class PetStoreStack extends Stack {
       retain,
       // A run takes seconds; it must end well before the next one starts.
       timeout: Duration.seconds(50),
-      // A failed run is not retried, by EventBridge (below) or by Lambda: the next one comes within a minute.
-      asyncRetries: 0,
+      // A failed run is not retried, by EventBridge (infra/key-mirror.ts) or by Lambda, and a run
+      // Lambda cannot start within a minute (no concurrency left) is dropped: the next one comes.
+      async: { retries: 0, maxEventAge: Duration.minutes(1) },
       // Its alarm is the one of its schedule (infra/key-mirror.ts).
       errorAlarm: false,
     });
@@ -236,8 +237,18 @@ export class PetStoreStack extends Stack {
     // the 5XX and latency alarms. The key mirror's alias moves at once (docs/deploying-and-operating.md).
     addReleases(
       this,
-      { ...Object.fromEntries(Object.entries(functions).map(([operationId, { live }]) => [titleOf(operationId as OperationId), live])), Authorizer: authorizerFunction.live, ApiDocs: docsFunction.live },
-      { stage: props.stage, alarms: alarms.release, ignoreAlarms: this.node.tryGetContext('ignoreReleaseAlarms') === 'true' || this.node.tryGetContext('ignoreReleaseAlarms') === true },
+      {
+        ...Object.fromEntries(
+          (Object.keys(functions) as OperationId[]).map((operationId) => [titleOf(operationId), { function: functions[operationId], operation: operationId, failuresMeanBroken: true }]),
+        ),
+        Authorizer: { function: authorizerFunction, failuresMeanBroken: false },
+        ApiDocs: { function: docsFunction, failuresMeanBroken: true },
+      },
+      {
+        stage: props.stage,
+        stageAlarms: alarms.release,
+        ignoreAlarms: [true, 'true'].includes(this.node.tryGetContext('ignoreReleaseAlarms')),
+      },
     );
 
     // Every function of both stages shares the account's concurrency quota (docs/first-deploy.md).

@@ -1,4 +1,4 @@
-import { APIGatewayClient, GetApiKeysCommand, GetUsagePlanKeysCommand, GetUsagePlansCommand } from '@aws-sdk/client-api-gateway';
+import { APIGatewayClient, GetUsagePlanKeysCommand, GetUsagePlansCommand } from '@aws-sdk/client-api-gateway';
 import type { GatewayKeySource, GatewayPlanKey, GatewayUsagePlan } from './key-mirror';
 
 /**
@@ -6,8 +6,7 @@ import type { GatewayKeySource, GatewayPlanKey, GatewayUsagePlan } from './key-m
  * service that calls it. Pages are as large as API Gateway allows (500), and calls are spaced out
  * (at most one every `minIntervalMs`), so that a run never takes a burst out of the account's
  * 10 calls a second that the console shares. Key values come only with the keys of the stage's
- * usage plans (GetUsagePlanKeys); the region's key list is read without values (GetApiKeys), for
- * whether each key is enabled.
+ * usage plans (GetUsagePlanKeys); the region's key list (GetApiKeys) is never read.
  */
 export const PAGE_SIZE = 500;
 /** At most 4 calls a second: under half the account's budget even while a run lasts. */
@@ -63,17 +62,6 @@ export class ApiGatewayKeySource implements GatewayKeySource {
       },
     );
     return keys;
-  }
-
-  async enabledApiKeyIds(): Promise<Set<string>> {
-    const ids = new Set<string>();
-    await this.#pages(
-      (position) => this.client.send(new GetApiKeysCommand({ includeValues: false, limit: PAGE_SIZE, position })),
-      (page) => {
-        for (const key of page.items ?? []) if (key.id !== undefined && key.enabled === true) ids.add(key.id);
-      },
-    );
-    return ids;
   }
 
   /** Reads every page, spaced out; a position seen twice is API Gateway misbehaving, not a reason to loop. */

@@ -7,13 +7,15 @@ import type { KeyRegistry, MirroredKey, RegistryEntry } from './key-registry';
  * the key registry, by the SHA-256 of each key value, so that the request path reads DynamoDB and
  * never API Gateway's management API (about 10 calls a second for the whole account).
  *
- * One run reads everything (the usage plans, the keys of each plan of this stage with their
- * values, and whether each API key is enabled), works out what the registry must hold, and writes
- * only the difference: a new or moved key is put, a key no plan of this stage holds any more
- * (taken out, deleted, disabled) is removed. Its management calls depend on the number of plans
- * and keys, never on traffic (each listing costs one call even when empty):
- *   max(1, ⌈usage plans / 500⌉) + Σ over this stage's plans max(1, ⌈keys of the plan / 500⌉)
- *   + max(1, ⌈API keys / 500⌉).
+ * One run reads everything (the usage plans, and the keys of each plan of this stage with their
+ * values), works out what the registry must hold, and writes only the difference: a new or moved
+ * key is put, a key no plan of this stage holds any more (taken out, deleted) is removed. Its
+ * management calls depend on the number of plans and keys, never on traffic (each listing costs
+ * one call even when empty):
+ *   max(1, ⌈usage plans / 500⌉) + Σ over this stage's plans max(1, ⌈keys of the plan / 500⌉).
+ * It does not read the region's API key list (`/apikeys`, whose right would also give every key's
+ * value): a key disabled in the console stays in the registry while it is in its plan, and API
+ * Gateway itself refuses it on every request (INVALID_API_KEY, our 401), before any function runs.
  * A run that fails changes nothing it has not finished: the last good copy keeps serving.
  *
  * A usage plan says which plan it is with the tag `petstore:plan`; a custom Enterprise plan says
@@ -49,8 +51,6 @@ export interface GatewayPlanKey {
 export interface GatewayKeySource {
   usagePlans(): Promise<GatewayUsagePlan[]>;
   usagePlanKeys(usagePlanId: string): Promise<GatewayPlanKey[]>;
-  /** The ids of the region's API keys that are enabled (no values). */
-  enabledApiKeyIds(): Promise<Set<string>>;
   /** Management calls made so far. */
   readonly calls: number;
 }
@@ -107,7 +107,6 @@ export async function mirrorKeys(
 
   const keysByPlan = new Map<string, GatewayPlanKey[]>();
   for (const id of [...usable.map((plan) => plan.id), ...unusable]) keysByPlan.set(id, await source.usagePlanKeys(id));
-  const enabled = await source.enabledApiKeyIds();
 
   const wanted = new Map<string, MirroredKey>();
   // Keys the run cannot judge keep what the registry holds: by hash (those of unusable plans),
@@ -117,7 +116,6 @@ export async function mirrorKeys(
   for (const id of unusable) for (const key of keysByPlan.get(id) ?? []) if (key.value) keptHashes.add(hashApiKey(key.value));
   for (const plan of usable) {
     for (const key of keysByPlan.get(plan.id) ?? []) {
-      if (!enabled.has(key.id)) continue;
       if (key.value === undefined || key.value === '') {
         problems.push(`API key ${key.id} of usage plan ${plan.id} came without its value; it keeps what the registry holds for it`);
         keptApiKeyIds.add(key.id);

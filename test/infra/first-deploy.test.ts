@@ -131,8 +131,12 @@ describe.each(STAGES)('the %s stack in an account it shares', (stage) => {
     expect(wentWrong({ refused: 5 })).toBe(1);
   });
 
-  it('subscribes no address unless -c alarmEmail= names one', () => {
+  it('subscribes no address unless -c alarmEmail= names one, and says so at synth', () => {
     template().resourceCountIs('AWS::SNS::Subscription', 0);
+    const noteOf = (context: Record<string, unknown>) =>
+      Annotations.fromStack(synth(stage, false, context).app.node.findChild(`PetStore-${stage}`) as never).findInfo('*', Match.stringLikeRegexp('No e-mail address is subscribed'));
+    expect(noteOf({})).toHaveLength(1);
+    expect(noteOf({ alarmEmail: 'ops@example.com' })).toHaveLength(0);
     const subscribed = synth(stage, false, { alarmEmail: 'ops@example.com' }).template;
     subscribed.resourceCountIs('AWS::SNS::Subscription', 1);
     subscribed.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: { Ref: idWithPrefix(subscribed, 'AWS::SNS::Topic', 'AlarmTopic') } });
@@ -158,7 +162,7 @@ describe.each(STAGES)('the %s stack in an account it shares', (stage) => {
     }
   });
 
-  it('lets the key mirror read the stage\'s usage plans and their keys, and no API key by id', () => {
+  it('lets the key mirror read the stage\'s usage plans and their keys, and not the region\'s API keys', () => {
     const gateway = statementsOfRole(template(), 'KeyMirror').filter((statement) => JSON.stringify(statement.Action).includes('apigateway'));
     const api = idWithPrefix(template(), 'AWS::ApiGateway::RestApi', 'Api');
     const managementApi = (path: unknown[]) => ({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':apigateway:', { Ref: 'AWS::Region' }, ...path]] });
@@ -169,15 +173,15 @@ describe.each(STAGES)('the %s stack in an account it shares', (stage) => {
       {
         Action: 'apigateway:GET',
         Effect: 'Allow',
-        Resource: sorted([managementApi(['::/usageplans']), managementApi(['::/apikeys']), ...plans.map((plan) => managementApi(['::/usageplans/', { Ref: plan }, '/keys']))]),
+        Resource: sorted([managementApi(['::/usageplans']), ...plans.map((plan) => managementApi(['::/usageplans/', { Ref: plan }, '/keys']))]),
       },
       // Any other plan (a custom Enterprise plan made in the console) only while tagged with this API's id.
       { Action: 'apigateway:GET', Effect: 'Allow', Resource: managementApi(['::/usageplans/*/keys']), Condition: { StringEquals: { 'aws:ResourceTag/petstore:api-id': { Ref: api } } } },
     ]);
     // The stack's own plans carry that tag too.
     for (const plan of Object.values(resourcesOf(template(), 'AWS::ApiGateway::UsagePlan'))) expect(plan.Properties.Tags).toContainEqual({ Key: 'petstore:api-id', Value: { Ref: api } });
-    // Not /apikeys/* (a key's value by id), not another API's resources.
-    expect(JSON.stringify(gateway)).not.toMatch(/apikeys\/|restapis/);
+    // Not /apikeys (every key's value), not another API's resources.
+    expect(JSON.stringify(gateway)).not.toMatch(/apikeys|restapis/);
   });
 
   it('publishes every function as a version behind its "live" alias, and every caller invokes the alias', () => {
@@ -188,8 +192,6 @@ describe.each(STAGES)('the %s stack in an account it shares', (stage) => {
       const fnId = idWithPrefix(template(), 'AWS::Lambda::Function', id);
       const versionId = idWithPrefix(template(), 'AWS::Lambda::Version', `${id}CurrentVersion`);
       expect(versions[versionId]?.Properties.FunctionName).toEqual({ Ref: fnId });
-      // Kept after the next deploy, so that the alias can be pointed back at it by hand.
-      expect(versions[versionId]?.DeletionPolicy).toBe('Retain');
       expect(aliases[aliasId]?.Properties).toMatchObject({ Name: 'live', FunctionName: { Ref: fnId }, FunctionVersion: { 'Fn::GetAtt': [versionId, 'Version'] } });
     }
     // API Gateway's integrations and the authorizer, and every invoke permission, name an alias, never a function.
@@ -217,7 +219,8 @@ describe.each(STAGES)('the %s stack in an account it shares', (stage) => {
       if (stage === 'prod') {
         expect(group).toMatchObject({
           DeploymentConfigName: 'CodeDeployDefault.LambdaCanary10Percent10Minutes',
-          AlarmConfiguration: { Enabled: true, Alarms: [alarm('Api5xxAlarm'), alarm('ApiLatencyAlarm')] },
+          // The stage's 5XX rate and latency, and the function's own failures (not the authorizer's: its "Unauthorized" is a failure).
+          AlarmConfiguration: { Enabled: true, Alarms: [alarm('Api5xxAlarm'), alarm('ApiLatencyAlarm'), ...(id === 'Authorizer' ? [] : [alarm(`${id}ReleaseAlarm`)])] },
           AutoRollbackConfiguration: { Enabled: true, Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM'] },
         });
       } else {
@@ -228,8 +231,49 @@ describe.each(STAGES)('the %s stack in an account it shares', (stage) => {
     }
     expect(Object.keys(groups)).toHaveLength(5);
     expect(resourcesOf(template(), 'AWS::Lambda::Alias')[idWithPrefix(template(), 'AWS::Lambda::Alias', 'KeyMirrorLive')]?.UpdatePolicy).toBeUndefined();
+    // CodeDeploy's role may move these aliases and read alarms: no managed policy (AWS's would allow any alias of the account).
+    const roleId = idWithPrefix(template(), 'AWS::IAM::Role', 'ReleasesRole');
+    const role = resourcesOf(template(), 'AWS::IAM::Role')[roleId];
+    expect(role?.Properties.ManagedPolicyArns).toBeUndefined();
+    expect(role?.Properties.AssumeRolePolicyDocument.Statement).toEqual([{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'codedeploy.amazonaws.com' } }]);
+    for (const group of Object.values(groups)) expect(group.Properties.ServiceRoleArn).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
+    const released = ['ApiDocs', 'Authorizer', 'CreatePet', 'GetPet', 'ListPets'].map((id) => idWithPrefix(template(), 'AWS::Lambda::Function', id));
+    expect(statementsOfRole(template(), 'Releases')).toEqual([
+      {
+        Action: ['lambda:GetAlias', 'lambda:GetProvisionedConcurrencyConfig', 'lambda:UpdateAlias'],
+        Effect: 'Allow',
+        Resource: [...released.map((fn) => ({ 'Fn::GetAtt': [fn, 'Arn'] })), ...released.map((fn) => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [fn, 'Arn'] }, ':*']] }))],
+      },
+      { Action: 'cloudwatch:DescribeAlarms', Effect: 'Allow', Resource: '*' },
+    ]);
     // The latency alarm can fire within the canary: five one-minute periods.
     template().hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Latency', Period: 60, EvaluationPeriods: 5 });
+  });
+
+  it('has a release alarm per function but the authorizer: over 1 % of its alias\'s invocations failed, once there are 20 and 2 failures', () => {
+    const alarms = resourcesOf(template(), 'AWS::CloudWatch::Alarm');
+    for (const id of ['ListPets', 'CreatePet', 'GetPet', 'ApiDocs']) {
+      const properties = alarms[idWithPrefix(template(), 'AWS::CloudWatch::Alarm', `${id}ReleaseAlarm`)]?.Properties as Record<string, any>;
+      expect(properties).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 1, TreatMissingData: 'notBreaching' });
+      const metrics = properties.Metrics as { Id: string; Expression?: string; MetricStat?: { Metric: { Namespace: string; MetricName: string; Dimensions: { Name: string; Value: unknown }[] } } }[];
+      const failures = id === 'ApiDocs' ? 'FILL(errors, 0)' : 'FILL(errors, 0) + FILL(answers5xx, 0)';
+      expect(metrics.find((metric) => metric.Expression)?.Expression).toBe(`IF(invocations >= 20 AND ${failures} >= 2, 100 * (${failures}) / invocations, 0)`);
+      const fn = idWithPrefix(template(), 'AWS::Lambda::Function', id);
+      const onAlias = [{ Name: 'FunctionName', Value: { Ref: fn } }, { Name: 'Resource', Value: { 'Fn::Join': ['', [{ Ref: fn }, ':live']] } }];
+      expect(metrics.filter((metric) => metric.MetricStat).map(({ Id, MetricStat }) => [Id, MetricStat?.Metric.Namespace, MetricStat?.Metric.MetricName, MetricStat?.Metric.Dimensions])).toEqual([
+        ['invocations', 'AWS/Lambda', 'Invocations', onAlias],
+        ['errors', 'AWS/Lambda', 'Errors', onAlias],
+        ...(id === 'ApiDocs' ? [] : [['answers5xx', `PetStore/${stage}`, 'Status5xx', [{ Name: 'operation', Value: id.charAt(0).toLowerCase() + id.slice(1) }]]]),
+      ]);
+    }
+    expect(idsOf(template(), 'AWS::CloudWatch::Alarm').filter((id) => id.startsWith('AuthorizerReleaseAlarm'))).toEqual([]);
+    // The throttle alarm sums every function's throttles, each filled with 0.
+    const throttle = Object.values(alarms).find((alarm) => alarm.Properties.AlarmDescription.startsWith('Lambda refused'))?.Properties as Record<string, any>;
+    const terms = (throttle.Metrics as { Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string; Dimensions: { Value: unknown }[] } } }[]).filter((metric) => metric.MetricStat);
+    expect(terms.map((metric) => [metric.MetricStat?.Metric.MetricName, metric.MetricStat?.Metric.Dimensions])).toEqual(
+      FUNCTIONS.map((id) => ['Throttles', [{ Name: 'FunctionName', Value: { Ref: idWithPrefix(template(), 'AWS::Lambda::Function', id) } }]]),
+    );
+    expect(throttle.Metrics.find((metric: { Expression?: string }) => metric.Expression).Expression).toBe(terms.map((metric) => `FILL(${metric.Id}, 0)`).join(' + '));
   });
 
   it('tells the person deploying to check the account\'s Lambda concurrency quota', () => {

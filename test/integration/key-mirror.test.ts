@@ -75,30 +75,30 @@ const ENTERPRISE = { perMinute: 12_000, perDay: 5_000_000 };
 const pages = (items: number) => Math.max(1, Math.ceil(items / 2));
 
 describe('the key mirror', () => {
-  it('copies the stage\'s tagged usage plans and their enabled keys, by hash only, in a number of calls set by plans and keys', async () => {
+  it('copies the stage\'s tagged usage plans and their keys, by hash only, in a number of calls set by plans and keys', async () => {
     const report = await run();
     expect(await registryContents()).toEqual({
       [hashApiKey('free-key-value-0001')]: entry('free', STANDARD_PLAN_LIMITS.free, 'p-free'),
       [hashApiKey('pro-key-value-0001')]: entry('pro', STANDARD_PLAN_LIMITS.pro, 'p-pro'),
       [hashApiKey('pro-key-value-0002')]: entry('pro', STANDARD_PLAN_LIMITS.pro, 'p-pro'),
       [hashApiKey('pro-key-value-0003')]: entry('pro', STANDARD_PLAN_LIMITS.pro, 'p-pro'),
+      // Disabled in the console, still in its plan: API Gateway itself refuses it on every request.
+      [hashApiKey('disabled-key-value')]: entry('pro', STANDARD_PLAN_LIMITS.pro, 'p-pro'),
       [hashApiKey('enterprise-key-value')]: entry('enterprise', ENTERPRISE, 'p-ent'),
     });
-    expect(report).toEqual({ usagePlans: 3, keys: 5, written: 5, removed: 0, managementCalls: fake.calls.length, problems: [] });
+    expect(report).toEqual({ usagePlans: 3, keys: 6, written: 6, removed: 0, managementCalls: fake.calls.length, problems: [] });
 
-    // max(1, ⌈plans/page⌉) + Σ over the stage's plans max(1, ⌈keys/page⌉) + max(1, ⌈API keys/page⌉).
+    // max(1, ⌈plans/page⌉) + Σ over the stage's plans max(1, ⌈keys/page⌉).
     const planKeyCalls = ['p-ent', 'p-free', 'p-pro'].reduce((sum, id) => sum + pages(fake.plans.get(id)?.keyIds.length ?? 0), 0);
-    expect(fake.calls.length).toBe(pages(fake.plans.size) + planKeyCalls + pages(fake.keys.size));
+    expect(fake.calls.length).toBe(pages(fake.plans.size) + planKeyCalls);
     expect(fake.calls.filter((call) => call.startsWith('GET /usageplans?'))).toHaveLength(2);
-    expect(fake.calls.filter((call) => call.startsWith('GET /apikeys?'))).toHaveLength(4);
     expect(fake.calls.every((call) => call.includes(`limit=${PAGE_SIZE}`))).toBe(true);
-    // Values only with the stage's plans' keys: never the region's whole key list.
-    expect(fake.calls.filter((call) => call.startsWith('GET /apikeys?')).every((call) => call.includes('includeValues=false'))).toBe(true);
+    // Values only with the stage's plans' keys: the region's key list is never read (its right would give every value).
+    expect(fake.calls.some((call) => call.startsWith('GET /apikeys'))).toBe(false);
     expect(fake.calls.some((call) => call.startsWith('GET /usageplans/p-other-api/'))).toBe(false);
 
     // The request path reads the copy: the same principal as a key made locally would have.
     expect(await registry.resolve('pro-key-value-0002')).toEqual({ keyId: keyIdOf(hashApiKey('pro-key-value-0002')), plan: 'pro', limits: STANDARD_PLAN_LIMITS.pro });
-    expect(await registry.resolve('disabled-key-value')).toBeUndefined();
     expect(await registry.resolve('other-api-key-value')).toBeUndefined();
 
     // No key value is stored anywhere: only hashes.
@@ -109,30 +109,31 @@ describe('the key mirror', () => {
 
   it('writes nothing when nothing changed', async () => {
     const before = await registry.entries();
-    expect(await run()).toMatchObject({ keys: 5, written: 0, removed: 0, problems: [] });
+    expect(await run()).toMatchObject({ keys: 6, written: 0, removed: 0, problems: [] });
     expect(await registry.entries()).toEqual(before);
   });
 
-  it('follows a key moved to another plan, a key taken out of its plan, a deleted key, a disabled key and a new one', async () => {
+  it('follows a key moved to another plan, a key taken out of its plan, a deleted key and a new one; a disabled key stays for API Gateway to refuse', async () => {
     const pro = fake.plans.get('p-pro')!;
     const free = fake.plans.get('p-free')!;
     pro.keyIds = pro.keyIds.filter((id) => id !== 'k-pro-1' && id !== 'k-pro-2');
     free.keyIds.push('k-pro-1'); // moved to Free; k-pro-2 taken out of every plan
     fake.keys.delete('k-free'); // deleted in the console
-    fake.keys.get('k-pro-3')!.enabled = false; // disabled
+    fake.keys.get('k-pro-3')!.enabled = false; // disabled: still in its plan
     fake.keys.set('k-new', { id: 'k-new', value: 'brand-new-key-value', enabled: true });
     fake.plans.get('p-ent')!.keyIds.push('k-new');
-    fake.keys.get('k-off')!.enabled = true; // re-enabled: in Pro again
+    fake.keys.get('k-off')!.enabled = true; // re-enabled: nothing to write
 
     const report = await run();
     expect(await registryContents()).toEqual({
       [hashApiKey('pro-key-value-0001')]: entry('free', STANDARD_PLAN_LIMITS.free, 'p-free'),
+      [hashApiKey('pro-key-value-0003')]: entry('pro', STANDARD_PLAN_LIMITS.pro, 'p-pro'),
       [hashApiKey('disabled-key-value')]: entry('pro', STANDARD_PLAN_LIMITS.pro, 'p-pro'),
       [hashApiKey('enterprise-key-value')]: entry('enterprise', ENTERPRISE, 'p-ent'),
       [hashApiKey('brand-new-key-value')]: entry('enterprise', ENTERPRISE, 'p-ent'),
     });
-    // Moved, re-enabled and new are written; deleted, taken out and disabled are removed.
-    expect(report).toMatchObject({ keys: 4, written: 3, removed: 3, problems: [] });
+    // Moved and new are written; deleted and taken out are removed.
+    expect(report).toMatchObject({ keys: 5, written: 2, removed: 2, problems: [] });
   });
 
   it('follows a custom Enterprise plan\'s new limits', async () => {

@@ -5,8 +5,9 @@ import { createManagementClient } from '../../shared/auth/api-gateway-keys';
 
 /**
  * API Gateway's management API has no local emulator, so this loopback server answers the REST
- * calls the key mirror makes (GET /usageplans, /usageplans/{id}/keys, /apikeys) in API Gateway's
- * JSON form, a few items a page, and records every call; the real SDK client talks to it.
+ * calls the key mirror makes (GET /usageplans, /usageplans/{id}/keys) in API Gateway's JSON form,
+ * a few items a page, and records every call; the real SDK client talks to it. `/apikeys` is
+ * refused, as the mirror's IAM role would have it refused.
  */
 export interface FakeUsagePlan {
   id: string;
@@ -18,6 +19,7 @@ export interface FakeUsagePlan {
 export interface FakeApiKey {
   id: string;
   value: string;
+  /** As set in the console: API Gateway refuses a disabled key itself; the mirror does not see it. */
   enabled: boolean;
   /** Listed in its usage plan without its value (not seen from API Gateway; the mirror must not trust it blindly). */
   valueMissing?: boolean;
@@ -70,10 +72,8 @@ export async function startFakeManagementApi(pageSize = 2): Promise<FakeManageme
       });
       return send(200, page(items));
     }
-    if (url.pathname === '/apikeys') {
-      const withValues = url.searchParams.get('includeValues') === 'true';
-      return send(200, page([...keys.values()].map((key) => ({ id: key.id, name: key.id, enabled: key.enabled, ...(withValues ? { value: key.value } : {}) }))));
-    }
+    // The key mirror's role has no right to the region's key list (infra/key-mirror.ts): refused as IAM would.
+    if (url.pathname.startsWith('/apikeys')) return send(403, { message: 'not authorized to perform: apigateway:GET on resource /apikeys' }, 'AccessDeniedException');
     send(404, { message: 'no such route' }, 'NotFoundException');
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
