@@ -22,6 +22,7 @@ let client: SecretsManagerClient | undefined;
 let keys: Keys | undefined;
 let reading: Promise<Keys> | undefined;
 let lastReadAt = Number.NEGATIVE_INFINITY;
+let lastUnknownReadAt = Number.NEGATIVE_INFINITY;
 
 async function stage(name: 'AWSCURRENT' | 'AWSPREVIOUS'): Promise<string | undefined> {
   client ??= new SecretsManagerClient({
@@ -89,7 +90,10 @@ export async function readCursor(cursor: string, status: string | undefined): Pr
   let known = await cursorKeys();
   const signed = (with_: Keys) => tagOf(with_.current, body) === tag || (with_.previous !== undefined && tagOf(with_.previous, body) === tag);
   if (!signed(known)) {
-    if (reading === undefined && now() - lastReadAt < 60_000) return undefined;
+    if (reading === undefined) {
+      if (now() - lastUnknownReadAt < 60_000) return undefined;
+      lastUnknownReadAt = now();
+    }
     known = await (reading ?? read());
     if (!signed(known)) return undefined;
   }

@@ -30,9 +30,11 @@ export interface CursorKeySource {
 /** Keys read are used this long; the next request after that reads them again (a rotation is seen within it). */
 export const KEYS_MAX_AGE_MS = 5 * 60_000;
 /**
- * At most one read this often, beyond the reads for age: after a cursor that no known key signed
- * (so forged cursors cannot multiply calls to Secrets Manager), and after a failed read while keys
- * are known (they are used meanwhile).
+ * At most one read this often for a cursor that no known key signed (so forged cursors cannot
+ * multiply calls to Secrets Manager), counted apart from the reads for age: an instance that read
+ * its keys a moment before a rotation still reads them at once for the first cursor signed with
+ * the new value. And at most one read this often after a failed read while keys are known (they
+ * are used meanwhile).
  */
 export const MIN_REREAD_INTERVAL_MS = 60_000;
 /** With no keys known, a failed read is not tried again for this long: the requests meanwhile answer 503 at once. */
@@ -61,6 +63,7 @@ export class CursorSecrets {
   #known: KnownKeys | undefined;
   #reading: Promise<CursorCodec> | undefined;
   #lastReadAt = Number.NEGATIVE_INFINITY;
+  #lastUnknownReadAt = Number.NEGATIVE_INFINITY;
   #lastReadFailed = false;
 
   constructor(private readonly source: CursorKeySource) {}
@@ -111,9 +114,14 @@ export class CursorSecrets {
   }
 
   #afterUnknownSignature(deadline: CallDeadline | undefined): Promise<CursorCodec> | undefined {
-    const at = now();
-    const reading = this.#reading ?? (at - this.#lastReadAt >= MIN_REREAD_INTERVAL_MS ? this.#startRead(at) : undefined);
-    return reading === undefined ? undefined : this.#within(reading, deadline);
+    let reading = this.#reading;
+    if (reading === undefined) {
+      const at = now();
+      if (at - this.#lastUnknownReadAt < MIN_REREAD_INTERVAL_MS) return undefined;
+      this.#lastUnknownReadAt = at;
+      reading = this.#startRead(at);
+    }
+    return this.#within(reading, deadline);
   }
 
   /** The read under way, or a new one unless one failed too recently. */
