@@ -3,8 +3,11 @@ import { JsonText, ok } from '../shared/http/result';
 import { httpOperation } from '../shared/http/stack';
 import { LIST_PETS_REQUEST } from '../shared/pets/list-pets-query';
 import { petsJson } from '../shared/pets/pet-json';
+import { pageCursors } from '../shared/pets/cursor-store';
 import { listPets } from '../shared/pets/service';
 import { petStore } from '../shared/pets/store';
+
+const listing = { pets: petStore.pets, cursors: pageCursors };
 
 /** GET /v1/pets: one page of pets in ascending id order; `Link: rel="next"` when more follow. */
 export const handler = httpOperation({
@@ -12,7 +15,7 @@ export const handler = httpOperation({
   // Not through OPERATION_SCHEMAS: that would build every schema at this function's cold start.
   ...LIST_PETS_REQUEST,
   handle: async ({ query, baseUrl, deadline }) => {
-    const page = await listPets(petStore, query, deadline);
+    const page = await listPets(listing, query, deadline);
     const next = nextPageHeaders(`${baseUrl}/pets`, { limit: query.limit, status: query.status }, page.nextCursor);
     return ok(new JsonText(petsJson(page.pets)), next);
   },

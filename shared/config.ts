@@ -12,8 +12,17 @@ export interface Config {
   /** The key mirror only: the REST API and stage whose usage plans it copies. */
   readonly restApiId: string | undefined;
   readonly apiStage: string | undefined;
-  /** HMAC key that signs page cursors, so a tampered cursor is refused. */
+  /**
+   * listPets only, in AWS: the Secrets Manager secret whose current value signs page cursors (its
+   * previous value is still accepted). When set, it wins over `cursorSecret`.
+   */
+  readonly cursorSecretArn: string | undefined;
+  /** Set only when talking to a stand-in for Secrets Manager (the tests, the bench); unset in AWS. */
+  readonly secretsManagerEndpoint: string | undefined;
+  /** Without Secrets Manager (npm start, the tests): the HMAC key that signs page cursors, so a tampered cursor is refused. */
   readonly cursorSecret: string | undefined;
+  /** Without Secrets Manager: a key whose cursors are still accepted (the one before `cursorSecret`). */
+  readonly cursorSecretPrevious: string | undefined;
   /** Where the request metrics go in CloudWatch: one namespace per stage (`PetStore/prod`). */
   readonly metricsNamespace: string;
 }
@@ -25,7 +34,10 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     dynamoDbEndpoint: env.DYNAMODB_ENDPOINT || undefined,
     restApiId: env.REST_API_ID || undefined,
     apiStage: env.API_STAGE || undefined,
+    cursorSecretArn: env.CURSOR_SECRET_ARN || undefined,
+    secretsManagerEndpoint: env.SECRETS_MANAGER_ENDPOINT || undefined,
     cursorSecret: env.CURSOR_SECRET || undefined,
+    cursorSecretPrevious: env.CURSOR_SECRET_PREVIOUS || undefined,
     metricsNamespace: env.METRICS_NAMESPACE || 'PetStore/local',
   };
 }

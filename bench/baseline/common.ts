@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { ConditionalCheckFailedException, DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 // The service's clock, as ours reads it (so that a test can pin both).
@@ -18,7 +17,6 @@ export const db = new DynamoDBClient({
   requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000, throwOnRequestTimeout: true },
   ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
 });
-const SECRET = process.env.CURSOR_SECRET ?? '';
 
 interface Caller {
   keyId: string;
@@ -221,17 +219,4 @@ export const pad = (id: number): string => String(id).padStart(16, '0');
 
 export function petJson(item: Record<string, { S?: string; N?: string }>): string {
   return `{"id":${item.id?.N},"name":${JSON.stringify(item.name?.S)},"categoryId":${item.categoryId?.N},"status":"${item.status?.S}"}`;
-}
-
-export function signCursor(afterId: number, status: string | undefined): string {
-  const body = Buffer.from(status ? `{"v":1,"a":${afterId},"s":"${status}"}` : `{"v":1,"a":${afterId}}`).toString('base64url');
-  return `${body}.${createHmac('sha256', SECRET).update(body).digest().subarray(0, 16).toString('base64url')}`;
-}
-
-export function readCursor(cursor: string, status: string | undefined): number | undefined {
-  const [body, tag] = cursor.split('.');
-  if (body === undefined || tag === undefined) return undefined;
-  if (createHmac('sha256', SECRET).update(body).digest().subarray(0, 16).toString('base64url') !== tag) return undefined;
-  const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { a?: number; s?: string };
-  return payload.s === status && Number.isSafeInteger(payload.a) ? payload.a : undefined;
 }

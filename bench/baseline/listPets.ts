@@ -1,6 +1,7 @@
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { admitted, begin, refusedWithoutKey, db, error, pad, petJson, readCursor, respond, signCursor, TABLE } from './common';
+import { admitted, begin, refusedWithoutKey, db, error, pad, petJson, respond, TABLE, type Context } from './common';
+import { cursorKeys, prepareCursorKeys, readCursor, signCursor } from './cursor';
 
 const STATUSES = new Set(['available', 'pending', 'sold']);
 
@@ -19,10 +20,19 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
   const status = query.status;
   if (status !== undefined && !STATUSES.has(status)) invalid = { path: 'query.status', message: 'must be one of available, pending, sold' };
   let afterId = 0;
-  if (query.cursor !== undefined) {
-    const position = readCursor(query.cursor, status);
-    if (position === undefined) invalid = { path: 'query.cursor', message: 'is malformed or has been altered' };
-    else afterId = position;
+  if (invalid === undefined) {
+    // The keys are read (when they must be) while DynamoDB is queried.
+    prepareCursorKeys();
+    if (query.cursor !== undefined) {
+      let position: number | undefined;
+      try {
+        position = await readCursor(query.cursor, status);
+      } catch {
+        return unavailable(context);
+      }
+      if (position === undefined) invalid = { path: 'query.cursor', message: 'is malformed or has been altered' };
+      else afterId = position;
+    }
   }
   if (invalid !== undefined) {
     const decided = await admitted(context);
@@ -58,9 +68,20 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
   const page = items.slice(0, limit);
   const headers: Record<string, string> = {};
   if (items.length > limit) {
+    let key: string;
+    try {
+      key = (await cursorKeys()).current;
+    } catch {
+      return error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', { 'Retry-After': '1' });
+    }
     const last = Number(page.at(-1)?.id?.N);
     const host = event.requestContext?.domainName ?? 'localhost';
-    headers.Link = `<https://${host}/v1/pets?limit=${limit}${status ? `&status=${status}` : ''}&cursor=${signCursor(last, status)}>; rel="next"`;
+    headers.Link = `<https://${host}/v1/pets?limit=${limit}${status ? `&status=${status}` : ''}&cursor=${signCursor(key, last, status)}>; rel="next"`;
   }
   return respond(context, decided.count, 200, `[${page.map(petJson).join(',')}]`, headers);
 };
+
+async function unavailable(context: Context): Promise<APIGatewayProxyResult> {
+  const decided = await admitted(context);
+  return decided.refusal ?? error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', { 'Retry-After': '1' });
+}

@@ -4,6 +4,7 @@
 // answers from a table: no matching machinery, so that the stub costs the same small amount for both.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { pathToFileURL } from 'node:url';
 import { createHash } from 'node:crypto';
 import { BENCH_LIMITS, eventFor, EXPECTED_STATUS, invoke, lambdaContext, percentile } from './events.mjs';
@@ -55,6 +56,10 @@ function stub(Client, answers) {
   };
 }
 stub(DynamoDBDocumentClient, PLAIN);
+// listPets reads its cursor keys once (then every five minutes): the first warm-up request does.
+stub(SecretsManagerClient, {
+  GetSecretValueCommand: (input) => ({ SecretString: input.VersionStage === 'AWSPREVIOUS' ? 'bench-previous-cursor-key' : 'bench-current-cursor-key' }),
+});
 stub(DynamoDBClient, MARSHALLED);
 
 const ours = (await import(pathToFileURL(oursBundle).href)).handler;

@@ -7,8 +7,11 @@ import { WORST_CALL_MS } from './client';
  * made (an AbortSignal and its timer cost more than the rest of a warm request's overhead).
  */
 export interface CallDeadline {
-  /** The signal to give the next DynamoDB call, or undefined when the SDK's bounds suffice. */
-  signalForCall(): AbortSignal | undefined;
+  /**
+   * The signal to give the next call, or undefined when the SDK's bounds suffice. `worstCallMs`:
+   * the longest that call can take, when it is not a DynamoDB call (another client's bounds).
+   */
+  signalForCall(worstCallMs?: number): AbortSignal | undefined;
 }
 
 export class TimedCallDeadline implements CallDeadline {
@@ -22,10 +25,10 @@ export class TimedCallDeadline implements CallDeadline {
     private readonly now: () => number = Date.now,
   ) {}
 
-  signalForCall(): AbortSignal | undefined {
+  signalForCall(worstCallMs: number = this.worstCallMs): AbortSignal | undefined {
     if (this.#controller !== undefined) return this.#controller.signal;
     const left = this.at - this.now();
-    if (left >= this.worstCallMs) return undefined;
+    if (left >= worstCallMs) return undefined;
     const controller = new AbortController();
     this.#controller = controller;
     this.#timer = setTimeout(function abortAtDeadline() {

@@ -22,11 +22,13 @@ export const LOCAL_CALL_BOUNDS: CallBounds = { connectionTimeoutMs: 2_000, reque
  * The SDK's standard retry waits up to base × 2^retry (full jitter) before retry 1, 2, ...; the
  * base is 500 ms after throttling (100 ms otherwise).
  */
-const MAX_BACKOFF_MS = Array.from({ length: MAX_ATTEMPTS - 1 }, (_, retry) => 500 * 2 ** (retry + 1)).reduce((sum, wait) => sum + wait, 0);
+function maxBackoffMs(attempts: number): number {
+  return Array.from({ length: attempts - 1 }, (_, retry) => 500 * 2 ** (retry + 1)).reduce((sum, wait) => sum + wait, 0);
+}
 
 /** The longest one call can take, all attempts, timeouts and waits included. */
-export function worstCallMs(bounds: CallBounds): number {
-  return MAX_ATTEMPTS * (bounds.connectionTimeoutMs + bounds.requestTimeoutMs) + MAX_BACKOFF_MS;
+export function worstCallMs(bounds: CallBounds, attempts: number = MAX_ATTEMPTS): number {
+  return attempts * (bounds.connectionTimeoutMs + bounds.requestTimeoutMs) + maxBackoffMs(attempts);
 }
 
 export function callBoundsFor(settings: Pick<Config, 'dynamoDbEndpoint'>): CallBounds {

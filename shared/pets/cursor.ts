@@ -21,51 +21,89 @@ interface CursorPayload {
 }
 
 const TAG_BYTES = 16;
+/** The tag's 16 bytes in base64url, without padding. */
+const TAG_LENGTH = 22;
+const MAX_CURSOR_LENGTH = 256;
+
+/**
+ * What a cursor's signature says: signed by one of the known keys (and naming a valid position),
+ * not a cursor at all, or a cursor of the right form that no known key signed (forged, altered,
+ * or signed with a key this container does not know yet).
+ */
+export type CursorReading =
+  | { readonly kind: 'valid'; readonly position: CursorPosition }
+  | { readonly kind: 'malformed' }
+  | { readonly kind: 'unknown-signature' };
+
+const MALFORMED: CursorReading = { kind: 'malformed' };
+const UNKNOWN_SIGNATURE: CursorReading = { kind: 'unknown-signature' };
 
 export class CursorCodec {
-  readonly #secret: string | undefined;
+  readonly #current: string | undefined;
+  readonly #previous: string | undefined;
 
-  /** An unset secret is a deployment mistake: listing then fails with a 500 that says so in the log. */
-  constructor(secret: string | undefined) {
-    this.#secret = secret;
+  /**
+   * Cursors are signed with `current` and accepted when signed with `current` or `previous`, so
+   * that a walk in progress survives one rotation of the key. An unset current key is a
+   * deployment mistake: listing then fails with a 500 that says so in the log.
+   */
+  constructor(current: string | undefined, previous?: string) {
+    this.#current = current;
+    this.#previous = previous === current ? undefined : previous;
   }
 
   encode(position: CursorPosition): string {
     const payload: CursorPayload = { v: 1, a: position.afterId };
     if (position.status !== undefined) payload.s = position.status;
     const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
-    return `${body}.${this.#tag(body).toString('base64url')}`;
+    return `${body}.${tagOf(this.#signingKey(), body)}`;
   }
 
   /** Throws a 400 for a cursor that is malformed, tampered with, or made for another filter. */
   decode(cursor: string, status: PetStatus | undefined): CursorPosition {
-    const position = this.#verify(cursor);
-    if (position === undefined) throw invalidCursor('is malformed or has been altered');
-    if (position.status !== status) throw invalidCursor('belongs to a listing with another status filter');
-    return position;
+    return positionOf(this.read(cursor), status);
   }
 
-  #verify(cursor: string): CursorPosition | undefined {
+  /** What the cursor's signature says, without deciding the answer (see `positionOf`). */
+  read(cursor: string): CursorReading {
     const [body, tag, ...rest] = cursor.split('.');
-    if (body === undefined || tag === undefined || rest.length > 0 || cursor.length > 256) return undefined;
+    if (body === undefined || tag === undefined || rest.length > 0 || cursor.length > MAX_CURSOR_LENGTH || tag.length !== TAG_LENGTH) return MALFORMED;
     // The tag's text, not its decoded bytes: base64url decoding is lenient (padding, stray characters,
     // unused bits), and only the cursor as given is valid.
     const given = Buffer.from(tag);
-    const expected = Buffer.from(this.#tag(body).toString('base64url'));
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    if (!sameTag(given, tagOf(this.#signingKey(), body)) && (this.#previous === undefined || !sameTag(given, tagOf(this.#previous, body)))) {
+      return UNKNOWN_SIGNATURE;
+    }
     let payload: unknown;
     try {
       payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
     } catch {
-      return undefined;
+      return MALFORMED;
     }
-    return toPosition(payload);
+    const position = toPosition(payload);
+    return position === undefined ? MALFORMED : { kind: 'valid', position };
   }
 
-  #tag(body: string): Buffer {
-    if (this.#secret === undefined) throw new Error('CURSOR_SECRET is not set: page cursors cannot be signed');
-    return createHmac('sha256', this.#secret).update(body).digest().subarray(0, TAG_BYTES);
+  #signingKey(): string {
+    if (this.#current === undefined) throw new Error('CURSOR_SECRET is not set: page cursors cannot be signed');
+    return this.#current;
   }
+}
+
+/** The position a reading gives for a listing with this filter; a 400 when it gives none. */
+export function positionOf(reading: CursorReading, status: PetStatus | undefined): CursorPosition {
+  if (reading.kind !== 'valid') throw invalidCursor('is malformed or has been altered');
+  if (reading.position.status !== status) throw invalidCursor('belongs to a listing with another status filter');
+  return reading.position;
+}
+
+function tagOf(key: string, body: string): string {
+  return createHmac('sha256', key).update(body).digest().subarray(0, TAG_BYTES).toString('base64url');
+}
+
+function sameTag(given: Buffer, expected: string): boolean {
+  const bytes = Buffer.from(expected);
+  return given.length === bytes.length && timingSafeEqual(given, bytes);
 }
 
 function toPosition(payload: unknown): CursorPosition | undefined {

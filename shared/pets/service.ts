@@ -1,6 +1,7 @@
 import type { CallDeadline } from '../dynamodb/call-deadline';
 import { NotFoundError } from '../errors';
-import type { CursorCodec } from './cursor';
+import type { CursorPosition } from './cursor';
+import type { PetStatus } from './fields';
 import type { IdempotencyKey } from './idempotency';
 import type { CreatedOnce, PetRepository } from './repository';
 import type { ListPetsQuery, NewPet, Pet } from './schema';
@@ -8,7 +9,19 @@ import type { ListPetsQuery, NewPet, Pet } from './schema';
 /** The pet store's use cases: plain functions over a repository, with no knowledge of HTTP or Lambda. */
 export interface PetServiceDependencies {
   readonly pets: PetRepository;
-  readonly cursors: CursorCodec;
+}
+
+/** Listing also signs and reads page cursors (shared/pets/cursor-secrets.ts): only listPets holds their keys. */
+export interface ListingDependencies extends PetServiceDependencies {
+  readonly cursors: PageCursors;
+}
+
+export interface PageCursors {
+  /** Starts reading the keys if they must be read, without waiting. */
+  prepare(): void;
+  encode(position: CursorPosition, deadline?: CallDeadline): Promise<string>;
+  /** Throws a 400 for a cursor that is malformed, altered, signed with no known key or made for another filter. */
+  decode(cursor: string, status: PetStatus | undefined, deadline?: CallDeadline): Promise<CursorPosition>;
 }
 
 export interface CreateOptions {
@@ -28,12 +41,15 @@ export interface PetListing {
   readonly nextCursor: string | undefined;
 }
 
-export async function listPets(deps: PetServiceDependencies, query: ListPetsQuery, deadline?: CallDeadline): Promise<PetListing> {
-  const afterId = query.cursor === undefined ? 0 : deps.cursors.decode(query.cursor, query.status).afterId;
+export async function listPets(deps: ListingDependencies, query: ListPetsQuery, deadline?: CallDeadline): Promise<PetListing> {
+  // When the keys must be read (a cold start, or after their maximum age), the read overlaps the
+  // query; a page that needs no cursor neither waits for it nor fails without it.
+  deps.cursors.prepare();
+  const afterId = query.cursor === undefined ? 0 : (await deps.cursors.decode(query.cursor, query.status, deadline)).afterId;
   const page = await deps.pets.list({ afterId, limit: query.limit, status: query.status }, deadline);
   const last = page.pets.at(-1);
   const nextCursor =
-    page.hasMore && last !== undefined ? deps.cursors.encode({ afterId: last.id, status: query.status }) : undefined;
+    page.hasMore && last !== undefined ? await deps.cursors.encode({ afterId: last.id, status: query.status }, deadline) : undefined;
   return { pets: page.pets, nextCursor };
 }
 

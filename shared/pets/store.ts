@@ -1,11 +1,12 @@
 import { config } from '../config';
 import { documentClient } from '../dynamodb/client';
-import { CursorCodec } from './cursor';
 import { DynamoDbPetRepository } from './repository';
 import type { PetServiceDependencies } from './service';
 
-/** The pet store as the handlers use it: created once per container. */
+/**
+ * The pet store as the handlers use it: created once per container. The page cursors' keys are
+ * listPets' alone (./cursor-store.ts), so that createPet and getPet neither hold nor bundle them.
+ */
 export const petStore: PetServiceDependencies = {
   pets: new DynamoDbPetRepository(documentClient, config.tableName),
-  cursors: new CursorCodec(config.cursorSecret),
 };

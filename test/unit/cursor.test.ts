@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../../shared/errors';
-import { CursorCodec } from '../../shared/pets/cursor';
+import { CursorCodec, type CursorPosition } from '../../shared/pets/cursor';
 
 const codec = new CursorCodec('secret-one');
 
@@ -59,5 +59,54 @@ describe('CursorCodec', () => {
 
   it('cannot sign without a secret (a deployment mistake, not a client error)', () => {
     expect(() => new CursorCodec(undefined).encode({ afterId: 1, status: undefined })).toThrow(/CURSOR_SECRET/);
+  });
+});
+
+describe('CursorCodec across a rotation of its key', () => {
+  const position: CursorPosition = { afterId: 17, status: 'available' };
+  // What the instances know before and after one rotation, and after a second one.
+  const beforeRotation = new CursorCodec('key-one');
+  const afterRotation = new CursorCodec('key-two', 'key-one');
+  const afterSecondRotation = new CursorCodec('key-three', 'key-two');
+
+  it('accepts a cursor signed with the current key', () => {
+    expect(afterRotation.decode(afterRotation.encode(position), 'available')).toEqual(position);
+    expect(afterRotation.read(new CursorCodec('key-two').encode(position))).toEqual({ kind: 'valid', position });
+  });
+
+  it('accepts a cursor signed with the previous key: a walk begun before the rotation goes on', () => {
+    const signedBefore = beforeRotation.encode(position);
+    expect(afterRotation.decode(signedBefore, 'available')).toEqual(position);
+    expect(afterRotation.read(signedBefore)).toEqual({ kind: 'valid', position });
+  });
+
+  it('signs with the current key only', () => {
+    const signed = afterRotation.encode(position);
+    expect(new CursorCodec('key-two').read(signed)).toEqual({ kind: 'valid', position });
+    expect(new CursorCodec('key-one').read(signed)).toEqual({ kind: 'unknown-signature' });
+    expect(signed).not.toBe(beforeRotation.encode(position));
+  });
+
+  it('refuses a cursor signed with an unknown key (400), and tells it apart from a malformed one', () => {
+    const foreign = new CursorCodec('someone-elses-key').encode(position);
+    expect(afterRotation.read(foreign)).toEqual({ kind: 'unknown-signature' });
+    expect(() => afterRotation.decode(foreign, 'available')).toThrow(InvalidRequestError);
+    expect(() => afterRotation.decode(foreign, 'available')).toThrow(/start again without a cursor/);
+    for (const malformed of ['x', 'a.b.c', `${foreign}=`, `${foreign.slice(0, -1)}`]) expect(afterRotation.read(malformed), malformed).toEqual({ kind: 'malformed' });
+  });
+
+  it('after two rotations, refuses a cursor signed before the first (400: start again without a cursor)', () => {
+    const signedBefore = beforeRotation.encode(position);
+    expect(afterSecondRotation.read(signedBefore)).toEqual({ kind: 'unknown-signature' });
+    expect(() => afterSecondRotation.decode(signedBefore, 'available')).toThrow(/start again without a cursor/);
+    // The one signed between the two rotations is still good.
+    expect(afterSecondRotation.decode(afterRotation.encode(position), 'available')).toEqual(position);
+  });
+
+  it('refuses, with either key, a cursor whose payload was altered or that belongs to another filter', () => {
+    const [, tag] = beforeRotation.encode(position).split('.');
+    const forgedBody = Buffer.from(JSON.stringify({ v: 1, a: 99, s: 'available' })).toString('base64url');
+    expect(afterRotation.read(`${forgedBody}.${tag}`)).toEqual({ kind: 'unknown-signature' });
+    expect(() => afterRotation.decode(beforeRotation.encode(position), 'sold')).toThrow(/another status filter/);
   });
 });
