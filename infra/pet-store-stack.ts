@@ -74,7 +74,7 @@ export class PetStoreStack extends Stack {
     Validations.of(cursorSecret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'No rotation function: the value is a random HMAC key that no person or other system uses. It is rotated by hand with put-secret-value (docs/cursor-secret-rotation.md): listPets reads the current and previous versions from Secrets Manager, signs with the current and accepts either, so a rotation needs no deploy and breaks no page walk.',
+        'No rotation function: the value is a random HMAC key that no person or other system uses. It is rotated by hand with put-secret-value (docs/cursor-secret-rotation.md): listPets reads the AWSCURRENT and AWSPREVIOUS versions from Secrets Manager (again after 5 minutes), signs with the current and accepts either, so a rotation needs no deploy and breaks no walk in progress; two rotations less than an hour apart may end a paused walk with a 400.',
     });
 
     const shared = {

@@ -14,6 +14,10 @@ import { usagePlanNumbers, limitsOf } from '../../infra/usage-plans';
 import { WAF_RULES } from '../../infra/waf';
 import { lambdaContext } from '../../local/api-gateway-event';
 import { PLAN_NAMES } from '../../shared/limits/plans';
+import { CursorCodec } from '../../shared/pets/cursor';
+import { DynamoDbPetRepository } from '../../shared/pets/repository';
+import { testDatabase } from '../support/database';
+import { startFakeSecretsManager } from '../support/fake-secrets-manager';
 import { newOutdir, removeOutdirs, synth } from '../support/synth';
 
 let prod: Template;
@@ -390,35 +394,57 @@ describe('the stack, per stage', () => {
 });
 
 describe('the bundled functions', () => {
-  it('are bundled by esbuild without Docker, the listPets bundle serves a request against DynamoDB Local, the docs bundle its files', async () => {
+  it('are bundled by esbuild without Docker, the listPets bundle serves pages against DynamoDB Local with its cursor secret from Secrets Manager, the docs bundle its files', async () => {
     const { app, template } = synth('staging', true);
     const assembly = app.synth();
     const listPets = template.findResources('AWS::Lambda::Function')[functionLogicalId(template, 'ListPets')] as { Properties: { Code: { S3Key: string } } };
     const assetHash = listPets.Properties.Code.S3Key.replace(/\.zip$/, '');
     const assetDir = join(assembly.directory, `asset.${assetHash}`);
-    const { handler } = (await import(pathToFileURL(join(assetDir, 'index.mjs')).href)) as {
-      handler: (event: APIGatewayProxyEvent, context: unknown) => Promise<APIGatewayProxyResult>;
-    };
-    const response = await handler(
-      {
-        httpMethod: 'GET',
-        path: '/pets',
-        resource: '/pets',
-        headers: { Authorization: 'Bearer local-business-key' },
-        multiValueHeaders: {},
-        queryStringParameters: { limit: '5' },
-        multiValueQueryStringParameters: { limit: ['5'] },
-        pathParameters: null,
-        stageVariables: null,
-        body: null,
-        isBase64Encoded: false,
-        requestContext: { requestId: 'bundle-test', domainName: 'example.com', path: '/v1/pets', identity: { sourceIp: '127.0.0.1' }, authorizer: authorizerContextOf('local-business-key') },
-      } as unknown as APIGatewayProxyEvent,
-      lambdaContext('listPets', 10_000),
-    );
-    expect(response.statusCode).toBe(200);
-    expect(JSON.parse(response.body)).toEqual([]);
-    expect(response.headers?.['X-RateLimit-Limit']).toBe('1000');
+    // Configured as the stack configures it: the secret's ARN, not its value (CURSOR_SECRET, set for
+    // the test run, must lose), read from a stand-in for Secrets Manager.
+    const secrets = await startFakeSecretsManager();
+    Object.assign(process.env, { CURSOR_SECRET_ARN: secrets.secretArn, SECRETS_MANAGER_ENDPOINT: secrets.endpoint });
+    try {
+      const pets = new DynamoDbPetRepository(testDatabase().documentClient, testDatabase().tableName);
+      const rex = await pets.create({ name: 'Rex', categoryId: 1, status: 'available' });
+      const bella = await pets.create({ name: 'Bella', categoryId: 1, status: 'available' });
+      const { handler } = (await import(pathToFileURL(join(assetDir, 'index.mjs')).href)) as {
+        handler: (event: APIGatewayProxyEvent, context: unknown) => Promise<APIGatewayProxyResult>;
+      };
+      const page = (query: Record<string, string>) =>
+        handler(
+          {
+            httpMethod: 'GET',
+            path: '/pets',
+            resource: '/pets',
+            headers: { Authorization: 'Bearer local-business-key' },
+            multiValueHeaders: {},
+            queryStringParameters: query,
+            multiValueQueryStringParameters: Object.fromEntries(Object.entries(query).map(([name, value]) => [name, [value]])),
+            pathParameters: null,
+            stageVariables: null,
+            body: null,
+            isBase64Encoded: false,
+            requestContext: { requestId: 'bundle-test', domainName: 'example.com', path: '/v1/pets', identity: { sourceIp: '127.0.0.1' }, authorizer: authorizerContextOf('local-business-key') },
+          } as unknown as APIGatewayProxyEvent,
+          lambdaContext('listPets', 10_000),
+        );
+      const response = await page({ limit: '1' });
+      expect(response.statusCode).toBe(200);
+      expect(JSON.parse(response.body)).toEqual([rex]);
+      expect(response.headers?.['X-RateLimit-Limit']).toBe('1000');
+      const cursor = new URL(/^<([^>]+)>; rel="next"$/.exec(String(response.headers?.Link))?.[1] as string).searchParams.get('cursor') as string;
+      // Signed with the secret's current value, read from Secrets Manager: not with the environment's.
+      expect(new CursorCodec(secrets.current).read(cursor).kind).toBe('valid');
+      expect(new CursorCodec(process.env.CURSOR_SECRET).read(cursor).kind).toBe('unknown-signature');
+      expect([...new Set(secrets.calls)].sort()).toEqual(['AWSCURRENT', 'AWSPREVIOUS']);
+      const next = await page({ limit: '1', cursor });
+      expect([next.statusCode, JSON.parse(next.body)]).toEqual([200, [bella]]);
+    } finally {
+      delete process.env.CURSOR_SECRET_ARN;
+      delete process.env.SECRETS_MANAGER_ENDPOINT;
+      await secrets.close();
+    }
     // Shipped with its source map (stack traces name the TypeScript sources), without their text.
     const sourceMap = JSON.parse(readFileSync(join(assetDir, 'index.mjs.map'), 'utf8')) as { sources: string[]; sourcesContent?: unknown };
     expect(sourceMap.sources.some((source) => source.endsWith('functions/listPets.ts'))).toBe(true);
