@@ -57,7 +57,8 @@ export function scheduleKeyMirror(scope: Construct, mirror: PetStoreFunction, ap
     alarmDescription:
       'The key mirror went wrong in the last 5 minutes and no run succeeded (runs failing, finding a usage plan of the stage it cannot use, or not being made): console changes to keys and plans are not reaching the service; the last good copy keeps serving. See the KeyMirror function\'s log lines.',
     metric: new MathExpression({
-      expression: 'IF(FILL(errors, 0) + FILL(dropped, 0) + FILL(refused, 0) + FILL(runs, 0) - FILL(succeeded, 0) > 0 AND FILL(succeeded, 0) == 0, 1, 0)',
+      // Parenthesized throughout: CloudWatch documents AND and the comparisons, not their precedence.
+      expression: 'IF(((FILL(errors, 0) + FILL(dropped, 0) + FILL(refused, 0) + FILL(runs, 0) - FILL(succeeded, 0)) > 0) AND (FILL(succeeded, 0) == 0), 1, 0)',
       usingMetrics: {
         errors: mirror.fn.metricErrors({ period, statistic: 'Sum' }),
         dropped: mirror.fn.metric('AsyncEventsDropped', { period, statistic: 'Sum' }),

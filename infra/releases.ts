@@ -116,7 +116,8 @@ function releaseAlarm(scope: Construct, id: string, { function: { live }, operat
   return new Alarm(scope, `${id}ReleaseAlarm`, {
     alarmDescription: `${id}: over ${percent} % of its invocations failed in 5 minutes (crashes or timeouts${operation === undefined ? '' : ', and answers of 500 or more'}; at least ${minInvocations} invocations and ${minFailures} failures). During a prod release this rolls the new version back.`,
     metric: new MathExpression({
-      expression: `IF(invocations >= ${minInvocations} AND ${failures} >= ${minFailures}, 100 * (${failures}) / invocations, 0)`,
+      // Parenthesized throughout: CloudWatch documents AND and >=, not their precedence.
+      expression: `IF((invocations >= ${minInvocations}) AND ((${failures}) >= ${minFailures}), 100 * (${failures}) / invocations, 0)`,
       usingMetrics,
       period,
       label: 'failed invocations, %',

@@ -53,11 +53,14 @@ interface KnownKeys {
 }
 
 /**
- * The page cursors of one container: the keys read once, used while they are fresh, read again
- * after `KEYS_MAX_AGE_MS` or (at most once a minute) when a cursor verifies against neither known
- * key. One read at a time, shared by every request that needs it; each request waits for it no
- * longer than its own deadline (a 503 then), and the read goes on for the next one. While keys
- * are known, a failed read keeps them in use: a rotation is rare, an outage should not stop walks.
+ * The page cursors of one container: the keys read once, read again after `KEYS_MAX_AGE_MS` or
+ * (at most once a minute) when a cursor verifies against neither known key. One read at a time,
+ * shared by every request that needs it. Only a container with no keys yet waits for a read, no
+ * longer than the request's deadline (a 503 then; the read goes on for the next request), and a
+ * request with a cursor no known key signed waits for the one read that may know it. Keys past
+ * their age keep serving while they are read again in the background, and a failed read keeps
+ * them in use: a rotation is rare, and an outage of Secrets Manager should neither slow nor stop
+ * walks.
  */
 export class CursorSecrets {
   #known: KnownKeys | undefined;
@@ -76,7 +79,7 @@ export class CursorSecrets {
     const at = now();
     const known = this.#known;
     if (known !== undefined && at - known.readAt < KEYS_MAX_AGE_MS) return;
-    this.#readIfDue(at)?.catch(ignore);
+    this.#readIfDue(at);
   }
 
   /** A cursor for the page after this position, signed with the current key. */
@@ -92,8 +95,15 @@ export class CursorSecrets {
     let reading = (await this.#codec(deadline)).read(cursor);
     if (reading.kind === 'unknown-signature') {
       // Perhaps signed with a key this container has not read yet (a rotation since its last read).
-      const fresher = await this.#afterUnknownSignature(deadline);
-      if (fresher !== undefined) reading = fresher.read(cursor);
+      const fresher = this.#afterUnknownSignature(deadline);
+      if (fresher !== undefined) {
+        try {
+          reading = (await fresher).read(cursor);
+        } catch {
+          // The keys could not be read again (in time): no known key signed the cursor, which is
+          // the client's to mend (a 400), not an outage to report.
+        }
+      }
     }
     return positionOf(reading, status);
   }
@@ -101,16 +111,14 @@ export class CursorSecrets {
   #codec(deadline: CallDeadline | undefined): CursorCodec | Promise<CursorCodec> {
     const at = now();
     const known = this.#known;
-    if (known !== undefined && at - known.readAt < KEYS_MAX_AGE_MS) return known.codec;
-    const reading = this.#readIfDue(at);
-    if (reading === undefined) {
-      if (known !== undefined) return known.codec;
-      throw new ServiceUnavailableError(new Error('the cursor keys could not be read a moment ago'));
-    }
-    return this.#within(reading, deadline).catch((error: unknown) => {
-      if (known === undefined) throw error;
+    if (known !== undefined) {
+      // Past their age: read again in the background, and serve with these meanwhile.
+      if (at - known.readAt >= KEYS_MAX_AGE_MS) this.#readIfDue(at);
       return known.codec;
-    });
+    }
+    const reading = this.#readIfDue(at);
+    if (reading === undefined) throw new ServiceUnavailableError(new Error('the cursor keys could not be read a moment ago'));
+    return this.#within(reading, deadline);
   }
 
   #afterUnknownSignature(deadline: CallDeadline | undefined): Promise<CursorCodec> | undefined {
@@ -153,6 +161,9 @@ export class CursorSecrets {
         throw error;
       },
     );
+    // Whoever waits for the read handles its failure; one nobody waits for (in the background, or
+    // given up at a deadline) must not become an unhandled rejection, which ends a Lambda container.
+    reading.catch(ignore);
     this.#reading = reading;
     return reading;
   }

@@ -108,7 +108,7 @@ describe.each(STAGES)('the %s stack in an account it shares', (stage) => {
     expect(mirror).toMatchObject({ Threshold: 1, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
     const metrics = mirror.Metrics as { Id: string; Expression?: string; MetricStat?: { Metric: { Namespace: string; MetricName: string }; Stat: string; Period: number } }[];
     expect(metrics.find((metric) => metric.Expression)?.Expression).toBe(
-      'IF(FILL(errors, 0) + FILL(dropped, 0) + FILL(refused, 0) + FILL(runs, 0) - FILL(succeeded, 0) > 0 AND FILL(succeeded, 0) == 0, 1, 0)',
+      'IF(((FILL(errors, 0) + FILL(dropped, 0) + FILL(refused, 0) + FILL(runs, 0) - FILL(succeeded, 0)) > 0) AND (FILL(succeeded, 0) == 0), 1, 0)',
     );
     expect(metrics.filter((metric) => metric.MetricStat).map(({ Id, MetricStat }) => [Id, MetricStat?.Metric.Namespace, MetricStat?.Metric.MetricName, MetricStat?.Stat, MetricStat?.Period])).toEqual([
       ['errors', 'AWS/Lambda', 'Errors', 'Sum', 300],
@@ -257,7 +257,7 @@ describe.each(STAGES)('the %s stack in an account it shares', (stage) => {
       expect(properties).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 1, TreatMissingData: 'notBreaching' });
       const metrics = properties.Metrics as { Id: string; Expression?: string; MetricStat?: { Metric: { Namespace: string; MetricName: string; Dimensions: { Name: string; Value: unknown }[] } } }[];
       const failures = id === 'ApiDocs' ? 'FILL(errors, 0)' : 'FILL(errors, 0) + FILL(answers5xx, 0)';
-      expect(metrics.find((metric) => metric.Expression)?.Expression).toBe(`IF(invocations >= 20 AND ${failures} >= 2, 100 * (${failures}) / invocations, 0)`);
+      expect(metrics.find((metric) => metric.Expression)?.Expression).toBe(`IF((invocations >= 20) AND ((${failures}) >= 2), 100 * (${failures}) / invocations, 0)`);
       const fn = idWithPrefix(template(), 'AWS::Lambda::Function', id);
       const onAlias = [{ Name: 'FunctionName', Value: { Ref: fn } }, { Name: 'Resource', Value: { 'Fn::Join': ['', [{ Ref: fn }, ':live']] } }];
       expect(metrics.filter((metric) => metric.MetricStat).map(({ Id, MetricStat }) => [Id, MetricStat?.Metric.Namespace, MetricStat?.Metric.MetricName, MetricStat?.Metric.Dimensions])).toEqual([
