@@ -86,8 +86,8 @@ export function petStoreFunction(scope: Construct, id: string, options: Function
     reason: 'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords, which X-Ray grants on no narrower resource than *. Every other right of the function is scoped (its logs: its own log group and its streams).',
   });
   // Each deploy publishes a version (a new one only when the code or configuration changed); the
-  // alias points at it and is what every caller invokes.
-  // Asynchronous settings belong to what is invoked: the alias, not $LATEST (which nothing calls).
+  // alias points at it and is what every caller invokes, so its asynchronous settings are set on
+  // it, not on $LATEST (which nothing calls).
   const live = new Alias(scope, `${id}Live`, {
     aliasName: LIVE_ALIAS,
     version: fn.currentVersion,

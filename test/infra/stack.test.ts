@@ -8,7 +8,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
-import { authorizerContextOf } from '../support/api';
+import { listPetsEvent } from '../support/api';
 import committedDocument from '../../openapi/openapi.json' with { type: 'json' };
 import { usagePlanNumbers, limitsOf } from '../../infra/usage-plans';
 import { WAF_RULES } from '../../infra/waf';
@@ -411,24 +411,7 @@ describe('the bundled functions', () => {
       const { handler } = (await import(pathToFileURL(join(assetDir, 'index.mjs')).href)) as {
         handler: (event: APIGatewayProxyEvent, context: unknown) => Promise<APIGatewayProxyResult>;
       };
-      const page = (query: Record<string, string>) =>
-        handler(
-          {
-            httpMethod: 'GET',
-            path: '/pets',
-            resource: '/pets',
-            headers: { Authorization: 'Bearer local-business-key' },
-            multiValueHeaders: {},
-            queryStringParameters: query,
-            multiValueQueryStringParameters: Object.fromEntries(Object.entries(query).map(([name, value]) => [name, [value]])),
-            pathParameters: null,
-            stageVariables: null,
-            body: null,
-            isBase64Encoded: false,
-            requestContext: { requestId: 'bundle-test', domainName: 'example.com', path: '/v1/pets', identity: { sourceIp: '127.0.0.1' }, authorizer: authorizerContextOf('local-business-key') },
-          } as unknown as APIGatewayProxyEvent,
-          lambdaContext('listPets', 10_000),
-        );
+      const page = (query: Record<string, string>) => handler(listPetsEvent(query, 'bundle-test'), lambdaContext('listPets', 10_000));
       const response = await page({ limit: '1' });
       expect(response.statusCode).toBe(200);
       expect(JSON.parse(response.body)).toEqual([rex]);

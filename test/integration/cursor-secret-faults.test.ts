@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { lambdaContext } from '../../local/api-gateway-event';
 import { CursorCodec } from '../../shared/pets/cursor';
-import { authorizerContextOf } from '../support/api';
+import { listPetsEvent } from '../support/api';
 import { testDatabase } from '../support/database';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../support/fake-secrets-manager';
 
@@ -44,22 +44,7 @@ async function coldContainer(): Promise<{ handler: Handler; advance: (ms: number
   return { handler: handler as unknown as Handler, advance: (ms) => (nowMs += ms) };
 }
 
-function listEvent(query: Record<string, string>): APIGatewayProxyEvent {
-  return {
-    httpMethod: 'GET',
-    path: '/pets',
-    resource: '/pets',
-    headers: { Authorization: 'Bearer local-business-key' },
-    multiValueHeaders: {},
-    queryStringParameters: query,
-    multiValueQueryStringParameters: Object.fromEntries(Object.entries(query).map(([name, value]) => [name, [value]])),
-    pathParameters: null,
-    stageVariables: null,
-    body: null,
-    isBase64Encoded: false,
-    requestContext: { requestId: 'cursor-secret-faults', domainName: 'localhost', path: '/v1/pets', authorizer: authorizerContextOf('local-business-key') },
-  } as unknown as APIGatewayProxyEvent;
-}
+const listEvent = (query: Record<string, string>) => listPetsEvent(query, 'cursor-secret-faults');
 
 /** A page with more after it: its answer needs a signed cursor. */
 const NEEDS_CURSOR = { limit: '2' };

@@ -1,3 +1,4 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { principalContext } from '../../shared/auth/authorizer-contract';
 import { hashApiKey, keyIdOf } from '../../shared/auth/api-key-hash';
@@ -126,4 +127,25 @@ export function authorizerContextOf(demoKey: string): Record<string, string> {
   const keyId = keyIdOf(hashApiKey(demo.apiKey));
   const limits = demo.limits ?? STANDARD_PLAN_LIMITS[demo.plan as Exclude<typeof demo.plan, 'enterprise'>];
   return { principalId: keyId, ...principalContext({ keyId, plan: demo.plan, limits }) };
+}
+
+/**
+ * `GET /v1/pets` as API Gateway hands it to listPets once the authorizer allowed the demo
+ * Business key: for tests that invoke the handler (or its bundle) directly.
+ */
+export function listPetsEvent(query: Record<string, string>, requestId = 'list-pets-event'): APIGatewayProxyEvent {
+  return {
+    httpMethod: 'GET',
+    path: '/pets',
+    resource: '/pets',
+    headers: { Authorization: 'Bearer local-business-key' },
+    multiValueHeaders: {},
+    queryStringParameters: query,
+    multiValueQueryStringParameters: Object.fromEntries(Object.entries(query).map(([name, value]) => [name, [value]])),
+    pathParameters: null,
+    stageVariables: null,
+    body: null,
+    isBase64Encoded: false,
+    requestContext: { requestId, domainName: 'example.com', path: '/v1/pets', identity: { sourceIp: '127.0.0.1' }, authorizer: authorizerContextOf('local-business-key') },
+  } as unknown as APIGatewayProxyEvent;
 }
