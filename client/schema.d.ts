@@ -122,7 +122,7 @@ export interface components {
             message: string;
             /** @description The HTTP status code. */
             status: number;
-            /** @description On a 400: every failing field, so a client can fix its request in one go. */
+            /** @description On a 400: the failing fields, so a client can fix its request in one go. At most 20 are named; when more fail, one more entry, whose path is `(more)`, says how many. A path or message longer than 100 characters (a field name can be any length) is cut to 100, the last an ellipsis. */
             details?: components["schemas"]["ErrorDetail"][];
         };
     };

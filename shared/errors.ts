@@ -40,7 +40,33 @@ export interface ApiProblem {
 
 /** The 400 of a request whose fields fail validation, as a plain value. */
 export function invalidRequest(details: readonly ErrorDetail[]): ApiProblem {
-  return { status: 400, code: 'invalid_request', message: describeDetails(details), details };
+  const named = boundedDetails(details);
+  return { status: 400, code: 'invalid_request', message: describeDetails(named, details.length), details: named };
+}
+
+/**
+ * An error answer stays a few KB whatever the request (decisions.md): it names at most this many
+ * failing fields, then one entry says how many more fail; and it cuts a path or message to this
+ * many characters, since a path can hold a client's field name of any length.
+ */
+export const MAX_NAMED_FIELDS = 20;
+export const MAX_DETAIL_CHARACTERS = 100;
+/** The `path` of the entry that counts the failing fields not named. */
+export const MORE_FIELDS_PATH = '(more)';
+
+function boundedDetails(details: readonly ErrorDetail[]): readonly ErrorDetail[] {
+  if (details.length <= MAX_NAMED_FIELDS && details.every((detail) => detail.path.length <= MAX_DETAIL_CHARACTERS && detail.message.length <= MAX_DETAIL_CHARACTERS)) return details;
+  const named = details.slice(0, MAX_NAMED_FIELDS).map((detail) => ({ path: cut(detail.path), message: cut(detail.message) }));
+  if (details.length > MAX_NAMED_FIELDS) named.push({ path: MORE_FIELDS_PATH, message: `${details.length - MAX_NAMED_FIELDS} more fields fail` });
+  return named;
+}
+
+/** At most MAX_DETAIL_CHARACTERS characters, the last an ellipsis when cut (never half a surrogate pair). */
+function cut(text: string): string {
+  if (text.length <= MAX_DETAIL_CHARACTERS) return text;
+  let end = MAX_DETAIL_CHARACTERS - 1;
+  if (/[\uD800-\uDBFF]/.test(text.charAt(end - 1))) end -= 1;
+  return `${text.slice(0, end)}…`;
 }
 
 export class ApiError extends Error implements ApiProblem {
@@ -72,7 +98,8 @@ export class ApiError extends Error implements ApiProblem {
 
 export class InvalidRequestError extends ApiError {
   constructor(details: readonly ErrorDetail[]) {
-    super(400, 'invalid_request', describeDetails(details), { details });
+    const named = boundedDetails(details);
+    super(400, 'invalid_request', describeDetails(named, details.length), { details: named });
     this.name = 'InvalidRequestError';
   }
 }
@@ -149,7 +176,10 @@ export class KeySuspendedError extends ApiError {
   }
 }
 
-function describeDetails(details: readonly ErrorDetail[]): string {
-  if (details.length === 0) return 'The request is invalid.';
-  return `The request is invalid: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}.`;
+/** Names the (bounded) failing fields, then how many more of `total` fail. */
+function describeDetails(named: readonly ErrorDetail[], total: number = named.length): string {
+  if (named.length === 0) return 'The request is invalid.';
+  const listed = named.filter((detail) => detail.path !== MORE_FIELDS_PATH);
+  const more = total > listed.length ? `; and ${total - listed.length} more` : '';
+  return `The request is invalid: ${listed.map((d) => `${d.path}: ${d.message}`).join('; ')}${more}.`;
 }
