@@ -1,12 +1,12 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { AUTHORIZER_UNAUTHORIZED, type RefusalContext, principalContext } from '../shared/auth/authorizer-contract';
 import { authorize } from '../shared/auth/authorize';
-import { readBearer } from '../shared/auth/bearer';
+import { readBearerHeaders } from '../shared/auth/bearer';
 import { KeyRegistry } from '../shared/auth/key-registry';
 import { config } from '../shared/config';
 import { deadlineBeforeTimeout } from '../shared/dynamodb/call-deadline';
 import { documentClient } from '../shared/dynamodb/client';
-import { requestHeader } from '../shared/http/headers';
+import { requestHeader, requestHeaderCount } from '../shared/http/headers';
 import { setRateLimitHeaders } from '../shared/http/rate-limit-headers';
 import { OPERATIONS, routeOf, type OperationId } from '../shared/http/routes';
 import { rateLimiter } from '../shared/limits/limiter-instance';
@@ -31,7 +31,7 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent, context?:
   const startedAt = performance.now();
   const deadline = deadlineBeforeTimeout(context);
   try {
-    const credential = readBearer(requestHeader(event.headers, 'authorization'));
+    const credential = readBearerHeaders(requestHeaderCount(event.multiValueHeaders, 'authorization'), requestHeader(event.headers, 'authorization'));
     const address = event.requestContext?.identity?.sourceIp ?? 'unknown';
     const decision = await authorize(credential, address, { registry, limiter: rateLimiter, deadline });
     const stageArn = stageArnOf(event.methodArn);

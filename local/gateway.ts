@@ -1,7 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { AUTHORIZER_RESULT_TTL_SECONDS, AUTHORIZER_UNAUTHORIZED, type RefusalContext } from '../shared/auth/authorizer-contract';
 import { now } from '../shared/clock';
-import { requestHeader } from '../shared/http/headers';
+import { requestHeaderValues } from '../shared/http/headers';
 
 /**
  * What API Gateway does between the client and an operation's function, for the local server:
@@ -30,7 +30,8 @@ export class LocalAuthorization {
 
   /** The decision for a request that has an Authorization header (without one, API Gateway answers 401 itself). */
   async decide(event: APIGatewayProxyEvent): Promise<GatewayDecision> {
-    const identity = `${requestHeader(event.headers, 'authorization')}\n${event.requestContext.identity.sourceIp}`;
+    // Every Authorization value: a request with two never shares a cache entry with one of them alone.
+    const identity = `${requestHeaderValues(event.multiValueHeaders, 'authorization').join('\n')}\n${event.requestContext.identity.sourceIp}`;
     const cached = this.#cache.get(identity);
     if (cached !== undefined && cached.expiresAt > now()) return cached.decision;
     this.#cache.delete(identity);

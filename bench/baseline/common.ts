@@ -135,10 +135,18 @@ export interface Context {
   counted: Promise<Count> | undefined;
 }
 
+/** Authorization headers sent, in any spelling. */
+export function authorizationCount(multiValueHeaders: Record<string, string[] | undefined> | null | undefined): number {
+  let count = 0;
+  for (const name in multiValueHeaders ?? {}) if (name.length === 13 && name.toLowerCase() === 'authorization') count += multiValueHeaders?.[name]?.length ?? 0;
+  return count;
+}
+
 /** Who calls and the counting started; the caller answers by `respond`. */
 export async function begin(event: APIGatewayProxyEvent, operation: string, route: string): Promise<Context> {
   const startedAt = performance.now();
-  const who = caller(event.requestContext?.authorizer);
+  // Two Authorization headers, in any spelling, are refused: a cached authorizer answer may have let them through.
+  const who = authorizationCount(event.multiValueHeaders) > 1 ? undefined : caller(event.requestContext?.authorizer);
   const counted = who ? count(`key#${who.keyId}`, who.perMinute, who.perDay) : undefined;
   counted?.catch(() => {});
   const logFields = `"operation":"${operation}","route":"${route}"`;

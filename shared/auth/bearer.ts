@@ -10,6 +10,15 @@ export type BearerCredential =
 const MAX_TOKEN_LENGTH = 512;
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
+/**
+ * The credential of a request that sent `headerCount` Authorization headers, the first spelled
+ * `authorization`: more than one, in any spelling, is malformed (decisions.md), whatever their
+ * values: which would count is the client's guess, and a gateway's cache key may be another's.
+ */
+export function readBearerHeaders(headerCount: number, authorization: string | undefined): BearerCredential {
+  return headerCount > 1 ? { kind: 'malformed' } : readBearer(authorization);
+}
+
 export function readBearer(authorization: string | undefined): BearerCredential {
   if (authorization === undefined || authorization.trim() === '') return { kind: 'missing' };
   if (authorization.length > MAX_TOKEN_LENGTH + 16) return { kind: 'malformed' };

@@ -28,3 +28,24 @@ function canonicalSpelling(lowerCaseName: string): string {
   }
   return canonical;
 }
+
+/**
+ * Every value of a request header, however spelled and however often sent: API Gateway (and the
+ * local server) give each value of a repeated header in the multi-value map, one list per spelling.
+ */
+export function requestHeaderValues(multiValueHeaders: APIGatewayProxyEvent['multiValueHeaders'] | null | undefined, lowerCaseName: string): string[] {
+  const values: string[] = [];
+  if (multiValueHeaders === null || multiValueHeaders === undefined) return values;
+  for (const name in multiValueHeaders) {
+    if (name.length === lowerCaseName.length && name.toLowerCase() === lowerCaseName) values.push(...(multiValueHeaders[name] ?? []));
+  }
+  return values;
+}
+
+/** How many times a request header was sent, in any spelling (without copying the values). */
+export function requestHeaderCount(multiValueHeaders: APIGatewayProxyEvent['multiValueHeaders'] | null | undefined, lowerCaseName: string): number {
+  let count = 0;
+  if (multiValueHeaders === null || multiValueHeaders === undefined) return count;
+  for (const name in multiValueHeaders) if (name.length === lowerCaseName.length && name.toLowerCase() === lowerCaseName) count += multiValueHeaders[name]?.length ?? 0;
+  return count;
+}

@@ -2,7 +2,7 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { principalFromContext } from '../../auth/authorizer-contract';
 import { UnauthorizedError } from '../../errors';
-import { requestHeader } from '../headers';
+import { requestHeader, requestHeaderCount } from '../headers';
 import type { HttpContext } from '../request-context';
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>;
@@ -17,7 +17,9 @@ export function identifyCaller(): middy.MiddlewareObj<APIGatewayProxyEvent, APIG
   const identifyCallerBefore = (request: Request): void => {
     const principal = principalFromContext(request.event.requestContext?.authorizer);
     const state = request.context.petStore;
-    if (principal !== undefined) state.principal = principal;
+    // Two Authorization headers are refused here too: in AWS the authorizer's answer is cached by
+    // one header's value, so a cached Allow may let such a request through to the function.
+    if (principal !== undefined && requestHeaderCount(request.event.multiValueHeaders, 'authorization') <= 1) state.principal = principal;
     else state.refusal = new UnauthorizedError(requestHeader(request.event.headers, 'authorization') === undefined ? 'missing' : 'invalid');
   };
   return { before: identifyCallerBefore };

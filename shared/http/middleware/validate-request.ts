@@ -2,7 +2,7 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { invalidRequest, type ErrorDetail } from '../../errors';
-import { requestHeader } from '../headers';
+import { requestHeader, requestHeaderCount } from '../headers';
 import { repeatedMember } from '../json-members';
 import { parseMediaType } from '../media-type';
 import type { HttpContext } from '../request-context';
@@ -110,7 +110,7 @@ function readHeaders(event: APIGatewayProxyEvent, names: readonly string[], deta
     const lowerCaseName = name.toLowerCase();
     const value = requestHeader(event.headers, lowerCaseName);
     if (value === undefined) continue;
-    if (headerCount(event, lowerCaseName) > 1) details.push({ path: `header.${name}`, message: 'must be given at most once' });
+    if (requestHeaderCount(event.multiValueHeaders, lowerCaseName) > 1) details.push({ path: `header.${name}`, message: 'must be given at most once' });
     else headers[name] = value;
   }
   return headers;
@@ -129,7 +129,7 @@ function readJsonBody(event: APIGatewayProxyEvent, details: ErrorDetail[]): Json
   };
   const header = requestHeader(event.headers, 'content-type');
   if (header === undefined) return fail('header.content-type', 'is required and must be application/json');
-  if (headerCount(event, 'content-type') > 1) return fail('header.content-type', 'must be given once');
+  if (requestHeaderCount(event.multiValueHeaders, 'content-type') > 1) return fail('header.content-type', 'must be given once');
   // The usual value needs no parser.
   if (header !== 'application/json') {
     const mediaType = parseMediaType(header);
@@ -161,11 +161,3 @@ function readJsonBody(event: APIGatewayProxyEvent, details: ErrorDetail[]): Json
   return { ok: true, value };
 }
 
-/** API Gateway gives every value of a repeated header in the multi-value map. */
-function headerCount(event: APIGatewayProxyEvent, lowerCaseName: string): number {
-  let count = 0;
-  const multi = event.multiValueHeaders;
-  if (multi === null || multi === undefined) return 0;
-  for (const name in multi) if (name.length === lowerCaseName.length && name.toLowerCase() === lowerCaseName) count += multi[name]?.length ?? 0;
-  return count;
-}
