@@ -29,7 +29,15 @@ export interface LocalServerOptions {
   readonly handlers?: OperationHandlers;
   /** Resolves when the server may pass requests on (e.g. once the datastore is up). */
   readonly ready?: Promise<unknown>;
+  /** How long a request's body may take to arrive (BODY_DEADLINE_MS; tests shorten it). */
+  readonly bodyDeadlineMs?: number;
 }
+
+/**
+ * A body not complete this long after its request arrived has its connection closed, unanswered:
+ * every local answer comes within 10 s of a request's arrival (decisions.md).
+ */
+export const BODY_DEADLINE_MS = 10_000;
 
 export interface LocalServer {
   readonly server: Server;
@@ -62,6 +70,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     routes: compileRoutes(),
     webAcl: new LocalWebAcl(),
     authorization: new LocalAuthorization(handlers.authorizer, () => lambdaContext('authorizer', FUNCTION_TIMEOUT_MS)),
+    bodyDeadlineMs: options.bodyDeadlineMs ?? BODY_DEADLINE_MS,
   };
   const server = createServer((request, response) => {
     void (async () => {
@@ -123,18 +132,20 @@ interface Gateway {
   readonly routes: CompiledRoute[];
   readonly webAcl: LocalWebAcl;
   readonly authorization: LocalAuthorization;
+  readonly bodyDeadlineMs: number;
 }
 
 async function serve(request: IncomingMessage, response: ServerResponse, gateway: Gateway): Promise<void> {
   const requestId = randomUUID();
+  const bodyDueAt = Date.now() + gateway.bodyDeadlineMs;
   const answer = (type: GatewayResponseType, authorizer?: Record<string, string>) => {
-    request.resume();
+    discardBody(request, bodyDueAt);
     writeGatewayResponse(response, type, requestId, authorizer);
   };
   // API Gateway's identity source: a header that is there and not empty.
   const hasAuthorization = (request.headers.authorization ?? '') !== '';
   if (!gateway.webAcl.admit(request.socket.remoteAddress ?? 'unknown', hasAuthorization)) {
-    request.resume();
+    discardBody(request, bodyDueAt);
     response.writeHead(EDGE_REFUSAL.status, { ...EDGE_REFUSAL.headers, 'Retry-After': String(EDGE_REFUSAL.retryAfterSeconds) });
     response.end(EDGE_REFUSAL.body);
     return;
@@ -143,15 +154,26 @@ async function serve(request: IncomingMessage, response: ServerResponse, gateway
   const match = findRoute(gateway.routes, request.method ?? 'GET', url.pathname);
   if (match === undefined) return answer('MISSING_AUTHENTICATION_TOKEN');
   if (match === 'bad-path') return answer('DEFAULT_4XX');
-  const body = await readBody(request);
-  if (body === undefined) return answer('REQUEST_TOO_LARGE');
-  const event = toProxyEvent(request, url, match.route, body, requestId);
+  // The key is judged from the headers before any of the body is read: a caller without a valid
+  // key cannot make the server hold (up to 10 MiB of) its body. Local only: API Gateway reads the
+  // body first (its 413 comes before its 401).
+  let authorizer: Record<string, string> | undefined;
   if (match.functionName !== 'apiDocs') {
     if (!hasAuthorization) return answer('UNAUTHORIZED');
-    const decision = await gateway.authorization.decide(event);
+    const decision = await gateway.authorization.decide(toProxyEvent(request, url, match.route, NO_BODY, requestId));
     if (decision.outcome !== 'allow') return answer(decision.outcome, 'context' in decision ? decision.context : undefined);
-    event.requestContext.authorizer = decision.context;
+    authorizer = decision.context;
   }
+  const body = await readBody(request, bodyDueAt - Date.now());
+  if (body === 'too-large') return answer('REQUEST_TOO_LARGE');
+  if (body === 'late') {
+    process.stderr.write(`local server: request ${requestId}: its body did not arrive within ${gateway.bodyDeadlineMs} ms; connection closed\n`);
+    request.socket.destroy();
+    return;
+  }
+  if (body === 'gone') return;
+  const event = toProxyEvent(request, url, match.route, body, requestId);
+  if (authorizer !== undefined) event.requestContext.authorizer = authorizer;
   let result: APIGatewayProxyResult;
   try {
     result = await gateway.handlers[match.functionName](event, lambdaContext(match.functionName, FUNCTION_TIMEOUT_MS));
@@ -183,23 +205,47 @@ function findRoute(
   return undefined;
 }
 
-/** The body, or undefined once it passes API Gateway's limit (the rest is not read). */
-function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
+const NO_BODY = Buffer.alloc(0);
+
+/**
+ * Reads and drops what is left of a body answered without it (closing the connection at once could
+ * cut the answer off), but closes the connection should the body not be complete by its deadline.
+ */
+function discardBody(request: IncomingMessage, dueAt: number): void {
+  request.resume();
+  if (request.complete) return;
+  const timer = setTimeout(() => request.socket.destroy(), Math.max(0, dueAt - Date.now()));
+  const stop = () => clearTimeout(timer);
+  request.once('end', stop);
+  request.once('close', stop);
+}
+
+/**
+ * The body; or 'too-large' once it passes API Gateway's limit (the rest is not read), 'late' when
+ * it is not complete within the deadline, 'gone' when the client went away.
+ */
+function readBody(request: IncomingMessage, deadlineMs: number): Promise<Buffer | 'too-large' | 'late' | 'gone'> {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const settle = (outcome: Buffer | 'too-large' | 'late' | 'gone') => {
+      clearTimeout(timer);
+      request.removeAllListeners('data');
+      resolve(outcome);
+    };
+    const timer = setTimeout(() => settle('late'), deadlineMs);
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_PAYLOAD_BYTES) {
-        request.removeAllListeners('data');
         request.resume();
-        resolve(undefined);
+        settle('too-large');
         return;
       }
       chunks.push(chunk);
     });
-    request.on('end', () => resolve(Buffer.concat(chunks)));
-    request.on('error', reject);
+    request.on('end', () => settle(Buffer.concat(chunks)));
+    request.on('error', () => settle('gone'));
+    request.on('aborted', () => settle('gone'));
   });
 }
 
