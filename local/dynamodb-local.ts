@@ -18,6 +18,11 @@ export interface DynamoDbLocalOptions {
   readonly port?: number;
   /** A folder to keep the data in; in memory when absent. */
   readonly dbPath?: string;
+  /**
+   * One database for every client (the default: the tests' and the bench's in-memory runs), or one
+   * per access key and region (`npm start`: its random key keeps its data its own).
+   */
+  readonly sharedDb?: boolean;
 }
 
 const MIN_JAVA_MAJOR = 17;
@@ -36,7 +41,7 @@ export class JavaMissingError extends Error {
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<RunningDynamoDbLocal> {
   await assertJava();
   const port = options.port ?? (await freePort());
-  const child = spawnDynamoDbLocal({ port, path: options.dbPath ?? null, sharedDb: true, stdio: 'pipe' });
+  const child = spawnDynamoDbLocal({ port, path: options.dbPath ?? null, sharedDb: options.sharedDb ?? true, stdio: 'pipe' });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -16,6 +16,7 @@ import { KeyRegistry, type RegisteredKey } from '../shared/auth/key-registry';
 import { AUTHORIZER_RESULT_TTL_SECONDS } from '../shared/auth/authorizer-contract';
 import { isPlanName, PLAN_NAMES, type PlanName, type RateLimits } from '../shared/limits/plans';
 import { dataDirectory, endpointFile, LOCAL_TABLE_NAME } from './data-dir';
+import { readDynamoDbAccessKey } from './data-dir-secrets';
 import { DEMO_KEYS } from './demo-keys';
 
 const USAGE = `Usage: npm run keys -- <command> [--json]   (npm run -s: without npm's own lines, for scripts)
@@ -139,10 +140,12 @@ function formatKeys(keys: RegisteredKey[]): string {
 
 async function openRegistry(): Promise<KeyRegistry> {
   const endpoint = process.env.DYNAMODB_ENDPOINT || (await readEndpointFile());
+  // The running npm start's own database (local/data-dir-secrets.ts).
+  const accessKey = process.env.DYNAMODB_LOCAL_ACCESS_KEY_ID || (await readDynamoDbAccessKey(dataDirectory())) || 'local';
   const client = new DynamoDBClient({
     endpoint,
     region: process.env.AWS_REGION ?? 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    credentials: { accessKeyId: accessKey, secretAccessKey: accessKey },
     maxAttempts: 1,
   });
   try {

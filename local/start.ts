@@ -7,7 +7,6 @@
  * and the data directory's lock (one `npm start` per data directory). A failed start leaves the
  * files of a running one alone, and stops only what it started itself.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
@@ -16,6 +15,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { KeyRegistry } from '../shared/auth/key-registry';
 import { ensureTable } from './create-table';
 import { dataDirectory, endpointFile, LOCAL_TABLE_NAME } from './data-dir';
+import { cursorSecret, dynamoDbAccessKey, dynamoDbFolder, privateDataDirectory } from './data-dir-secrets';
 import { DEMO_KEYS } from './demo-keys';
 import { DataDirectoryInUseError, lockDataDirectory, type DataDirectoryLock } from './data-dir-lock';
 import { assertJava, JavaMissingError, startDynamoDbLocal, type RunningDynamoDbLocal } from './dynamodb-local';
@@ -54,20 +54,23 @@ async function main(): Promise<void> {
   try {
     await assertPortFree(port, host);
     await assertJava();
-    await mkdir(dataDir, { recursive: true });
+    await privateDataDirectory(dataDir);
     lock = await lockDataDirectory(dataDir);
-    await mkdir(resolve(dataDir, 'dynamodb'), { recursive: true });
-    database = await startDynamoDbLocal({ dbPath: resolve(dataDir, 'dynamodb') });
+    await mkdir(dynamoDbFolder(dataDir), { recursive: true, mode: 0o700 });
+    process.env.AWS_REGION ??= 'us-east-1';
+    const accessKey = await dynamoDbAccessKey(dataDir, process.env.AWS_REGION);
+    // A database per access key: ours holds the run's data (local/data-dir-secrets.ts).
+    database = await startDynamoDbLocal({ dbPath: dynamoDbFolder(dataDir), sharedDb: false });
     // The handler modules read their settings when first imported, so set them first.
     process.env.TABLE_NAME = LOCAL_TABLE_NAME;
     process.env.DYNAMODB_ENDPOINT = database.endpoint;
-    process.env.AWS_REGION ??= 'us-east-1';
+    process.env.DYNAMODB_LOCAL_ACCESS_KEY_ID = accessKey;
     process.env.CURSOR_SECRET = await cursorSecret(dataDir);
 
     const client = new DynamoDBClient({
       endpoint: database.endpoint,
       region: process.env.AWS_REGION,
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      credentials: { accessKeyId: accessKey, secretAccessKey: accessKey },
     });
     await ensureTable(client, LOCAL_TABLE_NAME);
     const registry = new KeyRegistry(DynamoDBDocumentClient.from(client), LOCAL_TABLE_NAME);
@@ -106,17 +109,6 @@ function readPort(value: string | undefined): number {
 }
 
 /** Signs page cursors; kept beside the data so cursors stay valid across restarts. */
-async function cursorSecret(dataDir: string): Promise<string> {
-  const file = resolve(dataDir, 'cursor-secret');
-  try {
-    return (await readFile(file, 'utf8')).trim();
-  } catch {
-    const secret = randomBytes(32).toString('base64url');
-    await writeFile(file, `${secret}\n`, { mode: 0o600 });
-    return secret;
-  }
-}
-
 function describeStartupError(error: unknown, port: number): string {
   if (error instanceof JavaMissingError || error instanceof DataDirectoryInUseError) return `Cannot start: ${error.message}`;
   const code = (error as NodeJS.ErrnoException).code;

@@ -9,6 +9,8 @@ export interface Config {
   readonly region: string;
   /** Set only when talking to DynamoDB Local; unset in AWS. */
   readonly dynamoDbEndpoint: string | undefined;
+  /** With DynamoDB Local only: the access key that picks the database (npm start's own, random; `local` elsewhere). */
+  readonly dynamoDbAccessKeyId: string;
   /** The key mirror only: the REST API and stage whose usage plans it copies. */
   readonly restApiId: string | undefined;
   readonly apiStage: string | undefined;
@@ -32,6 +34,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     tableName: env.TABLE_NAME ?? 'petstore-local',
     region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1',
     dynamoDbEndpoint: env.DYNAMODB_ENDPOINT || undefined,
+    dynamoDbAccessKeyId: env.DYNAMODB_LOCAL_ACCESS_KEY_ID || 'local',
     restApiId: env.REST_API_ID || undefined,
     apiStage: env.API_STAGE || undefined,
     cursorSecretArn: env.CURSOR_SECRET_ARN || undefined,

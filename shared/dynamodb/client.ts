@@ -35,7 +35,7 @@ export function callBoundsFor(settings: Pick<Config, 'dynamoDbEndpoint'>): CallB
   return settings.dynamoDbEndpoint === undefined ? AWS_CALL_BOUNDS : LOCAL_CALL_BOUNDS;
 }
 
-export function createDocumentClient(settings: Pick<Config, 'region' | 'dynamoDbEndpoint'>): DynamoDBDocumentClient {
+export function createDocumentClient(settings: Pick<Config, 'region' | 'dynamoDbEndpoint'> & Partial<Pick<Config, 'dynamoDbAccessKeyId'>>): DynamoDBDocumentClient {
   const bounds = callBoundsFor(settings);
   const client = new DynamoDBClient({
     region: settings.region,
@@ -46,8 +46,9 @@ export function createDocumentClient(settings: Pick<Config, 'region' | 'dynamoDb
       ? {}
       : {
           endpoint: settings.dynamoDbEndpoint,
-          // DynamoDB Local accepts any credentials made of letters and digits only.
-          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+          // DynamoDB Local accepts any credentials made of letters and digits only; the access key
+          // picks the database unless it runs with -sharedDb (npm start's is its own).
+          credentials: { accessKeyId: settings.dynamoDbAccessKeyId ?? 'local', secretAccessKey: settings.dynamoDbAccessKeyId ?? 'local' },
         }),
   });
   translateUnavailableErrors(client);

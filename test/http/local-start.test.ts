@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -195,5 +196,72 @@ describe('npm start', () => {
     expect(lines[0]).toMatch(/^Cannot start: DynamoDB Local needs Java 17 or newer \(no "java" command was found\)\. Install/);
     expect(readFileSync(join(dataDir, 'dynamodb-endpoint'), 'utf8')).toBe('http://127.0.0.1:8000\n');
     expect(readdirSync(dataDir)).toEqual(['dynamodb-endpoint']);
+  });
+});
+
+describe('npm start\'s data is its user\'s alone (issue 23, finding 6)', () => {
+  /** Every file and folder under the data directory, with its permission bits. */
+  function modesUnder(dir: string): [string, string][] {
+    const found: [string, string][] = [[dir, (statSync(dir).mode & 0o777).toString(8)]];
+    for (const entry of readdirSync(dir, { recursive: true }) as string[]) {
+      const path = join(dir, entry);
+      found.push([path, (statSync(path).mode & 0o777).toString(8)]);
+    }
+    return found;
+  }
+
+  it('keeps its data in DynamoDB Local under a random access key (another client sees an empty database), in a directory that only its user may read', async () => {
+    const dataDir = tempDir();
+    // A data directory from before the rule: readable by all, its data in DynamoDB Local's shared database.
+    const port = await freePort();
+    const first = start({ PORT: String(port), DATA_DIR: dataDir });
+    await waitFor(first, 'Press Ctrl-C to stop.');
+    const created = await send(`http://localhost:${port}/v1`, 'POST', '/pets', { key: 'local-pro-key', body: { name: 'Private', categoryId: 4 } });
+    expect(created.status).toBe(201);
+    const endpoint = readFileSync(join(dataDir, 'dynamodb-endpoint'), 'utf8').trim();
+    const accessKey = readFileSync(join(dataDir, 'dynamodb-access-key'), 'utf8').trim();
+    try {
+      expect(accessKey).toMatch(/^[A-Za-z0-9]{32}$/);
+      const tablesOf = async (key: string) =>
+        (await new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: key, secretAccessKey: key } }).send(new ListTablesCommand({}))).TableNames;
+      // Anyone who reaches the port with made-up credentials (the old shared 'local' among them) finds nothing of ours.
+      expect(await tablesOf('local')).toEqual([]);
+      expect(await tablesOf('AKIAIOSFODNN7EXAMPLE')).toEqual([]);
+      expect(await tablesOf(accessKey)).toEqual(['petstore-local']);
+      // Files and folders: the user's only, DynamoDB Local's own included.
+      for (const [path, mode] of modesUnder(dataDir)) expect([path, mode]).toEqual([path, statSync(path).isDirectory() ? '700' : '600']);
+    } finally {
+      first.child.kill('SIGINT');
+      expect(await first.exited).toBe(0);
+    }
+  });
+
+  it('moves the data of a directory made before the rule (DynamoDB Local\'s shared database) to its own key, and makes it private', async () => {
+    const dataDir = tempDir();
+    mkdirSync(join(dataDir, 'dynamodb'), { recursive: true, mode: 0o755 });
+    const port = await freePort();
+    // An npm start of before: DynamoDB Local with -sharedDb, files readable by all.
+    const { startDynamoDbLocal } = await import('../../local/dynamodb-local');
+    const old = await startDynamoDbLocal({ dbPath: join(dataDir, 'dynamodb') });
+    try {
+      const client = new DynamoDBClient({ endpoint: old.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+      const { ensureTable } = await import('../../local/create-table');
+      await ensureTable(client, 'petstore-local');
+    } finally {
+      await old.stop();
+    }
+    chmodSync(join(dataDir, 'dynamodb', 'shared-local-instance.db'), 0o644);
+    const started = start({ PORT: String(port), DATA_DIR: dataDir });
+    try {
+      await waitFor(started, 'Press Ctrl-C to stop.');
+      const accessKey = readFileSync(join(dataDir, 'dynamodb-access-key'), 'utf8').trim();
+      expect(readdirSync(join(dataDir, 'dynamodb'))).toContain(`${accessKey}_us-east-1.db`);
+      expect(existsSync(join(dataDir, 'dynamodb', 'shared-local-instance.db'))).toBe(false);
+      for (const [path, mode] of modesUnder(dataDir)) expect([path, mode]).toEqual([path, statSync(path).isDirectory() ? '700' : '600']);
+      expect((await send(`http://localhost:${port}/v1`, 'GET', '/pets', { key: 'local-pro-key' })).status).toBe(200);
+    } finally {
+      started.child.kill('SIGINT');
+      expect(await started.exited).toBe(0);
+    }
   });
 });
