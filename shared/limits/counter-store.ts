@@ -77,9 +77,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
       }
       const refusal = await this.#recordRefusal(update, key, state, nowMs);
       if (refusal === 'conflict') continue;
-      return refusal === 'suspended'
-        ? { outcome: 'suspended', until: nowMs + SUSPENSION_RULE.suspensionMs, ...counts }
-        : { outcome: 'refused', ...counts };
+      return refusal === 'refused' ? { outcome: 'refused', ...counts } : { outcome: 'suspended', until: refusal.suspendedUntil, ...counts };
     }
     throw new Error(`rate counter for ${subject}: no decision after ${MAX_ROUNDS} rounds of conflicting writes`);
   }
@@ -144,7 +142,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
    * Adds a refused request to the subject's refusal streak (the first refusal opens it), and
    * suspends the subject when the streak reaches the rule's count within its window.
    */
-  async #recordRefusal(update: Update, key: Record<string, string>, state: CounterState, nowMs: number): Promise<'refused' | 'suspended' | 'conflict'> {
+  async #recordRefusal(update: Update, key: Record<string, string>, state: CounterState, nowMs: number): Promise<'refused' | 'conflict' | { suspendedUntil: number }> {
     const streakOpen = state.refusalStart > nowMs - SUSPENSION_RULE.refusalWindowMs;
     if (!streakOpen) {
       const opened = await update({
@@ -165,13 +163,15 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     if (!counted.ok) return 'conflict';
     if (Number(counted.attributes.refusals) < SUSPENSION_RULE.refusalsToSuspend) return 'refused';
     const until = nowMs + SUSPENSION_RULE.suspensionMs;
-    await update({
+    const suspended = await update({
       Key: key,
       UpdateExpression: 'SET suspendedUntil = :until, expiresAt = :expiresAt',
       ConditionExpression: 'attribute_not_exists(suspendedUntil) OR suspendedUntil <= :now',
       ExpressionAttributeValues: { ':until': until, ':now': nowMs, ':expiresAt': ttlSeconds(until + RETENTION_MS) },
     });
-    return 'suspended';
+    if (suspended.ok) return { suspendedUntil: until };
+    // Another request suspended the subject first: its end is the one every answer carries.
+    return suspended.state.suspendedUntil > nowMs ? { suspendedUntil: suspended.state.suspendedUntil } : 'conflict';
   }
 
   async #update(input: Omit<UpdateCommandInput, 'TableName'>, deadline: CallDeadline | undefined): Promise<UpdateResult> {

@@ -178,6 +178,23 @@ describe('temporary suspension', () => {
   });
 });
 
+describe('one suspension, one end (issue 23, finding 2)', () => {
+  it('gives every request that finds the subject suspended the stored end, those that raced to suspend it too', async () => {
+    const store = new DynamoDbRateCounterStore(createDocumentClient({ region: 'us-east-1', dynamoDbEndpoint: db.endpoint }), db.tableName);
+    subjectCounter += 1;
+    const subject = `key#race-${subjectCounter}`;
+    const limits = { perMinute: 1, perDay: 1_000 };
+    expect((await store.admit(subject, limits, T0)).outcome).toBe('admitted');
+    expect((await store.admit(subject, limits, T0 + 1_000)).outcome).toBe('refused'); // opens the streak
+    // 40 refusals at once, each at its own instant (as requests served over a few seconds are).
+    const admissions = await Promise.all(Array.from({ length: 40 }, (_, i) => store.admit(subject, limits, T0 + 2_000 + i * 50)));
+    const ends = new Set(admissions.flatMap((admission) => (admission.outcome === 'suspended' ? [admission.until] : [])));
+    expect(admissions.filter((admission) => admission.outcome === 'suspended').length).toBeGreaterThan(1);
+    const { Item } = await db.documentClient.send(new GetCommand({ TableName: db.tableName, Key: { pk: `RATE#${subject}`, sk: 'counters' } }));
+    expect([...ends]).toEqual([Item?.suspendedUntil]);
+  });
+});
+
 describe('exact under concurrency', () => {
   it('with limit 37, 100 simultaneous requests from two instances get exactly 37 admissions', async () => {
     const a = setup(T0 + 10_000);
