@@ -33,7 +33,7 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent, context?:
   try {
     const credential = readBearerHeaders(requestHeaderCount(event.multiValueHeaders, 'authorization'), requestHeader(event.headers, 'authorization'));
     const address = event.requestContext?.identity?.sourceIp ?? 'unknown';
-    const decision = await authorize(credential, address, { registry, limiter: rateLimiter, deadline });
+    const decision = await authorize(credential, address, { registry, limiter: rateLimiter, deadline, arrivedAt: event.requestContext?.requestTimeEpoch });
     const stageArn = stageArnOf(event.methodArn);
     switch (decision.outcome) {
       case 'allowed':

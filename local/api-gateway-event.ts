@@ -1,3 +1,4 @@
+import { now } from '../shared/clock';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
@@ -16,7 +17,8 @@ export interface RouteMatch {
 // Keep a byte order mark, as API Gateway does: what to make of it is the handler's business.
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-export function toProxyEvent(request: IncomingMessage, url: URL, route: RouteMatch, body: Buffer, requestId: string = randomUUID()): APIGatewayProxyEvent {
+/** `arrivedAt`: when the request came in, as API Gateway stamps `requestTimeEpoch` (the service's clock). */
+export function toProxyEvent(request: IncomingMessage, url: URL, route: RouteMatch, body: Buffer, requestId: string = randomUUID(), arrivedAt: number = now()): APIGatewayProxyEvent {
   // Any name a client sends is a plain own property, as in the JSON API Gateway hands to Lambda:
   // `constructor` or `__proto__` must not meet Object.prototype.
   const headers: Record<string, string> = {};
@@ -70,7 +72,7 @@ export function toProxyEvent(request: IncomingMessage, url: URL, route: RouteMat
       path: url.pathname,
       protocol: `HTTP/${request.httpVersion}`,
       requestId,
-      requestTimeEpoch: Date.now(),
+      requestTimeEpoch: arrivedAt,
       resourceId: 'local',
       resourcePath: route.resourcePath,
       stage: API_BASE_PATH.slice(1),

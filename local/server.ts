@@ -1,3 +1,4 @@
+import { now } from '../shared/clock';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -137,6 +138,8 @@ interface Gateway {
 
 async function serve(request: IncomingMessage, response: ServerResponse, gateway: Gateway): Promise<void> {
   const requestId = randomUUID();
+  // Stamped once, at the door, as API Gateway stamps requestTimeEpoch: the suspension rule counts by it.
+  const arrivedAt = now();
   const bodyDueAt = Date.now() + gateway.bodyDeadlineMs;
   const answer = (type: GatewayResponseType, authorizer?: Record<string, string>) => {
     discardBody(request, bodyDueAt);
@@ -160,7 +163,7 @@ async function serve(request: IncomingMessage, response: ServerResponse, gateway
   let authorizer: Record<string, string> | undefined;
   if (match.functionName !== 'apiDocs') {
     if (!hasAuthorization) return answer('UNAUTHORIZED');
-    const decision = await gateway.authorization.decide(toProxyEvent(request, url, match.route, NO_BODY, requestId));
+    const decision = await gateway.authorization.decide(toProxyEvent(request, url, match.route, NO_BODY, requestId, arrivedAt));
     if (decision.outcome !== 'allow') return answer(decision.outcome, 'context' in decision ? decision.context : undefined);
     authorizer = decision.context;
   }
@@ -172,7 +175,7 @@ async function serve(request: IncomingMessage, response: ServerResponse, gateway
     return;
   }
   if (body === 'gone') return;
-  const event = toProxyEvent(request, url, match.route, body, requestId);
+  const event = toProxyEvent(request, url, match.route, body, requestId, arrivedAt);
   if (authorizer !== undefined) event.requestContext.authorizer = authorizer;
   let result: APIGatewayProxyResult;
   try {

@@ -27,17 +27,19 @@ export interface AuthorizeDependencies {
   readonly registry: Pick<KeyRegistry, 'resolve'>;
   readonly limiter: Pick<RateLimiter, 'check'>;
   readonly deadline?: CallDeadline | undefined;
+  /** When the request arrived at the gateway (`requestTimeEpoch`): the suspension rule counts by it. */
+  readonly arrivedAt?: number | undefined;
 }
 
 /** The subject under which requests without a valid key are counted. */
 export const addressSubject = (address: string): string => `ip#${address}`;
 
-export async function authorize(credential: BearerCredential, address: string, { registry, limiter, deadline }: AuthorizeDependencies): Promise<Authorization> {
+export async function authorize(credential: BearerCredential, address: string, { registry, limiter, deadline, arrivedAt }: AuthorizeDependencies): Promise<Authorization> {
   if (credential.kind === 'token') {
     const principal = await registry.resolve(credential.token, deadline);
     if (principal !== undefined) return { outcome: 'allowed', principal, apiKey: credential.token };
   }
-  const decision = await limiter.check(addressSubject(address), STANDARD_PLAN_LIMITS.free, deadline);
+  const decision = await limiter.check(addressSubject(address), STANDARD_PLAN_LIMITS.free, deadline, arrivedAt);
   if (decision.refusal === undefined) return { outcome: 'unauthorized' };
   const suspended = decision.refusal.code === 'key_suspended';
   return {

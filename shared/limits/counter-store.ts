@@ -22,8 +22,11 @@ export type Admission =
   | { readonly outcome: 'suspended'; readonly until: number; readonly minuteCount: number; readonly dayCount: number };
 
 export interface RateCounterStore {
-  /** Every DynamoDB call it makes ends by `deadline` (the SDK's own bounds otherwise). */
-  admit(subject: string, limits: RateLimits, nowMs: number, deadline?: CallDeadline): Promise<Admission>;
+  /**
+   * Every DynamoDB call it makes ends by `deadline` (the SDK's own bounds otherwise). `arrivedAt`:
+   * when the request arrived at the gateway (the suspension rule counts by it), `nowMs` if unknown.
+   */
+  admit(subject: string, limits: RateLimits, nowMs: number, deadline?: CallDeadline, arrivedAt?: number): Promise<Admission>;
 }
 
 interface CounterState {
@@ -50,7 +53,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     private readonly tableName: string,
   ) {}
 
-  async admit(subject: string, limits: RateLimits, nowMs: number, deadline?: CallDeadline): Promise<Admission> {
+  async admit(subject: string, limits: RateLimits, nowMs: number, deadline?: CallDeadline, arrivedAt: number = nowMs): Promise<Admission> {
     const key = { pk: `RATE#${subject}`, sk: 'counters' };
     const update = (input: Omit<UpdateCommandInput, 'TableName'>) => this.#update(input, deadline);
     let windows = windowsAt(nowMs);
@@ -75,7 +78,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
         }
         continue;
       }
-      const refusal = await this.#recordRefusal(update, key, state, nowMs);
+      const refusal = await this.#recordRefusal(update, key, state, nowMs, arrivedAt);
       if (refusal === 'conflict') continue;
       return refusal === 'refused' ? { outcome: 'refused', ...counts } : { outcome: 'suspended', until: refusal.suspendedUntil, ...counts };
     }
@@ -142,17 +145,26 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
    * Adds a refused request to the subject's refusal streak (the first refusal opens it), and
    * suspends the subject when the streak reaches the rule's count within its window.
    */
-  async #recordRefusal(update: Update, key: Record<string, string>, state: CounterState, nowMs: number): Promise<'refused' | 'conflict' | { suspendedUntil: number }> {
+  async #recordRefusal(
+    update: Update,
+    key: Record<string, string>,
+    state: CounterState,
+    nowMs: number,
+    arrivedAt: number,
+  ): Promise<'refused' | 'conflict' | { suspendedUntil: number }> {
     const streakOpen = state.refusalStart > nowMs - SUSPENSION_RULE.refusalWindowMs;
     if (!streakOpen) {
+      // The streak starts at the arrival of its first refused request.
       const opened = await update({
         Key: key,
-        UpdateExpression: 'SET refusalStart = :now, refusals = :zero',
+        UpdateExpression: 'SET refusalStart = :arrivedAt, refusals = :zero',
         ConditionExpression: 'attribute_not_exists(refusalStart) OR refusalStart = :seenStart',
-        ExpressionAttributeValues: { ':now': nowMs, ':zero': 0, ':seenStart': state.refusalStart },
+        ExpressionAttributeValues: { ':arrivedAt': arrivedAt, ':zero': 0, ':seenStart': state.refusalStart },
       });
       return opened.ok ? 'refused' : 'conflict';
     }
+    // Sent before its client could have had the first refusal's Retry-After (the same burst): not counted.
+    if (arrivedAt < state.refusalStart + SUSPENSION_RULE.ignoredRetryAfterMs) return 'refused';
     const counted = await update({
       Key: key,
       UpdateExpression: 'ADD refusals :one',

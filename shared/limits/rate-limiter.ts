@@ -50,13 +50,18 @@ export class RateLimiter {
     return undefined;
   }
 
-  /** Counts one request of `subject` (a key id or a client address) against `limits`, by `deadline`. */
-  async check(subject: string, limits: RateLimits, deadline?: CallDeadline): Promise<RateLimitDecision> {
+  /**
+   * Counts one request of `subject` (a key id or a client address) against `limits`, by
+   * `deadline`. `arrivedAt`: the gateway's arrival time of the request (`requestTimeEpoch`), by
+   * which the suspension rule counts refusals; now when unknown, never later than now.
+   */
+  async check(subject: string, limits: RateLimits, deadline?: CallDeadline, arrivedAt?: number): Promise<RateLimitDecision> {
     const known = this.knownSuspension(subject, limits);
     if (known !== undefined) return known;
     const nowMs = this.clock();
     const windows = windowsAt(nowMs);
-    const admission = await this.store.admit(subject, limits, nowMs, deadline);
+    const arrival = typeof arrivedAt === 'number' && Number.isFinite(arrivedAt) ? Math.min(arrivedAt, nowMs) : nowMs;
+    const admission = await this.store.admit(subject, limits, nowMs, deadline, arrival);
     const minuteLeft = Math.max(0, limits.perMinute - admission.minuteCount);
     const dayLeft = Math.max(0, limits.perDay - admission.dayCount);
     switch (admission.outcome) {

@@ -8,6 +8,7 @@ import { OPERATION_SCHEMAS } from '../../shared/pets/operation-schemas';
 import { NoQuery } from '../../shared/pets/schema';
 import { expectErrorShape, FREE_KEY, startTestApi, testApiOnClock, type ApiResponse } from '../support/api';
 import { testDatabase } from '../support/database';
+import { KeyRegistry } from '../../shared/auth/key-registry';
 
 /** 2026-11-22 10:00:20 UTC: 40 s before the minute ends. */
 const T0 = Date.UTC(2026, 10, 22, 10, 0, 20);
@@ -57,8 +58,9 @@ describe('a Free key over HTTP', () => {
     clock.setTime(Date.UTC(2026, 10, 22, 11, 0, 0));
     const key = 'local-pro-key';
     for (let i = 0; i < 300; i += 1) await clock.api().request('GET', '/pets?limit=1', { key });
-    const answers: ApiResponse[] = [];
-    for (let i = 0; i < 31; i += 1) answers.push(await clock.api().request('GET', '/pets', { key }));
+    const answers: ApiResponse[] = [await clock.api().request('GET', '/pets', { key })]; // the first refusal
+    clock.setTime(clock.time() + 1_000); // its Retry-After ignored: from now on refusals count
+    for (let i = 0; i < 30; i += 1) answers.push(await clock.api().request('GET', '/pets', { key }));
     expect(answers.slice(0, 30).map((a) => a.body.code)).toEqual(Array(30).fill('rate_limited'));
     expectErrorShape(answers[30] as ApiResponse, 429, 'key_suspended');
     expect(answers[30]?.headers.get('retry-after')).toBe('900');
@@ -71,6 +73,20 @@ describe('a Free key over HTTP', () => {
 
     clock.setTime(clock.time() + 5 * 60_000);
     expect((await clock.api().request('GET', '/pets', { key })).status).toBe(200);
+  });
+});
+
+describe('a burst is not a ban (issue 23, finding 1)', () => {
+  it('a new Free key sending 100 requests at once gets 60 answers and 40 rate_limited, never key_suspended, and is not suspended after', async () => {
+    clock.setTime(Date.UTC(2026, 10, 22, 13, 0, 2));
+    const key = 'burst-key-of-a-new-free-customer';
+    await new KeyRegistry(db.documentClient, db.tableName).register(key, 'free');
+    const answers = await Promise.all(Array.from({ length: 100 }, () => clock.api().request('GET', '/pets?limit=1', { key })));
+    const tally = (code: string | undefined) => answers.filter((answer) => (answer.status === 200 ? undefined : answer.body.code) === code).length;
+    expect([tally(undefined), tally('rate_limited'), tally('key_suspended')]).toEqual([60, 40, 0]);
+    // A client that waits as Retry-After says is served in the next minute.
+    clock.setTime(Date.UTC(2026, 10, 22, 13, 1, 0));
+    expect((await clock.api().request('GET', '/pets?limit=1', { key })).status).toBe(200);
   });
 });
 

@@ -171,10 +171,34 @@ describe('temporary suspension', () => {
   it('the suspension counts per subject: other keys are not affected', async () => {
     const hammerer = setup();
     const limits = { perMinute: 1, perDay: 1_000 };
+    await many(() => hammerer.check(limits), 2); // admitted, then the first refusal
+    hammerer.setTime(T0 + 1_000); // its Retry-After ignored
     await many(() => hammerer.check(limits), 40);
     expect((await hammerer.check(limits)).refusal).toBeInstanceOf(KeySuspendedError);
     const other = setup();
     expect((await other.check(limits)).refusal).toBeUndefined();
+  });
+});
+
+describe('a burst is not a ban (issue 23, finding 1)', () => {
+  it('never suspends for refusals that arrived within 1 s of the first refused one\'s arrival, however many and however late they are served', async () => {
+    const { limiter, subject, setTime } = setup();
+    const limits = { perMinute: 1, perDay: 1_000 };
+    expect((await limiter.check(subject, limits, undefined, T0)).refusal).toBeUndefined();
+    // The first refusal arrived at T0 + 100; 200 more of the same burst arrived before T0 + 1,100,
+    // and are served up to 4 s later.
+    setTime(T0 + 100);
+    expect((await limiter.check(subject, limits, undefined, T0 + 100)).refusal?.code).toBe('rate_limited');
+    for (let i = 0; i < 200; i += 1) {
+      setTime(T0 + 100 + i * 20);
+      expect((await limiter.check(subject, limits, undefined, T0 + 100 + (i % 100) * 9)).refusal?.code).toBe('rate_limited');
+    }
+    // Sent after the Retry-After was ignored for a second: these count, and the 30th suspends.
+    setTime(T0 + 5_000);
+    const ignored = [];
+    for (let i = 0; i < 30; i += 1) ignored.push((await limiter.check(subject, limits, undefined, T0 + 1_100 + i)).refusal?.code);
+    expect(ignored.slice(0, 29).every((code) => code === 'rate_limited')).toBe(true);
+    expect(ignored[29]).toBe('key_suspended');
   });
 });
 

@@ -30,7 +30,7 @@ export function rateLimit(limiter: RateLimiter): middy.MiddlewareObj<APIGatewayP
       state.admission = refused;
       return;
     }
-    const admission = limiter.check(subject, principal.limits, state.deadline).then(function admitOrRefuse(decision) {
+    const admission = limiter.check(subject, principal.limits, state.deadline, request.event.requestContext?.requestTimeEpoch).then(function admitOrRefuse(decision) {
       state.rateLimit = decision.status;
       if (decision.refusal !== undefined) throw decision.refusal;
     });
