@@ -59,8 +59,8 @@ export interface components {
          *     }
          */
         NewPet: {
-            /** @description The animal's name: 1 to 100 characters (Unicode code points) once white space is trimmed from both ends, and stored trimmed. White space is ECMAScript's: tab, line feed, vertical tab, form feed, carriage return, space, U+00A0, U+1680, U+2000 to U+200A, U+2028, U+2029, U+202F, U+205F, U+3000 and U+FEFF (not U+0085, U+180E or U+200B). The text must be well-formed Unicode (no lone surrogate). The pattern states this whole rule, read with Unicode semantics as JSON Schema asks. */
-            name: string;
+            /** @description The animal's name: 1 to 100 characters (Unicode code points) once white space is trimmed from both ends, and stored trimmed. White space is ECMAScript's: tab, line feed, vertical tab, form feed, carriage return, space, U+00A0, U+1680, U+2000 to U+200A, U+2028, U+2029, U+202F, U+205F, U+3000 and U+FEFF (not U+0085, U+180E or U+200B). The text must be well-formed Unicode (no lone surrogate). Once trimmed it holds no control character (C0, DEL, C1: U+0000 to U+001F, U+007F to U+009F) and no bidirectional control (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), and at least one visible character: format characters (U+200B to U+200D, U+2060, U+FEFF) alone are not a name. The two patterns state this whole rule, read with Unicode semantics as JSON Schema asks. */
+            name: string & (unknown & unknown);
             /**
              * Format: int64
              * @description Identifier of the category the animal belongs to.

@@ -9,6 +9,10 @@ const STATUSES = new Set(['available', 'pending', 'sold']);
 type Invalid = { path: string; message: string };
 const invalid = (path: string, message: string): Invalid => ({ path, message });
 
+// The same hidden and visible characters as ours (decisions.md), written out by hand.
+const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+const VISIBLE = /[^\t\n\u000b\u000c\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff\u200b-\u200d\u2060\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]/u;
+
 function parse(event: APIGatewayProxyEvent): { name: string; categoryId: number; status: string } | Invalid {
   if (!/^application\/json\b/i.test(event.headers?.['content-type'] ?? event.headers?.['Content-Type'] ?? '')) return invalid('header.content-type', 'must be application/json');
   let body: unknown;
@@ -25,6 +29,7 @@ function parse(event: APIGatewayProxyEvent): { name: string; categoryId: number;
   if (Object.keys(rest).length > 0) return invalid(`body.${Object.keys(rest)[0]}`, 'is not a known field');
   const trimmed = typeof name === 'string' ? name.trim() : '';
   if (trimmed.length < 1 || [...trimmed].length > 100) return invalid('body.name', 'must be 1 to 100 characters');
+  if (HIDDEN.test(trimmed) || !VISIBLE.test(trimmed)) return invalid('body.name', 'must hold visible characters and no hidden ones');
   if (typeof categoryId !== 'number' || !Number.isSafeInteger(categoryId) || categoryId < 1) return invalid('body.categoryId', 'must be a positive integer');
   if (typeof status !== 'string' || !STATUSES.has(status)) return invalid('body.status', 'must be one of available, pending, sold');
   return { name: trimmed, categoryId, status };

@@ -1,7 +1,10 @@
 import * as z from 'zod/mini';
 import { described, describeAs } from './describe';
 import { MAX_ID, NAME_MAX_LENGTH, PetStatus, DEFAULT_PET_STATUS, PLAIN_DECIMAL_RULE } from './fields';
-import { NAME_PATTERN } from './name-pattern';
+import { HIDDEN_CLASS, NAME_PATTERNS, VISIBLE_CHARACTER_PATTERN } from './name-pattern';
+
+const HIDDEN = new RegExp(`[${HIDDEN_CLASS}]`, 'u');
+const VISIBLE = new RegExp(VISIBLE_CHARACTER_PATTERN, 'u');
 
 // The shared fields and the listPets query live apart (see fields.ts); they are part of this whole.
 export * from './fields';
@@ -28,15 +31,21 @@ export const PetName = described(
       z.minLength(1, 'must not be empty or only white space'),
       z.refine((name) => name.isWellFormed(), 'must be valid Unicode text (it holds a lone surrogate)'),
       z.refine((name) => codePointLength(name) <= NAME_MAX_LENGTH, `must be at most ${NAME_MAX_LENGTH} characters`),
+      z.refine((name) => !HIDDEN.test(name), 'must not hold control characters or bidirectional controls'),
+      // One message per failing field: an empty name, or one with a hidden character, has its own above.
+      z.refine((name) => name.length === 0 || HIDDEN.test(name) || VISIBLE.test(name), 'must hold at least one visible character (not only format characters such as U+200B)'),
     ),
-  // The trim and the refinements are invisible to JSON Schema: the pattern states the whole rule.
+  // The trim and the refinements are invisible to JSON Schema: the two patterns state the whole rule.
   {
-    pattern: NAME_PATTERN,
+    allOf: NAME_PATTERNS.map((pattern) => ({ pattern })),
     description:
       `The animal's name: 1 to ${NAME_MAX_LENGTH} characters (Unicode code points) once white space is trimmed from both ends, ` +
       'and stored trimmed. White space is ECMAScript\'s: tab, line feed, vertical tab, form feed, carriage return, space, U+00A0, U+1680, ' +
       'U+2000 to U+200A, U+2028, U+2029, U+202F, U+205F, U+3000 and U+FEFF (not U+0085, U+180E or U+200B). The text must be well-formed ' +
-      'Unicode (no lone surrogate). The pattern states this whole rule, read with Unicode semantics as JSON Schema asks.',
+      'Unicode (no lone surrogate). Once trimmed it holds no control character (C0, DEL, C1: U+0000 to U+001F, U+007F to U+009F) ' +
+      'and no bidirectional control (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), and at least one visible ' +
+      'character: format characters (U+200B to U+200D, U+2060, U+FEFF) alone are not a name. The two patterns state this whole ' +
+      'rule, read with Unicode semantics as JSON Schema asks.',
   },
 );
 

@@ -188,3 +188,27 @@ describe('GET /v1/pets/{petId} (deprecated)', () => {
     expect(response.headers.get('cache-control')).toBe('no-store');
   });
 });
+
+describe('names with hidden characters (issue 23, finding 4)', () => {
+  it.each([
+    ['a NUL', 'Re\u0000x'],
+    ['a right-to-left override', 'cat\u202Egnp.exe'],
+    ['a bell and terminal escape codes', '\u0007\u001b[31mred'],
+    ['NEL alone', '\u0085'],
+    ['zero width spaces only', '\u200B\u200B'],
+  ])('400 naming body.name for %s, and nothing stored', async (_, name) => {
+    const response = await api.request('POST', '/pets', { body: { name, categoryId: 1 } });
+    expectErrorShape(response, 400, 'invalid_request');
+    expect((response.body as { details: { path: string }[] }).details.map((detail) => detail.path)).toEqual(['body.name']);
+  });
+
+  it.each([
+    ['an emoji with joiners', '👨\u200d👩\u200d👧'],
+    ['combining marks', 'Re\u0301x'],
+    ['another script', '雷克斯'],
+  ])('201 for %s', async (_, name) => {
+    const response = await api.request('POST', '/pets', { body: { name, categoryId: 1 } });
+    expect(response.status).toBe(201);
+    expect((response.body as { name: string }).name).toBe(name);
+  });
+});

@@ -7,7 +7,7 @@ import { generatedFiles } from '../../openapi/generate';
 import { ERROR_CODES } from '../../shared/errors';
 import { GET_PET_DEPRECATION } from '../../shared/http/deprecation';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../shared/pets/idempotency';
-import { NAME_PATTERN } from '../../shared/pets/name-pattern';
+import { NAME_PATTERNS } from '../../shared/pets/name-pattern';
 import { OPERATIONS, type OperationId } from '../../shared/http/routes';
 
 const document = committed as Record<string, any>;
@@ -62,7 +62,7 @@ describe('the interface description', () => {
     expect(document.components.schemas.NewPet).toMatchObject({
       required: ['name', 'categoryId'],
       additionalProperties: false,
-      properties: { name: { type: 'string', pattern: NAME_PATTERN }, categoryId: { type: 'integer', format: 'int64' }, status: { default: 'available' } },
+      properties: { name: { type: 'string', allOf: NAME_PATTERNS.map((pattern) => ({ pattern })) }, categoryId: { type: 'integer', format: 'int64' }, status: { default: 'available' } },
     });
     expect(document.components.schemas.Pet.required).toEqual(['id', 'name', 'categoryId', 'status']);
   });

@@ -12,8 +12,14 @@ import { MAX_ID, NAME_MAX_LENGTH, PAGE_SIZE, PET_STATUSES } from '../../shared/p
 export const WHITE_SPACE = [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0xa0, 0x1680, ...range(0x2000, 0x200a), 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff].map(
   (code) => String.fromCodePoint(code),
 );
-/** Look like white space or nothing, but are not trimmed: NEL, Mongolian vowel separator, zero width space and joiner, soft hyphen, controls. */
-export const NEAR_WHITE_SPACE = ['\u0085', '\u180e', '\u200b', '\u2060', '\u00ad', '\u0000', '\u001f', '\u007f'];
+/** Look like nothing but count as visible (not in the decisions' lists): Mongolian vowel separator, soft hyphen. */
+const VISIBLE_NEAR_MISSES = ['\u180e', '\u00ad'];
+/** Format characters: allowed in a name, but not a name alone (zero width space, non-joiner, joiner, word joiner). */
+export const FORMAT_CHARACTERS = ['\u200b', '\u200c', '\u200d', '\u2060'];
+/** Hidden characters a name may not hold: controls (C0, DEL, C1 with NEL) and bidirectional controls. */
+export const HIDDEN_CHARACTERS = ['\u0000', '\u0007', '\u001b', '\u001f', '\u007f', '\u0085', '\u009f', '\u061c', '\u200e', '\u200f', '\u202a', '\u202e', '\u2066', '\u2069'];
+/** Look like white space or nothing, but are not trimmed. */
+export const NEAR_WHITE_SPACE = [...VISIBLE_NEAR_MISSES, ...FORMAT_CHARACTERS, ...HIDDEN_CHARACTERS];
 const LONE_SURROGATES = ['\ud800', '\udbff', '\udc00', '\udfff'];
 /** One code point each, two UTF-16 units each (a length counted in units would count them twice). */
 const ASTRAL = ['😀', '𝄞', '𠀋'];
@@ -29,10 +35,12 @@ function range(from: number, to: number): number[] {
 
 const solidCharacter = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom('a', 'Z', '7', '-', 'é', 'ß', '名', '"', '\\') },
-  { weight: 2, arbitrary: fc.constantFrom(...ASTRAL, ...NEAR_WHITE_SPACE) },
+  { weight: 2, arbitrary: fc.constantFrom(...ASTRAL, ...VISIBLE_NEAR_MISSES, ...FORMAT_CHARACTERS) },
 );
-const anyCharacter = fc.oneof({ weight: 4, arbitrary: solidCharacter }, { weight: 2, arbitrary: fc.constantFrom(...WHITE_SPACE) });
-const padding = fc.array(fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...WHITE_SPACE) }, { weight: 1, arbitrary: fc.constantFrom(...NEAR_WHITE_SPACE) }), {
+/** White space that is no control character: inside a name it stays (tab, line feed and the like are controls there, refused). */
+const WHITE_SPACE_INSIDE = WHITE_SPACE.filter((character) => character > '\u001f');
+const anyCharacter = fc.oneof({ weight: 4, arbitrary: solidCharacter }, { weight: 2, arbitrary: fc.constantFrom(...WHITE_SPACE_INSIDE) });
+const padding = fc.array(fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...WHITE_SPACE) }, { weight: 1, arbitrary: fc.constantFrom(...VISIBLE_NEAR_MISSES, ...FORMAT_CHARACTERS) }), {
   maxLength: 4,
 });
 /** Lengths (in code points) at and around the edges of 1 to NAME_MAX_LENGTH. */
@@ -40,14 +48,16 @@ const nameLength = fc.oneof(fc.constantFrom(0, 1, 2, 3, NAME_MAX_LENGTH - 1, NAM
 
 /**
  * A name: padding around a core, whose ends are either solid (so its length is the trimmed length)
- * or anything at all; one name in eight has a lone surrogate somewhere.
+ * or anything at all, or now and then only format characters and white space; one name in eight
+ * has a lone surrogate somewhere, and one in sixteen a hidden character.
  */
 export const nameText: fc.Arbitrary<string> = fc
   .tuple(
     padding,
     nameLength.chain((length) =>
       fc.oneof(
-        fc.array(anyCharacter, { minLength: length, maxLength: length }),
+        { weight: 1, arbitrary: fc.array(fc.constantFrom(...FORMAT_CHARACTERS, ...WHITE_SPACE), { minLength: 1, maxLength: 6 }) },
+        { weight: 8, arbitrary: fc.array(anyCharacter, { minLength: length, maxLength: length }) },
         length < 2
           ? fc.array(solidCharacter, { minLength: length, maxLength: length })
           : fc.tuple(solidCharacter, fc.array(anyCharacter, { minLength: length - 2, maxLength: length - 2 }), solidCharacter).map(([first, inner, last]) => [first, ...inner, last]),
@@ -55,10 +65,13 @@ export const nameText: fc.Arbitrary<string> = fc
     ),
     padding,
     rarely(fc.tuple(fc.constantFrom(...LONE_SURROGATES), fc.nat())),
+    // One name in sixteen: hidden characters are refused wherever they are, so more would leave few valid names.
+    fc.oneof({ weight: 15, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...HIDDEN_CHARACTERS, '\t', '\n', '\r'), fc.nat()) }),
   )
-  .map(([before, core, after, surrogate]) => {
+  .map(([before, core, after, surrogate, hidden]) => {
     const characters = [...before, ...core, ...after];
     if (surrogate !== null) characters.splice(surrogate[1] % (characters.length + 1), 0, surrogate[0]);
+    if (hidden !== null) characters.splice(hidden[1] % (characters.length + 1), 0, hidden[0]);
     return characters.join('');
   });
 
