@@ -37,6 +37,7 @@ describe('two Authorization headers', () => {
     ['two spellings, the good key first', [['authorization', 'Bearer local-pro-key'], ['Authorization', 'Bearer nope']]],
     ['two spellings, the bad key first', [['AUTHORIZATION', 'Bearer nope'], ['authorization', 'Bearer local-pro-key']]],
     ['the same good key twice', [['Authorization', 'Bearer local-pro-key'], ['Authorization', 'Bearer local-pro-key']]],
+    ['a fourth spelling, after a good key', [['Authorization', 'Bearer local-pro-key'], ['AuThOrIzAtIoN', 'Bearer local-pro-key']]],
   ] as [string, [string, string][]][])('are a 401 (malformed): %s', async (_, lines) => {
     const response = await rawGet(lines);
     expect(response.status).toBe(401);

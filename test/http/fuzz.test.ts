@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
+import { nameText } from '../support/boundary-values';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, TEST_KEY, type TestApi } from '../support/api';
 import { runSeed } from '../support/run-seed';
@@ -106,7 +107,8 @@ describe('fuzzing every input surface never gives a 5xx', () => {
   }, 60_000);
 
   it('JSON shapes around NewPet, with mutations', async () => {
-    const field = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.string({ maxLength: 120 }), fc.integer(), fc.double(), fc.constantFrom('available', 'pending', 'sold', 'staus', 2 ** 53, -1, 0));
+    // Names around the name rule too: hidden, format-only and near-miss characters (test/support/boundary-values.ts).
+    const field = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.string({ maxLength: 120 }), nameText, fc.integer(), fc.double(), fc.constantFrom('available', 'pending', 'sold', 'staus', 2 ** 53, -1, 0));
     const newPet = fc.record(
       { name: field, categoryId: field, status: field, extra: fc.dictionary(fc.string({ maxLength: 8 }), field, { maxKeys: 2 }) },
       { requiredKeys: [] },

@@ -60,6 +60,28 @@ describe('the name pattern of the interface description', () => {
     expect(accepts(name).issues === undefined).toBe(valid);
   });
 
+  it('refuses every control and bidirectional control the decisions list, inside a name and alone, and every format character alone; a format character beside a letter passes', () => {
+    const hidden = [...range(0x00, 0x1f), 0x7f, ...range(0x80, 0x9f), ...range(0x202a, 0x202e), ...range(0x2066, 0x2069), 0x200e, 0x200f, 0x061c];
+    const format = [...range(0x200b, 0x200d), 0x2060, 0xfeff];
+    const decisions: string[] = [];
+    const expectDecision = (name: string, valid: boolean) => {
+      if (pattern.test(name) !== valid || (accepts(name).issues === undefined) !== valid) decisions.push(`${JSON.stringify(name)} should be ${valid ? 'valid' : 'refused'}`);
+    };
+    for (const code of hidden) {
+      const character = String.fromCodePoint(code);
+      expectDecision(`Re${character}x`, false);
+      // Alone: refused, but white space among the C0 controls (tab, line feed, ...) is trimmed: then nothing is left.
+      expectDecision(character, false);
+    }
+    for (const code of format) {
+      const character = String.fromCodePoint(code);
+      expectDecision(character.repeat(3), false);
+      expectDecision(`${character}Rex`, true);
+    }
+    expect(decisions).toEqual([]);
+    expect(hidden).toHaveLength(32 + 1 + 32 + 5 + 4 + 3);
+  });
+
   it('agrees with the service on every generated name (property, 20,000 names)', () => {
     process.stdout.write(`name pattern seed: ${SEED} (replay with FUZZ_SEED=${SEED})\n`);
     let valid = 0;
@@ -76,3 +98,7 @@ describe('the name pattern of the interface description', () => {
     expect(valid).toBeLessThan(18_000);
   });
 });
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+}
