@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 
 /**
@@ -12,18 +12,27 @@ import { resolve } from 'node:path';
  */
 export const PRIVATE_UMASK = 0o077;
 
-/** Makes the data directory (and DynamoDB Local's folder in it) private, those made before this rule too. */
+/** The files npm start keeps in its data directory (DynamoDB Local's folder aside): the only ones it makes private. */
+const OWN_FILES = ['cursor-secret', 'dynamodb-access-key', 'dynamodb-endpoint', 'npm-start.pid'];
+
+/** Makes the data directory and what npm start keeps in it private (call with its lock held), those made before this rule too. */
 export async function privateDataDirectory(dataDir: string): Promise<void> {
   process.umask(PRIVATE_UMASK);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  await makePrivate(dataDir);
+  await chmod(dataDir, 0o700);
+  // Only its own files, never through a symbolic link, nor anything else a DATA_DIR may hold.
+  for (const name of OWN_FILES) await makePrivate(resolve(dataDir, name), 0o600);
+  const folder = dynamoDbFolder(dataDir);
+  if (!(await makePrivate(folder, 0o700))) return;
+  for (const name of await readdir(folder)) if (name.endsWith('.db')) await makePrivate(resolve(folder, name), 0o600);
 }
 
-async function makePrivate(path: string): Promise<void> {
-  const info = await stat(path);
-  await chmod(path, info.isDirectory() ? 0o700 : 0o600);
-  if (!info.isDirectory()) return;
-  for (const entry of await readdir(path)) await makePrivate(resolve(path, entry));
+/** chmod, but only of a regular file or a folder that is there (not a link); whether it was. */
+async function makePrivate(path: string, mode: number): Promise<boolean> {
+  const info = await lstat(path).catch(() => undefined);
+  if (info === undefined || info.isSymbolicLink() || !(info.isFile() || info.isDirectory())) return false;
+  await chmod(path, mode);
+  return true;
 }
 
 /** The folder in which DynamoDB Local keeps the run's data. */
@@ -43,6 +52,7 @@ export function cursorSecret(dataDir: string): Promise<string> {
  */
 export async function dynamoDbAccessKey(dataDir: string, region: string): Promise<string> {
   const key = await secretOf(resolve(dataDir, 'dynamodb-access-key'), () => randomAlphanumeric(32));
+  if (!/^[A-Za-z0-9]+$/.test(key)) throw new Error(`${resolve(dataDir, 'dynamodb-access-key')} is not an access key (letters and digits only)`);
   const shared = resolve(dynamoDbFolder(dataDir), 'shared-local-instance.db');
   const own = resolve(dynamoDbFolder(dataDir), `${key}_${region}.db`);
   if ((await exists(shared)) && !(await exists(own))) await rename(shared, own);
@@ -58,14 +68,20 @@ export async function readDynamoDbAccessKey(dataDir: string): Promise<string | u
   }
 }
 
+/** The secret in `file`; made only when there is none (any other failure to read it is an error, not a new secret). */
 async function secretOf(file: string, make: () => string): Promise<string> {
+  let text: string;
   try {
-    return (await readFile(file, 'utf8')).trim();
-  } catch {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     const secret = make();
-    await writeFile(file, `${secret}\n`, { mode: 0o600 });
+    await writeFile(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
     return secret;
   }
+  const secret = text.trim();
+  if (secret === '') throw new Error(`${file} is empty: restore it, or delete it to start with new data`);
+  return secret;
 }
 
 function randomAlphanumeric(length: number): string {

@@ -1,5 +1,8 @@
 import { resolve } from 'node:path';
 
+/** The local run's region: with its access key it picks DynamoDB Local's database file. */
+export const LOCAL_REGION = 'us-east-1';
+
 /** The local run's table (the tests use tables of their own). */
 export const LOCAL_TABLE_NAME = 'petstore-local';
 

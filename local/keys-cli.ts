@@ -15,7 +15,7 @@ import { hashApiKey, keyIdOf } from '../shared/auth/api-key-hash';
 import { KeyRegistry, type RegisteredKey } from '../shared/auth/key-registry';
 import { AUTHORIZER_RESULT_TTL_SECONDS } from '../shared/auth/authorizer-contract';
 import { isPlanName, PLAN_NAMES, type PlanName, type RateLimits } from '../shared/limits/plans';
-import { dataDirectory, endpointFile, LOCAL_TABLE_NAME } from './data-dir';
+import { dataDirectory, endpointFile, LOCAL_REGION, LOCAL_TABLE_NAME } from './data-dir';
 import { readDynamoDbAccessKey } from './data-dir-secrets';
 import { DEMO_KEYS } from './demo-keys';
 
@@ -139,12 +139,15 @@ function formatKeys(keys: RegisteredKey[]): string {
 }
 
 async function openRegistry(): Promise<KeyRegistry> {
-  const endpoint = process.env.DYNAMODB_ENDPOINT || (await readEndpointFile());
-  // The running npm start's own database (local/data-dir-secrets.ts).
-  const accessKey = process.env.DYNAMODB_LOCAL_ACCESS_KEY_ID || (await readDynamoDbAccessKey(dataDirectory())) || 'local';
+  const explicit = process.env.DYNAMODB_ENDPOINT || undefined;
+  const endpoint = explicit ?? (await readEndpointFile());
+  // A running npm start's own database (local/data-dir-secrets.ts); a DynamoDB Local named by
+  // DYNAMODB_ENDPOINT is a shared one unless DYNAMODB_LOCAL_ACCESS_KEY_ID says otherwise.
+  const accessKey = process.env.DYNAMODB_LOCAL_ACCESS_KEY_ID || (explicit === undefined ? await readDynamoDbAccessKey(dataDirectory()) : 'local');
+  if (accessKey === undefined) throw new Error(`No access key in ${dataDirectory()}: restart the API with "npm start", then manage keys.`);
   const client = new DynamoDBClient({
     endpoint,
-    region: process.env.AWS_REGION ?? 'us-east-1',
+    region: explicit === undefined ? LOCAL_REGION : (process.env.AWS_REGION ?? LOCAL_REGION),
     credentials: { accessKeyId: accessKey, secretAccessKey: accessKey },
     maxAttempts: 1,
   });

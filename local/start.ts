@@ -14,7 +14,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { KeyRegistry } from '../shared/auth/key-registry';
 import { ensureTable } from './create-table';
-import { dataDirectory, endpointFile, LOCAL_TABLE_NAME } from './data-dir';
+import { dataDirectory, endpointFile, LOCAL_REGION, LOCAL_TABLE_NAME } from './data-dir';
 import { cursorSecret, dynamoDbAccessKey, dynamoDbFolder, privateDataDirectory } from './data-dir-secrets';
 import { DEMO_KEYS } from './demo-keys';
 import { DataDirectoryInUseError, lockDataDirectory, type DataDirectoryLock } from './data-dir-lock';
@@ -54,11 +54,14 @@ async function main(): Promise<void> {
   try {
     await assertPortFree(port, host);
     await assertJava();
-    await privateDataDirectory(dataDir);
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
     lock = await lockDataDirectory(dataDir);
+    await privateDataDirectory(dataDir);
     await mkdir(dynamoDbFolder(dataDir), { recursive: true, mode: 0o700 });
-    process.env.AWS_REGION ??= 'us-east-1';
-    const accessKey = await dynamoDbAccessKey(dataDir, process.env.AWS_REGION);
+    // DynamoDB Local keeps a database per access key *and region*: the local run's region is fixed,
+    // so that no AWS_REGION of the shell can make the data seem gone.
+    process.env.AWS_REGION = LOCAL_REGION;
+    const accessKey = await dynamoDbAccessKey(dataDir, LOCAL_REGION);
     // A database per access key: ours holds the run's data (local/data-dir-secrets.ts).
     database = await startDynamoDbLocal({ dbPath: dynamoDbFolder(dataDir), sharedDb: false });
     // The handler modules read their settings when first imported, so set them first.

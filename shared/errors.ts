@@ -55,18 +55,26 @@ export const MAX_DETAIL_CHARACTERS = 100;
 export const MORE_FIELDS_PATH = '(more)';
 
 function boundedDetails(details: readonly ErrorDetail[]): readonly ErrorDetail[] {
-  if (details.length <= MAX_NAMED_FIELDS && details.every((detail) => detail.path.length <= MAX_DETAIL_CHARACTERS && detail.message.length <= MAX_DETAIL_CHARACTERS)) return details;
+  if (details.length <= MAX_NAMED_FIELDS && details.every((detail) => cut(detail.path) === detail.path && cut(detail.message) === detail.message)) return details;
   const named = details.slice(0, MAX_NAMED_FIELDS).map((detail) => ({ path: cut(detail.path), message: cut(detail.message) }));
   if (details.length > MAX_NAMED_FIELDS) named.push({ path: MORE_FIELDS_PATH, message: `${details.length - MAX_NAMED_FIELDS} more fields fail` });
   return named;
 }
 
-/** At most MAX_DETAIL_CHARACTERS characters, the last an ellipsis when cut (never half a surrogate pair). */
+/**
+ * At most MAX_DETAIL_CHARACTERS characters as JSON writes them (a control character takes six),
+ * the last an ellipsis when cut, never half a surrogate pair.
+ */
 function cut(text: string): string {
-  if (text.length <= MAX_DETAIL_CHARACTERS) return text;
-  let end = MAX_DETAIL_CHARACTERS - 1;
-  if (/[\uD800-\uDBFF]/.test(text.charAt(end - 1))) end -= 1;
-  return `${text.slice(0, end)}…`;
+  if (text.length <= MAX_DETAIL_CHARACTERS && JSON.stringify(text).length - 2 <= MAX_DETAIL_CHARACTERS) return text;
+  let kept = '';
+  let size = 1; // the ellipsis
+  for (const character of text) {
+    size += JSON.stringify(character).length - 2;
+    if (size > MAX_DETAIL_CHARACTERS) break;
+    kept += character;
+  }
+  return `${kept}…`;
 }
 
 export class ApiError extends Error implements ApiProblem {

@@ -27,6 +27,9 @@ export interface RateLimitDecision {
 /** Suspensions remembered per container; the oldest go first past this many. */
 const MAX_REMEMBERED_SUSPENSIONS = 10_000;
 
+/** The oldest arrival time a request can have once a function counts it (API Gateway's 29 s, and some). */
+const MAX_ARRIVAL_AGE_MS = 30_000;
+
 export class RateLimiter {
   /** Subjects this container knows to be suspended, and until when (ms since the epoch). */
   readonly #suspendedUntil = new Map<string, number>();
@@ -60,7 +63,9 @@ export class RateLimiter {
     if (known !== undefined) return known;
     const nowMs = this.clock();
     const windows = windowsAt(nowMs);
-    const arrival = typeof arrivedAt === 'number' && Number.isFinite(arrivedAt) ? Math.min(arrivedAt, nowMs) : nowMs;
+    // Within [now - 30 s, now]: API Gateway gives up on a request after 29 s, so an older time is
+    // not a real arrival (a direct invocation, a test harness) and must not open a streak long closed.
+    const arrival = typeof arrivedAt === 'number' && Number.isFinite(arrivedAt) ? Math.min(nowMs, Math.max(nowMs - MAX_ARRIVAL_AGE_MS, arrivedAt)) : nowMs;
     const admission = await this.store.admit(subject, limits, nowMs, deadline, arrival);
     const minuteLeft = Math.max(0, limits.perMinute - admission.minuteCount);
     const dayLeft = Math.max(0, limits.perDay - admission.dayCount);

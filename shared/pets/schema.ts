@@ -5,6 +5,8 @@ import { HIDDEN_CLASS, NAME_PATTERNS, VISIBLE_CHARACTER_PATTERN } from './name-p
 
 const HIDDEN = new RegExp(`[${HIDDEN_CLASS}]`, 'u');
 const VISIBLE = new RegExp(VISIBLE_CHARACTER_PATTERN, 'u');
+/** The trimmed name already failed a rule before the hidden and visible characters: empty, a lone surrogate, too long. */
+const failsAbove = (name: string): boolean => name.length === 0 || !name.isWellFormed() || codePointLength(name) > NAME_MAX_LENGTH;
 
 // The shared fields and the listPets query live apart (see fields.ts); they are part of this whole.
 export * from './fields';
@@ -31,9 +33,9 @@ export const PetName = described(
       z.minLength(1, 'must not be empty or only white space'),
       z.refine((name) => name.isWellFormed(), 'must be valid Unicode text (it holds a lone surrogate)'),
       z.refine((name) => codePointLength(name) <= NAME_MAX_LENGTH, `must be at most ${NAME_MAX_LENGTH} characters`),
-      z.refine((name) => !HIDDEN.test(name), 'must not hold control characters or bidirectional controls'),
-      // One message per failing field: an empty name, or one with a hidden character, has its own above.
-      z.refine((name) => name.length === 0 || HIDDEN.test(name) || VISIBLE.test(name), 'must hold at least one visible character (not only format characters such as U+200B)'),
+      // One message per failing field: each rule speaks only when none above it failed.
+      z.refine((name) => failsAbove(name) || !HIDDEN.test(name), 'must not hold control characters or bidirectional controls'),
+      z.refine((name) => failsAbove(name) || HIDDEN.test(name) || VISIBLE.test(name), 'must hold at least one visible character (not only format characters such as U+200B)'),
     ),
   // The trim and the refinements are invisible to JSON Schema: the two patterns state the whole rule.
   {

@@ -196,7 +196,8 @@ describe('names with hidden characters (issue 23, finding 4)', () => {
     ['a bell and terminal escape codes', '\u0007\u001b[31mred'],
     ['NEL alone', '\u0085'],
     ['zero width spaces only', '\u200B\u200B'],
-  ])('400 naming body.name for %s, and nothing stored', async (_, name) => {
+    ['101 characters with a NUL (one detail: the first rule that fails)', `${'x'.repeat(101)}\u0000`],
+  ])('400 naming body.name once for %s', async (_, name) => {
     const response = await api.request('POST', '/pets', { body: { name, categoryId: 1 } });
     expectErrorShape(response, 400, 'invalid_request');
     expect((response.body as { details: { path: string }[] }).details.map((detail) => detail.path)).toEqual(['body.name']);

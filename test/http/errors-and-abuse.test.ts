@@ -253,6 +253,13 @@ describe('the size of an error answer (issue 23, finding 5)', () => {
     expect(response.text.length).toBeLessThan(FEW_KB);
   });
 
+  it('counts a cut path as JSON writes it: 25 unknown fields named with 100 control characters each still get a small 400', async () => {
+    const body = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`${String.fromCharCode(i + 1).repeat(100)}`, 1]));
+    const response = await api.request('POST', '/pets', { body: { name: 'Rex', categoryId: 1, ...body } });
+    expectErrorShape(response, 400, 'invalid_request');
+    expect(response.text.length).toBeLessThan(2 * FEW_KB);
+  });
+
   it('answers a query of 1,500 unknown parameters with a small 400', async () => {
     const query = Array.from({ length: 1_500 }, (_, i) => `p${i}=1`).join('&');
     const response = await api.request('GET', `/pets?${query}`);

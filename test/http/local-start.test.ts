@@ -212,7 +212,6 @@ describe('npm start\'s data is its user\'s alone (issue 23, finding 6)', () => {
 
   it('keeps its data in DynamoDB Local under a random access key (another client sees an empty database), in a directory that only its user may read', async () => {
     const dataDir = tempDir();
-    // A data directory from before the rule: readable by all, its data in DynamoDB Local's shared database.
     const port = await freePort();
     const first = start({ PORT: String(port), DATA_DIR: dataDir });
     await waitFor(first, 'Press Ctrl-C to stop.');
@@ -236,29 +235,44 @@ describe('npm start\'s data is its user\'s alone (issue 23, finding 6)', () => {
     }
   });
 
-  it('moves the data of a directory made before the rule (DynamoDB Local\'s shared database) to its own key, and makes it private', async () => {
+  it('moves the data of a directory made before the rule (DynamoDB Local\'s shared database) to its own key, makes npm start\'s files private, and leaves other files alone', async () => {
     const dataDir = tempDir();
     mkdirSync(join(dataDir, 'dynamodb'), { recursive: true, mode: 0o755 });
     const port = await freePort();
-    // An npm start of before: DynamoDB Local with -sharedDb, files readable by all.
+    // An npm start of before: DynamoDB Local with -sharedDb, files readable by all, and a pet in it.
     const { startDynamoDbLocal } = await import('../../local/dynamodb-local');
     const old = await startDynamoDbLocal({ dbPath: join(dataDir, 'dynamodb') });
+    let pet;
     try {
       const client = new DynamoDBClient({ endpoint: old.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
       const { ensureTable } = await import('../../local/create-table');
       await ensureTable(client, 'petstore-local');
+      const { DynamoDbPetRepository } = await import('../../shared/pets/repository');
+      const { createDocumentClient } = await import('../../shared/dynamodb/client');
+      pet = await new DynamoDbPetRepository(createDocumentClient({ region: 'us-east-1', dynamoDbEndpoint: old.endpoint }), 'petstore-local').create({ name: 'From before', categoryId: 2, status: 'available' });
     } finally {
       await old.stop();
     }
     chmodSync(join(dataDir, 'dynamodb', 'shared-local-instance.db'), 0o644);
+    // Not npm start's: a file of the user's in DATA_DIR keeps its mode, and a link is not followed.
+    writeFileSync(join(dataDir, 'notes.sh'), 'echo hi\n', { mode: 0o755 });
+    const outside = join(tempDir(), 'outside.txt');
+    writeFileSync(outside, 'x', { mode: 0o644 });
+    symlinkSync(outside, join(dataDir, 'dynamodb', 'link.db'));
     const started = start({ PORT: String(port), DATA_DIR: dataDir });
     try {
       await waitFor(started, 'Press Ctrl-C to stop.');
       const accessKey = readFileSync(join(dataDir, 'dynamodb-access-key'), 'utf8').trim();
       expect(readdirSync(join(dataDir, 'dynamodb'))).toContain(`${accessKey}_us-east-1.db`);
       expect(existsSync(join(dataDir, 'dynamodb', 'shared-local-instance.db'))).toBe(false);
-      for (const [path, mode] of modesUnder(dataDir)) expect([path, mode]).toEqual([path, statSync(path).isDirectory() ? '700' : '600']);
-      expect((await send(`http://localhost:${port}/v1`, 'GET', '/pets', { key: 'local-pro-key' })).status).toBe(200);
+      for (const [path, mode] of modesUnder(dataDir).filter(([path]) => !path.endsWith('notes.sh') && !path.endsWith('link.db'))) {
+        expect([path, mode]).toEqual([path, statSync(path).isDirectory() ? '700' : '600']);
+      }
+      expect((statSync(join(dataDir, 'notes.sh')).mode & 0o777).toString(8)).toBe('755');
+      expect((statSync(outside).mode & 0o777).toString(8)).toBe('644');
+      // The pet written before the move is there.
+      const fetched = await send(`http://localhost:${port}/v1`, 'GET', `/pets/${pet?.id}`, { key: 'local-pro-key' });
+      expect(fetched.body).toEqual(pet);
     } finally {
       started.child.kill('SIGINT');
       expect(await started.exited).toBe(0);

@@ -202,6 +202,19 @@ describe('a burst is not a ban (issue 23, finding 1)', () => {
   });
 });
 
+describe('an arrival time that is no real arrival', () => {
+  it('is taken as at most 30 s old: a request invoked with requestTimeEpoch 0 opens a streak that later refusals still join', async () => {
+    const { limiter, subject, setTime } = setup();
+    const limits = { perMinute: 1, perDay: 1_000 };
+    expect((await limiter.check(subject, limits, undefined, 0)).refusal).toBeUndefined();
+    expect((await limiter.check(subject, limits, undefined, 0)).refusal?.code).toBe('rate_limited');
+    setTime(T0 + 1_000);
+    const codes = [];
+    for (let i = 0; i < 30; i += 1) codes.push((await limiter.check(subject, limits, undefined, T0 + 1_000)).refusal?.code);
+    expect(codes.at(-1)).toBe('key_suspended');
+  });
+});
+
 describe('one suspension, one end (issue 23, finding 2)', () => {
   it('gives every request that finds the subject suspended the stored end, those that raced to suspend it too', async () => {
     const store = new DynamoDbRateCounterStore(createDocumentClient({ region: 'us-east-1', dynamoDbEndpoint: db.endpoint }), db.tableName);
