@@ -214,12 +214,13 @@ describe('npm start\'s data is its user\'s alone (issue 23, finding 6)', () => {
     const dataDir = tempDir();
     const port = await freePort();
     const first = start({ PORT: String(port), DATA_DIR: dataDir });
-    await waitFor(first, 'Press Ctrl-C to stop.');
-    const created = await send(`http://localhost:${port}/v1`, 'POST', '/pets', { key: 'local-pro-key', body: { name: 'Private', categoryId: 4 } });
-    expect(created.status).toBe(201);
-    const endpoint = readFileSync(join(dataDir, 'dynamodb-endpoint'), 'utf8').trim();
-    const accessKey = readFileSync(join(dataDir, 'dynamodb-access-key'), 'utf8').trim();
+    // Stopped whatever fails below, or it would outlive the test.
     try {
+      await waitFor(first, 'Press Ctrl-C to stop.');
+      const created = await send(`http://localhost:${port}/v1`, 'POST', '/pets', { key: 'local-pro-key', body: { name: 'Private', categoryId: 4 } });
+      expect(created.status).toBe(201);
+      const endpoint = readFileSync(join(dataDir, 'dynamodb-endpoint'), 'utf8').trim();
+      const accessKey = readFileSync(join(dataDir, 'dynamodb-access-key'), 'utf8').trim();
       expect(accessKey).toMatch(/^[A-Za-z0-9]{32}$/);
       const tablesOf = async (key: string) =>
         (await new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: key, secretAccessKey: key } }).send(new ListTablesCommand({}))).TableNames;
