@@ -6,7 +6,8 @@ import { HIDDEN_CLASS, NAME_PATTERNS, VISIBLE_CHARACTER_PATTERN } from './name-p
 const HIDDEN = new RegExp(`[${HIDDEN_CLASS}]`, 'u');
 const VISIBLE = new RegExp(VISIBLE_CHARACTER_PATTERN, 'u');
 /** The trimmed name already failed a rule before the hidden and visible characters: empty, a lone surrogate, too long. */
-const failsAbove = (name: string): boolean => name.length === 0 || !name.isWellFormed() || codePointLength(name) > NAME_MAX_LENGTH;
+// (At most NAME_MAX_LENGTH UTF-16 units is at most as many code points: most names are not counted again.)
+const failsAbove = (name: string): boolean => name.length === 0 || !name.isWellFormed() || (name.length > NAME_MAX_LENGTH && codePointLength(name) > NAME_MAX_LENGTH);
 
 // The shared fields and the listPets query live apart (see fields.ts); they are part of this whole.
 export * from './fields';
