@@ -185,7 +185,7 @@ export class KeySuspendedError extends ApiError {
 }
 
 /** Names the (bounded) failing fields, then how many more of `total` fail. */
-function describeDetails(named: readonly ErrorDetail[], total: number = named.length): string {
+function describeDetails(named: readonly ErrorDetail[], total: number): string {
   if (named.length === 0) return 'The request is invalid.';
   const listed = named.filter((detail) => detail.path !== MORE_FIELDS_PATH);
   const more = total > listed.length ? `; and ${total - listed.length} more` : '';
