@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { FUNCTION_SETTINGS } from '../infra/functions';
 import { WAF_RULES } from '../infra/waf';
-import { OPERATION_IDS } from '../shared/operations';
+import { OPERATION_IDS } from '../shared/functions';
 import { PLAN_NAMES } from '../shared/limits/plans';
 import { requestMetricMembers, REQUEST_METRICS } from '../shared/http/request-metrics';
 import { setLogSink, writeLog } from '../shared/log';

@@ -10,23 +10,21 @@ import {
   RequestAuthorizer,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
-import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { AUTHORIZER_RESULT_TTL_SECONDS } from '../shared/auth/authorizer-contract';
-import { KEY_PARTITION } from '../shared/auth/key-registry';
-import { STATUS_INDEX } from '../shared/dynamodb/table-definition';
-import { IDEMPOTENCY_PARTITION_PREFIX } from '../shared/pets/repository';
 import { BUNDLED_ASSETS_DIRECTORY, SWAGGER_UI_FILES } from '../shared/docs/reference-page';
-import { API_BASE_PATH, DOCUMENTATION_ROUTES, OPERATIONS, type OperationId } from '../shared/http/routes';
+import { FUNCTIONS, OPERATION_IDS, OPERATIONS, type FunctionDeclaration, type FunctionName, type OperationId, type SecretName } from '../shared/functions';
+import { API_BASE_PATH, DOCUMENTATION_ROUTES } from '../shared/http/routes';
 import { STANDARD_PLAN_LIMITS } from '../shared/limits/plans';
 import { metricsNamespaceOf } from '../shared/http/request-metrics';
 import { ACCESS_LOG_FORMAT } from './access-log';
 import { addOperationsAlarms, alarmEmailOf, notifyOnAlarm } from './alarms';
 import { addDashboard } from './dashboard';
-import { logGroupSettings, petStoreFunction, type PetStoreFunction } from './functions';
+import { declaredEnvironment, grantDeclaredRights } from './declared-rights';
+import { logGroupSettings, petStoreFunction, type FunctionOptions, type PetStoreFunction } from './functions';
 import { addGatewayResponses } from './gateway-responses';
 import { acknowledgeKeyMirrorReads, grantKeyMirrorReads, scheduleKeyMirror } from './key-mirror';
 import { addReleases } from './releases';
@@ -40,18 +38,6 @@ export { STAGES, type Stage } from './stages';
 export interface PetStoreStackProps extends StackProps {
   readonly stage: Stage;
 }
-
-/** The table's items, by their leading key: what each function may touch. */
-const LEADING_KEYS = {
-  pets: 'PET',
-  idSequence: 'SEQUENCE',
-  keyRegistry: KEY_PARTITION,
-  /** Requests counted per key (the operations) and per client address (the authorizer). */
-  keyCounters: 'RATE#key#*',
-  /** createPet's idempotency records, one partition per API key (shared/pets/repository.ts). */
-  idempotencyRecords: `${IDEMPOTENCY_PARTITION_PREFIX}*`,
-  addressCounters: 'RATE#ip#*',
-} as const;
 
 /**
  * One stage of the pet store: the table, the three operation functions and the authorizer, the
@@ -77,66 +63,33 @@ export class PetStoreStack extends Stack {
         'No rotation function: the value is a random HMAC key that no person or other system uses. It is rotated by hand with put-secret-value (docs/cursor-secret-rotation.md): listPets reads the AWSCURRENT and AWSPREVIOUS versions from Secrets Manager (again after 5 minutes), signs with the current and accepts either, so a rotation needs no deploy and breaks no walk in progress; two rotations less than an hour apart may end a paused walk with a 400.',
     });
 
-    const shared = {
-      TABLE_NAME: table.tableName,
-      // The request metrics of this stage, apart from the other stage's.
-      METRICS_NAMESPACE: metricsNamespaceOf(props.stage),
-    };
-    // Only listPets signs cursors; it reads the secret from Secrets Manager, so its value is in no
-    // function's configuration.
-    const environmentOf: Record<OperationId, Record<string, string>> = {
-      listPets: { ...shared, CURSOR_SECRET_ARN: cursorSecret.secretArn },
-      createPet: shared,
-      getPet: shared,
-    };
+    // Every function is made from its declaration (shared/functions.ts): its handler, its rights,
+    // and the environment they need (the table's name, its secrets' ARNs); the operations also
+    // their stage's metrics namespace.
+    const secrets: Record<SecretName, ISecret> = { cursor: cursorSecret };
     // Far above what every key of every plan together should send in 5 minutes at this scale.
     const invocationAlarmThreshold = 200_000;
-    const functions = {} as Record<OperationId, PetStoreFunction>;
-    for (const operationId of Object.keys(OPERATIONS) as OperationId[]) {
-      functions[operationId] = petStoreFunction(this, titleOf(operationId), {
-        entry: `functions/${operationId}.ts`,
-        environment: environmentOf[operationId],
+    const declaredFunction = (name: FunctionName, options: Partial<FunctionOptions> = {}): PetStoreFunction => {
+      const declaration: FunctionDeclaration = FUNCTIONS[name];
+      const made = petStoreFunction(this, titleOf(name), {
+        entry: declaration.handler,
         retain,
         invocationAlarmThreshold,
+        ...options,
+        environment: {
+          ...declaredEnvironment(declaration, { tableName: table.tableName, secrets }),
+          ...(name in OPERATIONS ? { METRICS_NAMESPACE: metricsNamespaceOf(props.stage) } : {}),
+          ...options.environment,
+        },
       });
-    }
-    // GetSecretValue only (no DescribeSecret, no other secret): the current and previous versions.
-    functions.listPets.fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [cursorSecret.secretArn] }));
+      grantDeclaredRights(made, declaration, { tableArn: table.tableArn, secrets });
+      return made;
+    };
+    const functions = Object.fromEntries(OPERATION_IDS.map((operationId) => [operationId, declaredFunction(operationId)])) as Record<OperationId, PetStoreFunction>;
 
-    // Least privilege, scoped by the items' leading keys: the reads read pets (the status index
-    // holds nothing else); every operation counts its key's requests; only createPet takes ids,
-    // writes pets and keeps idempotency records. No operation may touch the key registry or call API Gateway: the
-    // authorizer resolved the key, and the principal arrives in the request.
-    const onItems = (actions: string[], leadingKeys: string[]) =>
-      new PolicyStatement({
-        actions,
-        resources: [table.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': leadingKeys } },
-      });
-    const readPets = onItems(['dynamodb:GetItem', 'dynamodb:Query'], [LEADING_KEYS.pets]);
-    const readStatusIndex = new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${table.tableArn}/index/${STATUS_INDEX}`] });
-    functions.listPets.fn.addToRolePolicy(readPets);
-    functions.listPets.fn.addToRolePolicy(readStatusIndex);
-    functions.getPet.fn.addToRolePolicy(readPets);
-    functions.listPets.fn.addToRolePolicy(onItems(['dynamodb:UpdateItem'], [LEADING_KEYS.keyCounters]));
-    functions.getPet.fn.addToRolePolicy(onItems(['dynamodb:UpdateItem'], [LEADING_KEYS.keyCounters]));
-    functions.createPet.fn.addToRolePolicy(onItems(['dynamodb:UpdateItem'], [LEADING_KEYS.keyCounters, LEADING_KEYS.idSequence]));
-    // A create with an Idempotency-Key reads its record, then writes pet and record in one transaction.
-    functions.createPet.fn.addToRolePolicy(onItems(['dynamodb:PutItem'], [LEADING_KEYS.pets, LEADING_KEYS.idempotencyRecords]));
-    functions.createPet.fn.addToRolePolicy(onItems(['dynamodb:GetItem'], [LEADING_KEYS.idempotencyRecords]));
-
-    // The authorizer reads keys by hash and counts requests without a valid key per address.
     // "Unauthorized" is a thrown error by API Gateway's design, so failed invocations are normal
     // for it: no error alarm; a failing authorizer shows as the API's 5XX answers (alarm below).
-    const authorizerFunction = petStoreFunction(this, 'Authorizer', {
-      entry: 'functions/authorizer.ts',
-      environment: { TABLE_NAME: table.tableName },
-      retain,
-      invocationAlarmThreshold,
-      errorAlarm: false,
-    });
-    authorizerFunction.fn.addToRolePolicy(onItems(['dynamodb:GetItem'], [LEADING_KEYS.keyRegistry]));
-    authorizerFunction.fn.addToRolePolicy(onItems(['dynamodb:UpdateItem'], [LEADING_KEYS.addressCounters]));
+    const authorizerFunction = declaredFunction('authorizer', { errorAlarm: false });
     const authorizer = new RequestAuthorizer(this, 'BearerAuthorizer', {
       handler: authorizerFunction.live,
       // Cached per key and client address: a Deny (an address over its allowance) must not reach another address.
@@ -176,19 +129,15 @@ export class PetStoreStack extends Stack {
     });
 
     const resources = new Map<string, ReturnType<RestApi['root']['resourceForPath']>>();
-    for (const operationId of Object.keys(OPERATIONS) as OperationId[]) {
-      const { method, path } = OPERATIONS[operationId];
+    for (const operationId of OPERATION_IDS) {
+      const { method, path } = OPERATIONS[operationId].route;
       const resource = resources.get(path) ?? this.api.root.resourceForPath(path);
       resources.set(path, resource);
       resource.addMethod(method, new LambdaIntegration(functions[operationId].live), { operationName: operationId });
     }
 
     // The interface description and its reference page are public (decisions.md): no key, no authorizer.
-    const docsFunction = petStoreFunction(this, 'ApiDocs', {
-      entry: 'functions/apiDocs.ts',
-      environment: {},
-      retain,
-      invocationAlarmThreshold,
+    const docsFunction = declaredFunction('apiDocs', {
       extraFiles: { directory: BUNDLED_ASSETS_DIRECTORY, files: SWAGGER_UI_FILES.map((file) => `node_modules/swagger-ui-dist/${file}`) },
     });
     const docsIntegration = new LambdaIntegration(docsFunction.live);
@@ -206,10 +155,8 @@ export class PetStoreStack extends Stack {
     addWebAcl(this, this.api.deploymentStage, props.stage);
 
     // The key mirror: the only code with API Gateway rights, and those read-only; it keeps hashes.
-    const keyMirror = petStoreFunction(this, 'KeyMirror', {
-      entry: 'functions/keyMirror.ts',
-      environment: { TABLE_NAME: table.tableName, REST_API_ID: this.api.restApiId, API_STAGE: this.api.deploymentStage.stageName },
-      retain,
+    const keyMirror = declaredFunction('keyMirror', {
+      environment: { REST_API_ID: this.api.restApiId, API_STAGE: this.api.deploymentStage.stageName },
       // A run takes seconds; it must end well before the next one starts.
       timeout: Duration.seconds(50),
       // A failed run is not retried, by EventBridge (infra/key-mirror.ts) or by Lambda, and a run
@@ -218,9 +165,10 @@ export class PetStoreStack extends Stack {
       // Its alarm is the one of its schedule (infra/key-mirror.ts).
       errorAlarm: false,
     });
-    keyMirror.fn.addToRolePolicy(onItems(['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:DeleteItem'], [LEADING_KEYS.keyRegistry]));
-    grantKeyMirrorReads(keyMirror, this.api, Object.values(usagePlans));
-    acknowledgeKeyMirrorReads(keyMirror);
+    if (FUNCTIONS.keyMirror.readsUsagePlanKeys) {
+      grantKeyMirrorReads(keyMirror, this.api, Object.values(usagePlans));
+      acknowledgeKeyMirrorReads(keyMirror);
+    }
     scheduleKeyMirror(this, keyMirror, this.api.restApiId);
 
     // The API's 5XX rate (a failing authorizer among its causes), p99 latency, DynamoDB and Lambda throttling.
@@ -275,6 +223,7 @@ export class PetStoreStack extends Stack {
   }
 }
 
-function titleOf(operationId: OperationId): string {
-  return operationId.charAt(0).toUpperCase() + operationId.slice(1);
+/** A function's construct id: its name, capitalized (ListPets, Authorizer, KeyMirror). */
+function titleOf(name: FunctionName): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
 }

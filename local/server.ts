@@ -6,8 +6,10 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { EVERY_ANSWER_HEADERS } from '../shared/http/every-answer';
 import { EDGE_REFUSAL, renderGatewayResponse, type GatewayResponseType } from '../shared/http/gateway-responses';
 import type { ApiGatewayHandler } from '../shared/http/stack';
-import { API_BASE_PATH, DOCUMENTATION_ROUTES, OPERATIONS, type OperationId } from '../shared/http/routes';
+import { FUNCTIONS, OPERATION_IDS, type DataAccess, type OperationId } from '../shared/functions';
+import { API_BASE_PATH, DOCUMENTATION_ROUTES, OPERATIONS } from '../shared/http/routes';
 import { lambdaContext, toProxyEvent, type RouteMatch } from './api-gateway-event';
+import { checkDeclaredRights, runAs } from './dynamodb-rights';
 import { LocalAuthorization, type AuthorizerHandler } from './gateway';
 import { LocalWebAcl } from './web-acl';
 
@@ -22,6 +24,8 @@ import { LocalWebAcl } from './web-acl';
  */
 export type FunctionName = OperationId | 'apiDocs';
 export type OperationHandlers = Readonly<Record<FunctionName, ApiGatewayHandler>> & { readonly authorizer: AuthorizerHandler };
+/** What each function the server runs may do in DynamoDB. */
+export type ServedRights = Readonly<Record<FunctionName | 'authorizer', readonly DataAccess[]>>;
 
 export interface LocalServerOptions {
   readonly port: number;
@@ -32,6 +36,8 @@ export interface LocalServerOptions {
   readonly ready?: Promise<unknown>;
   /** How long a request's body may take to arrive (BODY_DEADLINE_MS; tests shorten it). */
   readonly bodyDeadlineMs?: number;
+  /** The functions' DynamoDB rights; by default as declared (shared/functions.ts), as the stack grants them. */
+  readonly rights?: ServedRights;
 }
 
 /**
@@ -53,24 +59,38 @@ const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 /** The timeout the stack gives each function. */
 const FUNCTION_TIMEOUT_MS = 10_000;
 
+/** The handler modules the server runs, as declared (shared/functions.ts): the very files the stack deploys. */
 export async function loadFunctionHandlers(): Promise<OperationHandlers> {
-  const [listPets, createPet, getPet, apiDocs, authorizer] = await Promise.all([
-    import('../functions/listPets'),
-    import('../functions/createPet'),
-    import('../functions/getPet'),
-    import('../functions/apiDocs'),
-    import('../functions/authorizer'),
-  ]);
-  return { listPets: listPets.handler, createPet: createPet.handler, getPet: getPet.handler, apiDocs: apiDocs.handler, authorizer: authorizer.handler };
+  const load = async (name: FunctionName | 'authorizer') => {
+    const file = FUNCTIONS[name].handler;
+    const module = (await import(new URL(`../${file}`, import.meta.url).href)) as { handler?: unknown };
+    if (typeof module.handler !== 'function') throw new Error(`${file} (the handler of ${name} in shared/functions.ts) exports no function named handler`);
+    return module.handler;
+  };
+  const entries = await Promise.all([...OPERATION_IDS, 'apiDocs' as const, 'authorizer' as const].map(async (name) => [name, await load(name)] as const));
+  return Object.fromEntries(entries) as unknown as OperationHandlers;
 }
+
+/** Every function the server runs, with its declared rights. */
+export const DECLARED_RIGHTS: ServedRights = Object.fromEntries(
+  [...OPERATION_IDS, 'apiDocs' as const, 'authorizer' as const].map((name) => [name, FUNCTIONS[name].dynamodb]),
+) as unknown as ServedRights;
 
 export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
   const handlers = options.handlers ?? (await loadFunctionHandlers());
+  // The client every deployed module shares (one per container): imported here, once the caller
+  // has set the environment it reads.
+  const [{ documentClient }, { config }] = await Promise.all([import('../shared/dynamodb/client'), import('../shared/config')]);
+  checkDeclaredRights(documentClient);
+  const rights = options.rights ?? DECLARED_RIGHTS;
+  const as = (functionName: FunctionName | 'authorizer') => ({ functionName, rights: rights[functionName], tableName: config.tableName });
+  const authorizer: AuthorizerHandler = (event, context) => runAs(as('authorizer'), () => handlers.authorizer(event, context));
   const gateway: Gateway = {
     handlers,
+    run: (functionName, event, context) => runAs(as(functionName), () => handlers[functionName](event, context)),
     routes: compileRoutes(),
     webAcl: new LocalWebAcl(),
-    authorization: new LocalAuthorization(handlers.authorizer, () => lambdaContext('authorizer', FUNCTION_TIMEOUT_MS)),
+    authorization: new LocalAuthorization(authorizer, () => lambdaContext('authorizer', FUNCTION_TIMEOUT_MS)),
     bodyDeadlineMs: options.bodyDeadlineMs ?? BODY_DEADLINE_MS,
   };
   const server = createServer((request, response) => {
@@ -115,7 +135,7 @@ interface CompiledRoute {
 
 function compileRoutes(): CompiledRoute[] {
   const routes: { functionName: FunctionName; method: string; path: string }[] = [
-    ...(Object.keys(OPERATIONS) as OperationId[]).map((operationId) => ({ functionName: operationId, ...OPERATIONS[operationId] })),
+    ...OPERATION_IDS.map((operationId) => ({ functionName: operationId, ...OPERATIONS[operationId] })),
     ...Object.values(DOCUMENTATION_ROUTES).map((route) => ({ functionName: 'apiDocs' as const, ...route })),
   ];
   return routes.map(({ functionName, method, path }) => {
@@ -130,6 +150,8 @@ function compileRoutes(): CompiledRoute[] {
 
 interface Gateway {
   readonly handlers: OperationHandlers;
+  /** Runs a function's handler with its declared DynamoDB rights. */
+  readonly run: (functionName: FunctionName, ...invocation: Parameters<ApiGatewayHandler>) => ReturnType<ApiGatewayHandler>;
   readonly routes: CompiledRoute[];
   readonly webAcl: LocalWebAcl;
   readonly authorization: LocalAuthorization;
@@ -179,7 +201,7 @@ async function serve(request: IncomingMessage, response: ServerResponse, gateway
   if (authorizer !== undefined) event.requestContext.authorizer = authorizer;
   let result: APIGatewayProxyResult;
   try {
-    result = await gateway.handlers[match.functionName](event, lambdaContext(match.functionName, FUNCTION_TIMEOUT_MS));
+    result = await gateway.run(match.functionName, event, lambdaContext(match.functionName, FUNCTION_TIMEOUT_MS));
   } catch (error) {
     // A function that throws instead of answering is, to API Gateway, an integration failure.
     process.stderr.write(`local server: ${match.functionName} failed: ${error instanceof Error ? error.stack : String(error)}\n`);

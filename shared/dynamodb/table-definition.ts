@@ -46,6 +46,24 @@ export interface TableDefinition {
 
 export const STATUS_INDEX = 'byStatus';
 
+/**
+ * The items by their partition key, written as IAM's `dynamodb:LeadingKeys` patterns (StringLike:
+ * `*` stands for any text): what a function's rights name (shared/functions.ts).
+ */
+export const ITEM_PARTITIONS = {
+  pets: 'PET',
+  idSequence: 'SEQUENCE',
+  keyRegistry: 'APIKEY',
+  /** Requests counted per API key (the operations). */
+  keyCounters: 'RATE#key#*',
+  /** Requests without a valid key counted per client address (the authorizer). */
+  addressCounters: 'RATE#ip#*',
+  /** createPet's idempotency records, one partition per API key. */
+  idempotencyRecords: 'IDEMPOTENCY#*',
+} as const;
+
+export type ItemKind = keyof typeof ITEM_PARTITIONS;
+
 export const tableDefinition: TableDefinition = {
   partitionKey: { name: 'pk', type: 'S' },
   sortKey: { name: 'sk', type: 'S' },

@@ -1,18 +1,15 @@
 /**
- * The operations and where they live: the local server routes by this table, and the stack and
- * the interface description are declared from it.
+ * Where the operations live, as declared in shared/functions.ts: the local server routes by it, and
+ * the stack and the interface description are declared from it.
  */
-import type { OperationId } from '../operations';
+import { OPERATIONS as DECLARED, SUPPORT_FUNCTIONS, type OperationId, type Route } from '../functions';
 
-export type { OperationId } from '../operations';
+export type { OperationId, Route } from '../functions';
 
 export const API_BASE_PATH = '/v1';
 
-export const OPERATIONS = {
-  listPets: { method: 'GET', path: '/pets' },
-  createPet: { method: 'POST', path: '/pets' },
-  getPet: { method: 'GET', path: '/pets/{petId}' },
-} as const satisfies Record<OperationId, { method: string; path: string }>;
+/** Each operation's method and path (below API_BASE_PATH). */
+export const OPERATIONS = Object.fromEntries(Object.entries(DECLARED).map(([id, declaration]) => [id, declaration.route])) as { readonly [Id in OperationId]: (typeof DECLARED)[Id]['route'] };
 
 export function routeOf(operationId: OperationId): string {
   const { method, path } = OPERATIONS[operationId];
@@ -23,8 +20,4 @@ export function routeOf(operationId: OperationId): string {
  * Served without a key by functions/apiDocs.ts: the interface description and its reference page
  * (the page's own scripts and styles under /docs/).
  */
-export const DOCUMENTATION_ROUTES = {
-  openApiDocument: { method: 'GET', path: '/openapi.json' },
-  apiReference: { method: 'GET', path: '/docs' },
-  apiReferenceAsset: { method: 'GET', path: '/docs/{asset}' },
-} as const;
+export const DOCUMENTATION_ROUTES: typeof SUPPORT_FUNCTIONS.apiDocs.routes = SUPPORT_FUNCTIONS.apiDocs.routes;

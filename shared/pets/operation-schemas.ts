@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { OperationId } from '../operations';
+import type { OperationId } from '../functions';
 import { LIST_PETS_REQUEST } from './list-pets-query';
 import { IdempotencyKeyHeader } from './idempotency';
 import { NewPet, NoQuery, Pet, PetIdPath } from './schema';

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiGatewayKeySource, PAGE_SIZE } from '../../shared/auth/api-gateway-keys';
 import { hashApiKey, keyIdOf } from '../../shared/auth/api-key-hash';
 import { KeyRegistry } from '../../shared/auth/key-registry';
 import { mirrorKeys, type MirrorReport } from '../../shared/auth/key-mirror';
 import { ensureTable } from '../../local/create-table';
+import { checkDeclaredRights, runAs } from '../../local/dynamodb-rights';
+import { FUNCTIONS, type DataAccess } from '../../shared/functions';
 import { STANDARD_PLAN_LIMITS } from '../../shared/limits/plans';
 import { testDatabase } from '../support/database';
 import { startFakeManagementApi, type FakeManagementApi } from '../support/fake-management-api';
@@ -13,7 +15,8 @@ import { startFakeManagementApi, type FakeManagementApi } from '../support/fake-
 /**
  * The key mirror against a fake of API Gateway's management API (loopback HTTP, API Gateway's
  * JSON, two items a page so that every listing takes several pages) with the real SDK client made
- * as the mirror makes it, writing a registry in a table of its own on DynamoDB Local.
+ * as the mirror makes it, writing a registry in a table of its own on DynamoDB Local, with no
+ * more rights than its declaration gives it (shared/functions.ts; local/dynamodb-rights.ts).
  */
 const db = testDatabase();
 const target = { apiId: 'api123', stage: 'v1' };
@@ -28,7 +31,9 @@ beforeAll(async () => {
   fake = await startFakeManagementApi(2);
   tableName = `mirror-${randomUUID()}`;
   await ensureTable(db.client, tableName);
-  registry = new KeyRegistry(db.documentClient, tableName);
+  const client = DynamoDBDocumentClient.from(db.client);
+  checkDeclaredRights(client);
+  registry = new KeyRegistry(client, tableName);
 
   for (const [id, value, enabled] of [
     ['k-free', 'free-key-value-0001', true],
@@ -55,9 +60,10 @@ beforeAll(async () => {
 
 afterAll(() => fake.close());
 
-async function run(): Promise<MirrorReport> {
+/** One run of the mirror, as the key mirror function: with its declared rights, or those given. */
+async function run(rights: readonly DataAccess[] = FUNCTIONS.keyMirror.dynamodb): Promise<MirrorReport> {
   fake.calls.length = 0;
-  const report = await mirrorKeys(new ApiGatewayKeySource(fake.client(), 0), registry, target, Date.now());
+  const report = await runAs({ functionName: 'keyMirror', rights, tableName }, () => mirrorKeys(new ApiGatewayKeySource(fake.client(), 0), registry, target, Date.now()));
   expect(report.managementCalls).toBe(fake.calls.length);
   return report;
 }
@@ -213,6 +219,20 @@ describe('the key mirror', () => {
     expect(await registry.removeMirrored(keyHash, later - 1)).toBe(false);
     expect((await registry.resolve('brand-new-key-value'))?.plan).toBe('business');
     expect(await registry.removeMirrored(keyHash, later)).toBe(true);
+  });
+
+  it('runs with its declared rights only: without DeleteItem on the registry, removing a key is refused as AWS refuses it', async () => {
+    const free = fake.plans.get('p-free')!;
+    const taken = free.keyIds.pop()!;
+    const withoutDelete = FUNCTIONS.keyMirror.dynamodb.map((right) => ({ ...right, actions: right.actions.filter((action) => action !== 'DeleteItem') }));
+    try {
+      await expect(run(withoutDelete)).rejects.toMatchObject({ name: 'AccessDeniedException', message: expect.stringContaining('grants no dynamodb:DeleteItem') });
+      // The same run with the declared rights removes it.
+      expect(await run()).toMatchObject({ removed: 1, problems: [] });
+    } finally {
+      free.keyIds.push(taken);
+      await run();
+    }
   });
 
   it('spaces its calls out', async () => {

@@ -1,0 +1,174 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { ITEM_PARTITIONS, tableDefinition } from '../shared/dynamodb/table-definition';
+import type { DataAccess, FunctionName } from '../shared/functions';
+
+/**
+ * Least privilege, checked on this machine: DynamoDB Local checks no rights, so the local server
+ * runs each function as a caller with its declared rights (shared/functions.ts, the same rights the
+ * stack grants: infra/declared-rights.ts), and a request to DynamoDB outside them is answered as
+ * DynamoDB answers a role without the right: 400 AccessDeniedException, naming the action, the
+ * resource and, beyond AWS's words, the declaration and the key. The handler sees the SDK's own
+ * error, so the request answers 500 and its log line says what right is missing.
+ *
+ * IAM's evaluation, for the statements the stack writes: a request is allowed when one statement
+ * names its action, its resource (the table, or the index) and, for the table, every partition key
+ * it touches matches one of the statement's patterns (ForAllValues:StringLike on
+ * dynamodb:LeadingKeys; a request with no key, a Scan, matches vacuously, as in IAM). A transaction
+ * is authorized item by item (PutItem, UpdateItem, DeleteItem, ConditionCheckItem, GetItem).
+ *
+ * Only calls made inside `runAs` are checked: set-up code (npm start's, the tests', `npm run keys`)
+ * runs with the rights of whoever runs it, as an administrator's credentials would.
+ */
+export interface Caller {
+  readonly functionName: FunctionName;
+  readonly rights: readonly DataAccess[];
+  /** The table the function's rights are on (its TABLE_NAME). */
+  readonly tableName: string;
+}
+
+const current = new AsyncLocalStorage<Caller>();
+
+/** Runs `work` as the function: its DynamoDB calls, and those of what it leaves running, are checked. */
+export function runAs<T>(caller: Caller, work: () => T): T {
+  return current.run(caller, work);
+}
+
+/** One authorization IAM makes for a request: an action on a resource, with the partition keys it touches. */
+export interface Authorization {
+  readonly action: string;
+  readonly tableName: string;
+  readonly indexName?: string;
+  readonly leadingKeys: readonly string[];
+}
+
+type AttributeValue = { S?: string; N?: string };
+type Key = Record<string, AttributeValue>;
+type RequestBody = Record<string, any>;
+
+const TRANSACT_ACTIONS: Record<string, string> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem', Get: 'GetItem' };
+
+/** What IAM authorizes for one DynamoDB request (its X-Amz-Target operation and JSON body). */
+export function authorizationsOf(operation: string, body: RequestBody): Authorization[] {
+  const partitionKey = tableDefinition.partitionKey.name;
+  const keyOf = (key: Key | undefined) => (key?.[partitionKey]?.S === undefined ? [] : [key[partitionKey].S]);
+  switch (operation) {
+    case 'GetItem':
+    case 'UpdateItem':
+    case 'DeleteItem':
+      return [{ action: operation, tableName: body.TableName, leadingKeys: keyOf(body.Key) }];
+    case 'PutItem':
+      return [{ action: operation, tableName: body.TableName, leadingKeys: keyOf(body.Item) }];
+    case 'Query':
+      return [{ action: operation, tableName: body.TableName, ...(body.IndexName ? { indexName: body.IndexName } : {}), leadingKeys: queriedPartition(body) }];
+    case 'TransactWriteItems':
+    case 'TransactGetItems':
+      return (body.TransactItems as Record<string, RequestBody>[]).flatMap((item) =>
+        Object.entries(item).map(([kind, request]) => ({ action: TRANSACT_ACTIONS[kind] ?? kind, tableName: request.TableName, leadingKeys: keyOf(request.Key ?? request.Item) })),
+      );
+    case 'BatchGetItem':
+      return Object.entries(body.RequestItems as Record<string, { Keys: Key[] }>).map(([tableName, { Keys }]) => ({ action: operation, tableName, leadingKeys: Keys.flatMap(keyOf) }));
+    case 'BatchWriteItem':
+      return Object.entries(body.RequestItems as Record<string, { PutRequest?: { Item: Key }; DeleteRequest?: { Key: Key } }[]>).map(([tableName, writes]) => ({
+        action: operation,
+        tableName,
+        leadingKeys: writes.flatMap((write) => keyOf(write.PutRequest?.Item ?? write.DeleteRequest?.Key)),
+      }));
+    default:
+      // Scan, DescribeTable and the rest: the table (or index), no partition key.
+      return [{ action: operation, tableName: body.TableName, ...(body.IndexName ? { indexName: body.IndexName } : {}), leadingKeys: [] }];
+  }
+}
+
+/** The partition a Query reads: the value its key condition sets the (table's or index's) partition key equal to. */
+function queriedPartition(body: RequestBody): string[] {
+  const index = tableDefinition.globalSecondaryIndexes.find((candidate) => candidate.indexName === body.IndexName);
+  const partitionKey = (index ?? tableDefinition).partitionKey.name;
+  const names: Record<string, string> = body.ExpressionAttributeNames ?? {};
+  const values: Record<string, AttributeValue> = body.ExpressionAttributeValues ?? {};
+  for (const condition of String(body.KeyConditionExpression ?? '').split(/\s+AND\s+/i)) {
+    const equal = /^\s*\(?\s*(#?[\w]+)\s*=\s*(:[\w]+)\s*\)?\s*$/.exec(condition);
+    if (equal === null) continue;
+    const name = equal[1]!.startsWith('#') ? names[equal[1]!] : equal[1];
+    const value = values[equal[2]!];
+    if (name === partitionKey && value !== undefined) return [value.S ?? value.N ?? ''];
+  }
+  return [];
+}
+
+/** IAM's StringLike: `*` any text, `?` any one character, the rest as is (case counts). */
+export function stringLike(pattern: string, value: string): boolean {
+  const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*').replaceAll('?', '.');
+  return new RegExp(`^${source}$`, 's').test(value);
+}
+
+/** Whether one of the rights allows this authorization, as IAM would evaluate the statements the stack writes. */
+export function allows(rights: readonly DataAccess[], tableName: string, needed: Authorization): boolean {
+  if (needed.tableName !== tableName) return false;
+  return rights.some((right) => {
+    if (!(right.actions as readonly string[]).includes(needed.action)) return false;
+    if ('index' in right) return needed.indexName === right.index;
+    if (needed.indexName !== undefined) return false;
+    return needed.leadingKeys.every((key) => right.items.some((kind) => stringLike(ITEM_PARTITIONS[kind], key)));
+  });
+}
+
+/** AWS's words for the refusal, and then ours: which declaration, which key. */
+export function accessDeniedMessage(caller: Caller, needed: Authorization, region: string): string {
+  const resource = `arn:aws:dynamodb:${region}:000000000000:table/${needed.tableName}${needed.indexName === undefined ? '' : `/index/${needed.indexName}`}`;
+  const on = needed.indexName === undefined ? `table ${needed.tableName}` : `index ${needed.indexName}`;
+  const keys = needed.leadingKeys.length === 0 ? '' : ` for partition key ${needed.leadingKeys.map((key) => JSON.stringify(key)).join(', ')}`;
+  return (
+    `User: arn:aws:sts::000000000000:assumed-role/petstore-local-${caller.functionName}/${caller.functionName} is not authorized to perform: dynamodb:${needed.action} on resource: ${resource} because no identity-based policy allows the dynamodb:${needed.action} action` +
+    ` (local rights check: the declaration of ${caller.functionName} in shared/functions.ts grants no dynamodb:${needed.action} on ${on}${keys})`
+  );
+}
+
+interface HttpRequestLike {
+  readonly headers: Record<string, string>;
+  readonly body?: unknown;
+}
+
+interface ClientWithStack {
+  readonly config: { region: string | (() => Promise<string>) };
+  readonly middlewareStack: {
+    addRelativeTo(middleware: unknown, options: { name: string; relation: 'after'; toMiddleware: string; override: boolean }): void;
+  };
+}
+
+const MIDDLEWARE_NAME = 'localRightsCheck';
+
+/** The serialized request's JSON text (the SDK gives it as bytes or as a string). */
+function textOf(body: unknown): string {
+  if (body === undefined || body === null) return '{}';
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  return body as string;
+}
+
+/**
+ * Checks every request the client sends inside `runAs`, just before it would go on the wire: after
+ * the deserializer, so that a refusal is read by the SDK exactly as DynamoDB's answer would be.
+ * Idempotent: a client gets the check once, whoever asks.
+ */
+export function checkDeclaredRights(client: ClientWithStack): void {
+  const middleware = (next: (args: { request: HttpRequestLike }) => Promise<unknown>) =>
+    async function localRightsCheck(args: { request: HttpRequestLike }): Promise<unknown> {
+      const caller = current.getStore();
+      if (caller === undefined) return next(args);
+      const target = args.request.headers['x-amz-target'] ?? args.request.headers['X-Amz-Target'] ?? '';
+      const operation = target.split('.').pop() ?? '';
+      const body = JSON.parse(textOf(args.request.body)) as RequestBody;
+      const refused = authorizationsOf(operation, body).find((needed) => !allows(caller.rights, caller.tableName, needed));
+      if (refused === undefined) return next(args);
+      const region = typeof client.config.region === 'function' ? await client.config.region() : client.config.region;
+      const answer = JSON.stringify({ __type: 'com.amazon.coral.service#AccessDeniedException', Message: accessDeniedMessage(caller, refused, region) });
+      return {
+        response: {
+          statusCode: 400,
+          reason: 'Bad Request',
+          headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'LOCALRIGHTSCHECK', 'content-length': String(Buffer.byteLength(answer)) },
+          body: Buffer.from(answer),
+        },
+      };
+    };
+  client.middlewareStack.addRelativeTo(middleware, { name: MIDDLEWARE_NAME, relation: 'after', toMiddleware: 'deserializerMiddleware', override: true });
+}

@@ -1,0 +1,113 @@
+/**
+ * Every Lambda function of a stage, declared once: the module Lambda runs, where API Gateway routes
+ * to it, and what it may touch. From this table follow the stack (each function, its role's rights,
+ * its routes, metrics, alarms and release: infra/), the local server (routes, handler modules, and
+ * the check that refuses a DynamoDB request outside the caller's rights: local/dynamodb-rights.ts),
+ * the interface description (openapi/) and the bench (bench/). Adding an operation starts here:
+ * docs/adding-an-operation.md.
+ */
+import { STATUS_INDEX, type ItemKind } from './dynamodb/table-definition';
+
+export interface Route {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Below the stage's base path (/v1); `{name}` is a path parameter. */
+  readonly path: string;
+}
+
+/** The DynamoDB actions a right may name (IAM's; a transaction is authorized item by item). */
+export type DynamoDbAction = 'GetItem' | 'Query' | 'Scan' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'BatchGetItem' | 'BatchWriteItem';
+
+/**
+ * One right on the table, as IAM grants it: the actions on the items whose partition keys are all
+ * of these kinds (`dynamodb:LeadingKeys`), or the actions on an index (no key condition).
+ */
+export type DataAccess =
+  | { readonly actions: readonly DynamoDbAction[]; readonly items: readonly ItemKind[] }
+  | { readonly actions: readonly ('Query' | 'Scan')[]; readonly index: typeof STATUS_INDEX };
+
+/** The secrets a function may read; the stack passes each one's ARN in its environment. */
+export type SecretName = 'cursor';
+
+export interface FunctionDeclaration {
+  /** From the project root: the module whose `handler` export Lambda runs. */
+  readonly handler: string;
+  readonly dynamodb: readonly DataAccess[];
+  /** Read with secretsmanager:GetSecretValue, on that secret alone. */
+  readonly secrets?: readonly SecretName[];
+  /** Reads API Gateway's usage plans and their keys (read-only, scoped in infra/key-mirror.ts). */
+  readonly readsUsagePlanKeys?: boolean;
+}
+
+export interface OperationDeclaration extends FunctionDeclaration {
+  readonly route: Route;
+}
+
+/** Every operation counts its key's requests before it answers (the rate limiter, shared/limits/). */
+const COUNT_KEY_REQUESTS: DataAccess = { actions: ['UpdateItem'], items: ['keyCounters'] };
+
+/** The operations of the interface, by operationId (the domain and the HTTP layer name them so). */
+export const OPERATIONS = {
+  listPets: {
+    route: { method: 'GET', path: '/pets' },
+    handler: 'functions/listPets.ts',
+    dynamodb: [{ actions: ['Query'], items: ['pets'] }, { actions: ['Query'], index: STATUS_INDEX }, COUNT_KEY_REQUESTS],
+    // Signs and reads page cursors.
+    secrets: ['cursor'],
+  },
+  createPet: {
+    route: { method: 'POST', path: '/pets' },
+    handler: 'functions/createPet.ts',
+    dynamodb: [
+      COUNT_KEY_REQUESTS,
+      // Takes the next id.
+      { actions: ['UpdateItem'], items: ['idSequence'] },
+      // With an Idempotency-Key: reads the key's record, then writes pet and record in one transaction.
+      { actions: ['GetItem'], items: ['idempotencyRecords'] },
+      { actions: ['PutItem'], items: ['pets', 'idempotencyRecords'] },
+    ],
+  },
+  getPet: {
+    route: { method: 'GET', path: '/pets/{petId}' },
+    handler: 'functions/getPet.ts',
+    dynamodb: [{ actions: ['GetItem'], items: ['pets'] }, COUNT_KEY_REQUESTS],
+  },
+} as const satisfies Record<string, OperationDeclaration>;
+
+export type OperationId = keyof typeof OPERATIONS;
+
+/** Every operation's id, in the table's order. */
+export const OPERATION_IDS = Object.keys(OPERATIONS) as OperationId[];
+
+/** The functions that are not operations: no key of their own to count, no operation's metrics. */
+export const SUPPORT_FUNCTIONS = {
+  /** API Gateway's REQUEST authorizer: looks keys up by hash, counts requests without a valid key per address. */
+  authorizer: {
+    handler: 'functions/authorizer.ts',
+    dynamodb: [
+      { actions: ['GetItem'], items: ['keyRegistry'] },
+      { actions: ['UpdateItem'], items: ['addressCounters'] },
+    ],
+  },
+  /** The interface description and its reference page, served without a key. */
+  apiDocs: {
+    handler: 'functions/apiDocs.ts',
+    dynamodb: [],
+    routes: {
+      openApiDocument: { method: 'GET', path: '/openapi.json' },
+      apiReference: { method: 'GET', path: '/docs' },
+      apiReferenceAsset: { method: 'GET', path: '/docs/{asset}' },
+    },
+  },
+  /** Copies API Gateway's keys and usage plans into the key registry, on a schedule. */
+  keyMirror: {
+    handler: 'functions/keyMirror.ts',
+    dynamodb: [{ actions: ['Query', 'PutItem', 'DeleteItem'], items: ['keyRegistry'] }],
+    readsUsagePlanKeys: true,
+  },
+} as const satisfies Record<string, FunctionDeclaration & { readonly routes?: Record<string, Route> }>;
+
+export const FUNCTIONS = { ...OPERATIONS, ...SUPPORT_FUNCTIONS } satisfies Record<string, FunctionDeclaration>;
+
+export type FunctionName = keyof typeof FUNCTIONS;
+
+export const FUNCTION_NAMES = Object.keys(FUNCTIONS) as FunctionName[];
