@@ -162,8 +162,9 @@ export class PetStoreStack extends Stack {
       // A failed run is not retried, by EventBridge (infra/key-mirror.ts) or by Lambda, and a run
       // Lambda cannot start within a minute (no concurrency left) is dropped: the next one comes.
       async: { retries: 0, maxEventAge: Duration.minutes(1) },
-      // Its alarm is the one of its schedule (infra/key-mirror.ts).
+      // Its alarm is the one of its schedule (infra/key-mirror.ts); a schedule cannot run away.
       errorAlarm: false,
+      invocationAlarmThreshold: undefined,
     });
     if (FUNCTIONS.keyMirror.readsUsagePlanKeys) {
       grantKeyMirrorReads(keyMirror, this.api, Object.values(usagePlans));

@@ -60,9 +60,9 @@ const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 const FUNCTION_TIMEOUT_MS = 10_000;
 
 /** The handler modules the server runs, as declared (shared/functions.ts): the very files the stack deploys. */
-export async function loadFunctionHandlers(): Promise<OperationHandlers> {
+export async function loadFunctionHandlers(declared: Readonly<Record<FunctionName | 'authorizer', { readonly handler: string }>> = FUNCTIONS): Promise<OperationHandlers> {
   const load = async (name: FunctionName | 'authorizer') => {
-    const file = FUNCTIONS[name].handler;
+    const file = declared[name].handler;
     const module = (await import(new URL(`../${file}`, import.meta.url).href)) as { handler?: unknown };
     if (typeof module.handler !== 'function') throw new Error(`${file} (the handler of ${name} in shared/functions.ts) exports no function named handler`);
     return module.handler;

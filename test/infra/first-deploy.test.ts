@@ -1,6 +1,8 @@
 import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCESS_LOG_FIELDS } from '../../infra/access-log';
+import { FUNCTION_NAMES, OPERATION_IDS } from '../../shared/functions';
+import { DOCUMENTATION_ROUTES } from '../../shared/http/routes';
 import { removeOutdirs, synth, synthAccountSetup } from '../support/synth';
 
 /**
@@ -19,8 +21,12 @@ afterAll(removeOutdirs);
 const STAGES = ['staging', 'prod'] as const;
 const resourcesOf = (template: Template, type: string) => template.findResources(type) as Resources;
 const idsOf = (template: Template, type: string) => Object.keys(resourcesOf(template, type));
-/** The six functions, by the logical id prefix of the construct. */
-const FUNCTIONS = ['ListPets', 'CreatePet', 'GetPet', 'Authorizer', 'ApiDocs', 'KeyMirror'] as const;
+/** A declared function's construct id: its name, capitalized. */
+const titleOf = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
+/** Every declared function (shared/functions.ts), by the logical id prefix of its construct. */
+const FUNCTIONS = FUNCTION_NAMES.map(titleOf);
+/** What CodeDeploy releases gradually: the request path (operations, authorizer) and the docs; not the key mirror. */
+const RELEASED = [...OPERATION_IDS.map(titleOf), 'Authorizer', 'ApiDocs'];
 const idWithPrefix = (template: Template, type: string, prefix: string): string => {
   const ids = idsOf(template, type).filter((id) => id.startsWith(prefix));
   if (ids.length !== 1) throw new Error(`${ids.length} ${type} named ${prefix}…`);
@@ -197,7 +203,7 @@ describe.each(STAGES)('the %s stack in an account it shares', (stage) => {
     // API Gateway's integrations and the authorizer, and every invoke permission, name an alias, never a function.
     const aliasRefs = new Set(Object.keys(aliases));
     const methods = Object.values(resourcesOf(template(), 'AWS::ApiGateway::Method'));
-    expect(methods).toHaveLength(6);
+    expect(methods).toHaveLength(OPERATION_IDS.length + Object.keys(DOCUMENTATION_ROUTES).length);
     for (const method of methods) expect(aliasRefs.has(JSON.stringify(method.Properties.Integration.Uri).match(/"Ref":"([A-Za-z0-9]+)"\},"\/invocations"/)?.[1] ?? '')).toBe(true);
     const [authorizer] = Object.values(resourcesOf(template(), 'AWS::ApiGateway::Authorizer'));
     expect(JSON.stringify(authorizer?.Properties.AuthorizerUri)).toContain(`{"Ref":"${idWithPrefix(template(), 'AWS::Lambda::Alias', 'AuthorizerLive')}"}`);
@@ -212,7 +218,7 @@ describe.each(STAGES)('the %s stack in an account it shares', (stage) => {
     const [application] = idsOf(template(), 'AWS::CodeDeploy::Application');
     const alarm = (prefix: string) => ({ Name: { Ref: idWithPrefix(template(), 'AWS::CloudWatch::Alarm', prefix) } });
     // The request path and the docs; the key mirror's alias moves at once, without CodeDeploy (docs).
-    for (const id of ['ListPets', 'CreatePet', 'GetPet', 'Authorizer', 'ApiDocs']) {
+    for (const id of RELEASED) {
       const groupId = idWithPrefix(template(), 'AWS::CodeDeploy::DeploymentGroup', `${id}Release`);
       const group = groups[groupId]?.Properties;
       expect(group).toMatchObject({ ApplicationName: { Ref: application }, DeploymentStyle: { DeploymentType: 'BLUE_GREEN', DeploymentOption: 'WITH_TRAFFIC_CONTROL' } });
@@ -229,7 +235,7 @@ describe.each(STAGES)('the %s stack in an account it shares', (stage) => {
       const alias = resourcesOf(template(), 'AWS::Lambda::Alias')[idWithPrefix(template(), 'AWS::Lambda::Alias', `${id}Live`)];
       expect(alias?.UpdatePolicy).toEqual({ CodeDeployLambdaAliasUpdate: { ApplicationName: { Ref: application }, DeploymentGroupName: { Ref: groupId } } });
     }
-    expect(Object.keys(groups)).toHaveLength(5);
+    expect(Object.keys(groups)).toHaveLength(RELEASED.length);
     expect(resourcesOf(template(), 'AWS::Lambda::Alias')[idWithPrefix(template(), 'AWS::Lambda::Alias', 'KeyMirrorLive')]?.UpdatePolicy).toBeUndefined();
     // CodeDeploy's role may move these aliases and read alarms: no managed policy (AWS's would allow any alias of the account).
     const roleId = idWithPrefix(template(), 'AWS::IAM::Role', 'ReleasesRole');
@@ -237,7 +243,7 @@ describe.each(STAGES)('the %s stack in an account it shares', (stage) => {
     expect(role?.Properties.ManagedPolicyArns).toBeUndefined();
     expect(role?.Properties.AssumeRolePolicyDocument.Statement).toEqual([{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'codedeploy.amazonaws.com' } }]);
     for (const group of Object.values(groups)) expect(group.Properties.ServiceRoleArn).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
-    const released = ['ApiDocs', 'Authorizer', 'CreatePet', 'GetPet', 'ListPets'].map((id) => idWithPrefix(template(), 'AWS::Lambda::Function', id));
+    const released = [...RELEASED].sort().map((id) => idWithPrefix(template(), 'AWS::Lambda::Function', id));
     expect(statementsOfRole(template(), 'Releases')).toEqual([
       {
         Action: ['lambda:GetAlias', 'lambda:GetProvisionedConcurrencyConfig', 'lambda:UpdateAlias'],

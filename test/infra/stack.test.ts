@@ -14,6 +14,8 @@ import { usagePlanNumbers, limitsOf } from '../../infra/usage-plans';
 import { WAF_RULES } from '../../infra/waf';
 import { lambdaContext } from '../../local/api-gateway-event';
 import { PLAN_NAMES } from '../../shared/limits/plans';
+import { ITEM_PARTITIONS } from '../../shared/dynamodb/table-definition';
+import { FUNCTION_NAMES, FUNCTIONS, OPERATION_IDS, OPERATIONS, type DataAccess, type FunctionName } from '../../shared/functions';
 import { CursorCodec } from '../../shared/pets/cursor';
 import { DynamoDbPetRepository } from '../../shared/pets/repository';
 import { testDatabase } from '../support/database';
@@ -61,6 +63,37 @@ function allPolicyStatementsOf(template: Template, functionPrefix: string): Reco
   return statements;
 }
 
+/** A function's construct id: its declared name, capitalized. */
+const titleOf = (name: FunctionName) => name.charAt(0).toUpperCase() + name.slice(1);
+const OPERATION_TITLES = OPERATION_IDS.map(titleOf);
+
+/** A DynamoDB right, as comparable text: its actions, the table or the index, and the partition keys it is limited to. */
+const rightText = (actions: string[], on: string, leadingKeys: string[] | undefined) => `${[...actions].sort().join(',')} on ${on}${leadingKeys ? ` for ${[...leadingKeys].sort().join(',')}` : ''}`;
+
+/** The function's DynamoDB rights in the template, as text. */
+function templateDynamoDbRights(template: Template, name: FunctionName): string[] {
+  return policyStatementsOf(template, titleOf(name))
+    .filter((statement) => [statement.Action].flat().some((action) => String(action).startsWith('dynamodb:')))
+    .map((statement) => {
+      const resource = JSON.stringify(statement.Resource);
+      const index = /\/index\/([\w-]+)/.exec(resource)?.[1];
+      const leadingKeys = (statement.Condition as any)?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+      expect(Object.keys((statement.Condition as object) ?? {})).toEqual(leadingKeys === undefined ? [] : ['ForAllValues:StringLike']);
+      return rightText([statement.Action].flat() as string[], index === undefined ? 'table' : `index ${index}`, leadingKeys === undefined ? undefined : [leadingKeys].flat());
+    })
+    .sort();
+}
+
+/** The same, from a declaration: what the stack must grant, no more. */
+const declaredDynamoDbRights = (rights: readonly DataAccess[]) =>
+  rights
+    .map((right) =>
+      'index' in right
+        ? rightText(right.actions.map((action) => `dynamodb:${action}`), `index ${right.index}`, undefined)
+        : rightText(right.actions.map((action) => `dynamodb:${action}`), 'table', right.items.map((kind) => ITEM_PARTITIONS[kind])),
+    )
+    .sort();
+
 const actionsOf = (statements: Record<string, unknown>[]) => statements.flatMap((s) => [s.Action].flat() as string[]).sort();
 
 describe('the stack, per stage', () => {
@@ -77,8 +110,11 @@ describe('the stack, per stage', () => {
     expect(() => app.synth()).toThrow();
   });
 
-  it('has its functions (three operations, the authorizer, the docs, the key mirror) on Node.js 22, arm64, with bounded memory, timeout and log retention', () => {
-    prod.resourceCountIs('AWS::Lambda::Function', 6);
+  it('has its declared functions (the operations, the authorizer, the docs, the key mirror) on Node.js 22, arm64, with bounded memory, timeout and log retention', () => {
+    prod.resourceCountIs('AWS::Lambda::Function', FUNCTION_NAMES.length);
+    for (const name of FUNCTION_NAMES) {
+      expect(prod.findResources('AWS::Lambda::Function')[functionLogicalId(prod, titleOf(name))]?.Properties.Handler).toBe('index.handler');
+    }
     prod.allResourcesProperties('AWS::Lambda::Function', {
       Runtime: 'nodejs22.x',
       Architectures: ['arm64'],
@@ -86,11 +122,11 @@ describe('the stack, per stage', () => {
       LoggingConfig: Match.objectLike({ LogFormat: 'JSON' }),
       TracingConfig: { Mode: 'Active' },
     });
-    for (const id of ['ListPets', 'CreatePet', 'GetPet', 'Authorizer', 'ApiDocs', 'KeyMirror']) {
+    for (const id of FUNCTION_NAMES.map(titleOf)) {
       const xray = allPolicyStatementsOf(prod, id).filter((statement) => JSON.stringify(statement).includes('xray:'));
       expect([id, xray]).toEqual([id, [XRAY_STATEMENT]]);
     }
-    for (const id of ['ListPets', 'CreatePet', 'GetPet', 'Authorizer', 'ApiDocs']) {
+    for (const id of [...OPERATION_TITLES, 'Authorizer', 'ApiDocs']) {
       expect(prod.findResources('AWS::Lambda::Function')[functionLogicalId(prod, id)]?.Properties.Timeout).toBe(10);
     }
     expect(prod.findResources('AWS::Lambda::Function')[functionLogicalId(prod, 'KeyMirror')]?.Properties.Timeout).toBe(50);
@@ -101,14 +137,15 @@ describe('the stack, per stage', () => {
     // is a failed invocation by design) only the runaway one; the key mirror its own (first-deploy.test.ts).
     const alarms = Object.values(prod.findResources('AWS::CloudWatch::Alarm')) as { Properties: { AlarmDescription: string } }[];
     const described = (prefix: string) => alarms.filter((alarm) => alarm.Properties.AlarmDescription.startsWith(prefix)).length;
-    for (const id of ['ListPets', 'CreatePet', 'GetPet', 'ApiDocs']) expect([id, described(`${id}:`)]).toEqual([id, 3]);
+    for (const id of [...OPERATION_TITLES, 'ApiDocs']) expect([id, described(`${id}:`)]).toEqual([id, 3]);
     expect(described('Authorizer:')).toBe(1);
     expect(described('The key mirror')).toBe(1);
     expect(described('Over 1 % of the API\'s answers were 5XX')).toBe(1);
     expect(described('The API\'s p99 latency')).toBe(1);
     expect(described('DynamoDB throttled')).toBe(1);
     expect(described('Lambda refused to run a function')).toBe(1);
-    expect(alarms).toHaveLength(18);
+    // No other alarm: 3 per operation and the docs, 1 for the authorizer and the mirror each, and the stage's 4 above.
+    expect(alarms).toHaveLength(3 * (OPERATION_IDS.length + 1) + 2 + 4);
   });
 
   it('gives each function only the rights it needs: no API Gateway rights on the request path, reads scoped to the items each needs', () => {
@@ -120,20 +157,20 @@ describe('the stack, per stage', () => {
     const leadingKeys = (statements: Record<string, unknown>[], action: string) =>
       statements.filter((s) => [s.Action].flat().includes(action)).map((s) => (s.Condition as any)?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] ?? 'any item');
 
-    expect(actionsOf(list)).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:Query', 'dynamodb:UpdateItem', 'secretsmanager:GetSecretValue']);
-    expect(actionsOf(get)).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
-    expect(actionsOf(create)).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    expect(actionsOf(list)).toEqual(['dynamodb:Query', 'dynamodb:Query', 'dynamodb:UpdateItem', 'secretsmanager:GetSecretValue']);
+    expect(actionsOf(get)).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    expect(actionsOf(create)).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:UpdateItem']);
     for (const statements of [list, get, create, authorizer]) expect(actionsOf(statements).some((action) => action.startsWith('apigateway:'))).toBe(false);
 
     // Pets, not counters or keys; the status index holds only pets.
-    expect(leadingKeys(list, 'dynamodb:GetItem')).toEqual([['PET']]);
+    expect(leadingKeys(list, 'dynamodb:Query')).toEqual([['PET'], 'any item']);
     expect(leadingKeys(get, 'dynamodb:GetItem')).toEqual([['PET']]);
-    const indexRead = list.find((s) => s.Action === 'dynamodb:Query');
+    const indexRead = list.find((s) => s.Action === 'dynamodb:Query' && s.Condition === undefined);
     expect(JSON.stringify(indexRead?.Resource)).toContain('/index/byStatus');
     // Counting: the operations their key's counters; the authorizer the addresses'.
     expect(leadingKeys(list, 'dynamodb:UpdateItem')).toEqual([['RATE#key#*']]);
     expect(leadingKeys(get, 'dynamodb:UpdateItem')).toEqual([['RATE#key#*']]);
-    expect(leadingKeys(create, 'dynamodb:UpdateItem')).toEqual([['RATE#key#*', 'SEQUENCE']]);
+    expect(leadingKeys(create, 'dynamodb:UpdateItem')).toEqual([['RATE#key#*'], ['SEQUENCE']]);
     // Pets and idempotency records (written together in one transaction); the records are the only items createPet reads.
     expect(leadingKeys(create, 'dynamodb:PutItem')).toEqual([['PET', 'IDEMPOTENCY#*']]);
     expect(leadingKeys(create, 'dynamodb:GetItem')).toEqual([['IDEMPOTENCY#*']]);
@@ -146,6 +183,25 @@ describe('the stack, per stage', () => {
     expect(leadingKeys(mirror, 'dynamodb:PutItem')).toEqual([['APIKEY']]);
 
     expect(policyStatementsOf(prod, 'ApiDocs')).toEqual([]);
+  });
+
+  it('grants every function exactly the DynamoDB rights it declares (shared/functions.ts), which the local server enforces', () => {
+    for (const template of [prod, staging]) {
+      for (const name of FUNCTION_NAMES) expect([name, templateDynamoDbRights(template, name)]).toEqual([name, declaredDynamoDbRights(FUNCTIONS[name].dynamodb)]);
+    }
+    // The comparison sees a right the template lacks, or one it has besides (a planted difference).
+    const createPet = FUNCTIONS.createPet.dynamodb;
+    expect(templateDynamoDbRights(prod, 'createPet')).not.toEqual(declaredDynamoDbRights(createPet.slice(1)));
+    expect(templateDynamoDbRights(prod, 'createPet')).not.toEqual(declaredDynamoDbRights([...createPet, { actions: ['DeleteItem'], items: ['pets'] }]));
+    // Secrets: exactly the declared ones, GetSecretValue only, their ARNs in the environment.
+    for (const name of FUNCTION_NAMES) {
+      const secretActions = actionsOf(policyStatementsOf(prod, titleOf(name))).filter((action) => action.startsWith('secretsmanager:'));
+      const declared: readonly string[] = 'secrets' in FUNCTIONS[name] ? (FUNCTIONS[name] as { secrets: readonly string[] }).secrets : [];
+      expect([name, secretActions]).toEqual([name, declared.map(() => 'secretsmanager:GetSecretValue')]);
+      const variables = prod.findResources('AWS::Lambda::Function')[functionLogicalId(prod, titleOf(name))]?.Properties.Environment.Variables;
+      expect([name, 'CURSOR_SECRET_ARN' in variables]).toEqual([name, declared.includes('cursor')]);
+      expect([name, 'TABLE_NAME' in variables]).toEqual([name, FUNCTIONS[name].dynamodb.length > 0]);
+    }
   });
 
   it('alarms on the API\'s 5XX rate over 1 % for 5 minutes (a failing authorizer among its causes), its p99 latency, and any DynamoDB throttling', () => {
@@ -222,6 +278,8 @@ describe('the stack, per stage', () => {
         'KeyMirrorSucceeded',
         'AWS/Lambda', // the authorizer's errors and invocations
       ]) expect([stage, text, body.includes(text)]).toEqual([stage, text, true]);
+      // A graph line per operation, by its declared id.
+      for (const operationId of OPERATION_IDS) expect([stage, operationId, body.includes(operationId)]).toEqual([stage, operationId, true]);
     }
     // The functions write their metrics into their stage's namespace.
     prod.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ METRICS_NAMESPACE: 'PetStore/prod' }) } });
@@ -270,7 +328,12 @@ describe('the stack, per stage', () => {
     expect(authorizer?.Properties.AuthorizerResultTtlInSeconds).toBeLessThanOrEqual(60);
     const methods = Object.values(prod.findResources('AWS::ApiGateway::Method')) as { Properties: Record<string, any> }[];
     const operations = methods.filter((m) => m.Properties.AuthorizationType !== 'NONE');
-    expect(operations.map((m) => m.Properties.OperationName).sort()).toEqual(['createPet', 'getPet', 'listPets']);
+    expect(operations.map((m) => m.Properties.OperationName).sort()).toEqual([...OPERATION_IDS].sort());
+    for (const operationId of OPERATION_IDS) {
+      const method = operations.find((m) => m.Properties.OperationName === operationId);
+      expect([operationId, method?.Properties.HttpMethod]).toEqual([operationId, OPERATIONS[operationId].route.method]);
+      expect(JSON.stringify(method?.Properties.Integration.Uri)).toContain(`{"Ref":"${Object.keys(prod.findResources('AWS::Lambda::Alias')).find((id) => id.startsWith(`${titleOf(operationId)}Live`))}"}`);
+    }
     for (const method of operations) {
       expect(method.Properties).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: expect.anything(), ApiKeyRequired: true, Integration: { Type: 'AWS_PROXY' } });
     }

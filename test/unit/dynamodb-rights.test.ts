@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { allows, authorizationsOf, stringLike } from '../../local/dynamodb-rights';
+import type { DataAccess } from '../../shared/functions';
+
+/** The local rights check reads requests as IAM does (the HTTP suite runs every request through it). */
+const TABLE = 'pets-table';
+const S = (value: string) => ({ S: value });
+
+describe('the local rights check', () => {
+  it('matches partition keys as IAM\'s StringLike does: * any text, ? one character, nothing else special', () => {
+    expect(stringLike('RATE#key#*', 'RATE#key#0123abcd')).toBe(true);
+    expect(stringLike('RATE#key#*', 'RATE#ip#192.0.2.1')).toBe(false);
+    expect(stringLike('PET', 'PET')).toBe(true);
+    expect(stringLike('PET', 'PETS')).toBe(false);
+    expect(stringLike('PET', 'pet')).toBe(false);
+    expect(stringLike('A?C', 'ABC')).toBe(true);
+    expect(stringLike('A.C', 'ABC')).toBe(false);
+  });
+
+  it('reads the partition key of each kind of request', () => {
+    expect(authorizationsOf('GetItem', { TableName: TABLE, Key: { pk: S('PET'), sk: S('1') } })).toEqual([{ action: 'GetItem', tableName: TABLE, leadingKeys: ['PET'] }]);
+    expect(authorizationsOf('PutItem', { TableName: TABLE, Item: { pk: S('APIKEY'), sk: S('h') } })).toEqual([{ action: 'PutItem', tableName: TABLE, leadingKeys: ['APIKEY'] }]);
+    expect(authorizationsOf('Query', { TableName: TABLE, KeyConditionExpression: '#p = :p AND begins_with(sk, :s)', ExpressionAttributeNames: { '#p': 'pk' }, ExpressionAttributeValues: { ':p': S('PET'), ':s': S('0') } })).toEqual([
+      { action: 'Query', tableName: TABLE, leadingKeys: ['PET'] },
+    ]);
+    expect(authorizationsOf('Query', { TableName: TABLE, IndexName: 'byStatus', KeyConditionExpression: '#s = :s', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':s': S('sold') } })).toEqual([
+      { action: 'Query', tableName: TABLE, indexName: 'byStatus', leadingKeys: ['sold'] },
+    ]);
+    // A transaction: each item on its own, as the action of its kind.
+    expect(
+      authorizationsOf('TransactWriteItems', {
+        TransactItems: [{ Put: { TableName: TABLE, Item: { pk: S('PET') } } }, { Put: { TableName: TABLE, Item: { pk: S('IDEMPOTENCY#k') } } }, { ConditionCheck: { TableName: TABLE, Key: { pk: S('SEQUENCE') } } }],
+      }),
+    ).toEqual([
+      { action: 'PutItem', tableName: TABLE, leadingKeys: ['PET'] },
+      { action: 'PutItem', tableName: TABLE, leadingKeys: ['IDEMPOTENCY#k'] },
+      { action: 'ConditionCheckItem', tableName: TABLE, leadingKeys: ['SEQUENCE'] },
+    ]);
+    expect(authorizationsOf('BatchWriteItem', { RequestItems: { [TABLE]: [{ PutRequest: { Item: { pk: S('PET') } } }, { DeleteRequest: { Key: { pk: S('APIKEY') } } }] } })).toEqual([
+      { action: 'BatchWriteItem', tableName: TABLE, leadingKeys: ['PET', 'APIKEY'] },
+    ]);
+    expect(authorizationsOf('DescribeTable', { TableName: TABLE })).toEqual([{ action: 'DescribeTable', tableName: TABLE, leadingKeys: [] }]);
+  });
+
+  it('allows a request only when one right names its action, its resource, and (on the table) every partition key it touches', () => {
+    const rights: DataAccess[] = [
+      { actions: ['GetItem', 'Query'], items: ['pets'] },
+      { actions: ['Query'], index: 'byStatus' },
+      { actions: ['PutItem'], items: ['pets', 'idempotencyRecords'] },
+    ];
+    const allowed = (needed: Parameters<typeof allows>[2]) => allows(rights, TABLE, needed);
+    expect(allowed({ action: 'GetItem', tableName: TABLE, leadingKeys: ['PET'] })).toBe(true);
+    expect(allowed({ action: 'GetItem', tableName: TABLE, leadingKeys: ['APIKEY'] })).toBe(false);
+    expect(allowed({ action: 'UpdateItem', tableName: TABLE, leadingKeys: ['PET'] })).toBe(false);
+    expect(allowed({ action: 'GetItem', tableName: 'another-table', leadingKeys: ['PET'] })).toBe(false);
+    expect(allowed({ action: 'Query', tableName: TABLE, indexName: 'byStatus', leadingKeys: ['sold'] })).toBe(true);
+    expect(allowed({ action: 'Query', tableName: TABLE, indexName: 'anotherIndex', leadingKeys: ['sold'] })).toBe(false);
+    // The table's right is not a right on its index, nor the other way round.
+    expect(allows([{ actions: ['Query'], items: ['pets'] }], TABLE, { action: 'Query', tableName: TABLE, indexName: 'byStatus', leadingKeys: ['sold'] })).toBe(false);
+    expect(allows([{ actions: ['Query'], index: 'byStatus' }], TABLE, { action: 'Query', tableName: TABLE, leadingKeys: ['PET'] })).toBe(false);
+    // Every key must be of a declared kind (ForAllValues).
+    expect(allowed({ action: 'PutItem', tableName: TABLE, leadingKeys: ['PET', 'IDEMPOTENCY#k'] })).toBe(true);
+    expect(allowed({ action: 'PutItem', tableName: TABLE, leadingKeys: ['PET', 'APIKEY'] })).toBe(false);
+    // IAM's ForAllValues holds for a request with no partition key (a Scan) once the action is granted: so does this.
+    expect(allows([{ actions: ['Scan'], items: ['pets'] }], TABLE, { action: 'Scan', tableName: TABLE, leadingKeys: [] })).toBe(true);
+    expect(allowed({ action: 'Scan', tableName: TABLE, leadingKeys: [] })).toBe(false);
+  });
+});

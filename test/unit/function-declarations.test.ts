@@ -1,0 +1,48 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadFunctionHandlers } from '../../local/server';
+import { FUNCTION_NAMES, FUNCTIONS, OPERATION_IDS, OPERATIONS } from '../../shared/functions';
+import { DOCUMENTATION_ROUTES } from '../../shared/http/routes';
+import { OPERATION_SCHEMAS } from '../../shared/pets/operation-schemas';
+
+/**
+ * The one declaration of each function (shared/functions.ts) is complete and consistent: what the
+ * type system cannot see is checked here (the stack, the local server and the document have
+ * their own tests, which derive their expectations from the same table).
+ */
+const root = join(import.meta.dirname, '..', '..');
+
+describe('the function declarations', () => {
+  it('name a handler module that exists for every function, and the local server loads each one\'s handler', async () => {
+    for (const name of FUNCTION_NAMES) expect([name, existsSync(join(root, FUNCTIONS[name].handler))]).toEqual([name, true]);
+    const handlers = await loadFunctionHandlers();
+    for (const name of [...OPERATION_IDS, 'authorizer', 'apiDocs'] as const) expect([name, typeof handlers[name]]).toEqual([name, 'function']);
+  });
+
+  it('give each route one function: no two operations or documentation routes share a method and path', () => {
+    const routes = [...OPERATION_IDS.map((id) => OPERATIONS[id].route), ...Object.values(DOCUMENTATION_ROUTES)].map(({ method, path }) => `${method} ${path}`);
+    expect(new Set(routes).size).toBe(routes.length);
+  });
+
+  it('declare the path parameters each operation\'s schema reads', () => {
+    for (const operationId of OPERATION_IDS) {
+      const inPath = [...OPERATIONS[operationId].route.path.matchAll(/\{(\w+)\}/g)].map((found) => found[1]).sort();
+      const request = OPERATION_SCHEMAS[operationId].request as { path?: { def: { shape: Record<string, unknown> } } };
+      const inSchema = Object.keys(request.path?.def.shape ?? {}).sort();
+      expect([operationId, inPath]).toEqual([operationId, inSchema]);
+    }
+  });
+
+  it('give every operation the right to count its key\'s requests, which the rate limiter makes before any answer', () => {
+    for (const operationId of OPERATION_IDS) {
+      const counts = OPERATIONS[operationId].dynamodb.some((right) => 'items' in right && right.items.includes('keyCounters' as never) && right.actions.includes('UpdateItem' as never));
+      expect([operationId, counts]).toEqual([operationId, true]);
+    }
+  });
+
+  it('fail the local server\'s start when a handler module is missing or exports no handler (planted)', async () => {
+    await expect(loadFunctionHandlers({ ...FUNCTIONS, getPet: { ...FUNCTIONS.getPet, handler: 'functions/notThere.ts' } })).rejects.toThrow();
+    await expect(loadFunctionHandlers({ ...FUNCTIONS, getPet: { ...FUNCTIONS.getPet, handler: 'shared/clock.ts' } })).rejects.toThrow('shared/clock.ts (the handler of getPet in shared/functions.ts) exports no function named handler');
+  });
+});
