@@ -8,7 +8,8 @@ import { deadlineBeforeTimeout } from '../shared/dynamodb/call-deadline';
 import { documentClient } from '../shared/dynamodb/client';
 import { requestHeader, requestHeaderCount } from '../shared/http/headers';
 import { setRateLimitHeaders } from '../shared/http/rate-limit-headers';
-import { OPERATIONS, routeOf, type OperationId } from '../shared/http/routes';
+import { OPERATION_IDS, OPERATIONS, type OperationId } from '../shared/functions';
+import { routeOf } from '../shared/http/routes';
 import { rateLimiter } from '../shared/limits/limiter-instance';
 import { writeLog, type LogEntry } from '../shared/log';
 
@@ -103,5 +104,5 @@ function logRefusal(event: APIGatewayRequestAuthorizerEvent, startedAt: number, 
 }
 
 function operationOf(method: string | undefined, resource: string | undefined): OperationId | undefined {
-  return (Object.keys(OPERATIONS) as OperationId[]).find((id) => OPERATIONS[id].method === method && OPERATIONS[id].path === resource);
+  return OPERATION_IDS.find((id) => OPERATIONS[id].route.method === method && OPERATIONS[id].route.path === resource);
 }

@@ -6,8 +6,8 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { EVERY_ANSWER_HEADERS } from '../shared/http/every-answer';
 import { EDGE_REFUSAL, renderGatewayResponse, type GatewayResponseType } from '../shared/http/gateway-responses';
 import type { ApiGatewayHandler } from '../shared/http/stack';
-import { FUNCTIONS, OPERATION_IDS, type DataAccess, type OperationId } from '../shared/functions';
-import { API_BASE_PATH, DOCUMENTATION_ROUTES, OPERATIONS } from '../shared/http/routes';
+import { FUNCTIONS, OPERATION_IDS, OPERATIONS, type DataAccess, type OperationId } from '../shared/functions';
+import { API_BASE_PATH, DOCUMENTATION_ROUTES } from '../shared/http/routes';
 import { lambdaContext, toProxyEvent, type RouteMatch } from './api-gateway-event';
 import { checkDeclaredRights, runAs } from './dynamodb-rights';
 import { LocalAuthorization, type AuthorizerHandler } from './gateway';
@@ -135,7 +135,7 @@ interface CompiledRoute {
 
 function compileRoutes(): CompiledRoute[] {
   const routes: { functionName: FunctionName; method: string; path: string }[] = [
-    ...OPERATION_IDS.map((operationId) => ({ functionName: operationId, ...OPERATIONS[operationId] })),
+    ...OPERATION_IDS.map((operationId) => ({ functionName: operationId, ...OPERATIONS[operationId].route })),
     ...Object.values(DOCUMENTATION_ROUTES).map((route) => ({ functionName: 'apiDocs' as const, ...route })),
   ];
   return routes.map(({ functionName, method, path }) => {

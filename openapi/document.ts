@@ -4,7 +4,8 @@ import { BEARER_REALM } from '../shared/http/middleware/error-response';
 import { MAX_BODY_BYTES } from '../shared/http/middleware/validate-request';
 import { deprecationHeaders, GET_PET_DEPRECATION } from '../shared/http/deprecation';
 import { ErrorBody, ErrorDetailBody } from '../shared/http/error-body';
-import { API_BASE_PATH, DOCUMENTATION_ROUTES, OPERATIONS, type OperationId } from '../shared/http/routes';
+import { OPERATION_IDS, OPERATIONS, type OperationId } from '../shared/functions';
+import { API_BASE_PATH, DOCUMENTATION_ROUTES } from '../shared/http/routes';
 import { ENTERPRISE_TEMPLATE_LIMITS, STANDARD_PLAN_LIMITS, type RateLimits } from '../shared/limits/plans';
 import { OPERATION_SCHEMAS } from '../shared/pets/operation-schemas';
 import { NewPet, Pet, PetStatus } from '../shared/pets/schema';
@@ -228,8 +229,8 @@ function operation(operationId: OperationId): ZodOpenApiOperationObject {
 
 function paths(): Record<string, Record<string, ZodOpenApiOperationObject>> {
   const result: Record<string, Record<string, ZodOpenApiOperationObject>> = {};
-  for (const operationId of Object.keys(OPERATIONS) as OperationId[]) {
-    const { method, path } = OPERATIONS[operationId];
+  for (const operationId of OPERATION_IDS) {
+    const { method, path } = OPERATIONS[operationId].route;
     result[path] = { ...result[path], [method.toLowerCase()]: operation(operationId) };
   }
   return result;

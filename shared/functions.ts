@@ -76,7 +76,14 @@ export const OPERATIONS = {
 export type OperationId = keyof typeof OPERATIONS;
 
 /** Every operation's id, in the table's order. */
-export const OPERATION_IDS = Object.keys(OPERATIONS) as OperationId[];
+export const OPERATION_IDS = /* @__PURE__ */ Object.keys(OPERATIONS) as OperationId[];
+
+/** Served without a key by the apiDocs function: the interface description and its reference page (its scripts and styles under /docs/). */
+export const DOCUMENTATION_ROUTES = {
+  openApiDocument: { method: 'GET', path: '/openapi.json' },
+  apiReference: { method: 'GET', path: '/docs' },
+  apiReferenceAsset: { method: 'GET', path: '/docs/{asset}' },
+} as const satisfies Record<string, Route>;
 
 /** The functions that are not operations: no key of their own to count, no operation's metrics. */
 export const SUPPORT_FUNCTIONS = {
@@ -92,11 +99,7 @@ export const SUPPORT_FUNCTIONS = {
   apiDocs: {
     handler: 'functions/apiDocs.ts',
     dynamodb: [],
-    routes: {
-      openApiDocument: { method: 'GET', path: '/openapi.json' },
-      apiReference: { method: 'GET', path: '/docs' },
-      apiReferenceAsset: { method: 'GET', path: '/docs/{asset}' },
-    },
+    routes: DOCUMENTATION_ROUTES,
   },
   /** Copies API Gateway's keys and usage plans into the key registry, on a schedule. */
   keyMirror: {
@@ -106,8 +109,8 @@ export const SUPPORT_FUNCTIONS = {
   },
 } as const satisfies Record<string, FunctionDeclaration & { readonly routes?: Record<string, Route> }>;
 
-export const FUNCTIONS = { ...OPERATIONS, ...SUPPORT_FUNCTIONS } satisfies Record<string, FunctionDeclaration>;
+export const FUNCTIONS: typeof OPERATIONS & typeof SUPPORT_FUNCTIONS = /* @__PURE__ */ Object.assign({}, OPERATIONS, SUPPORT_FUNCTIONS);
 
 export type FunctionName = keyof typeof FUNCTIONS;
 
-export const FUNCTION_NAMES = Object.keys(FUNCTIONS) as FunctionName[];
+export const FUNCTION_NAMES = /* @__PURE__ */ Object.keys(FUNCTIONS) as FunctionName[];

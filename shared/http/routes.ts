@@ -1,23 +1,17 @@
 /**
- * Where the operations live, as declared in shared/functions.ts: the local server routes by it, and
- * the stack and the interface description are declared from it.
+ * The base path of every route, the routes' names in log lines, and the documentation's routes;
+ * each operation's own route is in its declaration (shared/functions.ts).
  */
-import { OPERATIONS as DECLARED, SUPPORT_FUNCTIONS, type OperationId, type Route } from '../functions';
+import { OPERATIONS, type OperationId } from '../functions';
 
 export type { OperationId, Route } from '../functions';
 
 export const API_BASE_PATH = '/v1';
 
-/** Each operation's method and path (below API_BASE_PATH). */
-export const OPERATIONS = Object.fromEntries(Object.entries(DECLARED).map(([id, declaration]) => [id, declaration.route])) as { readonly [Id in OperationId]: (typeof DECLARED)[Id]['route'] };
-
+/** `GET /v1/pets`: the operation's route as the log line names it. */
 export function routeOf(operationId: OperationId): string {
-  const { method, path } = OPERATIONS[operationId];
+  const { method, path } = OPERATIONS[operationId].route;
   return `${method} ${API_BASE_PATH}${path}`;
 }
 
-/**
- * Served without a key by functions/apiDocs.ts: the interface description and its reference page
- * (the page's own scripts and styles under /docs/).
- */
-export const DOCUMENTATION_ROUTES: typeof SUPPORT_FUNCTIONS.apiDocs.routes = SUPPORT_FUNCTIONS.apiDocs.routes;
+export { DOCUMENTATION_ROUTES } from '../functions';

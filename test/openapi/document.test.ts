@@ -8,12 +8,11 @@ import { ERROR_CODES } from '../../shared/errors';
 import { GET_PET_DEPRECATION } from '../../shared/http/deprecation';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../shared/pets/idempotency';
 import { NAME_PATTERNS } from '../../shared/pets/name-pattern';
-import { OPERATION_IDS } from '../../shared/functions';
-import { OPERATIONS, type OperationId } from '../../shared/http/routes';
+import { OPERATION_IDS, OPERATIONS, type OperationId } from '../../shared/functions';
 
 const document = committed as Record<string, any>;
 const operations = Object.fromEntries(
-  (Object.keys(OPERATIONS) as OperationId[]).map((id) => [id, document.paths[OPERATIONS[id].path][OPERATIONS[id].method.toLowerCase()]]),
+  OPERATION_IDS.map((id) => [id, document.paths[OPERATIONS[id].route.path][OPERATIONS[id].route.method.toLowerCase()]]),
 ) as Record<OperationId, Record<string, any>>;
 const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'];
 
