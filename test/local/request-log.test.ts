@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { chooseLogFormat, clockTime, formatOtherLine, formatRequestLine, prettyLog, useColour } from '../../local/request-log';
 import { loadFunctionHandlers, startLocalServer, type AnsweredRequest, type OperationHandlers } from '../../local/server';
@@ -75,6 +77,30 @@ describe('the short line', () => {
       expect(line).toBe(formatRequestLine(answered({ status }), false).replace(` ${status} `, ` ${colour}${status}${RESET} `));
     }
     expect(formatRequestLine(answered(), false)).not.toContain('\u001b');
+  });
+
+  it('is what the README and the Logs section show', () => {
+    const shown = ['README.md', 'docs/deploying-and-operating.md'].flatMap((page) =>
+      readFileSync(resolve(__dirname, '../..', page), 'utf8')
+        .split('\n')
+        .filter((line) => /^\d\d:\d\d:\d\d\.\d{3} \d{3} /.test(line)),
+    );
+    expect(shown.length).toBeGreaterThanOrEqual(3);
+    for (const line of shown) {
+      const [time = '', status, method, path, duration, operation, plan, requestId = ''] = line.split(/ +/);
+      const [hours, minutes, seconds] = time.split(':').map(Number);
+      const request = answered({
+        time: new Date(2026, 10, 23, hours, minutes, Math.floor(seconds!), Math.round((seconds! % 1) * 1000)).getTime(),
+        status: Number(status),
+        method,
+        path,
+        durationMs: Number(duration?.replace('ms', '')),
+        operation: operation === '-' ? undefined : operation,
+        plan: plan === '-' ? undefined : plan,
+        requestId,
+      });
+      expect(formatRequestLine(request, false)).toBe(line);
+    }
   });
 
   it('a control character in the path is shown escaped, never sent to the terminal', () => {
