@@ -38,6 +38,25 @@ export interface LocalServerOptions {
   readonly bodyDeadlineMs?: number;
   /** The functions' DynamoDB rights; by default as declared (shared/functions.ts), as the stack grants them. */
   readonly rights?: ServedRights;
+  /** Called once per answered request (the gateway's own answers too), when its answer is done: npm start's readable log. */
+  readonly onAnswered?: (request: AnsweredRequest) => void;
+}
+
+/** A request as npm start's readable log shows it (local/request-log.ts). */
+export interface AnsweredRequest {
+  /** When it was answered, in ms since the epoch. */
+  readonly time: number;
+  readonly status: number;
+  readonly method: string;
+  /** The path as the client sent it, without the query. */
+  readonly path: string;
+  /** From its arrival to its answer. */
+  readonly durationMs: number;
+  /** The function that served it; none when the gateway answered alone. */
+  readonly operation?: string;
+  /** From the authorizer's context, once it allowed the request. */
+  readonly plan?: string;
+  readonly requestId: string;
 }
 
 /**
@@ -92,6 +111,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     webAcl: new LocalWebAcl(),
     authorization: new LocalAuthorization(authorizer, () => lambdaContext('authorizer', FUNCTION_TIMEOUT_MS)),
     bodyDeadlineMs: options.bodyDeadlineMs ?? BODY_DEADLINE_MS,
+    onAnswered: options.onAnswered,
   };
   const server = createServer((request, response) => {
     void (async () => {
@@ -156,6 +176,7 @@ interface Gateway {
   readonly webAcl: LocalWebAcl;
   readonly authorization: LocalAuthorization;
   readonly bodyDeadlineMs: number;
+  readonly onAnswered: ((request: AnsweredRequest) => void) | undefined;
 }
 
 async function serve(request: IncomingMessage, response: ServerResponse, gateway: Gateway): Promise<void> {
@@ -163,6 +184,9 @@ async function serve(request: IncomingMessage, response: ServerResponse, gateway
   // Stamped once, at the door, as API Gateway stamps requestTimeEpoch: the suspension rule counts by it.
   const arrivedAt = now();
   const bodyDueAt = Date.now() + gateway.bodyDeadlineMs;
+  // Filled in on the way, for onAnswered: the plan once the authorizer allows, the operation once a function runs.
+  const served: { operation?: string; plan?: string } = {};
+  if (gateway.onAnswered !== undefined) reportWhenAnswered(request, response, requestId, served, gateway.onAnswered);
   const answer = (type: GatewayResponseType, authorizer?: Record<string, string>) => {
     discardBody(request, bodyDueAt);
     writeGatewayResponse(response, type, requestId, authorizer);
@@ -188,6 +212,7 @@ async function serve(request: IncomingMessage, response: ServerResponse, gateway
     const decision = await gateway.authorization.decide(toProxyEvent(request, url, match.route, NO_BODY, requestId, arrivedAt));
     if (decision.outcome !== 'allow') return answer(decision.outcome, 'context' in decision ? decision.context : undefined);
     authorizer = decision.context;
+    served.plan = authorizer.plan;
   }
   const body = await readBody(request, bodyDueAt - Date.now());
   if (body === 'too-large') return answer('REQUEST_TOO_LARGE');
@@ -200,6 +225,7 @@ async function serve(request: IncomingMessage, response: ServerResponse, gateway
   const event = toProxyEvent(request, url, match.route, body, requestId, arrivedAt);
   if (authorizer !== undefined) event.requestContext.authorizer = authorizer;
   let result: APIGatewayProxyResult;
+  served.operation = match.functionName;
   try {
     result = await gateway.run(match.functionName, event, lambdaContext(match.functionName, FUNCTION_TIMEOUT_MS));
   } catch (error) {
@@ -286,4 +312,20 @@ function writeGatewayResponse(response: ServerResponse, type: GatewayResponseTyp
   const { status, headers, body } = renderGatewayResponse(type, { requestId, ...(authorizer ? { authorizer } : {}) });
   response.writeHead(status, headers);
   response.end(body);
+}
+
+function reportWhenAnswered(
+  request: IncomingMessage,
+  response: ServerResponse,
+  requestId: string,
+  served: { readonly operation?: string; readonly plan?: string },
+  onAnswered: (request: AnsweredRequest) => void,
+): void {
+  const arrived = performance.now();
+  // 'close' comes once, after the answer or when the connection went first: unanswered, no line.
+  response.once('close', () => {
+    if (!response.headersSent) return;
+    const [path = '/'] = (request.url ?? '/').split('?');
+    onAnswered({ time: Date.now(), status: response.statusCode, method: request.method ?? 'GET', path, durationMs: performance.now() - arrived, requestId, ...served });
+  });
 }

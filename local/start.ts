@@ -12,13 +12,15 @@ import { createServer } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { KeyRegistry } from '../shared/auth/key-registry';
+import { setLogSink } from '../shared/log';
 import { ensureTable } from './create-table';
 import { dataDirectory, endpointFile, LOCAL_REGION, LOCAL_TABLE_NAME } from './data-dir';
 import { cursorSecret, dynamoDbAccessKey, dynamoDbFolder, privateDataDirectory } from './data-dir-secrets';
 import { DEMO_KEYS } from './demo-keys';
 import { DataDirectoryInUseError, lockDataDirectory, type DataDirectoryLock } from './data-dir-lock';
 import { assertJava, JavaMissingError, startDynamoDbLocal, type RunningDynamoDbLocal } from './dynamodb-local';
-import { startLocalServer, type LocalServer } from './server';
+import { chooseLogFormat, logLevelOf, prettyLog, useColour } from './request-log';
+import { startLocalServer, type AnsweredRequest, type LocalServer } from './server';
 
 
 // The SDK's notice that its 2027 releases need Node 22 (the Lambda runtime) is noise for a local
@@ -29,6 +31,7 @@ async function main(): Promise<void> {
   const port = readPort(process.env.PORT);
   const host = process.env.HOST ?? '127.0.0.1';
   const dataDir = dataDirectory();
+  const onAnswered = readableLog();
 
   let lock: DataDirectoryLock | undefined;
   let database: RunningDynamoDbLocal | undefined;
@@ -79,7 +82,7 @@ async function main(): Promise<void> {
     // Registered once: a restart keeps their creation time (and anything `npm run keys` changed).
     for (const demo of DEMO_KEYS) await registry.registerIfAbsent(demo.apiKey, demo.plan, demo.limits);
 
-    server = await startLocalServer({ port, host });
+    server = await startLocalServer({ port, host, onAnswered });
     // Where `npm run keys` finds this run's DynamoDB Local.
     await writeFile(endpointFile(dataDir), `${database.endpoint}\n`);
     wroteEndpoint = true;
@@ -89,6 +92,22 @@ async function main(): Promise<void> {
     return;
   }
   printBanner(server.baseUrl, dataDir);
+}
+
+/**
+ * In pretty mode (local/request-log.ts), the handlers' log lines go through the readable sink, and
+ * the server reports each answered request; in JSON mode nothing changes (and nothing is returned).
+ */
+function readableLog(): ((request: AnsweredRequest) => void) | undefined {
+  const stdoutIsTerminal = process.stdout.isTTY === true;
+  if (chooseLogFormat(process.env.LOG_FORMAT, stdoutIsTerminal) === 'json') return undefined;
+  const log = prettyLog({
+    write: (text) => process.stdout.write(text),
+    colour: useColour(process.env.NO_COLOR, stdoutIsTerminal),
+    level: logLevelOf(process.env.LOG_LEVEL),
+  });
+  setLogSink(log.sink);
+  return log.onAnswered;
 }
 
 /** Refuses a taken port before anything starts (the server itself listens only at the end). */
