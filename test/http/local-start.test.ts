@@ -24,7 +24,16 @@ function tempDir(): string {
   return dir;
 }
 
-afterAll(() => {
+/** Every npm start a test began: one a timed-out test left running is stopped here (SIGTERM lets it stop its DynamoDB Local). */
+const children: Started[] = [];
+
+afterAll(async () => {
+  for (const started of children) {
+    if (started.child.exitCode !== null || started.child.signalCode !== null) continue;
+    started.child.kill('SIGTERM');
+    const stopped = await Promise.race([started.exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 15_000))]);
+    if (!stopped) started.child.kill('SIGKILL');
+  }
   for (const dir of workDirs) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -44,7 +53,9 @@ function start(env: Record<string, string>): Started {
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-  return { child, output: () => output, exited };
+  const started = { child, output: () => output, exited };
+  children.push(started);
+  return started;
 }
 
 async function waitFor(started: Started, text: string, timeoutMs = 60_000): Promise<void> {
