@@ -1,6 +1,9 @@
+import { join } from 'node:path';
+import { build } from 'esbuild';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { esbuildOptionsFor } from '../../infra/bundling';
 import { DECLARED_RIGHTS, startLocalServer, type LocalServer, type ServedRights } from '../../local/server';
-import { FUNCTIONS, type DataAccess } from '../../shared/functions';
+import { FUNCTION_NAMES, FUNCTIONS, type DataAccess } from '../../shared/functions';
 import { setLogSink } from '../../shared/log';
 import { send, TEST_KEY } from '../support/api';
 
@@ -106,4 +109,14 @@ describe('the local rights check', () => {
     server = undefined;
     expect((await send(await serve(), 'GET', '/pets?limit=1')).status).toBe(200);
   });
+
+  it('costs nothing in AWS: no function bundle contains the check, or anything else of local/', async () => {
+    const root = join(import.meta.dirname, '..', '..');
+    for (const name of FUNCTION_NAMES) {
+      const result = await build({ ...esbuildOptionsFor(join(root, FUNCTIONS[name].handler), join(root, 'bench', '.build', 'unused.mjs')), write: false, metafile: true });
+      const inputs = Object.keys(result.metafile?.inputs ?? {});
+      expect(inputs.some((input) => input.startsWith('shared/'))).toBe(true);
+      expect([name, inputs.filter((input) => input.startsWith('local/'))]).toEqual([name, []]);
+    }
+  }, 60_000);
 });
