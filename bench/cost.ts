@@ -8,10 +8,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { FUNCTION_SETTINGS } from '../infra/functions';
 import { WAF_RULES } from '../infra/waf';
-import { OPERATION_IDS } from '../shared/functions';
+import { OPERATION_IDS, type OperationId } from '../shared/functions';
 import { PLAN_NAMES } from '../shared/limits/plans';
 import { requestMetricMembers, REQUEST_METRICS } from '../shared/http/request-metrics';
 import { setLogSink, writeLog } from '../shared/log';
+import { ALL_CASES, mainCaseOf } from './cases';
 
 export interface Prices {
   readonly region: string;
@@ -45,8 +46,8 @@ export const ASSUMPTIONS = {
   authorizerLineBytes: 230,
   /** X-Ray's default sampling: the first request each second, then 5 %. */
   tracedShare: 0.05,
-  /** A realistic mix: mostly listing, some creates (half of them with an Idempotency-Key), few getPet (deprecated). */
-  mix: { 'listPets (limit 20)': 0.7, createPet: 0.1, 'createPet with Idempotency-Key (first use)': 0.1, getPet: 0.1 } as Record<string, number>,
+  /** The operations' cases by their share of the requests (bench/cases.ts: mostly listing, some creates, half of them with an Idempotency-Key, few getPet, deprecated). */
+  mix: Object.fromEntries(ALL_CASES.flatMap(({ dynamoDb }) => (dynamoDb?.costShare === undefined ? [] : [[dynamoDb.label, dynamoDb.costShare]]))) as Record<string, number>,
 };
 
 /** A request line with its metrics, as the service writes it (measured, not assumed), plus CloudWatch's 26 bytes an event. */
@@ -64,13 +65,15 @@ export function requestLineBytes(): number {
   return Buffer.byteLength(line) + 1 + 26;
 }
 
-const CASES: { label: string; fn: string }[] = [
-  { label: 'listPets (limit 20)', fn: 'listPets' },
-  { label: 'listPets (limit 100)', fn: 'listPets' },
-  { label: 'createPet', fn: 'createPet' },
-  { label: 'createPet with Idempotency-Key (first use)', fn: 'createPet' },
-  { label: 'getPet', fn: 'getPet' },
-];
+/** A row per operation's case measured against DynamoDB (bench/cases.ts). */
+const CASES: { label: string; fn: OperationId }[] = ALL_CASES.flatMap(({ fn, dynamoDb }) => (fn === 'authorizer' || dynamoDb === undefined ? [] : [{ label: dynamoDb.label, fn }]));
+
+/** The authorizer's figures: its main case (a known key). */
+function authorizerLabel(): string {
+  const label = mainCaseOf('authorizer').dynamoDb?.label;
+  if (label === undefined) throw new Error("bench/cases.ts: the authorizer's main case is not measured against DynamoDB");
+  return label;
+}
 
 interface Breakdown {
   apiGateway: number;
@@ -89,7 +92,7 @@ export function costOf(label: string, fn: string, measured: Measured, prices: Pr
   const billedSeconds = (ms: number) => Math.ceil(ms) / 1000; // billed by the started millisecond
   const lambdaOf = (ms: number) => prices.lambdaPerMillionRequests + billedSeconds(ms) * memoryGb * prices.lambdaArm64PerGbSecond * 1e6;
   const { capacityUnits, readUnits } = measured.dynamoDb[label]!.ours;
-  const authorizer = measured.dynamoDb['authorizer (a known key)']!.ours;
+  const authorizer = measured.dynamoDb[authorizerLabel()]!.ours;
   const writeUnits = capacityUnits - readUnits;
   const share = ASSUMPTIONS.authorizerMissShare;
   const gb = (bytes: number) => (bytes * 1e6) / 1024 ** 3;
@@ -114,8 +117,9 @@ export function costTable(measured: Measured, prices: Prices): string {
   const rows = CASES.map(({ label, fn }) => [label, costOf(label, fn, measured, prices)] as const);
   const mix = Object.entries(ASSUMPTIONS.mix).reduce<Breakdown>(
     (sum, [label, share]) => {
-      const fn = CASES.find((c) => c.label === label)!.fn;
-      const cost = costOf(label, fn, measured, prices);
+      const row = CASES.find((c) => c.label === label);
+      if (row === undefined) throw new Error(`bench/cases.ts: "${label}" has a cost share but is no operation's case measured against DynamoDB`);
+      const cost = costOf(label, row.fn, measured, prices);
       for (const key of Object.keys(sum) as (keyof Breakdown)[]) sum[key] += share * cost[key];
       return sum;
     },

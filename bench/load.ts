@@ -2,14 +2,19 @@
  * The bench's bounded load run (a child of bench/run.ts): the local server, with the deployed
  * handler modules and the authorizer, against the bench's DynamoDB Local, driven by autocannon
  * over loopback at a fixed concurrency and a fixed number of requests per operation (bounded in
- * time and under the local web ACL's per-address flood guard). Prints one JSON object: requests a
- * second, p50/p99 and status counts per operation, and whether every created pet is readable.
+ * time and under the local web ACL's per-address flood guard): each declared operation's main case
+ * (bench/cases.ts) as an HTTP request. Prints one JSON object: requests a second, p50/p99 and status
+ * counts per operation, and whether every created pet (a 201) is readable.
  *
  *   tsx bench/load.ts <DynamoDB endpoint> <table> <api key>
  */
+import { randomUUID } from 'node:crypto';
 import autocannon, { type Result } from 'autocannon';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { OPERATION_IDS, type OperationId } from '../shared/functions';
+import { mainCaseOf } from './cases';
+import { bodyOf, pathOf } from './children/events.mjs';
 
 const [endpoint, table, apiKey] = process.argv.slice(2) as [string, string, string];
 export const LOAD = { connections: 10, amountPerOperation: 3_000, timeoutSeconds: 10 } as const;
@@ -23,8 +28,23 @@ await new KeyRegistry(client, table).register(apiKey, 'enterprise', { perMinute:
 const server = await startLocalServer({ port: 0 });
 const auth = { authorization: `Bearer ${apiKey}` };
 
-async function run(title: string, path: string, options: Partial<autocannon.Options>): Promise<Result> {
-  return autocannon({ url: `${server.baseUrl}${path}`, connections: LOAD.connections, amount: LOAD.amountPerOperation, timeout: LOAD.timeoutSeconds, title, ...options });
+/** The operation's main case, as autocannon sends it over HTTP (a fixed body; a fresh Idempotency-Key each when the case has one). */
+async function run(operation: OperationId): Promise<Result> {
+  const { event } = mainCaseOf(operation);
+  if (event.type !== 'request' || event.withoutAuthorizer) throw new Error(`the load run sends ${operation}'s main case with the bench key: it must be a request through the authorizer`);
+  const query = event.query === undefined ? '' : `?${new URLSearchParams(event.query)}`;
+  const body = bodyOf(event, 'load');
+  return autocannon({
+    url: `${server.baseUrl}${pathOf(event)}${query}`,
+    connections: LOAD.connections,
+    amount: LOAD.amountPerOperation,
+    timeout: LOAD.timeoutSeconds,
+    title: operation,
+    method: event.method as autocannon.Request['method'],
+    headers: { ...auth, ...(body === null ? {} : { 'content-type': 'application/json' }) },
+    ...(body === null ? {} : { body }),
+    ...(event.freshIdempotencyKey ? { requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }) }] } : {}),
+  });
 }
 
 /** Every pet, page by page through the API: what a client can read. */
@@ -42,12 +62,10 @@ async function readablePets(): Promise<number> {
 
 try {
   const before = await readablePets();
-  const results = {
-    createPet: await run('createPet', '/pets', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Load', categoryId: 2 }) }),
-    listPets: await run('listPets', '/pets?limit=20', { headers: auth }),
-    getPet: await run('getPet', '/pets/1', { headers: auth }),
-  };
-  const created = results.createPet.statusCodeStats?.['201']?.count ?? 0;
+  const results = {} as Record<OperationId, Result>;
+  for (const operation of OPERATION_IDS) results[operation] = await run(operation);
+  // Every 201 is a pet created (createPet's is the interface's only 201).
+  const created = Object.values(results).reduce((sum, result) => sum + (result.statusCodeStats?.['201']?.count ?? 0), 0);
   const after = await readablePets();
   const summary = Object.fromEntries(
     Object.entries(results).map(([operation, result]) => [

@@ -1,20 +1,23 @@
 // Warm round trips to DynamoDB Local: both full bundles in one process, interleaved in blocks.
+//
+//   node end-to-end.mjs <ours bundle> <baseline bundle> <case JSON: { name, event, status }> <key> <iterations>
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { eventFor, EXPECTED_STATUS, invoke, lambdaContext, percentile } from './events.mjs';
+import { eventOf, invoke, lambdaContext, percentile } from './events.mjs';
 
-const [oursBundle, baselineBundle, caseName, key, iterationsText, petIdText] = process.argv.slice(2);
+const [oursBundle, baselineBundle, caseText, key, iterationsText] = process.argv.slice(2);
+const benchCase = JSON.parse(caseText);
 const iterations = Number(iterationsText);
 const ours = (await import(pathToFileURL(oursBundle).href)).handler;
 const baseline = (await import(pathToFileURL(baselineBundle).href)).handler;
 
 async function run(handler, count, into) {
   for (let i = 0; i < count; i += 1) {
-    const event = eventFor(caseName, { key, petId: Number(petIdText) });
+    const event = eventOf(benchCase.event, { key });
     const started = performance.now();
     const response = await invoke(handler, event, lambdaContext());
     const elapsed = performance.now() - started;
-    if (response.statusCode !== EXPECTED_STATUS[caseName]) throw new Error(`${caseName}: ${response.statusCode} ${response.body}`);
+    if (response.statusCode !== benchCase.status) throw new Error(`${benchCase.name}: ${response.statusCode} ${response.body}`);
     into?.push(elapsed);
   }
 }

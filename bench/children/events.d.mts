@@ -1,11 +1,41 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 
-export type BenchCase = 'listPets' | 'createPet' | 'createPetWithKey' | 'getPet' | 'invalid' | 'unauthorized' | 'authorize' | 'authorizeUnknown' | 'authorizeRefused';
+/** What one request of a bench case sends: plain JSON, so that run.ts can hand it to the children. */
+export type EventSpec = RequestEventSpec | AuthorizerEventSpec;
+
+/** A request to an operation, as API Gateway passes it on once the authorizer allowed the key. */
+export interface RequestEventSpec {
+  readonly type: 'request';
+  readonly method: string;
+  /** The route below the stage (API Gateway's `resource`); `{name}` is a path parameter. */
+  readonly resource: string;
+  readonly pathParameters?: Readonly<Record<string, string>>;
+  readonly query?: Readonly<Record<string, string>>;
+  /** Sent as JSON; `{n}` in its strings stands for a number of the request's own. */
+  readonly body?: unknown;
+  /** Each request with a fresh Idempotency-Key (its first use). */
+  readonly freshIdempotencyKey?: boolean;
+  /** Reached without the authorizer: no Authorization header and no authorizer context (a 401). */
+  readonly withoutAuthorizer?: boolean;
+}
+
+/** API Gateway's REQUEST authorizer event for a method request. */
+export interface AuthorizerEventSpec {
+  readonly type: 'authorizer';
+  readonly method: string;
+  readonly resource: string;
+  readonly pathParameters?: Readonly<Record<string, string>>;
+  /** The bench's key (registered), or a key nobody registered, new each request. */
+  readonly key: 'bench' | 'unknown';
+  /** From an address that has used up its allowance of requests without a valid key (the parity test fills it). */
+  readonly fromRefusedAddress?: boolean;
+}
+
 export const REFUSED_ADDRESS: string;
 export const BENCH_LIMITS: { perMinute: number; perDay: number };
 export function lambdaContext(): Context;
-export function eventFor(name: BenchCase, options?: { key?: string; petId?: number }): APIGatewayProxyEvent;
+export function pathOf(spec: { readonly resource: string; readonly pathParameters?: Readonly<Record<string, string>> }): string;
+export function bodyOf(spec: RequestEventSpec, n: number | string): string | null;
+export function eventOf(spec: EventSpec, options: { key: string }): APIGatewayProxyEvent;
 export function invoke(handler: (event: never, context: Context) => Promise<unknown>, event: unknown, context: Context): Promise<APIGatewayProxyResult>;
-export const FUNCTION_OF: Record<BenchCase, 'listPets' | 'createPet' | 'getPet' | 'authorizer'>;
-export const EXPECTED_STATUS: Record<BenchCase, number>;
 export function percentile(sorted: readonly number[], p: number): number;

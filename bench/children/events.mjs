@@ -1,4 +1,6 @@
-// API Gateway REST proxy events for the bench's cases, the same for ours and the baseline.
+// API Gateway REST proxy events for the bench's cases, the same for ours and the baseline. What
+// each case sends is declared in bench/cases.ts (an event spec, plain JSON, passed to the children);
+// this only turns a spec into an event, with what must differ per request (ids, keys, names).
 import { createHash, randomUUID } from 'node:crypto';
 
 let sequence = 0;
@@ -24,78 +26,78 @@ export function lambdaContext() {
   };
 }
 
-export function eventFor(name, { key, petId = 1 } = {}) {
-  const headers = { Host: 'bench.example.com', 'X-Forwarded-Proto': 'https' };
-  if (name !== 'unauthorized') headers.Authorization = `Bearer ${name === 'authorizeUnknown' || name === 'authorizeRefused' ? `unknown-${sequence}` : key}`;
-  const base = {
-    headers,
-    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
-    pathParameters: null,
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    stageVariables: null,
-    body: null,
-    isBase64Encoded: false,
-    requestContext: {
-      requestId: `req-${++sequence}`,
-      domainName: 'bench.example.com',
-      stage: 'v1',
-      // The refused case comes from an address that has used up its allowance (the parity test fills it).
-      identity: { sourceIp: name === 'authorizeRefused' ? REFUSED_ADDRESS : '192.0.2.10' },
-      // Without it, the function was not reached through the authorizer: the 'unauthorized' case.
-      ...(name === 'unauthorized' || name.startsWith('authorize') ? {} : { authorizer: authorizerContext(key) }),
-    },
-  };
-  const query = (params) => ({ queryStringParameters: params, multiValueQueryStringParameters: Object.fromEntries(Object.entries(params).map(([k, v]) => [k, [v]])) });
-  switch (name) {
-    case 'listPets':
-      return { ...base, httpMethod: 'GET', resource: '/pets', path: '/pets', ...query({ limit: '20' }) };
-    case 'invalid':
-      return { ...base, httpMethod: 'GET', resource: '/pets', path: '/pets', ...query({ limit: '0' }) };
-    case 'unauthorized':
-      return { ...base, httpMethod: 'GET', resource: '/pets', path: '/pets', ...query({ limit: '20' }) };
-    case 'getPet':
-      return { ...base, httpMethod: 'GET', resource: '/pets/{petId}', path: `/pets/${petId}`, pathParameters: { petId: String(petId) } };
-    case 'createPet':
-    case 'createPetWithKey': {
-      // With a key: a fresh one per request (a first use, the common case).
-      const withType = { ...headers, 'Content-Type': 'application/json', ...(name === 'createPetWithKey' ? { 'Idempotency-Key': randomUUID() } : {}) };
-      return {
-        ...base,
-        headers: withType,
-        multiValueHeaders: Object.fromEntries(Object.entries(withType).map(([k, v]) => [k, [v]])),
-        httpMethod: 'POST',
-        resource: '/pets',
-        path: '/pets',
-        body: JSON.stringify({ name: `Bench ${sequence}`, categoryId: 3, status: 'available' }),
-      };
-    }
-    case 'authorize':
-    case 'authorizeUnknown':
-    case 'authorizeRefused': {
-      // The REQUEST authorizer's event: the method request without its body, and the method's ARN.
-      const { body: _, isBase64Encoded: __, ...request } = base;
-      return { ...request, type: 'REQUEST', methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:bench/v1/GET/pets', httpMethod: 'GET', resource: '/pets', path: '/v1/pets' };
-    }
-    default:
-      throw new Error(`no event for ${name}`);
-  }
+/** The resource with its path parameters filled in: `/pets/{petId}` → `/pets/1`. */
+export function pathOf(spec) {
+  return spec.resource.replace(/\{([^}]+)\}/g, (_, name) => {
+    const value = spec.pathParameters?.[name];
+    if (value === undefined) throw new Error(`no value for {${name}} of ${spec.resource}`);
+    return value;
+  });
 }
 
-/** The function a case goes to. */
-export const FUNCTION_OF = {
-  listPets: 'listPets',
-  createPet: 'createPet',
-  createPetWithKey: 'createPet',
-  getPet: 'getPet',
-  invalid: 'listPets',
-  unauthorized: 'listPets',
-  authorize: 'authorizer',
-  authorizeUnknown: 'authorizer',
-  authorizeRefused: 'authorizer',
-};
-/** For the authorizer: 200 for an Allow, 401 for its "Unauthorized", 429 for a Deny (see `invoke`). */
-export const EXPECTED_STATUS = { listPets: 200, createPet: 201, createPetWithKey: 201, getPet: 200, invalid: 400, unauthorized: 401, authorize: 200, authorizeUnknown: 401, authorizeRefused: 429 };
+/** The JSON body of a request; `{n}` in its strings stands for `n` (a number of its own per request). */
+export function bodyOf(spec, n) {
+  return spec.body === undefined ? null : JSON.stringify(spec.body).replaceAll('{n}', String(n));
+}
+
+const multiValue = (single) => Object.fromEntries(Object.entries(single).map(([k, v]) => [k, [v]]));
+
+/** The event of one request of a case (bench/cases.ts), sent with the bench's key. */
+export function eventOf(spec, { key }) {
+  const requestId = `req-${++sequence}`;
+  const headers = { Host: 'bench.example.com', 'X-Forwarded-Proto': 'https' };
+  if (spec.type === 'authorizer') {
+    headers.Authorization = `Bearer ${spec.key === 'unknown' ? `unknown-${sequence}` : key}`;
+    // The REQUEST authorizer's event: the method request without its body, and the method's ARN.
+    return {
+      headers,
+      multiValueHeaders: multiValue(headers),
+      pathParameters: spec.pathParameters ?? null,
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+      stageVariables: null,
+      requestContext: {
+        requestId,
+        domainName: 'bench.example.com',
+        stage: 'v1',
+        // The refused case comes from an address that has used up its allowance (the parity test fills it).
+        identity: { sourceIp: spec.fromRefusedAddress ? REFUSED_ADDRESS : '192.0.2.10' },
+      },
+      type: 'REQUEST',
+      methodArn: `arn:aws:execute-api:eu-west-1:123456789012:bench/v1/${spec.method}${pathOf(spec)}`,
+      httpMethod: spec.method,
+      resource: spec.resource,
+      path: `/v1${pathOf(spec)}`,
+    };
+  }
+  if (spec.type !== 'request') throw new Error(`no event of type ${spec.type}`);
+  // Without the authorizer's context, the function was not reached through the authorizer (a 401).
+  if (!spec.withoutAuthorizer) headers.Authorization = `Bearer ${key}`;
+  const body = bodyOf(spec, sequence);
+  if (body !== null) headers['Content-Type'] = 'application/json';
+  // With a key: a fresh one per request (a first use, the common case).
+  if (spec.freshIdempotencyKey) headers['Idempotency-Key'] = randomUUID();
+  return {
+    headers,
+    multiValueHeaders: multiValue(headers),
+    pathParameters: spec.pathParameters ?? null,
+    queryStringParameters: spec.query ?? null,
+    multiValueQueryStringParameters: spec.query === undefined ? null : multiValue(spec.query),
+    stageVariables: null,
+    body,
+    isBase64Encoded: false,
+    requestContext: {
+      requestId,
+      domainName: 'bench.example.com',
+      stage: 'v1',
+      identity: { sourceIp: '192.0.2.10' },
+      ...(spec.withoutAuthorizer ? {} : { authorizer: authorizerContext(key) }),
+    },
+    httpMethod: spec.method,
+    resource: spec.resource,
+    path: pathOf(spec),
+  };
+}
 
 /** Invokes a handler; an authorizer's answer is told as the status API Gateway would then answer with. */
 export async function invoke(handler, event, context) {

@@ -1,15 +1,10 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { existsSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
+import type { Context } from 'aws-lambda';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { handler as baselineAuthorizer } from '../../bench/baseline/authorizer';
-import { handler as baselineCreatePet } from '../../bench/baseline/createPet';
-import { handler as baselineGetPet } from '../../bench/baseline/getPet';
-import { handler as baselineListPets } from '../../bench/baseline/listPets';
-import { eventFor, EXPECTED_STATUS, FUNCTION_OF, invoke, lambdaContext, REFUSED_ADDRESS, type BenchCase } from '../../bench/children/events.mjs';
-import { handler as oursAuthorizer } from '../../functions/authorizer';
-import { handler as oursCreatePet } from '../../functions/createPet';
-import { handler as oursGetPet } from '../../functions/getPet';
-import { handler as oursListPets } from '../../functions/listPets';
+import { ALL_CASES, BENCH_FUNCTIONS, entryOf, type BenchFunction, type Implementation, type NamedCase } from '../../bench/cases';
+import { eventOf, invoke, lambdaContext, REFUSED_ADDRESS } from '../../bench/children/events.mjs';
 import { setClock } from '../../shared/clock';
 import { setLogSink } from '../../shared/log';
 import { authorizerContextOf } from '../support/api';
@@ -17,22 +12,20 @@ import { testDatabase } from '../support/database';
 
 /**
  * `npm run bench` compares our stack with the hand-written baseline of bench/baseline/; the
- * comparison only means something if both do the same work. For every case the bench times, both
- * answer alike against the same table: the same status, headers, body and log line fields.
+ * comparison only means something if both do the same work. Every function the bench runs (the
+ * declared operations and the authorizer) has its twin there, and for every case of bench/cases.ts
+ * both answer alike against the same table: the same status, headers, body and log line fields.
  */
-type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-const HANDLERS: Record<'ours' | 'baseline', Record<'listPets' | 'createPet' | 'getPet' | 'authorizer', Handler>> = {
-  ours: { listPets: oursListPets as Handler, createPet: oursCreatePet as Handler, getPet: oursGetPet as Handler, authorizer: oursAuthorizer as unknown as Handler },
-  baseline: { listPets: baselineListPets, createPet: baselineCreatePet, getPet: baselineGetPet, authorizer: baselineAuthorizer as unknown as Handler },
-};
+const root = resolve(__dirname, '../..');
+type Handler = (event: never, context: Context) => Promise<unknown>;
+const HANDLERS = { ours: {}, baseline: {} } as Record<Implementation, Record<BenchFunction, Handler>>;
 const KEY = 'local-pro-key';
-const CASES: BenchCase[] = ['listPets', 'createPet', 'createPetWithKey', 'getPet', 'invalid', 'unauthorized', 'authorize', 'authorizeUnknown', 'authorizeRefused'];
 /** Headers whose values do not depend on the count or the request: they must be equal. */
 const SAME_VALUE = ['Content-Type', 'X-RateLimit-Limit', 'X-RateLimit-Reset', 'RateLimit-Policy', 'Cache-Control', 'WWW-Authenticate', 'Link', 'Deprecation', 'Sunset'];
 /** Log line fields that must be equal (the request id, time and duration differ by nature). */
 const SAME_LOG_FIELDS = ['level', 'msg', 'operation', 'route', 'status', 'keyId', 'plan', 'code', 'Requests', 'Status2xx', 'Status4xx', 'Status5xx', 'RateLimited', 'KeySuspended'];
 
-async function answer(side: 'ours' | 'baseline', caseName: BenchCase) {
+async function answer(side: Implementation, { fn, event: spec, status }: NamedCase) {
   const lines: string[] = [];
   const previousSink = setLogSink((line) => lines.push(line));
   const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
@@ -40,14 +33,14 @@ async function answer(side: 'ours' | 'baseline', caseName: BenchCase) {
     return true;
   });
   try {
-    const event = eventFor(caseName, { key: KEY });
-    const response = await invoke(HANDLERS[side][FUNCTION_OF[caseName]], event, lambdaContext());
-    // One log line per request; an allowed request is logged by the function it goes on to.
-    expect(lines).toHaveLength(caseName === 'authorize' ? 0 : 1);
+    const event = eventOf(spec, { key: KEY });
+    const response = await invoke(HANDLERS[side][fn], event, lambdaContext());
+    // One log line per request; a request the authorizer allows is logged by the function it goes on to.
+    expect(lines).toHaveLength(fn === 'authorizer' && status === 200 ? 0 : 1);
     return {
       event,
       response,
-      body: response.statusCode === 401 && caseName.startsWith('authorize') ? {} : (JSON.parse(response.body) as unknown),
+      body: response.statusCode === 401 && fn === 'authorizer' ? {} : (JSON.parse(response.body) as unknown),
       log: (lines[0] === undefined ? {} : JSON.parse(lines[0])) as Record<string, unknown>,
     };
   } finally {
@@ -65,6 +58,16 @@ beforeAll(() => {
 afterAll(() => restoreClock());
 
 beforeAll(async () => {
+  for (const side of ['ours', 'baseline'] as const) {
+    for (const fn of BENCH_FUNCTIONS) {
+      const entry = entryOf(root, side, fn);
+      // A missing module fails its own test (every function ... has its baseline twin), not the others.
+      if (existsSync(entry)) HANDLERS[side][fn] = ((await import(entry)) as { handler: Handler }).handler;
+    }
+  }
+});
+
+beforeAll(async () => {
   // More pets than a page, so that listPets answers with a Link to the next page.
   const { documentClient, tableName } = testDatabase();
   const { DynamoDbPetRepository } = await import('../../shared/pets/repository');
@@ -77,26 +80,37 @@ beforeAll(async () => {
   for (let i = 0; i < STANDARD_PLAN_LIMITS.free.perMinute; i += 1) await rateLimiter.check(addressSubject(REFUSED_ADDRESS), STANDARD_PLAN_LIMITS.free);
 });
 
-describe('the bench baseline answers like our stack', () => {
-  it.each(CASES)('%s: same status, headers, body and log line fields', async (caseName) => {
-    const ours = await answer('ours', caseName);
-    const baseline = await answer('baseline', caseName);
+describe('every function the bench runs has its baseline twin', () => {
+  it.each(BENCH_FUNCTIONS)('%s: ours as declared, and its twin bench/baseline/<name>.ts, both exporting handler', (fn) => {
+    for (const side of ['ours', 'baseline'] as const) {
+      const entry = relative(root, entryOf(root, side, fn));
+      expect(existsSync(resolve(root, entry)), `${entry} is missing: the bench runs ${fn} ${side === 'ours' ? 'from its declaration' : 'against a framework-free twin there'}`).toBe(true);
+      expect(typeof HANDLERS[side][fn], `${entry} exports no handler`).toBe('function');
+    }
+  });
+});
 
-    expect(ours.response.statusCode).toBe(EXPECTED_STATUS[caseName]);
+describe('the bench baseline answers like our stack', () => {
+  it.each(ALL_CASES.map((benchCase) => [benchCase.name, benchCase] as const))('%s: same status, headers, body and log line fields', async (_, benchCase) => {
+    const { fn, event: spec, status } = benchCase;
+    const ours = await answer('ours', benchCase);
+    const baseline = await answer('baseline', benchCase);
+
+    expect(ours.response.statusCode).toBe(status);
     expect(baseline.response.statusCode).toBe(ours.response.statusCode);
     expect(Object.keys(baseline.response.headers ?? {}).sort()).toEqual(Object.keys(ours.response.headers ?? {}).sort());
     for (const name of SAME_VALUE) expect([name, baseline.response.headers?.[name]]).toEqual([name, ours.response.headers?.[name]]);
 
-    if (caseName.startsWith('authorize')) {
+    if (fn === 'authorizer') {
       // The authorizer's whole answer: the policy, the usage identifier and the context.
       expect(baseline.body).toEqual(ours.body);
-    } else if (caseName === 'createPet' || caseName === 'createPetWithKey') {
+    } else if (ours.response.statusCode === 201) {
       // Each side creates the pet of its own request (the bench names each one), with the next id.
       const id = (ours.body as { id: number }).id;
       expect(ours.body).toEqual({ ...JSON.parse(ours.event.body as string), id });
       expect(baseline.body).toEqual({ ...JSON.parse(baseline.event.body as string), id: id + 1 });
       expect([ours.response.headers?.Location, baseline.response.headers?.Location]).toEqual([`/v1/pets/${id}`, `/v1/pets/${id + 1}`]);
-      if (caseName === 'createPetWithKey') {
+      if (spec.type === 'request' && spec.freshIdempotencyKey) {
         // Each side recorded its key with its pet, in the same form.
         const { documentClient, tableName } = testDatabase();
         const recordOf = async (side: typeof ours) =>

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { costOf, costTable, COST_END, COST_START, readInputs, requestLineBytes, type Prices } from '../../bench/cost';
+import { ASSUMPTIONS, costOf, costTable, COST_END, COST_START, readInputs, requestLineBytes, type Prices } from '../../bench/cost';
 
 /** docs/scale-and-cost.md's cost table is what `npm run cost` computes from the committed bench figures and prices. */
 const root = resolve(__dirname, '../..');
@@ -14,6 +14,10 @@ describe('npm run cost', () => {
     expect(shown).toBe(costTable(measured, prices).trim());
     expect(prices.region).toMatch(/^[a-z]+-[a-z]+-\d$/);
     expect(prices.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+
+  it("the mix's shares (bench/cases.ts) add up to all requests", () => {
+    expect(Object.values(ASSUMPTIONS.mix).reduce((sum, share) => sum + share, 0)).toBeCloseTo(1, 10);
   });
 
   it('prices each part as the price table says (a create: 4 write units, 5 ms at 512 MB)', () => {

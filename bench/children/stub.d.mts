@@ -1,0 +1,18 @@
+/** The table's keys and the item kinds' partition key patterns (ITEM_PARTITIONS). */
+export interface StubTable {
+  readonly partitionKey: string;
+  readonly sortKey: string;
+  readonly partitions: Readonly<Record<string, string>>;
+}
+
+export type StubCommands = Readonly<Record<string, (input: any) => unknown>>;
+
+export function dynamoDbStub(options: { table: StubTable; benchKey: string }): {
+  /** What the stub could not answer, in order. */
+  readonly misses: string[];
+  /** For DynamoDBDocumentClient (ours): plain items. */
+  readonly documentClient: StubCommands;
+  /** For DynamoDBClient (the baseline): attribute values. */
+  readonly client: StubCommands;
+};
+export function install(Client: { prototype: { send: unknown } }, commands: StubCommands, misses?: string[]): void;

@@ -1,0 +1,107 @@
+import { createHash } from 'node:crypto';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { ALL_CASES, BENCH_FUNCTIONS, mainCaseOf } from '../../bench/cases';
+import { dynamoDbStub, type StubCommands } from '../../bench/children/stub.mjs';
+import { ITEM_PARTITIONS, tableDefinition } from '../../shared/dynamodb/table-definition';
+import { FUNCTIONS, OPERATIONS, type DataAccess, type DynamoDbAction } from '../../shared/functions';
+
+/**
+ * The bench follows the declarations (shared/functions.ts): its cases go where the functions are
+ * routed, and its overhead stub (bench/children/stub.mjs, plain JS the type checker does not see)
+ * answers every DynamoDB request a bench function is declared to make, in both the document
+ * client's form (ours) and attribute values (the baseline), alike; and refuses the rest.
+ */
+const TABLE = { partitionKey: tableDefinition.partitionKey.name, sortKey: tableDefinition.sortKey.name, partitions: ITEM_PARTITIONS };
+const stub = () => dynamoDbStub({ table: TABLE, benchKey: 'bench-key' });
+
+/** A key of the kind: its pattern with some text for each `*`. */
+const keyOf = (pattern: string) => pattern.replaceAll('*', 'bench').replaceAll('?', 'x');
+
+/** One request of the action on a partition, as each client's command takes it. */
+function send(commands: { documentClient: StubCommands; client: StubCommands }, action: DynamoDbAction, pk: string | { index: string }) {
+  const plain = (value: string) => value;
+  const attribute = (value: string) => ({ S: value });
+  const both = (name: [string, string], input: (value: typeof plain | typeof attribute) => object) => {
+    const [documentCommand, clientCommand] = [commands.documentClient[name[0]], commands.client[name[1]]];
+    if (documentCommand === undefined || clientCommand === undefined) throw new Error(`the stub has no command for ${action}`);
+    return { ours: documentCommand(input(plain)), baseline: clientCommand(input(attribute)) };
+  };
+  if (typeof pk !== 'string') {
+    if (action !== 'Query') throw new Error(`the stub has no command for ${action} on an index`);
+    return both(['QueryCommand', 'QueryCommand'], (value) => ({ IndexName: pk.index, KeyConditionExpression: '#s = :s', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':s': value('available') } }));
+  }
+  const key = (value: typeof plain | typeof attribute) => ({ [TABLE.partitionKey]: value(pk), [TABLE.sortKey]: value('x') });
+  switch (action) {
+    case 'GetItem':
+      return both(['GetCommand', 'GetItemCommand'], (value) => ({ Key: key(value) }));
+    case 'UpdateItem':
+      return both(['UpdateCommand', 'UpdateItemCommand'], (value) => ({ Key: key(value) }));
+    case 'DeleteItem':
+      return both(['DeleteCommand', 'DeleteItemCommand'], (value) => ({ Key: key(value) }));
+    case 'PutItem':
+      return both(['PutCommand', 'PutItemCommand'], (value) => ({ Item: key(value) }));
+    case 'Query':
+      return both(['QueryCommand', 'QueryCommand'], (value) => ({ KeyConditionExpression: `${TABLE.partitionKey} = :pk`, ExpressionAttributeValues: { ':pk': value(pk) } }));
+    case 'ConditionCheckItem':
+      return both(['TransactWriteCommand', 'TransactWriteItemsCommand'], (value) => ({ TransactItems: [{ ConditionCheck: { Key: key(value) } }] }));
+    default:
+      throw new Error(`the stub has no command for ${action}`);
+  }
+}
+
+type Reply = { Item?: Record<string, unknown>; Attributes?: Record<string, unknown>; Items?: Record<string, unknown>[] };
+/** The baseline's reply in the document client's form. */
+const plainOf = (reply: Reply) => ({
+  ...(reply.Item === undefined ? {} : { Item: unmarshall(reply.Item as never) }),
+  ...(reply.Attributes === undefined ? {} : { Attributes: unmarshall(reply.Attributes as never) }),
+  ...(reply.Items === undefined ? {} : { Items: reply.Items.map((item) => unmarshall(item as never)) }),
+});
+
+/** Every request a bench function is declared to make: an action on a kind of item, or on an index. */
+const DECLARED = BENCH_FUNCTIONS.flatMap((fn) =>
+  FUNCTIONS[fn].dynamodb.flatMap((right: DataAccess) =>
+    (right.actions as readonly DynamoDbAction[]).flatMap((action): { fn: string; action: DynamoDbAction; on: string; pk: string | { index: string } }[] =>
+      'index' in right ? [{ fn, action, on: `index ${right.index}`, pk: { index: right.index } }] : right.items.map((kind) => ({ fn, action, on: kind, pk: keyOf(ITEM_PARTITIONS[kind]) })),
+    ),
+  ),
+);
+
+describe('the overhead stub', () => {
+  it.each(DECLARED.map((right) => [right.fn, right.action, right.on, right] as const))('answers %s: %s on %s, alike for both sides', (_, __, ___, { action, pk }) => {
+    const { ours, baseline } = send(stub(), action, pk);
+    expect(plainOf(baseline as Reply)).toEqual(ours);
+  });
+
+  it('refuses a request it has no answer for, naming the item kind or the key', () => {
+    const commands = stub();
+    expect(() => send(commands, 'DeleteItem', ITEM_PARTITIONS.idSequence)).toThrow('no stub for DeleteItem on idSequence');
+    expect(() => send(commands, 'GetItem', 'NOTHING#1')).toThrow('no stub for GetItem on the key "NOTHING#1"');
+    expect(() => send(commands, 'Query', { index: 'byName' })).toThrow('no stub for Query on index byName');
+    expect(commands.misses[0]).toBe('no stub for DeleteItem on idSequence');
+  });
+
+  it('tells the bench key from any other in the key registry', () => {
+    const { documentClient } = stub();
+    const hash = createHash('sha256').update('bench-key').digest('hex');
+    expect(documentClient.GetCommand!({ Key: { pk: ITEM_PARTITIONS.keyRegistry, sk: hash } })).toMatchObject({ Item: { plan: 'enterprise' } });
+    expect(documentClient.GetCommand!({ Key: { pk: ITEM_PARTITIONS.keyRegistry, sk: 'other' } })).toEqual({});
+  });
+});
+
+describe('the bench cases', () => {
+  it.each(ALL_CASES.map((benchCase) => [benchCase.name, benchCase] as const))('%s goes where its function is routed', (_, { fn, event }) => {
+    if (fn === 'authorizer') {
+      expect(event.type).toBe('authorizer');
+    } else {
+      expect(event.type).toBe('request');
+      expect({ method: event.method, path: event.resource }).toEqual(OPERATIONS[fn].route);
+    }
+  });
+
+  it.each(BENCH_FUNCTIONS)('%s: its main case succeeds and is measured against DynamoDB', (fn) => {
+    const main = mainCaseOf(fn);
+    expect(main.status).toBeLessThan(300);
+    expect(main.dynamoDb).toBeDefined();
+  });
+});
