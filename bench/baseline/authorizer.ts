@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { isoTimestamp, now } from '../../shared/clock';
+import { OPERATION_IDS, OPERATIONS } from '../../shared/functions';
 import { authorizationCount, count, db, TABLE } from './common';
 
 /**
@@ -10,7 +11,8 @@ import { authorizationCount, count, db, TABLE } from './common';
  * log line, written by hand.
  */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
-const ROUTES: Record<string, string> = { 'GET /pets': 'listPets', 'POST /pets': 'createPet', 'GET /pets/{petId}': 'getPet' };
+/** Which operation a method and resource are, from the declarations as ours reads them. */
+const ROUTES: Record<string, string> = Object.fromEntries(OPERATION_IDS.map((id) => [`${OPERATIONS[id].route.method} ${OPERATIONS[id].route.path}`, id]));
 
 export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
   const startedAt = performance.now();
