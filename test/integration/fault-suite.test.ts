@@ -1,7 +1,10 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eventOf } from '../../bench/children/events.mjs';
+import { mainCaseOf } from '../../bench/cases';
 import { lambdaContext } from '../../local/api-gateway-event';
+import { FUNCTIONS, OPERATION_IDS } from '../../shared/functions';
 import { authorizerContextOf } from '../support/api';
 import { testDatabase } from '../support/database';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
@@ -148,5 +151,21 @@ describe('the fault suite (creates and lists, function timeout 3 s)', () => {
     const next = await timed(createPet, event('POST', { name: 'After', categoryId: 1 }));
     expect(next.status).toBe(201);
     expect(ids).not.toContain(next.body.id);
+  });
+});
+
+describe('every declared operation, with DynamoDB answering nothing but the rate counters', () => {
+  // Each operation's main bench case (bench/cases.ts): a request that makes its own DynamoDB calls.
+  it.each(OPERATION_IDS)('%s: 503 with Retry-After before the function timeout, so each of its own calls has the deadline', async (operationId) => {
+    const handler = ((await import(new URL(`../../${FUNCTIONS[operationId].handler}`, import.meta.url).href)) as { handler: Handler }).handler;
+    proxy.hold(undefined, { except: (partition) => partition === 'RATE' });
+    try {
+      const started = Date.now();
+      const response = await handler(eventOf(mainCaseOf(operationId).event, { key: 'local-enterprise-key' }) as APIGatewayProxyEvent, lambdaContext('fault-suite', FUNCTION_TIMEOUT_MS));
+      expect([operationId, response.statusCode, JSON.parse(response.body).code, response.headers?.['Retry-After']]).toEqual([operationId, 503, 'service_unavailable', '1']);
+      expect(Date.now() - started).toBeLessThan(FUNCTION_TIMEOUT_MS);
+    } finally {
+      proxy.release({ stopHolding: true });
+    }
   });
 });

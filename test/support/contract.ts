@@ -1,5 +1,6 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import document from '../../openapi/openapi.json' with { type: 'json' };
+import { OPERATION_IDS, OPERATIONS } from '../../shared/functions';
 import { API_BASE_PATH, DOCUMENTATION_ROUTES } from '../../shared/http/routes';
 import { standardAjv } from './standard-ajv';
 
@@ -53,6 +54,8 @@ const pathPattern = (template: string) => new RegExp(`^${template.replaceAll('.'
 const templates = Object.keys(spec.paths as Json).map((template) => ({ template, pattern: pathPattern(template) }));
 
 const DOCUMENTATION_PATHS = Object.values(DOCUMENTATION_ROUTES).map((route) => pathPattern(`${API_BASE_PATH}${route.path}`));
+/** The declared operations (shared/functions.ts), to tell a stale committed document from a wrong answer. */
+const DECLARED_ROUTES = OPERATION_IDS.map((operationId) => ({ operationId, method: OPERATIONS[operationId].route.method, pattern: pathPattern(OPERATIONS[operationId].route.path) }));
 
 function fail(response: ObservedResponse, problem: string): never {
   throw new Error(`${response.method} ${new URL(response.url).pathname} answered ${response.status}, against the interface description: ${problem}`);
@@ -66,6 +69,10 @@ export function checkResponse(response: ObservedResponse, responder: Responder =
   const template = path === undefined ? undefined : templates.find((candidate) => candidate.pattern.test(path))?.template;
   const operation = template === undefined ? undefined : (spec.paths[template][response.method.toLowerCase()] as Json | undefined);
 
+  const declaredHere = path === undefined ? undefined : DECLARED_ROUTES.find((route) => route.method === response.method && route.pattern.test(path));
+  if (operation === undefined && declaredHere !== undefined && responder !== 'gateway') {
+    fail(response, `${declaredHere.operationId} is declared (shared/functions.ts) but not in the committed openapi/openapi.json: run npm run openapi`);
+  }
   if (operation === undefined || responder === 'gateway') {
     // No operation answers this (or the gateway answered before any function ran): an Error body.
     checkJsonBody(response, ['components', 'schemas', 'Error']);

@@ -19,8 +19,11 @@ export interface FaultProxy {
   clear(): void;
   /** How many requests per operation reached the proxy. */
   readonly seen: Map<string, number>;
-  /** From now on, keep requests (of these operations only, when given) waiting, not forwarded, until `release()`. */
-  hold(operations?: string[]): void;
+  /**
+   * From now on, keep requests (of these operations only, when given; but those on a partition
+   * `except` spares, labelled as `partitionOf` names it) waiting, not forwarded, until `release()`.
+   */
+  hold(operations?: string[], options?: { except?: (partition: string) => boolean }): void;
   /** Resolves with the held requests ("UpdateItem RATE#…", "Query PET", …) once there are `count`. */
   held(count: number): Promise<string[]>;
   /** Forwards what is held; `stopHolding` also forwards everything after. */
@@ -41,6 +44,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const sockets = new Set<Socket>();
   let holding = false;
   let heldOperations: Set<string> | undefined;
+  let spared: ((partition: string) => boolean) | undefined;
   let heldRequests: HeldRequest[] = [];
   let heldWaiter: { count: number; resolve: (labels: string[]) => void } | undefined;
   const notifyHeld = () => {
@@ -57,6 +61,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         const body = Buffer.concat(chunks);
+        if (spared?.(partitionOf(body)) === true) {
+          forwardBuffered(req, res, body);
+          return;
+        }
         heldRequests.push({ label: `${operation} ${partitionOf(body)}`, forward: () => forwardBuffered(req, res, body) });
         notifyHeld();
       });
@@ -137,9 +145,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     clear() {
       faults = new Map();
     },
-    hold(operations) {
+    hold(operations, options = {}) {
       holding = true;
       heldOperations = operations === undefined ? undefined : new Set(operations);
+      spared = options.except;
     },
     held(count) {
       return new Promise((resolve) => {
