@@ -17,7 +17,7 @@ import type { Construct } from 'constructs';
 import { AUTHORIZER_RESULT_TTL_SECONDS } from '../shared/auth/authorizer-contract';
 import { BUNDLED_ASSETS_DIRECTORY, SWAGGER_UI_FILES } from '../shared/docs/reference-page';
 import { FUNCTIONS, OPERATION_IDS, OPERATIONS, type FunctionDeclaration, type FunctionName, type OperationId, type SecretName } from '../shared/functions';
-import { API_BASE_PATH, DOCUMENTATION_ROUTES } from '../shared/http/routes';
+import { API_BASE_PATH } from '../shared/http/routes';
 import { STANDARD_PLAN_LIMITS } from '../shared/limits/plans';
 import { metricsNamespaceOf } from '../shared/http/request-metrics';
 import { ACCESS_LOG_FORMAT } from './access-log';
@@ -71,6 +71,8 @@ export class PetStoreStack extends Stack {
     const invocationAlarmThreshold = 200_000;
     const declaredFunction = (name: FunctionName, options: Partial<FunctionOptions> = {}): PetStoreFunction => {
       const declaration: FunctionDeclaration = FUNCTIONS[name];
+      // Its rights name the stage's usage plans, which exist once the API does: only the key mirror is made after it.
+      if (declaration.readsUsagePlanKeys === true && name !== 'keyMirror') throw new Error(`${name}: readsUsagePlanKeys is granted to the key mirror only (infra/key-mirror.ts)`);
       const made = petStoreFunction(this, titleOf(name), {
         entry: declaration.handler,
         retain,
@@ -141,7 +143,7 @@ export class PetStoreStack extends Stack {
       extraFiles: { directory: BUNDLED_ASSETS_DIRECTORY, files: SWAGGER_UI_FILES.map((file) => `node_modules/swagger-ui-dist/${file}`) },
     });
     const docsIntegration = new LambdaIntegration(docsFunction.live);
-    for (const [name, { method, path }] of Object.entries(DOCUMENTATION_ROUTES)) {
+    for (const [name, { method, path }] of Object.entries(FUNCTIONS.apiDocs.routes)) {
       const resource = this.api.root.resourceForPath(path);
       resource.addMethod(method, docsIntegration, { operationName: name, authorizationType: AuthorizationType.NONE, apiKeyRequired: false });
       Validations.of(resource).acknowledge(

@@ -13,8 +13,11 @@ import type { DataAccess, FunctionName } from '../shared/functions';
  * IAM's evaluation, for the statements the stack writes: a request is allowed when one statement
  * names its action, its resource (the table, or the index) and, for the table, every partition key
  * it touches matches one of the statement's patterns (ForAllValues:StringLike on
- * dynamodb:LeadingKeys; a request with no key, a Scan, matches vacuously, as in IAM). A transaction
- * is authorized item by item (PutItem, UpdateItem, DeleteItem, ConditionCheckItem, GetItem).
+ * dynamodb:LeadingKeys; a request with no key would match vacuously, as in IAM, which is why a
+ * declaration cannot grant Scan on items). A transaction is authorized item by item (PutItem,
+ * UpdateItem, DeleteItem, ConditionCheckItem, GetItem). Where this reading is less sure than IAM's
+ * (a Query whose key condition it cannot read), it refuses: a local false alarm costs a minute, a
+ * request allowed here and refused in AWS costs a 500 in production.
  *
  * Only calls made inside `runAs` are checked: set-up code (npm start's, the tests', `npm run keys`)
  * runs with the rights of whoever runs it, as an administrator's credentials would.
@@ -38,7 +41,12 @@ export interface Authorization {
   readonly action: string;
   readonly tableName: string;
   readonly indexName?: string;
-  readonly leadingKeys: readonly string[];
+  /**
+   * The partition keys; `unreadable` for a Query of the table whose key condition this check
+   * cannot read (IAM always knows it, DynamoDB requiring the partition key's equality): refused,
+   * rather than let through a request AWS might refuse.
+   */
+  readonly leadingKeys: readonly string[] | 'unreadable';
 }
 
 type AttributeValue = { S?: string; N?: string };
@@ -51,48 +59,66 @@ const TRANSACT_ACTIONS: Record<string, string> = { Put: 'PutItem', Update: 'Upda
 export function authorizationsOf(operation: string, body: RequestBody): Authorization[] {
   const partitionKey = tableDefinition.partitionKey.name;
   const keyOf = (key: Key | undefined) => (key?.[partitionKey]?.S === undefined ? [] : [key[partitionKey].S]);
+  const tableOf = (name: unknown) => tableNameOf(name);
   switch (operation) {
     case 'GetItem':
     case 'UpdateItem':
     case 'DeleteItem':
-      return [{ action: operation, tableName: body.TableName, leadingKeys: keyOf(body.Key) }];
+      return [{ action: operation, tableName: tableOf(body.TableName), leadingKeys: keyOf(body.Key) }];
     case 'PutItem':
-      return [{ action: operation, tableName: body.TableName, leadingKeys: keyOf(body.Item) }];
+      return [{ action: operation, tableName: tableOf(body.TableName), leadingKeys: keyOf(body.Item) }];
     case 'Query':
-      return [{ action: operation, tableName: body.TableName, ...(body.IndexName ? { indexName: body.IndexName } : {}), leadingKeys: queriedPartition(body) }];
+      return [{ action: operation, tableName: tableOf(body.TableName), ...(body.IndexName ? { indexName: body.IndexName } : {}), leadingKeys: queriedPartition(body) }];
     case 'TransactWriteItems':
     case 'TransactGetItems':
-      return (body.TransactItems as Record<string, RequestBody>[]).flatMap((item) =>
-        Object.entries(item).map(([kind, request]) => ({ action: TRANSACT_ACTIONS[kind] ?? kind, tableName: request.TableName, leadingKeys: keyOf(request.Key ?? request.Item) })),
+      return arrayOf<Record<string, RequestBody>>(body.TransactItems).flatMap((item) =>
+        Object.entries(item).map(([kind, request]) => ({ action: TRANSACT_ACTIONS[kind] ?? kind, tableName: tableOf(request?.TableName), leadingKeys: keyOf(request?.Key ?? request?.Item) })),
       );
     case 'BatchGetItem':
-      return Object.entries(body.RequestItems as Record<string, { Keys: Key[] }>).map(([tableName, { Keys }]) => ({ action: operation, tableName, leadingKeys: Keys.flatMap(keyOf) }));
+      return Object.entries((body.RequestItems ?? {}) as Record<string, { Keys?: Key[] }>).map(([tableName, { Keys }]) => ({ action: operation, tableName: tableOf(tableName), leadingKeys: arrayOf<Key>(Keys).flatMap(keyOf) }));
     case 'BatchWriteItem':
-      return Object.entries(body.RequestItems as Record<string, { PutRequest?: { Item: Key }; DeleteRequest?: { Key: Key } }[]>).map(([tableName, writes]) => ({
+      return Object.entries((body.RequestItems ?? {}) as Record<string, unknown>).map(([tableName, writes]) => ({
         action: operation,
-        tableName,
-        leadingKeys: writes.flatMap((write) => keyOf(write.PutRequest?.Item ?? write.DeleteRequest?.Key)),
+        tableName: tableOf(tableName),
+        leadingKeys: arrayOf<{ PutRequest?: { Item: Key }; DeleteRequest?: { Key: Key } }>(writes).flatMap((write) => keyOf(write.PutRequest?.Item ?? write.DeleteRequest?.Key)),
       }));
     default:
       // Scan, DescribeTable and the rest: the table (or index), no partition key.
-      return [{ action: operation, tableName: body.TableName, ...(body.IndexName ? { indexName: body.IndexName } : {}), leadingKeys: [] }];
+      return [{ action: operation, tableName: tableOf(body.TableName), ...(body.IndexName ? { indexName: body.IndexName } : {}), leadingKeys: [] }];
   }
 }
 
-/** The partition a Query reads: the value its key condition sets the (table's or index's) partition key equal to. */
-function queriedPartition(body: RequestBody): string[] {
+const arrayOf = <T>(value: unknown): T[] => (Array.isArray(value) ? (value as T[]) : []);
+
+/** A table's name, given as its name or as its ARN (`arn:aws:dynamodb:…:table/<name>`). */
+function tableNameOf(name: unknown): string {
+  const text = typeof name === 'string' ? name : '';
+  return /^arn:[^:]+:dynamodb:[^:]*:[^:]*:table\/([^/]+)$/.exec(text)?.[1] ?? text;
+}
+
+/**
+ * The partition a Query reads: the value its key condition sets the (table's or index's) partition
+ * key equal to, however the condition writes it (`pk = :v`, `:v = pk`, `(#pk) = :v`, or the legacy
+ * `KeyConditions`); `unreadable` when none of these says it.
+ */
+function queriedPartition(body: RequestBody): string[] | 'unreadable' {
   const index = tableDefinition.globalSecondaryIndexes.find((candidate) => candidate.indexName === body.IndexName);
   const partitionKey = (index ?? tableDefinition).partitionKey.name;
+  const legacy = (body.KeyConditions as Record<string, { ComparisonOperator?: string; AttributeValueList?: AttributeValue[] }> | undefined)?.[partitionKey];
+  if (legacy?.ComparisonOperator === 'EQ' && legacy.AttributeValueList?.[0] !== undefined) return [legacy.AttributeValueList[0].S ?? legacy.AttributeValueList[0].N ?? ''];
   const names: Record<string, string> = body.ExpressionAttributeNames ?? {};
   const values: Record<string, AttributeValue> = body.ExpressionAttributeValues ?? {};
+  const operand = (text: string) => text.trim().replace(/^\((.*)\)$/, '$1').trim();
+  const nameOf = (text: string) => (text.startsWith('#') ? names[text] : text);
   for (const condition of String(body.KeyConditionExpression ?? '').split(/\s+AND\s+/i)) {
-    const equal = /^\s*\(?\s*(#?[\w]+)\s*=\s*(:[\w]+)\s*\)?\s*$/.exec(condition);
-    if (equal === null) continue;
-    const name = equal[1]!.startsWith('#') ? names[equal[1]!] : equal[1];
-    const value = values[equal[2]!];
-    if (name === partitionKey && value !== undefined) return [value.S ?? value.N ?? ''];
+    const sides = operand(condition).split('=');
+    if (sides.length !== 2) continue;
+    const [left, right] = sides.map(operand) as [string, string];
+    const [name, placeholder] = left.startsWith(':') ? [right, left] : [left, right];
+    const value = values[placeholder];
+    if (nameOf(name) === partitionKey && value !== undefined) return [value.S ?? value.N ?? ''];
   }
-  return [];
+  return 'unreadable';
 }
 
 /** IAM's StringLike: `*` any text, `?` any one character, the rest as is (case counts). */
@@ -107,7 +133,7 @@ export function allows(rights: readonly DataAccess[], tableName: string, needed:
   return rights.some((right) => {
     if (!(right.actions as readonly string[]).includes(needed.action)) return false;
     if ('index' in right) return needed.indexName === right.index;
-    if (needed.indexName !== undefined) return false;
+    if (needed.indexName !== undefined || needed.leadingKeys === 'unreadable') return false;
     return needed.leadingKeys.every((key) => right.items.some((kind) => stringLike(ITEM_PARTITIONS[kind], key)));
   });
 }
@@ -116,7 +142,12 @@ export function allows(rights: readonly DataAccess[], tableName: string, needed:
 export function accessDeniedMessage(caller: Caller, needed: Authorization, region: string): string {
   const resource = `arn:aws:dynamodb:${region}:000000000000:table/${needed.tableName}${needed.indexName === undefined ? '' : `/index/${needed.indexName}`}`;
   const on = needed.indexName === undefined ? `table ${needed.tableName}` : `index ${needed.indexName}`;
-  const keys = needed.leadingKeys.length === 0 ? '' : ` for partition key ${needed.leadingKeys.map((key) => JSON.stringify(key)).join(', ')}`;
+  const keys =
+    needed.leadingKeys === 'unreadable'
+      ? ', or the partition key of this Query could not be read (write its key condition as `pk = :value`)'
+      : needed.leadingKeys.length === 0
+        ? ''
+        : ` for partition key ${needed.leadingKeys.map((key) => JSON.stringify(key)).join(', ')}`;
   return (
     `User: arn:aws:sts::000000000000:assumed-role/petstore-local-${caller.functionName}/${caller.functionName} is not authorized to perform: dynamodb:${needed.action} on resource: ${resource} because no identity-based policy allows the dynamodb:${needed.action} action` +
     ` (local rights check: the declaration of ${caller.functionName} in shared/functions.ts grants no dynamodb:${needed.action} on ${on}${keys})`
@@ -156,7 +187,13 @@ export function checkDeclaredRights(client: ClientWithStack): void {
       if (caller === undefined) return next(args);
       const target = args.request.headers['x-amz-target'] ?? args.request.headers['X-Amz-Target'] ?? '';
       const operation = target.split('.').pop() ?? '';
-      const body = JSON.parse(textOf(args.request.body)) as RequestBody;
+      let body: RequestBody;
+      try {
+        body = JSON.parse(textOf(args.request.body)) as RequestBody;
+      } catch {
+        // Not JSON: DynamoDB refuses it itself (a SerializationException), as it would in AWS.
+        return next(args);
+      }
       const refused = authorizationsOf(operation, body).find((needed) => !allows(caller.rights, caller.tableName, needed));
       if (refused === undefined) return next(args);
       const region = typeof client.config.region === 'function' ? await client.config.region() : client.config.region;

@@ -7,7 +7,7 @@ import { EVERY_ANSWER_HEADERS } from '../shared/http/every-answer';
 import { EDGE_REFUSAL, renderGatewayResponse, type GatewayResponseType } from '../shared/http/gateway-responses';
 import type { ApiGatewayHandler } from '../shared/http/stack';
 import { FUNCTIONS, OPERATION_IDS, OPERATIONS, type DataAccess, type OperationId } from '../shared/functions';
-import { API_BASE_PATH, DOCUMENTATION_ROUTES } from '../shared/http/routes';
+import { API_BASE_PATH } from '../shared/http/routes';
 import { lambdaContext, toProxyEvent, type RouteMatch } from './api-gateway-event';
 import { checkDeclaredRights, runAs } from './dynamodb-rights';
 import { LocalAuthorization, type AuthorizerHandler } from './gateway';
@@ -22,10 +22,11 @@ import { LocalWebAcl } from './web-acl';
  * `requestContext.authorizer`. Whatever API Gateway itself answers is answered here with the same
  * gateway response the stack declares (shared/http/gateway-responses.ts).
  */
-export type FunctionName = OperationId | 'apiDocs';
-export type OperationHandlers = Readonly<Record<FunctionName, ApiGatewayHandler>> & { readonly authorizer: AuthorizerHandler };
+/** The functions a route leads to (the authorizer runs before them). */
+export type RoutedFunction = OperationId | 'apiDocs';
+export type OperationHandlers = Readonly<Record<RoutedFunction, ApiGatewayHandler>> & { readonly authorizer: AuthorizerHandler };
 /** What each function the server runs may do in DynamoDB. */
-export type ServedRights = Readonly<Record<FunctionName | 'authorizer', readonly DataAccess[]>>;
+export type ServedRights = Readonly<Record<RoutedFunction | 'authorizer', readonly DataAccess[]>>;
 
 export interface LocalServerOptions {
   readonly port: number;
@@ -79,8 +80,8 @@ const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 const FUNCTION_TIMEOUT_MS = 10_000;
 
 /** The handler modules the server runs, as declared (shared/functions.ts): the very files the stack deploys. */
-export async function loadFunctionHandlers(declared: Readonly<Record<FunctionName | 'authorizer', { readonly handler: string }>> = FUNCTIONS): Promise<OperationHandlers> {
-  const load = async (name: FunctionName | 'authorizer') => {
+export async function loadFunctionHandlers(declared: Readonly<Record<RoutedFunction | 'authorizer', { readonly handler: string }>> = FUNCTIONS): Promise<OperationHandlers> {
+  const load = async (name: RoutedFunction | 'authorizer') => {
     const file = declared[name].handler;
     const module = (await import(new URL(`../${file}`, import.meta.url).href)) as { handler?: unknown };
     if (typeof module.handler !== 'function') throw new Error(`${file} (the handler of ${name} in shared/functions.ts) exports no function named handler`);
@@ -102,7 +103,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   const [{ documentClient }, { config }] = await Promise.all([import('../shared/dynamodb/client'), import('../shared/config')]);
   checkDeclaredRights(documentClient);
   const rights = options.rights ?? DECLARED_RIGHTS;
-  const as = (functionName: FunctionName | 'authorizer') => ({ functionName, rights: rights[functionName], tableName: config.tableName });
+  const as = (functionName: RoutedFunction | 'authorizer') => ({ functionName, rights: rights[functionName], tableName: config.tableName });
   const authorizer: AuthorizerHandler = (event, context) => runAs(as('authorizer'), () => handlers.authorizer(event, context));
   const gateway: Gateway = {
     handlers,
@@ -146,7 +147,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
 }
 
 interface CompiledRoute {
-  readonly functionName: FunctionName;
+  readonly functionName: RoutedFunction;
   readonly method: string;
   readonly resourcePath: string;
   readonly pattern: RegExp;
@@ -154,9 +155,9 @@ interface CompiledRoute {
 }
 
 function compileRoutes(): CompiledRoute[] {
-  const routes: { functionName: FunctionName; method: string; path: string }[] = [
+  const routes: { functionName: RoutedFunction; method: string; path: string }[] = [
     ...OPERATION_IDS.map((operationId) => ({ functionName: operationId, ...OPERATIONS[operationId].route })),
-    ...Object.values(DOCUMENTATION_ROUTES).map((route) => ({ functionName: 'apiDocs' as const, ...route })),
+    ...Object.values(FUNCTIONS.apiDocs.routes).map((route) => ({ functionName: 'apiDocs' as const, ...route })),
   ];
   return routes.map(({ functionName, method, path }) => {
     const parameterNames: string[] = [];
@@ -171,7 +172,7 @@ function compileRoutes(): CompiledRoute[] {
 interface Gateway {
   readonly handlers: OperationHandlers;
   /** Runs a function's handler with its declared DynamoDB rights. */
-  readonly run: (functionName: FunctionName, ...invocation: Parameters<ApiGatewayHandler>) => ReturnType<ApiGatewayHandler>;
+  readonly run: (functionName: RoutedFunction, ...invocation: Parameters<ApiGatewayHandler>) => ReturnType<ApiGatewayHandler>;
   readonly routes: CompiledRoute[];
   readonly webAcl: LocalWebAcl;
   readonly authorization: LocalAuthorization;
@@ -240,7 +241,7 @@ function findRoute(
   routes: CompiledRoute[],
   method: string,
   pathname: string,
-): { functionName: FunctionName; route: RouteMatch } | 'bad-path' | undefined {
+): { functionName: RoutedFunction; route: RouteMatch } | 'bad-path' | undefined {
   for (const route of routes) {
     const found = route.pattern.exec(pathname);
     if (found === null || route.method !== method) continue;

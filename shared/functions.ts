@@ -14,8 +14,12 @@ export interface Route {
   readonly path: string;
 }
 
-/** The DynamoDB actions a right may name (IAM's; a transaction is authorized item by item). */
-export type DynamoDbAction = 'GetItem' | 'Query' | 'Scan' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'BatchGetItem' | 'BatchWriteItem';
+/**
+ * The DynamoDB actions a right on items may name (IAM's; a transaction is authorized item by
+ * item). Not Scan: a Scan has no partition key, and IAM's `ForAllValues` condition holds for a
+ * request without one, so "Scan on pets" would read the whole table: key hashes, counters and all.
+ */
+export type DynamoDbAction = 'GetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'BatchGetItem' | 'BatchWriteItem';
 
 /**
  * One right on the table, as IAM grants it: the actions on the items whose partition keys are all

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CallDeadline } from '../dynamodb/call-deadline';
+import { ITEM_PARTITIONS } from '../dynamodb/table-definition';
 import { isPlanName, isRateLimits, STANDARD_PLAN_LIMITS, type PlanName, type RateLimits } from '../limits/plans';
 import { hashApiKey, KEY_ID_PATTERN, keyIdOf } from './api-key-hash';
 import type { Principal } from './principal';
@@ -14,7 +15,7 @@ import type { Principal } from './principal';
  * and usage plans into it (mirrored items also say which API key and usage plan they come from,
  * and when the mirror wrote them).
  */
-export const KEY_PARTITION = 'APIKEY';
+export const KEY_PARTITION = ITEM_PARTITIONS.keyRegistry;
 
 export interface RegisteredKey {
   readonly keyId: string;

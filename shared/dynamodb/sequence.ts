@@ -1,5 +1,6 @@
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CallDeadline } from './call-deadline';
+import { ITEM_PARTITIONS } from './table-definition';
 
 /**
  * A named, strictly increasing counter in the table: one atomic `ADD` per value, so values are
@@ -16,7 +17,7 @@ export class Sequence {
     const { Attributes } = await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
-        Key: { pk: 'SEQUENCE', sk: this.name },
+        Key: { pk: ITEM_PARTITIONS.idSequence, sk: this.name },
         UpdateExpression: 'ADD #value :one',
         ExpressionAttributeNames: { '#value': 'value' },
         ExpressionAttributeValues: { ':one': 1 },

@@ -5,7 +5,7 @@ import { isoTimestamp, now as serviceClock } from '../clock';
 import type { CallDeadline } from '../dynamodb/call-deadline';
 import { DATASTORE_RETRY_AFTER_SECONDS } from '../dynamodb/datastore-errors';
 import { Sequence } from '../dynamodb/sequence';
-import { STATUS_INDEX } from '../dynamodb/table-definition';
+import { ITEM_PARTITIONS, STATUS_INDEX } from '../dynamodb/table-definition';
 import { IdempotencyInProgressError, ServiceUnavailableError } from '../errors';
 import { expiryOf, isLive, replayOf, type IdempotencyKey, type IdempotencyRecord } from './idempotency';
 import type { NewPet, Pet, PetStatus } from './schema';
@@ -48,7 +48,7 @@ export interface PetRepository {
   list(request: PageRequest, deadline?: CallDeadline): Promise<PetPage>;
 }
 
-const PET_PARTITION = 'PET';
+const PET_PARTITION = ITEM_PARTITIONS.pets;
 /** Idempotency records: one partition per API key, the client's key as the sort key. */
 export const IDEMPOTENCY_PARTITION_PREFIX = 'IDEMPOTENCY#';
 /** Ids are at most 16 decimal digits (2^53 - 1), so padding to 16 makes string order id order. */

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { esbuildOptionsFor } from '../../infra/bundling';
-import { DECLARED_RIGHTS, startLocalServer, type LocalServer, type ServedRights } from '../../local/server';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DECLARED_RIGHTS, loadFunctionHandlers, startLocalServer, type LocalServer, type ServedRights } from '../../local/server';
 import { FUNCTION_NAMES, FUNCTIONS, type DataAccess } from '../../shared/functions';
 import { setLogSink } from '../../shared/log';
 import { send, TEST_KEY } from '../support/api';
@@ -50,8 +51,24 @@ async function serve(rights?: ServedRights): Promise<string> {
 const requestLines = () => lines.map((line) => JSON.parse(line) as Record<string, any>).filter((entry) => entry.msg === 'request');
 
 describe('the local rights check', () => {
-  it('serves the declared rights by default: the same rights the stack grants', () => {
-    for (const name of Object.keys(DECLARED_RIGHTS) as (keyof ServedRights)[]) expect(DECLARED_RIGHTS[name]).toBe(FUNCTIONS[name].dynamodb);
+  it('checks with the declared rights when given none: the docs function, declared with no DynamoDB right, is refused any read', async () => {
+    const { documentClient } = await import('../../shared/dynamodb/client');
+    const { config } = await import('../../shared/config');
+    const handlers = await loadFunctionHandlers();
+    // The docs function, replaced by one that reads a pet and tells what happened.
+    const apiDocs = async () => {
+      try {
+        await documentClient.send(new GetCommand({ TableName: config.tableName, Key: { pk: 'PET', sk: '1' } }));
+        return { statusCode: 200, body: 'read' };
+      } catch (error) {
+        return { statusCode: 200, body: `${(error as Error).name}: ${(error as Error).message}` };
+      }
+    };
+    server = await startLocalServer({ port: 0, handlers: { ...handlers, apiDocs } });
+    const answer = await fetch(`${server.baseUrl}/openapi.json`);
+    expect(await answer.text()).toMatch(/^AccessDeniedException: .*the declaration of apiDocs in shared\/functions.ts grants no dynamodb:GetItem on table/);
+    // The same read outside any function (a test's set-up) is not checked.
+    await expect(documentClient.send(new GetCommand({ TableName: config.tableName, Key: { pk: 'PET', sk: '1' } }))).resolves.toBeDefined();
   });
 
   it('createPet without PutItem on pets: a 500, and the log line names the missing right; with it, 201', async () => {

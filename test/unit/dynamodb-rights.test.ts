@@ -61,8 +61,29 @@ describe('the local rights check', () => {
     // Every key must be of a declared kind (ForAllValues).
     expect(allowed({ action: 'PutItem', tableName: TABLE, leadingKeys: ['PET', 'IDEMPOTENCY#k'] })).toBe(true);
     expect(allowed({ action: 'PutItem', tableName: TABLE, leadingKeys: ['PET', 'APIKEY'] })).toBe(false);
-    // IAM's ForAllValues holds for a request with no partition key (a Scan) once the action is granted: so does this.
-    expect(allows([{ actions: ['Scan'], items: ['pets'] }], TABLE, { action: 'Scan', tableName: TABLE, leadingKeys: [] })).toBe(true);
+    // IAM's ForAllValues holds for a request with no partition key (a Scan) once the action is
+    // granted, so the whole table: a declaration cannot grant Scan on items at all.
+    // @ts-expect-error Scan is not an action on items
+    const scanOnPets: DataAccess = { actions: ['Scan'], items: ['pets'] };
+    expect(allows([scanOnPets], TABLE, { action: 'Scan', tableName: TABLE, leadingKeys: [] })).toBe(true);
     expect(allowed({ action: 'Scan', tableName: TABLE, leadingKeys: [] })).toBe(false);
+    // A Query whose partition key it cannot read is refused, not waved through.
+    expect(allowed({ action: 'Query', tableName: TABLE, leadingKeys: 'unreadable' })).toBe(false);
+  });
+
+  it('reads a Query\'s partition key however the condition writes it, and calls any other form unreadable', () => {
+    const query = (fields: Record<string, unknown>) => authorizationsOf('Query', { TableName: TABLE, ExpressionAttributeValues: { ':pk': S('APIKEY') }, ...fields })[0]!.leadingKeys;
+    expect(query({ KeyConditionExpression: ':pk = pk' })).toEqual(['APIKEY']);
+    expect(query({ KeyConditionExpression: '(pk) = :pk' })).toEqual(['APIKEY']);
+    expect(query({ KeyConditionExpression: '( #p = :pk ) AND sk > :pk', ExpressionAttributeNames: { '#p': 'pk' } })).toEqual(['APIKEY']);
+    expect(query({ KeyConditions: { pk: { ComparisonOperator: 'EQ', AttributeValueList: [S('APIKEY')] } } })).toEqual(['APIKEY']);
+    expect(query({ KeyConditionExpression: 'begins_with(pk, :pk)' })).toBe('unreadable');
+    expect(query({})).toBe('unreadable');
+  });
+
+  it('reads a table named by its ARN, and does not break on a body it does not expect', () => {
+    expect(authorizationsOf('GetItem', { TableName: `arn:aws:dynamodb:us-east-1:123456789012:table/${TABLE}`, Key: { pk: S('PET') } })).toEqual([{ action: 'GetItem', tableName: TABLE, leadingKeys: ['PET'] }]);
+    expect(authorizationsOf('TransactWriteItems', {})).toEqual([]);
+    expect(authorizationsOf('BatchWriteItem', { RequestItems: { [TABLE]: 'not a list' } })).toEqual([{ action: 'BatchWriteItem', tableName: TABLE, leadingKeys: [] }]);
   });
 });

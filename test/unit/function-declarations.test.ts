@@ -1,7 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { stringLike } from '../../local/dynamodb-rights';
 import { loadFunctionHandlers } from '../../local/server';
+import { addressSubject } from '../../shared/auth/authorize';
+import { ITEM_PARTITIONS } from '../../shared/dynamodb/table-definition';
+import { IDEMPOTENCY_PARTITION_PREFIX } from '../../shared/pets/repository';
 import { FUNCTION_NAMES, FUNCTIONS, OPERATION_IDS, OPERATIONS } from '../../shared/functions';
 import { DOCUMENTATION_ROUTES } from '../../shared/http/routes';
 import { OPERATION_SCHEMAS } from '../../shared/pets/operation-schemas';
@@ -39,6 +43,14 @@ describe('the function declarations', () => {
       const counts = OPERATIONS[operationId].dynamodb.some((right) => 'items' in right && right.items.includes('keyCounters' as never) && right.actions.includes('UpdateItem' as never));
       expect([operationId, counts]).toEqual([operationId, true]);
     }
+  });
+
+  it('name the partition keys the code writes (pets, the id sequence and the registry take theirs from ITEM_PARTITIONS)', () => {
+    expect(stringLike(ITEM_PARTITIONS.idempotencyRecords, `${IDEMPOTENCY_PARTITION_PREFIX}0123456789abcdef`)).toBe(true);
+    // The counters' partitions: RATE#<subject> (shared/limits/counter-store.ts), the subject key#<keyId> or ip#<address>.
+    expect(stringLike(ITEM_PARTITIONS.addressCounters, `RATE#${addressSubject('192.0.2.1')}`)).toBe(true);
+    expect(stringLike(ITEM_PARTITIONS.keyCounters, `RATE#${addressSubject('192.0.2.1')}`)).toBe(false);
+    expect(stringLike(ITEM_PARTITIONS.keyCounters, 'RATE#key#0123456789abcdef')).toBe(true);
   });
 
   it('fail the local server\'s start when a handler module is missing or exports no handler (planted)', async () => {
