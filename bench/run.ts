@@ -21,6 +21,7 @@ import { eventOf, invoke, lambdaContext } from './children/events.mjs';
 import type { StubTable } from './children/stub.mjs';
 import { writeCostIntoDocs } from './cost';
 import { roundTripsOf, startRecorder } from './dynamodb-recorder';
+import { stringLikeSource } from '../local/dynamodb-rights';
 
 /**
  * `npm run bench`: the declared operations and the authorizer (bench/cases.ts: the functions and
@@ -39,7 +40,7 @@ const IMPLEMENTATIONS = ['ours', 'baseline'] as const satisfies readonly Impleme
 /** What the children need of a case: plain JSON. */
 const caseArgument = ({ name, event, status }: NamedCase) => JSON.stringify({ name, event, status });
 /** What the overhead stub needs to tell the item kind of a key (bench/children/stub.mjs). */
-const STUB_TABLE: StubTable = { partitionKey: tableDefinition.partitionKey.name, sortKey: tableDefinition.sortKey.name, partitions: ITEM_PARTITIONS };
+const STUB_TABLE: StubTable = { partitionKey: tableDefinition.partitionKey.name, sortKey: tableDefinition.sortKey.name, partitions: Object.fromEntries(Object.entries(ITEM_PARTITIONS).map(([kind, pattern]) => [kind, stringLikeSource(pattern)])) };
 
 const READ_OPERATIONS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems']);
 const COLD_STARTS = 15;

@@ -121,10 +121,19 @@ function queriedPartition(body: RequestBody): string[] | 'unreadable' {
   return 'unreadable';
 }
 
-/** IAM's StringLike: `*` any text, `?` any one character, the rest as is (case counts). */
+/** IAM's StringLike pattern as a regular expression's source (flag `s`): `*` any text, `?` any one character, the rest as is (case counts). */
+export function stringLikeSource(pattern: string): string {
+  return `^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*').replaceAll('?', '.')}$`;
+}
+
+/** The few patterns of ITEM_PARTITIONS, compiled once each. */
+const compiled = new Map<string, RegExp>();
+
+/** IAM's StringLike (stringLikeSource). */
 export function stringLike(pattern: string, value: string): boolean {
-  const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*').replaceAll('?', '.');
-  return new RegExp(`^${source}$`, 's').test(value);
+  let expression = compiled.get(pattern);
+  if (expression === undefined) compiled.set(pattern, (expression = new RegExp(stringLikeSource(pattern), 's')));
+  return expression.test(value);
 }
 
 /** Whether one of the rights allows this authorization, as IAM would evaluate the statements the stack writes. */

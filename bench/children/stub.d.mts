@@ -1,4 +1,4 @@
-/** The table's keys and the item kinds' partition key patterns (ITEM_PARTITIONS). */
+/** The table's keys and the item kinds' partition key patterns (ITEM_PARTITIONS), as regular expressions' sources (stringLikeSource). */
 export interface StubTable {
   readonly partitionKey: string;
   readonly sortKey: string;

@@ -45,20 +45,19 @@ function marshalled(reply) {
   };
 }
 
-/** IAM's StringLike, as a regular expression: `*` any text, `?` any one character. */
-const stringLike = (pattern) => new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*').replaceAll('?', '.')}$`, 's');
 
 const TRANSACTION_ACTIONS = { Put: ['PutItem', 'Item'], Update: ['UpdateItem', 'Key'], Delete: ['DeleteItem', 'Key'], ConditionCheck: ['ConditionCheckItem', 'Key'] };
 
 /**
  * The stub's commands for each client, by command class name.
- * `table`: `{ partitionKey, sortKey, partitions: { kind: pattern } }`.
+ * `table`: `{ partitionKey, sortKey, partitions: { kind: regular expression source } }` (IAM's
+ * StringLike patterns of ITEM_PARTITIONS, as local/dynamodb-rights.ts's stringLikeSource writes them).
  */
 export function dynamoDbStub({ table, benchKey }) {
   const { partitionKey, sortKey } = table;
   const plain = answersFor(benchKey);
   const attributeValues = mapValues(plain, (byKind) => mapValues(byKind, marshalled));
-  const patterns = Object.entries(table.partitions).map(([kind, pattern]) => [kind, stringLike(pattern)]);
+  const patterns = Object.entries(table.partitions).map(([kind, source]) => [kind, new RegExp(source, 's')]);
   const kinds = new Map();
   const kindOf = (key) => {
     let kind = kinds.get(key);

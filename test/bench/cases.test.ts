@@ -3,6 +3,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { ALL_CASES, BENCH_FUNCTIONS, mainCaseOf } from '../../bench/cases';
 import { dynamoDbStub, type StubCommands } from '../../bench/children/stub.mjs';
+import { stringLikeSource } from '../../local/dynamodb-rights';
 import { ITEM_PARTITIONS, tableDefinition } from '../../shared/dynamodb/table-definition';
 import { FUNCTIONS, OPERATIONS, type DataAccess, type DynamoDbAction } from '../../shared/functions';
 
@@ -12,7 +13,7 @@ import { FUNCTIONS, OPERATIONS, type DataAccess, type DynamoDbAction } from '../
  * answers every DynamoDB request a bench function is declared to make, in both the document
  * client's form (ours) and attribute values (the baseline), alike; and refuses the rest.
  */
-const TABLE = { partitionKey: tableDefinition.partitionKey.name, sortKey: tableDefinition.sortKey.name, partitions: ITEM_PARTITIONS };
+const TABLE = { partitionKey: tableDefinition.partitionKey.name, sortKey: tableDefinition.sortKey.name, partitions: Object.fromEntries(Object.entries(ITEM_PARTITIONS).map(([kind, pattern]) => [kind, stringLikeSource(pattern)])) };
 const stub = () => dynamoDbStub({ table: TABLE, benchKey: 'bench-key' });
 
 /** A key of the kind: its pattern with some text for each `*`. */
