@@ -96,16 +96,21 @@ function tableNameOf(name: unknown): string {
   return /^arn:[^:]+:dynamodb:[^:]*:[^:]*:table\/([^/]+)$/.exec(text)?.[1] ?? text;
 }
 
-/**
- * The partition a Query reads: the value its key condition sets the (table's or index's) partition
- * key equal to, however the condition writes it (`pk = :v`, `:v = pk`, `(#pk) = :v`, or the legacy
- * `KeyConditions`); `unreadable` when none of these says it.
- */
+/** The partition a Query of this table reads, or `unreadable`. */
 function queriedPartition(body: RequestBody): string[] | 'unreadable' {
   const index = tableDefinition.globalSecondaryIndexes.find((candidate) => candidate.indexName === body.IndexName);
-  const partitionKey = (index ?? tableDefinition).partitionKey.name;
+  const value = queriedPartitionValue(body, (index ?? tableDefinition).partitionKey.name);
+  return value === undefined ? 'unreadable' : [value.S ?? value.N ?? ''];
+}
+
+/**
+ * The value a Query's key condition sets its (table's or index's) partition key equal to, however
+ * the condition writes it (`pk = :v`, `:v = pk`, `(#pk) = :v`, or the legacy `KeyConditions`);
+ * undefined when none of these says it.
+ */
+export function queriedPartitionValue(body: RequestBody, partitionKey: string): AttributeValue | undefined {
   const legacy = (body.KeyConditions as Record<string, { ComparisonOperator?: string; AttributeValueList?: AttributeValue[] }> | undefined)?.[partitionKey];
-  if (legacy?.ComparisonOperator === 'EQ' && legacy.AttributeValueList?.[0] !== undefined) return [legacy.AttributeValueList[0].S ?? legacy.AttributeValueList[0].N ?? ''];
+  if (legacy?.ComparisonOperator === 'EQ' && legacy.AttributeValueList?.[0] !== undefined) return legacy.AttributeValueList[0];
   const names: Record<string, string> = body.ExpressionAttributeNames ?? {};
   const values: Record<string, AttributeValue> = body.ExpressionAttributeValues ?? {};
   const operand = (text: string) => text.trim().replace(/^\((.*)\)$/, '$1').trim();
@@ -116,9 +121,9 @@ function queriedPartition(body: RequestBody): string[] | 'unreadable' {
     const [left, right] = sides.map(operand) as [string, string];
     const [name, placeholder] = left.startsWith(':') ? [right, left] : [left, right];
     const value = values[placeholder];
-    if (nameOf(name) === partitionKey && value !== undefined) return [value.S ?? value.N ?? ''];
+    if (nameOf(name) === partitionKey && value !== undefined) return value;
   }
-  return 'unreadable';
+  return undefined;
 }
 
 /** IAM's StringLike pattern as a regular expression's source (flag `s`): `*` any text, `?` any one character, the rest as is (case counts). */

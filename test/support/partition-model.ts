@@ -1,0 +1,391 @@
+import { createServer, request as httpRequest, Agent, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { queriedPartitionValue } from '../../local/dynamodb-rights';
+import type { Item, ReadConsistency } from './capacity-units';
+import { partitionLabel, readCharge, writeCharges, type Capacity, type Charge, type IndexSchema, type TableSchema } from './partition-charges';
+
+/**
+ * A model of DynamoDB's per-partition limits, as a loopback proxy in front of DynamoDB Local
+ * (which has no partitions). DynamoDB serves one partition key value, of the table or of an
+ * index, at most about 3,000 read and 1,000 write units a second, however the table is billed;
+ * the model keeps a token bucket of each per partition key value, at those rates divided by
+ * `factor` (so that this machine is not what limits), holding one second of its rate.
+ *
+ * It charges what DynamoDB charges (test/support/capacity-units.ts, partition-charges.ts): a
+ * request is admitted when every partition it touches has the units it will at least cost, and
+ * refused otherwise, as DynamoDB refuses it (nothing done): `ProvisionedThroughputExceededException`,
+ * or for a transaction `TransactionCanceledException` with `ThrottlingError` on the throttled
+ * items. Once answered, it is charged what it really cost (a bucket may go below zero: the next
+ * requests wait for it), as DynamoDB charges a read by the data it read.
+ *
+ * To know what a write costs, it reads the item before (and after an update) from DynamoDB Local
+ * itself, with the caller's credentials (DynamoDB Local does not check signatures; the model is
+ * for DynamoDB Local only). It charges GetItem, Query, PutItem, UpdateItem, DeleteItem and
+ * TransactWriteItems, the requests the service makes; anything else passes uncharged and is
+ * counted in `uncharged`. Not modelled: adaptive capacity splitting a partition by sort key (an
+ * increasing key, such as pet ids, always writes to the end, so splits do not help it), the table's
+ * burst capacity, and a Query's FilterExpression (charged by what it returned, not what it read).
+ */
+export const DYNAMODB_PARTITION_LIMITS: Readonly<Record<Capacity, number>> = { read: 3_000, write: 1_000 };
+
+export interface PartitionUse {
+  readonly partition: string;
+  readonly readUnits: number;
+  readonly writeUnits: number;
+  /** Requests refused because this partition had no units left. */
+  readonly throttled: number;
+}
+
+export interface PartitionModel {
+  readonly endpoint: string;
+  /** DynamoDB's per-partition rates are divided by this. */
+  readonly factor: number;
+  /** Units consumed and refusals per partition since the start or the last `reset`, busiest first. */
+  use(): PartitionUse[];
+  /** The partitions in the order they first refused a request. */
+  throttledInOrder(): string[];
+  /** Requests of operations the model does not charge, by operation. */
+  readonly uncharged: Map<string, number>;
+  /** Forgets the counts and refills every bucket. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+interface Tally {
+  read: number;
+  write: number;
+  throttled: number;
+}
+
+interface RequestBody {
+  TableName?: string;
+  Key?: Item;
+  Item?: Item;
+  IndexName?: string;
+  ConsistentRead?: boolean;
+  TransactItems?: TransactItem[];
+  [name: string]: unknown;
+}
+
+type TransactItem = { Put?: RequestBody; Update?: RequestBody; Delete?: RequestBody; ConditionCheck?: RequestBody };
+
+const JSON_TYPE = 'application/x-amz-json-1.0';
+
+export async function startPartitionModel(target: string, { factor }: { factor: number }): Promise<PartitionModel> {
+  if (!(factor >= 1)) throw new Error(`the partition model's factor must be 1 or more, got ${factor}`);
+  const upstream = new URL(target);
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  const schemas = new Map<string, TableSchema>();
+  const buckets = new Map<string, Bucket>();
+  let tallies = new Map<string, Tally>();
+  let throttleOrder: string[] = [];
+  const uncharged = new Map<string, number>();
+  const sockets = new Set<Socket>();
+
+  /** Sends a JSON-protocol request to DynamoDB Local; resolves with its status, headers and body. */
+  function send(operation: string, body: Buffer, headers: IncomingHttpHeaders): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+    return new Promise((resolve, reject) => {
+      const forward = httpRequest(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: 'POST',
+          path: '/',
+          agent,
+          headers: { ...headers, 'x-amz-target': `DynamoDB_20120810.${operation}`, 'content-type': JSON_TYPE, 'content-length': String(body.length), host: upstream.host },
+        },
+        (answer) => {
+          const chunks: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+          answer.on('end', () => resolve({ status: answer.statusCode ?? 502, headers: answer.headers, body: Buffer.concat(chunks) }));
+          answer.on('error', reject);
+        },
+      );
+      forward.setTimeout(30_000, () => forward.destroy(new Error('DynamoDB Local did not answer the partition model within 30 s')));
+      forward.on('error', reject);
+      forward.end(body);
+    });
+  }
+
+  /** The model's own read of an item (not charged): what a write will replace. */
+  async function currentItem(tableName: string, key: Item, headers: IncomingHttpHeaders): Promise<Item | undefined> {
+    const answer = await send('GetItem', Buffer.from(JSON.stringify({ TableName: tableName, Key: key, ConsistentRead: true })), credentialsOf(headers));
+    if (answer.status !== 200) return undefined;
+    return (JSON.parse(answer.body.toString('utf8')) as { Item?: Item }).Item;
+  }
+
+  async function schemaOf(tableName: string | undefined, headers: IncomingHttpHeaders): Promise<TableSchema | undefined> {
+    if (tableName === undefined) return undefined;
+    const known = schemas.get(tableName);
+    if (known !== undefined) return known;
+    const answer = await send('DescribeTable', Buffer.from(JSON.stringify({ TableName: tableName })), credentialsOf(headers));
+    if (answer.status !== 200) return undefined;
+    const schema = toSchema(JSON.parse(answer.body.toString('utf8')) as DescribeTableAnswer);
+    schemas.set(tableName, schema);
+    return schema;
+  }
+
+  function bucketOf(partition: string, capacity: Capacity, now: number): Bucket {
+    const rate = DYNAMODB_PARTITION_LIMITS[capacity] / factor;
+    const name = `${capacity} ${partition}`;
+    const bucket = buckets.get(name) ?? { tokens: rate, at: now };
+    bucket.tokens = Math.min(rate, bucket.tokens + ((now - bucket.at) / 1000) * rate);
+    bucket.at = now;
+    buckets.set(name, bucket);
+    return bucket;
+  }
+
+  function tallyOf(partition: string): Tally {
+    const tally = tallies.get(partition) ?? { read: 0, write: 0, throttled: 0 };
+    tallies.set(partition, tally);
+    return tally;
+  }
+
+  /** The charges' partitions that cannot pay now; empty when the request may go. */
+  function short(charges: readonly Charge[]): Set<string> {
+    const now = performance.now();
+    const needed = new Map<string, number>();
+    for (const { partition, capacity, units } of charges) needed.set(`${capacity} ${partition}`, (needed.get(`${capacity} ${partition}`) ?? 0) + units);
+    const refused = new Set<string>();
+    for (const { partition, capacity } of charges) {
+      // A full bucket admits even a request dearer than one second of its rate (an item over 10 KB at 1/100).
+      const needs = Math.min(needed.get(`${capacity} ${partition}`) ?? 0, DYNAMODB_PARTITION_LIMITS[capacity] / factor);
+      if (bucketOf(partition, capacity, now).tokens < needs) refused.add(partition);
+    }
+    return refused;
+  }
+
+  function charge(charges: readonly Charge[], sign = 1): void {
+    const now = performance.now();
+    for (const { partition, capacity, units } of charges) {
+      bucketOf(partition, capacity, now).tokens -= sign * units;
+      tallyOf(partition)[capacity] += sign * units;
+    }
+  }
+
+  function throttled(partitions: Iterable<string>): void {
+    for (const partition of partitions) {
+      tallyOf(partition).throttled += 1;
+      if (!throttleOrder.includes(partition)) throttleOrder.push(partition);
+    }
+  }
+
+  /** Admits and forwards one request, or refuses it; charges what it cost once answered. */
+  async function handle(operation: string, raw: Buffer, headers: IncomingHttpHeaders): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+    let body: RequestBody;
+    try {
+      body = JSON.parse(raw.toString('utf8')) as RequestBody;
+    } catch {
+      return send(operation, raw, headers);
+    }
+    const plan = await admissionOf(operation, body, headers);
+    if (plan === undefined) {
+      uncharged.set(operation, (uncharged.get(operation) ?? 0) + 1);
+      return send(operation, raw, headers);
+    }
+    const refused = short(plan.estimate);
+    if (refused.size > 0) {
+      throttled(refused);
+      return operation === 'TransactWriteItems' ? transactionThrottled(plan.itemPartitions ?? [], refused) : throughputExceeded();
+    }
+    charge(plan.estimate);
+    const answer = await send(operation, raw, headers);
+    const actual = await plan.settle(answer);
+    charge(plan.estimate, -1);
+    charge(actual);
+    return answer;
+  }
+
+  interface Admission {
+    /** What the request costs at least: checked and taken before it goes. */
+    readonly estimate: Charge[];
+    /** For a transaction: the partitions of each item, in order (its cancellation reasons). */
+    readonly itemPartitions?: string[][];
+    /** What it cost, once answered. */
+    settle(answer: { status: number; body: Buffer }): Promise<Charge[]>;
+  }
+
+  async function admissionOf(operation: string, body: RequestBody, headers: IncomingHttpHeaders): Promise<Admission | undefined> {
+    switch (operation) {
+      case 'GetItem':
+      case 'Query': {
+        const schema = await schemaOf(body.TableName, headers);
+        if (schema === undefined) return undefined;
+        const index = schema.indexes.find((candidate) => candidate.name === body.IndexName);
+        const partition =
+          operation === 'GetItem'
+            ? partitionLabel(body.Key?.[schema.partitionKey])
+            : partitionLabel(queriedPartitionValue(body, (index ?? schema).partitionKey), index?.name);
+        // An index is read eventually consistent whatever the request says.
+        const consistency: ReadConsistency = body.ConsistentRead === true && index === undefined ? 'strong' : 'eventual';
+        return {
+          estimate: [readCharge(partition, [], consistency)],
+          async settle(answer) {
+            const parsed = answer.status === 200 ? (JSON.parse(answer.body.toString('utf8')) as { Item?: Item; Items?: Item[] }) : {};
+            return [readCharge(partition, parsed.Items ?? (parsed.Item === undefined ? [] : [parsed.Item]), consistency)];
+          },
+        };
+      }
+      case 'PutItem':
+      case 'DeleteItem':
+      case 'UpdateItem': {
+        const schema = await schemaOf(body.TableName, headers);
+        if (schema === undefined) return undefined;
+        return writeAdmission(schema, operation, body, headers, false);
+      }
+      case 'TransactWriteItems': {
+        const parts: Admission[] = [];
+        for (const entry of body.TransactItems ?? []) {
+          const [kind, item] = (Object.entries(entry)[0] ?? []) as [keyof TransactItem | undefined, RequestBody | undefined];
+          const schema = await schemaOf(item?.TableName, headers);
+          if (kind === undefined || item === undefined || schema === undefined) return undefined;
+          const itemOperation = kind === 'Put' ? 'PutItem' : kind === 'Delete' ? 'DeleteItem' : kind === 'Update' ? 'UpdateItem' : 'ConditionCheck';
+          parts.push(await writeAdmission(schema, itemOperation, item, headers, true));
+        }
+        return {
+          estimate: parts.flatMap((part) => part.estimate),
+          itemPartitions: parts.map((part) => part.estimate.map((charge) => charge.partition)),
+          async settle(answer) {
+            // A cancelled transaction did its reads and checks: charged as admitted.
+            if (answer.status !== 200) return parts.flatMap((part) => part.estimate);
+            return (await Promise.all(parts.map((part) => part.settle(answer)))).flat();
+          },
+        };
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  async function writeAdmission(schema: TableSchema, operation: string, body: RequestBody, headers: IncomingHttpHeaders, transactional: boolean): Promise<Admission> {
+    const key = body.Key ?? keyOf(body.Item ?? {}, schema);
+    const tableName = String(body.TableName);
+    const before = await currentItem(tableName, key, headers);
+    const after = operation === 'PutItem' ? body.Item : operation === 'DeleteItem' ? undefined : before;
+    // A condition check reads the item and writes nothing, charged as a write of it.
+    const estimate = operation === 'ConditionCheck' ? writeCharges(schema, before, undefined, { transactional, conditionFailed: true }) : writeCharges(schema, before, after, { transactional });
+    return {
+      estimate,
+      async settle(answer) {
+        if (operation === 'ConditionCheck') return estimate;
+        if (answer.status !== 200) {
+          const failed = errorTypeOf(answer.body) === 'ConditionalCheckFailedException';
+          return failed ? writeCharges(schema, before, undefined, { transactional, conditionFailed: true }) : estimate;
+        }
+        if (operation !== 'UpdateItem') return estimate;
+        return writeCharges(schema, before, await currentItem(tableName, key, headers), { transactional });
+      },
+    };
+  }
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const operation = String(req.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+      handle(operation, Buffer.concat(chunks), req.headers).then(
+        (answer) => {
+          res.writeHead(answer.status, { ...answer.headers, 'content-length': String(answer.body.length) });
+          res.end(answer.body);
+        },
+        () => res.destroy(),
+      );
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    factor,
+    uncharged,
+    use: () =>
+      [...tallies]
+        .map(([partition, tally]) => ({ partition, readUnits: tally.read, writeUnits: tally.write, throttled: tally.throttled }))
+        .sort((a, b) => b.throttled - a.throttled || b.readUnits + b.writeUnits - (a.readUnits + a.writeUnits)),
+    throttledInOrder: () => [...throttleOrder],
+    reset() {
+      tallies = new Map();
+      throttleOrder = [];
+      buckets.clear();
+      uncharged.clear();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        agent.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+interface DescribeTableAnswer {
+  Table: {
+    KeySchema: { AttributeName: string; KeyType: 'HASH' | 'RANGE' }[];
+    GlobalSecondaryIndexes?: { IndexName: string; KeySchema: { AttributeName: string; KeyType: 'HASH' | 'RANGE' }[]; Projection?: { ProjectionType?: string; NonKeyAttributes?: string[] } }[];
+  };
+}
+
+function toSchema({ Table }: DescribeTableAnswer): TableSchema {
+  const keys = (schema: { AttributeName: string; KeyType: string }[]) => ({
+    partitionKey: schema.find((key) => key.KeyType === 'HASH')?.AttributeName ?? '',
+    sortKey: schema.find((key) => key.KeyType === 'RANGE')?.AttributeName,
+  });
+  const indexes: IndexSchema[] = (Table.GlobalSecondaryIndexes ?? []).map((index) => ({
+    name: index.IndexName,
+    ...keys(index.KeySchema),
+    projected: index.Projection?.ProjectionType === 'ALL' ? 'ALL' : (index.Projection?.NonKeyAttributes ?? []),
+  }));
+  return { ...keys(Table.KeySchema), indexes };
+}
+
+function keyOf(item: Item, schema: TableSchema): Item {
+  const key: Item = {};
+  for (const name of [schema.partitionKey, schema.sortKey]) if (name !== undefined && item[name] !== undefined) key[name] = item[name];
+  return key;
+}
+
+/** Only the caller's credentials (DynamoDB Local keeps a database per access key unless shared). */
+function credentialsOf(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  return headers.authorization === undefined ? {} : { authorization: headers.authorization };
+}
+
+function errorTypeOf(body: Buffer): string {
+  try {
+    return String((JSON.parse(body.toString('utf8')) as { __type?: string }).__type ?? '').split('#').pop() ?? '';
+  } catch {
+    return '';
+  }
+}
+
+const answerOf = (type: string, fields: Record<string, unknown>) => ({
+  status: 400,
+  headers: { 'content-type': JSON_TYPE, 'x-amzn-errortype': type },
+  body: Buffer.from(JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, ...fields })),
+});
+
+/** DynamoDB's refusal of a request over a partition's rate: nothing was done. */
+function throughputExceeded() {
+  return answerOf('ProvisionedThroughputExceededException', {
+    message: 'The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.',
+  });
+}
+
+/** A transaction refused: ThrottlingError on each item whose partition could not pay, None on the others. */
+function transactionThrottled(itemPartitions: readonly string[][], refused: ReadonlySet<string>) {
+  const reasons = itemPartitions.map((partitions) =>
+    partitions.some((partition) => refused.has(partition)) ? { Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity of your table or index.' } : { Code: 'None' },
+  );
+  return answerOf('TransactionCanceledException', {
+    Message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((reason) => reason.Code).join(', ')}]`,
+    CancellationReasons: reasons,
+  });
+}
