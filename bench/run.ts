@@ -21,6 +21,8 @@ import { eventOf, invoke, lambdaContext } from './children/events.mjs';
 import type { StubTable } from './children/stub.mjs';
 import { writeCostIntoDocs } from './cost';
 import { roundTripsOf, startRecorder } from './dynamodb-recorder';
+import { SCALE, type ScaleResult } from './scale-cases';
+import { DYNAMODB_PARTITION_LIMITS } from '../test/support/partition-model';
 import { stringLikeSource } from '../local/dynamodb-rights';
 
 /**
@@ -88,11 +90,12 @@ function percentileOf(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
-const SECTIONS = ['cold', 'overhead', 'e2e', 'requests', 'load'] as const;
+const SECTIONS = ['cold', 'overhead', 'e2e', 'requests', 'load', 'scale'] as const;
 
 async function main(): Promise<void> {
   // `npm run bench -- --only overhead` runs one section (no results written): for working on the code.
-  const { values } = parseArgs({ options: { only: { type: 'string', multiple: true } } });
+  // `--case` picks scale cases by name (bench/scale-cases.ts).
+  const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, case: { type: 'string', multiple: true } } });
   const only = values.only;
   for (const section of only ?? []) if (!(SECTIONS as readonly string[]).includes(section)) throw new Error(`--only takes ${SECTIONS.join(', ')}`);
   const runs = (section: (typeof SECTIONS)[number]) => only === undefined || only.includes(section);
@@ -231,6 +234,21 @@ async function main(): Promise<void> {
       load = JSON.parse(child.stdout.trim().split('\n').at(-1) as string) as LoadResult;
     }
 
+    // The scale run: the local server behind the partition model, rates raised until partitions throttle.
+    let scale: ScaleResult | undefined;
+    if (runs('scale')) {
+      process.stdout.write('scale: where each case breaks under the partition model (several minutes)...\n');
+      const child = spawnSync(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'bench', 'scale.ts'), dynamo.endpoint, ...(values.case ?? [])], {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: 30 * 60_000,
+        stdio: ['ignore', 'pipe', 'inherit'],
+        env: { PATH: process.env.PATH ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+      });
+      if (child.status !== 0) throw new Error(`the scale run failed (${child.status ?? child.signal})`);
+      scale = JSON.parse(child.stdout.trim().split('\n').at(-1) as string) as ScaleResult;
+    }
+
     const results = {
       date: new Date().toISOString(),
       machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform} ${process.arch}` },
@@ -250,6 +268,7 @@ async function main(): Promise<void> {
       overheadMicroseconds: overhead,
       endToEndMs: endToEnd,
       load,
+      scale,
       dynamoDb: requests,
       durationSeconds: Math.round((Date.now() - startedAt) / 1000),
     };
@@ -261,7 +280,7 @@ async function main(): Promise<void> {
       writeCostIntoDocs(root);
       process.stdout.write(`\n${report}`);
     } else {
-      process.stdout.write(`${JSON.stringify(only.includes('overhead') ? results.overheadMicroseconds : only.includes('cold') ? results.coldStart : only.includes('e2e') ? results.endToEndMs : results.dynamoDb, null, 1)}\n`);
+      process.stdout.write(`${JSON.stringify(only.includes('scale') ? results.scale : only.includes('overhead') ? results.overheadMicroseconds : only.includes('cold') ? results.coldStart : only.includes('e2e') ? results.endToEndMs : results.dynamoDb, null, 1)}\n`);
     }
   } finally {
     await recorder?.close();
@@ -288,6 +307,7 @@ type Results = {
   overheadMicroseconds: Record<string, Record<Implementation, { p50: number; p99: number }>>;
   endToEndMs: Record<string, Record<Implementation, { p50: number; p99: number }>>;
   load: LoadResult | undefined;
+  scale: ScaleResult | undefined;
   dynamoDb: Record<string, Record<Implementation, { requests: number; operations: string[]; roundTrips: number; capacityUnits: number; readUnits: number; itemsRead: number | undefined }>>;
   durationSeconds: number;
 };
@@ -354,8 +374,44 @@ function reportOf(results: Results): string {
     }
     lines.push('', `Pets created: ${load.createdPets}; readable afterwards through the API: ${load.readableAfter} (${verdict(load.readableAfter === load.createdPets)}).`);
   }
+  if (results.scale !== undefined) lines.push('', ...scaleReportOf(results.scale));
   lines.push('');
   return `${lines.join('\n')}\n`;
+}
+
+/** API Gateway's default request rate for a region's account, shared by its APIs. */
+const API_GATEWAY_ACCOUNT_RATE = 10_000;
+const thousands = (value: number) => Math.round(value).toLocaleString('en-US');
+/** Key hashes, key ids and idempotency keys shortened: a partition's kind is what the table tells. */
+const partitionName = (partition: string) => partition.replace(/[0-9a-f-]{12,}/g, '…');
+
+function scaleReportOf(scale: ScaleResult): string[] {
+  const lines = [
+    '## Scale: where it breaks (the partition model)',
+    '',
+    `The local server behind the partition model (test/support/partition-model.ts): DynamoDB's per-partition limits (${thousands(DYNAMODB_PARTITION_LIMITS.read)} read and ${thousands(DYNAMODB_PARTITION_LIMITS.write)} write units a second per partition key value) divided by each case's factor. Each rate is offered open-loop for ${SCALE.stepSeconds} s; it is sustained when fewer than ${SCALE.throttledAnswersBelow * 100} % of its answers are 503 (and none is anything else). "At DynamoDB's rates" is the sustained rate × the factor; API Gateway's default account rate is ${thousands(API_GATEWAY_ACCOUNT_RATE)} a second.`,
+    '',
+    '| case | factor | sustained here (a second) | at DynamoDB\'s rates (a second) | of API Gateway\'s 10,000 | first to throttle above it | busiest partitions at the ceiling (units a second at DynamoDB\'s rates, share of the partition\'s limit) |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const figure of scale.cases) {
+    const real = figure.sustainedRate * figure.factor;
+    const busiest = figure.atCeiling
+      .filter((use) => use.readUnits + use.writeUnits > 0)
+      .slice(0, 3)
+      .map((use) => {
+        const perSecond = (units: number) => (units * figure.factor) / SCALE.stepSeconds;
+        const parts = [
+          use.readUnits > 0 ? `${thousands(perSecond(use.readUnits))} RCU (${Math.round((100 * perSecond(use.readUnits)) / DYNAMODB_PARTITION_LIMITS.read)} %)` : '',
+          use.writeUnits > 0 ? `${thousands(perSecond(use.writeUnits))} WCU (${Math.round((100 * perSecond(use.writeUnits)) / DYNAMODB_PARTITION_LIMITS.write)} %)` : '',
+        ].filter((part) => part !== '');
+        return `\`${partitionName(use.partition)}\` ${parts.join(', ')}`;
+      })
+      .join('; ');
+    const first = figure.machineBound ? `none up to ${figure.steps.at(-1)?.rate ?? 0} here (this machine's limit)` : `\`${partitionName(figure.firstThrottled ?? '?')}\` (at ${thousands((figure.refusedAt ?? 0) * figure.factor)})`;
+    lines.push(`| ${figure.description} | 1/${figure.factor} | ${figure.machineBound ? '≥ ' : ''}${figure.sustainedRate} | ${figure.machineBound ? '≥ ' : ''}${thousands(real)} | ${Math.round((100 * real) / API_GATEWAY_ACCOUNT_RATE)} % | ${first} | ${busiest} |`);
+  }
+  return lines;
 }
 
 interface LoadResult {

@@ -38,16 +38,16 @@ export interface PartitionUse {
 
 export interface PartitionModel {
   readonly endpoint: string;
-  /** DynamoDB's per-partition rates are divided by this. */
-  readonly factor: number;
+  /** DynamoDB's per-partition rates are divided by this; setting it refills every bucket. */
+  factor: number;
   /** Units consumed and refusals per partition since the start or the last `reset`, busiest first. */
   use(): PartitionUse[];
   /** The partitions in the order they first refused a request. */
   throttledInOrder(): string[];
   /** Requests of operations the model does not charge, by operation. */
   readonly uncharged: Map<string, number>;
-  /** Forgets the counts and refills every bucket. */
-  reset(): void;
+  /** Forgets the counts and (unless `keepBuckets`) refills every bucket. */
+  reset(options?: { keepBuckets?: boolean }): void;
   close(): Promise<void>;
 }
 
@@ -76,8 +76,12 @@ type TransactItem = { Put?: RequestBody; Update?: RequestBody; Delete?: RequestB
 
 const JSON_TYPE = 'application/x-amz-json-1.0';
 
-export async function startPartitionModel(target: string, { factor }: { factor: number }): Promise<PartitionModel> {
-  if (!(factor >= 1)) throw new Error(`the partition model's factor must be 1 or more, got ${factor}`);
+export async function startPartitionModel(target: string, options: { factor: number }): Promise<PartitionModel> {
+  const checked = (factor: number) => {
+    if (!(factor >= 1)) throw new Error(`the partition model's factor must be 1 or more, got ${factor}`);
+    return factor;
+  };
+  let factor = checked(options.factor);
   const upstream = new URL(target);
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const schemas = new Map<string, TableSchema>();
@@ -305,17 +309,23 @@ export async function startPartitionModel(target: string, { factor }: { factor: 
   const { port } = server.address() as AddressInfo;
   return {
     endpoint: `http://127.0.0.1:${port}`,
-    factor,
+    get factor() {
+      return factor;
+    },
+    set factor(value: number) {
+      factor = checked(value);
+      buckets.clear();
+    },
     uncharged,
     use: () =>
       [...tallies]
         .map(([partition, tally]) => ({ partition, readUnits: tally.read, writeUnits: tally.write, throttled: tally.throttled }))
         .sort((a, b) => b.throttled - a.throttled || b.readUnits + b.writeUnits - (a.readUnits + a.writeUnits)),
     throttledInOrder: () => [...throttleOrder],
-    reset() {
+    reset({ keepBuckets = false } = {}) {
       tallies = new Map();
       throttleOrder = [];
-      buckets.clear();
+      if (!keepBuckets) buckets.clear();
       uncharged.clear();
     },
     close: () =>

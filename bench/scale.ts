@@ -1,0 +1,174 @@
+/**
+ * The bench's scale run (a child of bench/run.ts): where the data model breaks. The local server,
+ * with the deployed handler modules and the authorizer, talks to DynamoDB Local through the
+ * partition model (test/support/partition-model.ts: DynamoDB's per-partition rates divided by a
+ * factor). For each case it finds the highest rate it sustains with fewer than 1 % throttled
+ * answers (503), and which partition throttled first above it. Prints one JSON object.
+ *
+ *   tsx bench/scale.ts <DynamoDB endpoint> [case ...]
+ *
+ * The load is open-loop: requests leave at the offered rate whatever the answers take, as
+ * clients of a public API do. (autocannon's rate is per connection and closed-loop: a request the
+ * SDK retries for seconds holds its connection and lowers the offered rate exactly when the
+ * datastore throttles, so it cannot measure this.)
+ */
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ensureTable } from '../local/create-table';
+import { startPartitionModel, type PartitionUse } from '../test/support/partition-model';
+import { SCALE, SCALE_CASES, type ScaleCase, type ScaleCaseName, type ScaleCaseResult, type ScaleRequest } from './scale-cases';
+
+const [endpoint, ...only] = process.argv.slice(2) as [string, ...ScaleCaseName[]];
+const TABLE = `petstore-scale-${randomUUID().slice(0, 8)}`;
+
+Object.assign(process.env, { TABLE_NAME: TABLE, LOG_LEVEL: 'silent', AWS_REGION: 'eu-west-1', CURSOR_SECRET: 'bench-cursor-secret' });
+const model = await startPartitionModel(endpoint, { factor: 1 });
+// The handler modules read their settings when first imported: through the model.
+process.env.DYNAMODB_ENDPOINT = model.endpoint;
+const { KeyRegistry } = await import('../shared/auth/key-registry');
+const { DynamoDbPetRepository } = await import('../shared/pets/repository');
+const { startLocalServer } = await import('../local/server');
+
+// Set-up goes straight to DynamoDB Local, not through the model.
+const rawClient = new DynamoDBClient({ endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+const client = DynamoDBDocumentClient.from(rawClient);
+await ensureTable(rawClient, TABLE);
+const registry = new KeyRegistry(client, TABLE);
+// Limits no run reaches: the scale run measures the datastore, not the limiter.
+const UNLIMITED = { perMinute: 1_000_000_000, perDay: 1_000_000_000 };
+const keys = Array.from({ length: SCALE.keys }, (_, n) => `scale-key-${n}-${randomUUID()}`);
+const rotatingKeys = Array.from({ length: SCALE.rotatingKeys }, (_, n) => `scale-rotating-${n}-${randomUUID()}`);
+for (let start = 0; start < keys.length + rotatingKeys.length; start += 50) {
+  await Promise.all([...keys, ...rotatingKeys].slice(start, start + 50).map((key) => registry.register(key, 'enterprise', UNLIMITED)));
+}
+const repository = new DynamoDbPetRepository(client, TABLE);
+for (let n = 0; n < SCALE.seedPets; n += 1) await repository.create({ name: `Seed ${n}`, categoryId: (n % 5) + 1, status: (['available', 'pending', 'sold'] as const)[n % 3] ?? 'available' });
+
+const server = await startLocalServer({ port: 0 });
+
+interface Step {
+  readonly rate: number;
+  readonly sent: number;
+  readonly throttledAnswers: number;
+  /** Answers other than the case's success and 503, and requests that got no answer. */
+  readonly otherAnswers: Record<string, number>;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly firstThrottled: string | undefined;
+  readonly use: PartitionUse[];
+}
+
+/**
+ * Offers `rate` requests a second, open-loop, for the warm-up and then the counted step; waits for
+ * every answer. Only the requests sent after the warm-up count, and the partitions' use from then.
+ */
+async function offer(scaleCase: ScaleCase, rate: number, counter: { n: number }): Promise<Step> {
+  model.reset();
+  const warmUp = Math.round(rate * SCALE.warmUpSeconds);
+  const total = warmUp + Math.round(rate * SCALE.stepSeconds);
+  const statuses = new Map<string, number>();
+  const latencies: number[] = [];
+  const sent: Promise<void>[] = [];
+  const started = performance.now();
+  for (let n = 0; n < total; n += 1) {
+    const due = started + (n * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (n === warmUp) model.reset({ keepBuckets: true });
+    const request = scaleCase.request(counter.n++, { keys, rotatingKeys });
+    const at = performance.now();
+    const counted = n >= warmUp;
+    sent.push(
+      send(request).then((status) => {
+        if (!counted) return;
+        latencies.push(performance.now() - at);
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      }),
+    );
+  }
+  // The partitions' use while the counted requests were sent (their late retries aside).
+  const use = model.use().slice(0, 4);
+  const firstThrottled = model.throttledInOrder()[0];
+  await Promise.all(sent);
+  latencies.sort((a, b) => a - b);
+  const throttledAnswers = statuses.get('503') ?? 0;
+  const otherAnswers = Object.fromEntries([...statuses].filter(([status]) => status !== '503' && !scaleCase.success.includes(Number(status))));
+  return {
+    rate,
+    sent: total - warmUp,
+    throttledAnswers,
+    otherAnswers,
+    p50Ms: Math.round(latencies[Math.floor(latencies.length / 2)] ?? 0),
+    p99Ms: Math.round(latencies[Math.floor(latencies.length * 0.99)] ?? 0),
+    firstThrottled,
+    use,
+  };
+}
+
+async function send({ method, path, key, body, headers = {} }: ScaleRequest): Promise<string> {
+  try {
+    const response = await fetch(`${server.baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(SCALE.answerTimeoutMs),
+    });
+    await response.arrayBuffer();
+    return String(response.status);
+  } catch {
+    return 'no answer';
+  }
+}
+
+const sustained = (step: Step) => step.throttledAnswers < SCALE.throttledAnswersBelow * step.sent && Object.keys(step.otherAnswers).length === 0;
+
+/** Raises the rate by half until a step fails, then halves the gap between the last good and the first bad rate. */
+async function ceilingOf(scaleCase: ScaleCase & { name: ScaleCaseName }): Promise<ScaleCaseResult> {
+  model.factor = scaleCase.factor;
+  const counter = { n: 0 };
+  const steps: Step[] = [];
+  let good: Step | undefined;
+  let bad: Step | undefined;
+  let rate = scaleCase.startRate;
+  while (bad === undefined && rate <= scaleCase.maxRate) {
+    const step = await offer(scaleCase, rate, counter);
+    steps.push(step);
+    if (sustained(step)) good = step;
+    else bad = step;
+    rate = Math.round(rate * 1.5 * 10) / 10;
+  }
+  for (let refine = 0; refine < SCALE.refinements && good !== undefined && bad !== undefined; refine += 1) {
+    const middle = Math.round(((good.rate + bad.rate) / 2) * 10) / 10;
+    if (middle === good.rate || middle === bad.rate) break;
+    const step = await offer(scaleCase, middle, counter);
+    steps.push(step);
+    if (sustained(step)) good = step;
+    else bad = step;
+  }
+  return {
+    name: scaleCase.name,
+    description: scaleCase.description,
+    factor: scaleCase.factor,
+    sustainedRate: good?.rate ?? 0,
+    /** No step failed up to the case's highest rate: the figure is a floor, set by this machine. */
+    machineBound: bad === undefined,
+    firstThrottled: bad?.firstThrottled,
+    refusedAt: bad?.rate,
+    atCeiling: good?.use ?? [],
+    steps: steps.map(({ use: _use, ...step }) => step),
+  };
+}
+
+try {
+  const results = [];
+  for (const scaleCase of SCALE_CASES) {
+    if (only.length > 0 && !only.includes(scaleCase.name)) continue;
+    process.stderr.write(`  scale: ${scaleCase.name} at 1/${scaleCase.factor}...\n`);
+    results.push(await ceilingOf(scaleCase));
+  }
+  process.stdout.write(`${JSON.stringify({ scale: SCALE, cases: results })}\n`);
+} finally {
+  await server.close();
+  await model.close();
+}
