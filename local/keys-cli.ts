@@ -5,19 +5,20 @@
  * new key alone on stdout and its message on stderr, so the key can be captured either way. Exit codes: 0 done, 1 no such key or no running API, 2 a usage error.
  *
  * It finds the DynamoDB Local of a running `npm start` through the data directory (DATA_DIR,
- * default `.data/`), where `npm start` writes its endpoint; DYNAMODB_ENDPOINT / TABLE_NAME override.
+ * default `.data/`), where `npm start` writes its endpoint; with DYNAMODB_ENDPOINT (and TABLE_NAME)
+ * it uses that DynamoDB, as `npm start` given the same variables does (local/dynamodb-target.ts).
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { hashApiKey, keyIdOf } from '../shared/auth/api-key-hash';
 import { KeyRegistry, type RegisteredKey } from '../shared/auth/key-registry';
 import { AUTHORIZER_RESULT_TTL_SECONDS } from '../shared/auth/authorizer-contract';
 import { isPlanName, PLAN_NAMES, type PlanName, type RateLimits } from '../shared/limits/plans';
-import { dataDirectory, endpointFile, LOCAL_REGION, LOCAL_TABLE_NAME } from './data-dir';
+import { dataDirectory, endpointFile } from './data-dir';
 import { readDynamoDbAccessKey } from './data-dir-secrets';
 import { DEMO_KEYS } from './demo-keys';
+import { clientFor, namedTarget, ownTarget, tableExists, type DynamoDbTarget } from './dynamodb-target';
 
 const USAGE = `Usage: npm run keys -- <command> [--json]   (npm run -s: without npm's own lines, for scripts)
   create --plan <${PLAN_NAMES.join('|')}> [--per-minute N --per-day N]
@@ -25,7 +26,8 @@ const USAGE = `Usage: npm run keys -- <command> [--json]   (npm run -s: without 
   revoke <key or key id>
   set-plan <key or key id> --plan <${PLAN_NAMES.join('|')}> [--per-minute N --per-day N]
 An enterprise key needs --per-minute and --per-day; the other plans take neither.
---json prints one JSON value on stdout. The running API is found through DATA_DIR (default .data/).
+--json prints one JSON value on stdout. The running API is found through DATA_DIR (default .data/);
+an npm start on DYNAMODB_ENDPOINT's DynamoDB, through the same DYNAMODB_ENDPOINT and TABLE_NAME.
 Exit codes: 0 done, 1 no such key or no running API, 2 a usage error.`;
 
 class UsageError extends Error {}
@@ -138,33 +140,32 @@ function formatKeys(keys: RegisteredKey[]): string {
   return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n') + '\n';
 }
 
+/** The registry of the DynamoDB npm start uses, by its rule (local/dynamodb-target.ts). */
 async function openRegistry(): Promise<KeyRegistry> {
-  const explicit = process.env.DYNAMODB_ENDPOINT || undefined;
-  const endpoint = explicit ?? (await readEndpointFile());
-  // A running npm start's own database (local/data-dir-secrets.ts); a DynamoDB Local named by
-  // DYNAMODB_ENDPOINT is a shared one unless DYNAMODB_LOCAL_ACCESS_KEY_ID says otherwise.
-  const accessKey = process.env.DYNAMODB_LOCAL_ACCESS_KEY_ID || (explicit === undefined ? await readDynamoDbAccessKey(dataDirectory()) : 'local');
-  if (accessKey === undefined) throw new Error(`No access key in ${dataDirectory()}: restart the API with "npm start", then manage keys.`);
-  const client = new DynamoDBClient({
-    endpoint,
-    region: explicit === undefined ? LOCAL_REGION : (process.env.AWS_REGION ?? LOCAL_REGION),
-    credentials: { accessKeyId: accessKey, secretAccessKey: accessKey },
-    maxAttempts: 1,
-  });
+  const named = namedTarget();
+  const target = named ?? (await runningTarget());
+  const client = clientFor(target);
+  let exists: boolean;
   try {
-    await client.send(new ListTablesCommand({ Limit: 1 }));
-  } catch {
-    throw new Error(`DynamoDB Local does not answer at ${endpoint}: start the API with "npm start" first.`);
+    exists = await tableExists(client, target);
+  } catch (error) {
+    throw named === undefined ? new Error(`${(error as Error).message} Is "npm start" still running? Start it again first.`) : error;
   }
-  return new KeyRegistry(DynamoDBDocumentClient.from(client), process.env.TABLE_NAME ?? LOCAL_TABLE_NAME);
+  if (!exists) throw new Error(`There is no table ${target.tableName} at ${target.endpoint}: start the API on it first (npm start with the same DYNAMODB_ENDPOINT and TABLE_NAME).`);
+  return new KeyRegistry(DynamoDBDocumentClient.from(client), target.tableName);
 }
 
-async function readEndpointFile(): Promise<string> {
+/** A running npm start's own DynamoDB Local, found through its data directory. */
+async function runningTarget(): Promise<DynamoDbTarget> {
+  let endpoint: string;
   try {
-    return (await readFile(endpointFile(dataDirectory()), 'utf8')).trim();
+    endpoint = (await readFile(endpointFile(dataDirectory()), 'utf8')).trim();
   } catch {
     throw new Error('The local API is not running: start it with "npm start" first, then manage keys in another terminal.');
   }
+  const accessKey = await readDynamoDbAccessKey(dataDirectory());
+  if (accessKey === undefined) throw new Error(`No access key in ${dataDirectory()}: restart the API with "npm start", then manage keys.`);
+  return ownTarget(endpoint, accessKey);
 }
 
 main(process.argv.slice(2)).then(

@@ -1,15 +1,16 @@
 /**
  * `npm start`: the whole API on this machine. DynamoDB Local (data kept under DATA_DIR, default
  * `.data/`, so pets survive a restart), the table, the demo keys, and the local API Gateway
- * stand-in serving the deployed handler modules on http://localhost:PORT/v1 (PORT: 3000).
+ * stand-in serving the deployed handler modules on http://localhost:PORT/v1 (PORT: 3000). With
+ * DYNAMODB_ENDPOINT, that DynamoDB instead of a DynamoDB Local of its own (local/dynamodb-target.ts).
  *
  * Everything that can refuse the start is checked before anything is changed: the port, Java,
- * and the data directory's lock (one `npm start` per data directory). A failed start leaves the
- * files of a running one alone, and stops only what it started itself.
+ * and the data directory's lock (one `npm start` per data directory), or DYNAMODB_ENDPOINT's
+ * answer. A failed start leaves the files of a running one alone, and stops only what it started
+ * itself.
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { KeyRegistry } from '../shared/auth/key-registry';
 import { setLogSink } from '../shared/log';
@@ -19,6 +20,7 @@ import { cursorSecret, dynamoDbAccessKey, dynamoDbFolder, privateDataDirectory }
 import { DEMO_KEYS } from './demo-keys';
 import { DataDirectoryInUseError, lockDataDirectory, type DataDirectoryLock } from './data-dir-lock';
 import { assertJava, JavaMissingError, startDynamoDbLocal, type RunningDynamoDbLocal } from './dynamodb-local';
+import { clientFor, isInAws, namedTarget, ownTarget, pointHandlersAt, tableExists, type DynamoDbTarget } from './dynamodb-target';
 import { chooseLogFormat, logLevelOf, prettyLog, useColour } from './request-log';
 import { startLocalServer, type AnsweredRequest, type LocalServer } from './server';
 
@@ -36,6 +38,7 @@ async function main(): Promise<void> {
   let lock: DataDirectoryLock | undefined;
   let database: RunningDynamoDbLocal | undefined;
   let server: LocalServer | undefined;
+  let target: DynamoDbTarget | undefined;
   let wroteEndpoint = false;
   let stopping = false;
   // Undoes what this run did, and only that.
@@ -46,52 +49,72 @@ async function main(): Promise<void> {
       await server?.close().catch(() => undefined);
       await database?.stop().catch(() => undefined);
       await lock?.release();
-      if (exitCode === 0 && server !== undefined) process.stdout.write(`Stopped. The data stays in ${dataDir}; npm start again to go on with it.\n`);
+      if (exitCode === 0 && server !== undefined) {
+        const stays = database === undefined ? `in table ${target?.tableName} at ${target?.endpoint}` : `in ${dataDir}; npm start again to go on with it`;
+        process.stdout.write(`Stopped. The data stays ${stays}.\n`);
+      }
     }
     process.exit(exitCode);
   };
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
 
+  let tableExisted: boolean;
   try {
+    const named = namedTarget();
     await assertPortFree(port, host);
-    await assertJava();
-    await mkdir(dataDir, { recursive: true, mode: 0o700 });
-    lock = await lockDataDirectory(dataDir);
-    await privateDataDirectory(dataDir);
-    await mkdir(dynamoDbFolder(dataDir), { recursive: true, mode: 0o700 });
-    // DynamoDB Local keeps a database per access key *and region*: the local run's region is fixed,
-    // so that no AWS_REGION of the shell can make the data seem gone.
-    process.env.AWS_REGION = LOCAL_REGION;
-    const accessKey = await dynamoDbAccessKey(dataDir, LOCAL_REGION);
-    // A database per access key: ours holds the run's data (local/data-dir-secrets.ts).
-    database = await startDynamoDbLocal({ dbPath: dynamoDbFolder(dataDir), sharedDb: false });
+    if (named === undefined) {
+      await assertJava();
+      await mkdir(dataDir, { recursive: true, mode: 0o700 });
+      lock = await lockDataDirectory(dataDir);
+      await privateDataDirectory(dataDir);
+      await mkdir(dynamoDbFolder(dataDir), { recursive: true, mode: 0o700 });
+      // DynamoDB Local keeps a database per access key *and region*: the local run's region is fixed
+      // (ownTarget), so that no AWS_REGION of the shell can make the data seem gone.
+      const accessKey = await dynamoDbAccessKey(dataDir, LOCAL_REGION);
+      // A database per access key: ours holds the run's data (local/data-dir-secrets.ts).
+      database = await startDynamoDbLocal({ dbPath: dynamoDbFolder(dataDir), sharedDb: false });
+      target = ownTarget(database.endpoint, accessKey);
+    } else {
+      // DYNAMODB_ENDPOINT's DynamoDB: no Java, no DynamoDB Local, no lock (the data directory then
+      // holds at most the cursor secret, made once with O_EXCL, which runs may share).
+      target = named;
+    }
+    const client = clientFor(target);
+    tableExisted = await tableExists(client, target);
     // The handler modules read their settings when first imported, so set them first.
-    process.env.TABLE_NAME = LOCAL_TABLE_NAME;
-    process.env.DYNAMODB_ENDPOINT = database.endpoint;
-    process.env.DYNAMODB_LOCAL_ACCESS_KEY_ID = accessKey;
-    process.env.CURSOR_SECRET = await cursorSecret(dataDir);
+    pointHandlersAt(target);
+    if (!process.env.CURSOR_SECRET) {
+      await mkdir(dataDir, { recursive: true, mode: 0o700 });
+      process.env.CURSOR_SECRET = await cursorSecret(dataDir);
+    }
 
-    const client = new DynamoDBClient({
-      endpoint: database.endpoint,
-      region: process.env.AWS_REGION,
-      credentials: { accessKeyId: accessKey, secretAccessKey: accessKey },
-    });
-    await ensureTable(client, LOCAL_TABLE_NAME);
-    const registry = new KeyRegistry(DynamoDBDocumentClient.from(client), LOCAL_TABLE_NAME);
-    // Registered once: a restart keeps their creation time (and anything `npm run keys` changed).
-    for (const demo of DEMO_KEYS) await registry.registerIfAbsent(demo.apiKey, demo.plan, demo.limits);
+    if (!tableExisted) await ensureTable(client, target.tableName);
+    // The demo keys are public: never into a table in AWS. Registered once: a restart keeps their
+    // creation time (and anything `npm run keys` changed).
+    if (!isInAws(target)) {
+      const registry = new KeyRegistry(DynamoDBDocumentClient.from(client), target.tableName);
+      for (const demo of DEMO_KEYS) await registry.registerIfAbsent(demo.apiKey, demo.plan, demo.limits);
+    }
 
     server = await startLocalServer({ port, host, onAnswered });
-    // Where `npm run keys` finds this run's DynamoDB Local.
-    await writeFile(endpointFile(dataDir), `${database.endpoint}\n`);
-    wroteEndpoint = true;
+    if (database !== undefined) {
+      // Where `npm run keys` finds this run's DynamoDB Local (with DYNAMODB_ENDPOINT, it is given the same variables).
+      await writeFile(endpointFile(dataDir), `${database.endpoint}\n`);
+      wroteEndpoint = true;
+    }
   } catch (error) {
     process.stderr.write(`${describeStartupError(error, port)}\n`);
     await stop(1);
     return;
   }
-  printBanner(server.baseUrl, dataDir);
+  printBanner(server.baseUrl, database === undefined ? usedDynamoDb(target, tableExisted) : `DynamoDB Local data: ${dataDir}`, !isInAws(target));
+}
+
+/** The one line that says which DynamoDB a run with DYNAMODB_ENDPOINT uses. */
+function usedDynamoDb(target: DynamoDbTarget, tableExisted: boolean): string {
+  const how = isInAws(target) ? `; region ${target.region}, your AWS credentials` : '';
+  return `DynamoDB: ${target.endpoint}, table ${target.tableName} (${tableExisted ? 'existing' : 'created'})${how}`;
 }
 
 /**
@@ -129,7 +152,6 @@ function readPort(value: string | undefined): number {
   return port;
 }
 
-/** Signs page cursors; kept beside the data so cursors stay valid across restarts. */
 function describeStartupError(error: unknown, port: number): string {
   if (error instanceof JavaMissingError || error instanceof DataDirectoryInUseError) return `Cannot start: ${error.message}`;
   const code = (error as NodeJS.ErrnoException).code;
@@ -138,15 +160,16 @@ function describeStartupError(error: unknown, port: number): string {
   return `Cannot start: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-function printBanner(baseUrl: string, dataDir: string): void {
-  const keys = DEMO_KEYS.map((demo) => `  ${demo.plan.padEnd(11)} ${demo.apiKey}`).join('\n');
+/** `dynamoDb`: the line saying which DynamoDB the run uses; `demoKeys`: whether they were registered in it. */
+function printBanner(baseUrl: string, dynamoDb: string, demoKeys: boolean): void {
+  const keys = DEMO_KEYS.map((demo) => `  ${demo.plan.padEnd(11)} ${demo.apiKey}`);
   process.stdout.write(
     [
       `Pet store API listening on ${baseUrl}`,
-      `DynamoDB Local data: ${dataDir}`,
-      'Demo keys (send as "Authorization: Bearer <key>"):',
-      keys,
-      `Try: curl -H "Authorization: Bearer local-free-key" ${baseUrl}/pets`,
+      dynamoDb,
+      ...(demoKeys
+        ? ['Demo keys (send as "Authorization: Bearer <key>"):', ...keys, `Try: curl -H "Authorization: Bearer local-free-key" ${baseUrl}/pets`]
+        : ['No demo keys: they are public, and this table is in AWS. Make a key with the same DYNAMODB_ENDPOINT and TABLE_NAME: npm run keys -- create --plan free']),
       'Press Ctrl-C to stop.',
       '',
     ].join('\n'),

@@ -7,9 +7,9 @@ export interface Config {
   /** The single DynamoDB table that holds pets, the id sequence, the key registry and the rate counters. */
   readonly tableName: string;
   readonly region: string;
-  /** Set only when talking to DynamoDB Local; unset in AWS. */
+  /** Unset in AWS. Set to DynamoDB Local's URL, or by npm start to any DYNAMODB_ENDPOINT it is given (an AWS one included). */
   readonly dynamoDbEndpoint: string | undefined;
-  /** With DynamoDB Local only: the access key that picks the database (npm start's own, random; `local` elsewhere). */
+  /** With DynamoDB Local only (not an endpoint of AWS's): the access key that picks the database (npm start's own, random; `local` elsewhere). */
   readonly dynamoDbAccessKeyId: string;
   /** The key mirror only: the REST API and stage whose usage plans it copies. */
   readonly restApiId: string | undefined;

@@ -1,13 +1,15 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config, type Config } from '../config';
+import { isAwsEndpoint } from './aws-endpoint';
 import { translateUnavailableErrors } from './datastore-errors';
 
 /**
  * Time bounds for one AWS call. DynamoDB answers in milliseconds: 0.5 s to connect and 1 s to
  * answer are generous, and keep one call with all its attempts (7.5 s) inside the function's
  * 10 s. DynamoDB Local, a Java emulator on the developer's machine, can take seconds under load:
- * it gets four times as long.
+ * it gets four times as long, as does any endpoint named by DYNAMODB_ENDPOINT (AWS's included: from
+ * a developer's machine it is farther than from a Lambda function).
  */
 export interface CallBounds {
   readonly connectionTimeoutMs: number;
@@ -42,14 +44,13 @@ export function createDocumentClient(settings: Pick<Config, 'region' | 'dynamoDb
     maxAttempts: MAX_ATTEMPTS,
     // Without throwOnRequestTimeout the handler only logs when requestTimeout passes and waits on.
     requestHandler: { connectionTimeout: bounds.connectionTimeoutMs, requestTimeout: bounds.requestTimeoutMs, throwOnRequestTimeout: true },
-    ...(settings.dynamoDbEndpoint === undefined
+    ...(settings.dynamoDbEndpoint === undefined ? {} : { endpoint: settings.dynamoDbEndpoint }),
+    // DynamoDB Local accepts any credentials made of letters and digits only; the access key picks
+    // the database unless it runs with -sharedDb (npm start's is its own). An endpoint of AWS's
+    // own (npm start on a table in AWS) takes the usual credentials, as Lambda does.
+    ...(settings.dynamoDbEndpoint === undefined || isAwsEndpoint(settings.dynamoDbEndpoint)
       ? {}
-      : {
-          endpoint: settings.dynamoDbEndpoint,
-          // DynamoDB Local accepts any credentials made of letters and digits only; the access key
-          // picks the database unless it runs with -sharedDb (npm start's is its own).
-          credentials: { accessKeyId: settings.dynamoDbAccessKeyId ?? 'local', secretAccessKey: settings.dynamoDbAccessKeyId ?? 'local' },
-        }),
+      : { credentials: { accessKeyId: settings.dynamoDbAccessKeyId ?? 'local', secretAccessKey: settings.dynamoDbAccessKeyId ?? 'local' } }),
   });
   translateUnavailableErrors(client);
   return DynamoDBDocumentClient.from(client, {

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../local/dynamodb-local';
 import { send } from '../support/api';
+import { shellEnvironment } from '../support/npm-start';
 
 /**
  * Pretty and JSON log formats: `npm start` as a user runs it (tsx local/start.ts), its stdout a
@@ -36,7 +37,7 @@ interface Started {
 function start(env: Record<string, string>): Started {
   const dataDir = mkdtempSync(join(tmpdir(), 'petstore-logs-'));
   workDirs.push(dataDir);
-  const inherited = { ...process.env };
+  const inherited = shellEnvironment();
   delete inherited.LOG_FORMAT;
   delete inherited.NO_COLOR;
   const child = spawn(process.execPath, [tsxCli, 'local/start.ts'], {

@@ -1,21 +1,18 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../local/dynamodb-local';
 import { send } from '../support/api';
+import { processesUsing, runKeys as runKeysWith, start, stopAllStarted, waitFor } from '../support/npm-start';
 
 /**
  * `npm start` as a user runs it (the same command as the package script: tsx local/start.ts),
  * with its own data folder and port: it starts, serves, keeps data across a restart, stops
  * cleanly on Ctrl-C, and explains itself when Java is missing or the port is taken.
  */
-const root = resolve(__dirname, '../..');
-const tsxCli = join(root, 'node_modules/tsx/dist/cli.mjs');
 const workDirs: string[] = [];
 
 function tempDir(): string {
@@ -24,64 +21,14 @@ function tempDir(): string {
   return dir;
 }
 
-/** Every npm start a test began: one a timed-out test left running is stopped here (SIGTERM lets it stop its DynamoDB Local). */
-const children: Started[] = [];
-
 afterAll(async () => {
-  for (const started of children) {
-    if (started.child.exitCode !== null || started.child.signalCode !== null) continue;
-    started.child.kill('SIGTERM');
-    const stopped = await Promise.race([started.exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 15_000))]);
-    if (!stopped) started.child.kill('SIGKILL');
-  }
+  await stopAllStarted();
   for (const dir of workDirs) rmSync(dir, { recursive: true, force: true });
 });
 
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function start(env: Record<string, string>): Started {
-  const child = spawn(process.execPath, [tsxCli, 'local/start.ts'], {
-    cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk) => (output += chunk));
-  child.stderr?.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-  const started = { child, output: () => output, exited };
-  children.push(started);
-  return started;
-}
-
-async function waitFor(started: Started, text: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!started.output().includes(text)) {
-    if (started.child.exitCode !== null) throw new Error(`exited early:\n${started.output()}`);
-    if (Date.now() > deadline) throw new Error(`no "${text}" within ${timeoutMs} ms:\n${started.output()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** Processes whose command line names the folder (DynamoDB Local is started with -dbPath inside it). */
-function processesUsing(dir: string): string {
-  try {
-    return execFileSync('pgrep', ['-af', dir], { encoding: 'utf8' }).trim();
-  } catch {
-    return '';
-  }
-}
-
 /** `npm run keys` as a user runs it beside `npm start`: it finds that run through DATA_DIR. */
 function runKeys(dataDir: string, ...args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir };
-  delete env.DYNAMODB_ENDPOINT;
-  delete env.TABLE_NAME;
-  return spawnSync(process.execPath, [tsxCli, 'local/keys-cli.ts', ...args], { cwd: root, env, encoding: 'utf8' });
+  return runKeysWith({ DATA_DIR: dataDir }, ...args);
 }
 
 /** Each demo key's creation time, as `npm run keys -- list --json` tells it. */

@@ -1,0 +1,75 @@
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { join, resolve } from 'node:path';
+
+/**
+ * `npm start` and `npm run keys` as a user runs them (the package scripts' own commands: tsx
+ * local/start.ts, tsx local/keys-cli.ts), in a user's environment: without the settings each test
+ * file is given (its DynamoDB Local, its table, its cursor secret), which would otherwise point
+ * `npm start` at the test run's database.
+ */
+export const root = resolve(__dirname, '../..');
+export const tsxCli = join(root, 'node_modules/tsx/dist/cli.mjs');
+
+export function shellEnvironment(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of ['DYNAMODB_ENDPOINT', 'TABLE_NAME', 'DYNAMODB_LOCAL_ACCESS_KEY_ID', 'CURSOR_SECRET']) delete env[name];
+  return env;
+}
+
+export interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Every npm start begun here, for stopAllStarted. */
+const children: Started[] = [];
+
+/** npm start with `env` on top of the shell's; its stdout and stderr together in output(). */
+export function start(env: Record<string, string>): Started {
+  const child = spawn(process.execPath, [tsxCli, 'local/start.ts'], {
+    cwd: root,
+    env: { ...shellEnvironment(), LOG_LEVEL: 'silent', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+  const started = { child, output: () => output, exited };
+  children.push(started);
+  return started;
+}
+
+/** For afterAll: stops an npm start a timed-out test left running (SIGTERM lets it stop its DynamoDB Local). */
+export async function stopAllStarted(): Promise<void> {
+  for (const started of children) {
+    if (started.child.exitCode !== null || started.child.signalCode !== null) continue;
+    started.child.kill('SIGTERM');
+    const stopped = await Promise.race([started.exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 15_000))]);
+    if (!stopped) started.child.kill('SIGKILL');
+  }
+}
+
+export async function waitFor(started: Started, text: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!started.output().includes(text)) {
+    if (started.child.exitCode !== null) throw new Error(`exited early:\n${started.output()}`);
+    if (Date.now() > deadline) throw new Error(`no "${text}" within ${timeoutMs} ms:\n${started.output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** npm run keys with `env` on top of the shell's. */
+export function runKeys(env: Record<string, string>, ...args: string[]) {
+  return spawnSync(process.execPath, [tsxCli, 'local/keys-cli.ts', ...args], { cwd: root, env: { ...shellEnvironment(), ...env }, encoding: 'utf8' });
+}
+
+/** Processes whose command line names the folder (DynamoDB Local is started with -dbPath inside it). */
+export function processesUsing(dir: string): string {
+  try {
+    return execFileSync('pgrep', ['-af', dir], { encoding: 'utf8' }).trim();
+  } catch {
+    return '';
+  }
+}
