@@ -3,6 +3,8 @@
  * `.data/`, so pets survive a restart), the table, the demo keys, and the local API Gateway
  * stand-in serving the deployed handler modules on http://localhost:PORT/v1 (PORT: 3000). With
  * DYNAMODB_ENDPOINT, that DynamoDB instead of a DynamoDB Local of its own (local/dynamodb-target.ts).
+ * With PARTITION_MODEL_FACTOR, the handlers reach it through the model of DynamoDB's per-partition
+ * limits at that fraction of DynamoDB's rates (test/support/partition-model.ts).
  *
  * Everything that can refuse the start is checked before anything is changed: the port, Java,
  * and the data directory's lock (one `npm start` per data directory), or DYNAMODB_ENDPOINT's
@@ -23,6 +25,7 @@ import { assertJava, JavaMissingError, startDynamoDbLocal, type RunningDynamoDbL
 import { clientFor, isInAws, namedTarget, ownTarget, pointHandlersAt, tableExists, type DynamoDbTarget } from './dynamodb-target';
 import { chooseLogFormat, logLevelOf, prettyLog, useColour } from './request-log';
 import { startLocalServer, type AnsweredRequest, type LocalServer } from './server';
+import { DYNAMODB_PARTITION_LIMITS, startPartitionModel, type PartitionModel } from '../test/support/partition-model';
 
 
 // The SDK's notice that its 2027 releases need Node 22 (the Lambda runtime) is noise for a local
@@ -39,6 +42,7 @@ async function main(): Promise<void> {
   let database: RunningDynamoDbLocal | undefined;
   let server: LocalServer | undefined;
   let target: DynamoDbTarget | undefined;
+  let model: PartitionModel | undefined;
   let wroteEndpoint = false;
   let stopping = false;
   // Undoes what this run did, and only that.
@@ -47,6 +51,7 @@ async function main(): Promise<void> {
       stopping = true;
       if (wroteEndpoint) await rm(endpointFile(dataDir), { force: true });
       await server?.close().catch(() => undefined);
+      await model?.close().catch(() => undefined);
       await database?.stop().catch(() => undefined);
       await lock?.release();
       if (exitCode === 0 && server !== undefined) {
@@ -62,6 +67,8 @@ async function main(): Promise<void> {
   let tableExisted: boolean;
   try {
     const named = namedTarget();
+    const factor = readPartitionModelFactor(process.env.PARTITION_MODEL_FACTOR);
+    if (factor !== undefined && named !== undefined && isInAws(named)) throw new Error('PARTITION_MODEL_FACTOR works in front of a DynamoDB Local only, not a table in AWS (it has partitions of its own).');
     await assertPortFree(port, host);
     if (named === undefined) {
       await assertJava();
@@ -82,8 +89,11 @@ async function main(): Promise<void> {
     }
     const client = clientFor(target);
     tableExisted = await tableExists(client, target);
+    if (factor !== undefined) {
+      model = await startPartitionModel(target.endpoint, { factor });
+    }
     // The handler modules read their settings when first imported, so set them first.
-    pointHandlersAt(target);
+    pointHandlersAt(model === undefined ? target : { ...target, endpoint: model.endpoint });
     if (!process.env.CURSOR_SECRET) {
       await mkdir(dataDir, { recursive: true, mode: 0o700 });
       process.env.CURSOR_SECRET = await cursorSecret(dataDir);
@@ -108,7 +118,17 @@ async function main(): Promise<void> {
     await stop(1);
     return;
   }
-  printBanner(server.baseUrl, database === undefined ? usedDynamoDb(target, tableExisted) : `DynamoDB Local data: ${dataDir}`, !isInAws(target));
+  const used = database === undefined ? usedDynamoDb(target, tableExisted) : `DynamoDB Local data: ${dataDir}`;
+  const modelled = model === undefined ? '' : `\nPartition model: DynamoDB's per-partition rates divided by ${model.factor} (${DYNAMODB_PARTITION_LIMITS.read / model.factor} read and ${DYNAMODB_PARTITION_LIMITS.write / model.factor} write units a second per partition key value)`;
+  printBanner(server.baseUrl, `${used}${modelled}`, !isInAws(target));
+}
+
+/** PARTITION_MODEL_FACTOR: unset or empty for none, else a number of 1 or more. */
+function readPartitionModelFactor(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const factor = Number(value);
+  if (!Number.isFinite(factor) || factor < 1) throw new Error(`PARTITION_MODEL_FACTOR must be a number of 1 or more (DynamoDB's per-partition rates are divided by it), got "${value}".`);
+  return factor;
 }
 
 /** The one line that says which DynamoDB a run with DYNAMODB_ENDPOINT uses. */

@@ -94,4 +94,27 @@ describe('npm start with DYNAMODB_ENDPOINT', () => {
     expect(await garbled.exited).toBe(1);
     expect(garbled.output().trim()).toBe('Cannot start: DYNAMODB_ENDPOINT must be an http:// or https:// URL, e.g. http://localhost:8000; got "localhost:8000".');
   });
+
+  it('with PARTITION_MODEL_FACTOR puts the partition model in front of it: says so, and a burst of creates over the id sequence\'s write rate is answered 503 with Retry-After', async () => {
+    const port = await freePort();
+    const baseUrl = `http://localhost:${port}/v1`;
+    const env = { PORT: String(port), DATA_DIR: tempDir(), DYNAMODB_ENDPOINT: database.endpoint, TABLE_NAME: `modelled-${randomUUID()}`, PARTITION_MODEL_FACTOR: '1000' };
+    const modelled = start(env);
+    try {
+      await waitFor(modelled, 'Press Ctrl-C to stop.');
+      expect(modelled.output()).toContain("Partition model: DynamoDB's per-partition rates divided by 1000 (3 read and 1 write units a second per partition key value)");
+      // One write unit a second for the SEQUENCE item: a burst of creates cannot all be served.
+      const answers = await Promise.all(Array.from({ length: 8 }, (_, n) => send(baseUrl, 'POST', '/pets', { key: `local-${['free', 'pro', 'business', 'enterprise'][n % 4]}-key`, body: { name: `Burst ${n}`, categoryId: 1 } })));
+      expect(answers.filter((answer) => answer.status === 503).length).toBeGreaterThan(0);
+      for (const answer of answers) expect([201, 503]).toContain(answer.status);
+      expect(answers.find((answer) => answer.status === 503)?.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    } finally {
+      modelled.child.kill('SIGINT');
+      expect(await modelled.exited).toBe(0);
+    }
+
+    const refused = start({ ...env, PORT: String(await freePort()), PARTITION_MODEL_FACTOR: 'fast' });
+    expect(await refused.exited).toBe(1);
+    expect(refused.output().trim()).toBe('Cannot start: PARTITION_MODEL_FACTOR must be a number of 1 or more (DynamoDB\'s per-partition rates are divided by it), got "fast".');
+  });
 });
