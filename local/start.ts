@@ -14,6 +14,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { KeyRegistry } from '../shared/auth/key-registry';
 import { setLogSink } from '../shared/log';
 import { ensureTable } from './create-table';
+import { moveKeysToTheirPartitions } from './key-layout-upgrade';
 import { dataDirectory, endpointFile, LOCAL_REGION, LOCAL_TABLE_NAME } from './data-dir';
 import { cursorSecret, dynamoDbAccessKey, dynamoDbFolder, privateDataDirectory } from './data-dir-secrets';
 import { DEMO_KEYS } from './demo-keys';
@@ -78,7 +79,10 @@ async function main(): Promise<void> {
       credentials: { accessKeyId: accessKey, secretAccessKey: accessKey },
     });
     await ensureTable(client, LOCAL_TABLE_NAME);
-    const registry = new KeyRegistry(DynamoDBDocumentClient.from(client), LOCAL_TABLE_NAME);
+    const documentClient = DynamoDBDocumentClient.from(client);
+    // A data directory of an earlier version keeps its keys (the new demo keys would not see them).
+    await moveKeysToTheirPartitions(documentClient, LOCAL_TABLE_NAME);
+    const registry = new KeyRegistry(documentClient, LOCAL_TABLE_NAME);
     // Registered once: a restart keeps their creation time (and anything `npm run keys` changed).
     for (const demo of DEMO_KEYS) await registry.registerIfAbsent(demo.apiKey, demo.plan, demo.limits);
 

@@ -73,7 +73,8 @@ export const ITEM_PARTITIONS = {
    * No function of this version reads it; the authorizer's role keeps the right to, so that its
    * previous version, still serving while a deploy replaces it (prod's 10 % canary runs for 10
    * minutes), does not fail every lookup. Remove that right once every stage has run this version
-   * (docs/deploying-and-operating.md, "Upgrading a stage").
+   * (docs/deploying-and-operating.md, "Upgrading a stage"). `npm start` moves an older data
+   * directory's keys out of it (local/key-layout-upgrade.ts).
    */
   formerKeyRegistry: 'APIKEY',
   /** Requests counted per API key (the operations). */
