@@ -9,7 +9,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
-import { STATUS_INDEX } from '../shared/dynamodb/table-definition';
+import { tableDefinition } from '../shared/dynamodb/table-definition';
 
 /**
  * p99 latency at the API above this for 5 minutes running raises an alarm. A warm request waits
@@ -67,18 +67,22 @@ export function addOperationsAlarms(
   });
   const throttles = (metricName: string, dimensionsMap: Record<string, string>) =>
     new Metric({ namespace: 'AWS/DynamoDB', metricName, dimensionsMap, statistic: 'Sum', period });
+  // The table's, then each index's (an index's write throttling throttles the table's writes).
+  const throttleMetrics: Record<string, Metric> = {
+    tableReads: throttles('ReadThrottleEvents', { TableName: table.tableName }),
+    tableWrites: throttles('WriteThrottleEvents', { TableName: table.tableName }),
+  };
+  for (const { indexName } of tableDefinition.globalSecondaryIndexes) {
+    throttleMetrics[`${indexName}Reads`] = throttles('ReadThrottleEvents', { TableName: table.tableName, GlobalSecondaryIndexName: indexName });
+    throttleMetrics[`${indexName}Writes`] = throttles('WriteThrottleEvents', { TableName: table.tableName, GlobalSecondaryIndexName: indexName });
+  }
   new Alarm(scope, 'DynamoDbThrottleAlarm', {
-    alarmDescription: 'DynamoDB throttled requests of the table or its status index: on demand, a hot partition (the pets, the id sequence, one key\'s counter) or an account limit. Clients got 503 with Retry-After. See docs/scale-and-cost when it exists, and the table\'s metrics.',
+    alarmDescription: 'DynamoDB throttled requests of the table or one of its indexes: on demand, a hot partition (the pets, the id sequence, one key\'s counter, a status of the status index, the key index while many keys change at once) or an account limit. Clients got 503 with Retry-After; throttling of the key index delays the key mirror instead. See docs/scale-and-cost.md and the table\'s metrics.',
     // DynamoDB publishes a throttle metric only when something was throttled: each term is filled
-    // with 0, or the sum would have no value unless all four were throttled at once.
+    // with 0, or the sum would have no value unless all were throttled at once.
     metric: new MathExpression({
-      expression: 'FILL(tableReads, 0) + FILL(tableWrites, 0) + FILL(indexReads, 0) + FILL(indexWrites, 0)',
-      usingMetrics: {
-        tableReads: throttles('ReadThrottleEvents', { TableName: table.tableName }),
-        tableWrites: throttles('WriteThrottleEvents', { TableName: table.tableName }),
-        indexReads: throttles('ReadThrottleEvents', { TableName: table.tableName, GlobalSecondaryIndexName: STATUS_INDEX }),
-        indexWrites: throttles('WriteThrottleEvents', { TableName: table.tableName, GlobalSecondaryIndexName: STATUS_INDEX }),
-      },
+      expression: Object.keys(throttleMetrics).map((id) => `FILL(${id}, 0)`).join(' + '),
+      usingMetrics: throttleMetrics,
       period,
       label: 'throttled events',
     }),

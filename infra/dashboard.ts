@@ -5,7 +5,7 @@ import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { KEY_MIRROR_METRICS } from '../shared/auth/key-mirror';
-import { STATUS_INDEX } from '../shared/dynamodb/table-definition';
+import { tableDefinition } from '../shared/dynamodb/table-definition';
 import { metricsNamespaceOf, REQUEST_METRICS } from '../shared/http/request-metrics';
 import type { OperationId } from '../shared/http/routes';
 import { P99_LATENCY_ALARM_MS } from './alarms';
@@ -66,19 +66,16 @@ export function addDashboard(scope: Construct, sources: DashboardSources): Dashb
   );
   const tableMetric = (metricName: string, dimensionsMap: Record<string, string> = {}) =>
     new Metric({ namespace: 'AWS/DynamoDB', metricName, dimensionsMap: { TableName: sources.table.tableName, ...dimensionsMap }, statistic: 'Sum', period: PERIOD });
+  /** The metrics of every index of the table. */
+  const perIndex = (...metricNames: string[]) =>
+    tableDefinition.globalSecondaryIndexes.flatMap(({ indexName }) => metricNames.map((metricName) => tableMetric(metricName, { GlobalSecondaryIndexName: indexName })));
   dashboard.addWidgets(
     graph('DynamoDB consumed capacity (units a minute)', [
       tableMetric('ConsumedReadCapacityUnits'),
       tableMetric('ConsumedWriteCapacityUnits'),
-      tableMetric('ConsumedReadCapacityUnits', { GlobalSecondaryIndexName: STATUS_INDEX }),
-      tableMetric('ConsumedWriteCapacityUnits', { GlobalSecondaryIndexName: STATUS_INDEX }),
+      ...perIndex('ConsumedReadCapacityUnits', 'ConsumedWriteCapacityUnits'),
     ]),
-    graph('DynamoDB throttled events', [
-      tableMetric('ReadThrottleEvents'),
-      tableMetric('WriteThrottleEvents'),
-      tableMetric('ReadThrottleEvents', { GlobalSecondaryIndexName: STATUS_INDEX }),
-      tableMetric('WriteThrottleEvents', { GlobalSecondaryIndexName: STATUS_INDEX }),
-    ]),
+    graph('DynamoDB throttled events', [tableMetric('ReadThrottleEvents'), tableMetric('WriteThrottleEvents'), ...perIndex('ReadThrottleEvents', 'WriteThrottleEvents')]),
   );
   dashboard.addWidgets(
     graph('Authorizer: errors (its "Unauthorized" among them) and invocations', [

@@ -17,6 +17,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { KeyRegistry } from '../shared/auth/key-registry';
 import { setLogSink } from '../shared/log';
 import { ensureTable } from './create-table';
+import { moveKeysToTheirPartitions } from './key-layout-upgrade';
 import { dataDirectory, endpointFile, LOCAL_REGION, LOCAL_TABLE_NAME } from './data-dir';
 import { cursorSecret, dynamoDbAccessKey, dynamoDbFolder, privateDataDirectory } from './data-dir-secrets';
 import { DEMO_KEYS } from './demo-keys';
@@ -99,11 +100,16 @@ async function main(): Promise<void> {
       process.env.CURSOR_SECRET = await cursorSecret(dataDir);
     }
 
-    if (!tableExisted) await ensureTable(client, target.tableName);
+    // A DynamoDB Local's table of an earlier version gets the indexes it lacks; a table in AWS is
+    // only created when missing (its indexes are the stack's business).
+    if (!tableExisted || !isInAws(target)) await ensureTable(client, target.tableName);
     // The demo keys are public: never into a table in AWS. Registered once: a restart keeps their
     // creation time (and anything `npm run keys` changed).
     if (!isInAws(target)) {
-      const registry = new KeyRegistry(DynamoDBDocumentClient.from(client), target.tableName);
+      const documentClient = DynamoDBDocumentClient.from(client);
+      // A data directory of an earlier version keeps its keys (the new demo keys would not see them).
+      await moveKeysToTheirPartitions(documentClient, target.tableName);
+      const registry = new KeyRegistry(documentClient, target.tableName);
       for (const demo of DEMO_KEYS) await registry.registerIfAbsent(demo.apiKey, demo.plan, demo.limits);
     }
 

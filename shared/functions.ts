@@ -6,7 +6,7 @@
  * the interface description (openapi/) and the bench (bench/). Adding an operation starts here:
  * docs/adding-an-operation.md.
  */
-import { STATUS_INDEX, type ItemKind } from './dynamodb/table-definition';
+import { KEY_INDEX, STATUS_INDEX, type IndexName, type ItemKind } from './dynamodb/table-definition';
 
 export interface Route {
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -27,7 +27,7 @@ export type DynamoDbAction = 'GetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'D
  */
 export type DataAccess =
   | { readonly actions: readonly DynamoDbAction[]; readonly items: readonly ItemKind[] }
-  | { readonly actions: readonly ('Query' | 'Scan')[]; readonly index: typeof STATUS_INDEX };
+  | { readonly actions: readonly ('Query' | 'Scan')[]; readonly index: IndexName };
 
 /** The secrets a function may read; the stack passes each one's ARN in its environment. */
 export type SecretName = 'cursor';
@@ -95,7 +95,8 @@ export const SUPPORT_FUNCTIONS = {
   authorizer: {
     handler: 'functions/authorizer.ts',
     dynamodb: [
-      { actions: ['GetItem'], items: ['keyRegistry'] },
+      // formerKeyRegistry: for the previous version while a deploy replaces it (table-definition.ts).
+      { actions: ['GetItem'], items: ['keyRegistry', 'formerKeyRegistry'] },
       { actions: ['UpdateItem'], items: ['addressCounters'] },
     ],
   },
@@ -108,7 +109,12 @@ export const SUPPORT_FUNCTIONS = {
   /** Copies API Gateway's keys and usage plans into the key registry, on a schedule. */
   keyMirror: {
     handler: 'functions/keyMirror.ts',
-    dynamodb: [{ actions: ['Query', 'PutItem', 'DeleteItem'], items: ['keyRegistry'] }],
+    dynamodb: [
+      // Lists the registry through the key index, which holds key items alone (not the pets a Scan would read)...
+      { actions: ['Query'], index: KEY_INDEX },
+      // ...and writes the difference, key by key (conditional writes: it reads no item).
+      { actions: ['PutItem', 'DeleteItem'], items: ['keyRegistry'] },
+    ],
     readsUsagePlanKeys: true,
   },
 } as const satisfies Record<string, FunctionDeclaration & { readonly routes?: Record<string, Route> }>;

@@ -23,7 +23,7 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
   const resource = `${api}/${stage}/*/*`;
   if (token !== undefined) {
     const hash = createHash('sha256').update(token).digest('hex');
-    const { Item } = await db.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: 'APIKEY' }, sk: { S: hash } } }));
+    const { Item } = await db.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: `APIKEY#${hash}` }, sk: { S: hash } } }));
     const limits = Item?.limits?.M;
     const plan = Item?.plan?.S;
     if (limits !== undefined && plan !== undefined) {

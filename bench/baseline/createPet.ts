@@ -83,7 +83,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     }),
   );
   nextId.catch(() => {});
-  const recordKey = typeof key === 'string' ? { pk: { S: `IDEMPOTENCY#${context.caller?.keyId}` }, sk: { S: key } } : undefined;
+  const recordKey = typeof key === 'string' ? { pk: { S: `IDEMPOTENCY#${context.caller?.keyId}#${key}` }, sk: { S: 'record' } } : undefined;
   const found = recordKey && db.send(new GetItemCommand({ TableName: TABLE, Key: recordKey, ConsistentRead: true }));
   found?.catch(() => {});
   const decided = await admitted(context);

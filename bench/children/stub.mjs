@@ -11,20 +11,22 @@ import { BENCH_LIMITS } from './events.mjs';
 
 const pet = (id) => ({ pk: 'PET', sk: String(id).padStart(16, '0'), id, name: `Pet ${id}`, categoryId: 3, status: 'available' });
 
-/** A GetItem answer that depends on the sort key: `bySortKey[sk]`, else `otherwise`. */
+/** A GetItem answer that depends on the sort key: `bySortKey[sk]`, else `otherwise` (a key item's sort key is its hash, as its partition's). */
 const bySortKey = (replies, otherwise) => ({ bySortKey: replies, otherwise });
 
 /** The answers in the document client's form, by action and item kind. */
 function answersFor(benchKey) {
   // The registry knows the bench key and nothing else (the authorizer's "no valid key" case).
   const benchKeyHash = createHash('sha256').update(benchKey).digest('hex');
-  const keyItem = { Item: { pk: 'APIKEY', sk: benchKeyHash, plan: 'enterprise', limits: BENCH_LIMITS, createdAt: '2026-11-22T00:00:00.000Z' } };
+  const keyItem = { Item: { pk: `APIKEY#${benchKeyHash}`, sk: benchKeyHash, registry: 'keys', plan: 'enterprise', limits: BENCH_LIMITS, createdAt: '2026-11-22T00:00:00.000Z' } };
   const counters = { Attributes: { minuteCount: 1, dayCount: 1 } };
   const page = { Items: Array.from({ length: 21 }, (_, i) => pet(i + 1)) };
   return {
     GetItem: {
       pets: { Item: pet(1) },
       keyRegistry: bySortKey({ [benchKeyHash]: keyItem }, {}),
+      // The previous layout's partition: read by no code of this version, empty.
+      formerKeyRegistry: {},
       // An idempotency record is never found: every bench create with a key is its key's first use.
       idempotencyRecords: {},
     },

@@ -2,20 +2,35 @@ import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CallDeadline } from '../dynamodb/call-deadline';
-import { ITEM_PARTITIONS } from '../dynamodb/table-definition';
+import { KEY_INDEX, KEY_INDEX_PARTITION } from '../dynamodb/table-definition';
 import { isPlanName, isRateLimits, STANDARD_PLAN_LIMITS, type PlanName, type RateLimits } from '../limits/plans';
 import { hashApiKey, KEY_ID_PATTERN, keyIdOf } from './api-key-hash';
 import type { Principal } from './principal';
 
 /**
  * The key registry: every API key the service accepts, as an item of the table keyed by the
- * SHA-256 of the key (`pk = APIKEY`, `sk = hash`) with its plan and limits; the key itself is
- * never stored. The request path (the authorizer) reads it the same way everywhere; what writes
- * it differs: `npm run keys` locally, and in AWS the key mirror, which copies API Gateway's keys
- * and usage plans into it (mirrored items also say which API key and usage plan they come from,
- * and when the mirror wrote them).
+ * SHA-256 of the key with its plan and limits; the key itself is never stored. The request path
+ * (the authorizer) reads it the same way everywhere; what writes it differs: `npm run keys`
+ * locally, and in AWS the key mirror, which copies API Gateway's keys and usage plans into it
+ * (mirrored items also say which API key and usage plan they come from, and when the mirror wrote
+ * them).
+ *
+ * Each key is a partition of its own (`pk = APIKEY#<hash>`): the authorizer's GetItem of one key,
+ * known or not, never shares DynamoDB's per-partition limits with another's, so a flood of unknown
+ * tokens cannot throttle the lookups of valid keys. The sort key is the hash again rather than a
+ * constant: it is the `registeredKeys` index's sort key too (an index item always carries the
+ * table's keys), so the index needs no attribute of its own for it, a key id (a hash prefix) is a
+ * `begins_with` on it, and an entry read from the index names its item. Listing the keys is a
+ * Query of that index (sparse: only key items carry its partition key), never a Scan of the table
+ * and its pets.
  */
-export const KEY_PARTITION = ITEM_PARTITIONS.keyRegistry;
+const KEY_PARTITION_PREFIX = 'APIKEY#';
+
+/** Where a key's item is, by its hash. */
+export const keyItemKey = (keyHash: string): { pk: string; sk: string } => ({ pk: `${KEY_PARTITION_PREFIX}${keyHash}`, sk: keyHash });
+
+/** What every key item carries so that the key index holds it. */
+const INDEXED = { [KEY_INDEX_PARTITION.attribute]: KEY_INDEX_PARTITION.value };
 
 export interface RegisteredKey {
   readonly keyId: string;
@@ -50,7 +65,7 @@ export class KeyRegistry {
   /** The principal of a key, or undefined for a key that is unknown or revoked: one GetItem. */
   async resolve(apiKey: string, deadline?: CallDeadline): Promise<Principal | undefined> {
     const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: { pk: KEY_PARTITION, sk: hashApiKey(apiKey) } }),
+      new GetCommand({ TableName: this.tableName, Key: keyItemKey(hashApiKey(apiKey)) }),
       { abortSignal: deadline?.signalForCall() },
     );
     const entry = Item === undefined ? undefined : toEntry(Item);
@@ -63,14 +78,14 @@ export class KeyRegistry {
     const limits = limitsFor(plan, customLimits);
     const createdAt = new Date().toISOString();
     await this.client.send(
-      new PutCommand({ TableName: this.tableName, Item: { pk: KEY_PARTITION, sk: keyHash, plan, limits, createdAt } }),
+      new PutCommand({ TableName: this.tableName, Item: { ...keyItemKey(keyHash), ...INDEXED, plan, limits, createdAt } }),
     );
     return { keyId: keyIdOf(keyHash), plan, limits, createdAt };
   }
 
   /** Registers a key unless it is there already: a known key keeps its plan, limits and creation time. */
   async registerIfAbsent(apiKey: string, plan: PlanName, customLimits?: RateLimits): Promise<void> {
-    const item = { pk: KEY_PARTITION, sk: hashApiKey(apiKey), plan, limits: limitsFor(plan, customLimits), createdAt: new Date().toISOString() };
+    const item = { ...keyItemKey(hashApiKey(apiKey)), ...INDEXED, plan, limits: limitsFor(plan, customLimits), createdAt: new Date().toISOString() };
     try {
       await this.client.send(new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
     } catch (error) {
@@ -107,7 +122,7 @@ export class KeyRegistry {
     const { Attributes } = await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
-        Key: { pk: KEY_PARTITION, sk: hash },
+        Key: keyItemKey(hash),
         UpdateExpression: 'SET #plan = :plan, limits = :limits',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeNames: { '#plan': 'plan' },
@@ -123,7 +138,7 @@ export class KeyRegistry {
   async revoke(keyOrKeyId: string): Promise<boolean> {
     const hash = await this.#findHash(keyOrKeyId);
     if (hash === undefined) return false;
-    await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { pk: KEY_PARTITION, sk: hash } }));
+    await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: keyItemKey(hash) }));
     return true;
   }
 
@@ -137,8 +152,8 @@ export class KeyRegistry {
         new PutCommand({
           TableName: this.tableName,
           Item: {
-            pk: KEY_PARTITION,
-            sk: key.keyHash,
+            ...keyItemKey(key.keyHash),
+            ...INDEXED,
             plan: key.plan,
             limits: key.limits,
             apiKeyId: key.apiKeyId,
@@ -159,7 +174,7 @@ export class KeyRegistry {
       this.client.send(
         new DeleteCommand({
           TableName: this.tableName,
-          Key: { pk: KEY_PARTITION, sk: keyHash },
+          Key: keyItemKey(keyHash),
           ConditionExpression: 'attribute_not_exists(syncedAt) OR syncedAt <= :started',
           ExpressionAttributeValues: { ':started': runStartedAt },
         }),
@@ -167,6 +182,14 @@ export class KeyRegistry {
     );
   }
 
+  /**
+   * Every key item, from the key index: one partition holding the keys alone (a Scan would read
+   * every pet too). The index is eventually consistent, which both its readers can take. The
+   * mirror: an entry a moment stale at worst makes it put a key again or remove one already gone
+   * (its writes are conditional on syncedAt, as for overlapping runs, and a delete of nothing is
+   * nothing), or leave a change to its next run, a minute later. `npm run keys`: a listing may miss
+   * a key made a moment before, and a key id found here is read from the table itself (#findHash).
+   */
   async #items(): Promise<Record<string, unknown>[]> {
     const items: Record<string, unknown>[] = [];
     let startKey: Record<string, unknown> | undefined;
@@ -174,8 +197,10 @@ export class KeyRegistry {
       const page = await this.client.send(
         new QueryCommand({
           TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': KEY_PARTITION },
+          IndexName: KEY_INDEX,
+          KeyConditionExpression: '#registry = :registry',
+          ExpressionAttributeNames: { '#registry': KEY_INDEX_PARTITION.attribute },
+          ExpressionAttributeValues: { ':registry': KEY_INDEX_PARTITION.value },
           ExclusiveStartKey: startKey,
         }),
       );
@@ -185,21 +210,30 @@ export class KeyRegistry {
     return items;
   }
 
+  /** The hash of a key given as the key or as its key id, if the registry holds it now. */
   async #findHash(keyOrKeyId: string): Promise<string | undefined> {
     const direct = hashApiKey(keyOrKeyId);
-    const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { pk: KEY_PARTITION, sk: direct } }));
-    if (Item !== undefined) return direct;
+    if (await this.#holds(direct)) return direct;
     if (!KEY_ID_PATTERN.test(keyOrKeyId)) return undefined;
     const { Items = [] } = await this.client.send(
       new QueryCommand({
         TableName: this.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :id)',
-        ExpressionAttributeValues: { ':pk': KEY_PARTITION, ':id': keyOrKeyId },
+        IndexName: KEY_INDEX,
+        KeyConditionExpression: '#registry = :registry AND begins_with(sk, :id)',
+        ExpressionAttributeNames: { '#registry': KEY_INDEX_PARTITION.attribute },
+        ExpressionAttributeValues: { ':registry': KEY_INDEX_PARTITION.value, ':id': keyOrKeyId },
         Limit: 2,
       }),
     );
-    // A key id is a hash prefix: refuse to guess if it ever matched two keys.
-    return Items.length === 1 ? String(Items[0]?.sk) : undefined;
+    // A key id is a hash prefix: refuse to guess if it ever matched two keys. The index may lag
+    // behind a revoke: the item itself says whether the key is still there.
+    const hash = Items.length === 1 ? String(Items[0]?.sk) : undefined;
+    return hash !== undefined && (await this.#holds(hash)) ? hash : undefined;
+  }
+
+  async #holds(keyHash: string): Promise<boolean> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keyItemKey(keyHash), ConsistentRead: true, ProjectionExpression: 'pk' }));
+    return Item !== undefined;
   }
 }
 

@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { KEY_ID_PATTERN } from '../auth/api-key-hash';
 import { isoTimestamp, now as serviceClock } from '../clock';
 import type { CallDeadline } from '../dynamodb/call-deadline';
 import { DATASTORE_RETRY_AFTER_SECONDS } from '../dynamodb/datastore-errors';
@@ -49,8 +50,21 @@ export interface PetRepository {
 }
 
 const PET_PARTITION = ITEM_PARTITIONS.pets;
-/** Idempotency records: one partition per API key, the client's key as the sort key. */
-export const IDEMPOTENCY_PARTITION_PREFIX = 'IDEMPOTENCY#';
+const IDEMPOTENCY_PARTITION_PREFIX = 'IDEMPOTENCY#';
+
+/**
+ * Where the record of a client's key under an API key is: a partition of its own, so that one API
+ * key's creates share no partition (none is read or written but by its key). The key id is 16 hex
+ * digits (shared/auth/api-key-hash.ts; the authorizer's context is checked against KEY_ID_PATTERN
+ * before it becomes the principal), so `IDEMPOTENCY#<keyId>#<client's key>` is unambiguous
+ * whatever the client's key holds (`#` included): checked here rather than trusted. At most
+ * 12 + 16 + 1 + 255 ASCII bytes, far below DynamoDB's 2,048 for a partition key.
+ */
+export function idempotencyRecordKey(owner: string, value: string): { pk: string; sk: string } {
+  if (!KEY_ID_PATTERN.test(owner)) throw new Error('an idempotency record belongs to a key id (16 hex digits)');
+  return { pk: `${IDEMPOTENCY_PARTITION_PREFIX}${owner}#${value}`, sk: 'record' };
+}
+
 /** Ids are at most 16 decimal digits (2^53 - 1), so padding to 16 makes string order id order. */
 const ID_WIDTH = 16;
 
@@ -95,7 +109,7 @@ export class DynamoDbPetRepository implements PetRepository {
   async createOnce(newPet: NewPet, key: IdempotencyKey, { deadline, beforeWrite }: CreateOptions = {}): Promise<CreatedOnce> {
     // Two round trips, as without a key: the record is read while the request is counted and the
     // id taken; then one transaction writes the pet and its record, or neither.
-    const recordKey = { pk: `${IDEMPOTENCY_PARTITION_PREFIX}${key.owner}`, sk: key.value };
+    const recordKey = idempotencyRecordKey(key.owner, key.value);
     const [id, found] = await Promise.all([
       this.#ids.next(deadline),
       this.client.send(new GetCommand({ TableName: this.tableName, Key: recordKey, ConsistentRead: true }), { abortSignal: deadline?.signalForCall() }),

@@ -114,7 +114,7 @@ describe('the bench baseline answers like our stack', () => {
         // Each side recorded its key with its pet, in the same form.
         const { documentClient, tableName } = testDatabase();
         const recordOf = async (side: typeof ours) =>
-          (await documentClient.send(new GetCommand({ TableName: tableName, Key: { pk: `IDEMPOTENCY#${authorizerContextOf(KEY).keyId}`, sk: side.event.headers['Idempotency-Key'] } }))).Item;
+          (await documentClient.send(new GetCommand({ TableName: tableName, Key: { pk: `IDEMPOTENCY#${authorizerContextOf(KEY).keyId}#${side.event.headers['Idempotency-Key']}`, sk: 'record' } }))).Item;
         const [mine, theirs] = [await recordOf(ours), await recordOf(baseline)];
         expect(mine).toMatchObject({ pet: ours.body, expiresAt: expect.any(Number), firstUsedAt: expect.any(String) });
         expect(theirs).toMatchObject({ pet: baseline.body, expiresAt: mine?.expiresAt });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ALL_CASES, BENCH_FUNCTIONS, mainCaseOf } from '../../bench/cases';
 import { dynamoDbStub, type StubCommands } from '../../bench/children/stub.mjs';
 import { stringLikeSource } from '../../local/dynamodb-rights';
+import { keyItemKey } from '../../shared/auth/key-registry';
 import { ITEM_PARTITIONS, tableDefinition } from '../../shared/dynamodb/table-definition';
 import { FUNCTIONS, OPERATIONS, type DataAccess, type DynamoDbAction } from '../../shared/functions';
 
@@ -85,8 +86,9 @@ describe('the overhead stub', () => {
   it('tells the bench key from any other in the key registry', () => {
     const { documentClient } = stub();
     const hash = createHash('sha256').update('bench-key').digest('hex');
-    expect(documentClient.GetCommand!({ Key: { pk: ITEM_PARTITIONS.keyRegistry, sk: hash } })).toMatchObject({ Item: { plan: 'enterprise' } });
-    expect(documentClient.GetCommand!({ Key: { pk: ITEM_PARTITIONS.keyRegistry, sk: 'other' } })).toEqual({});
+    const other = createHash('sha256').update('other').digest('hex');
+    expect(documentClient.GetCommand!({ Key: keyItemKey(hash) })).toMatchObject({ Item: { ...keyItemKey(hash), plan: 'enterprise' } });
+    expect(documentClient.GetCommand!({ Key: keyItemKey(other) })).toEqual({});
   });
 });
 

@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey, keyIdOf } from '../../shared/auth/api-key-hash';
 import { tableDefinition } from '../../shared/dynamodb/table-definition';
@@ -34,14 +34,20 @@ function create(body: unknown, idempotencyKey: string | undefined, options: Requ
 
 const petsNamed = async (name: string) => (await db.storedPets()).filter((pet) => pet.name === name);
 
-/** The records of an API key, straight from the table. */
-async function recordsOf(apiKey: string): Promise<Record<string, unknown>[]> {
-  const { Items = [] } = await db.documentClient.send(
-    new QueryCommand({ TableName: db.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `IDEMPOTENCY#${keyIdOf(hashApiKey(apiKey))}` }, ConsistentRead: true }),
-  );
+/** The items of one partition of the table, read straight from DynamoDB. */
+async function partition(pk: string): Promise<Record<string, unknown>[]> {
+  const { Items = [] } = await db.documentClient.send(new QueryCommand({ TableName: db.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true }));
   return Items;
 }
-const recordOf = async (apiKey: string, key: string) => (await recordsOf(apiKey)).find((record) => record.sk === key);
+
+/** Where the record of a client's key under an API key lives: a partition of its own. */
+const recordPartition = (apiKey: string, key: string) => `IDEMPOTENCY#${keyIdOf(hashApiKey(apiKey))}#${key}`;
+
+/** The record of a client's key under an API key, straight from the table. */
+async function recordOf(apiKey: string, key: string): Promise<Record<string, unknown> | undefined> {
+  const { Item } = await db.documentClient.send(new GetCommand({ TableName: db.tableName, Key: { pk: recordPartition(apiKey, key), sk: 'record' }, ConsistentRead: true }));
+  return Item;
+}
 
 function expectCreated(response: ApiResponse, replayed: boolean): void {
   expect(response.status).toBe(201);
@@ -58,13 +64,28 @@ describe('the first use of a key', () => {
     expect(response.body).toEqual({ id: expect.any(Number), name: 'First', categoryId: 2, status: 'available' });
     expect(await petsNamed('First')).toEqual([expect.objectContaining({ id: response.body.id })]);
     expect(await recordOf(TEST_KEY, key)).toEqual({
-      pk: `IDEMPOTENCY#${keyIdOf(hashApiKey(TEST_KEY))}`,
-      sk: key,
+      pk: `IDEMPOTENCY#${keyIdOf(hashApiKey(TEST_KEY))}#${key}`,
+      sk: 'record',
       pet: response.body,
       firstUsedAt: new Date(T0).toISOString(),
       // The table's TTL attribute (DynamoDB deletes the record some time after it passes).
       [tableDefinition.timeToLiveAttribute]: T0 / 1000 + 86_400,
     });
+  });
+
+  it('keeps each record in a partition of its own: two keys of one API key never share one', async () => {
+    clock.setTime(T0);
+    const keys = [freshKey(), freshKey()];
+    const created = [];
+    for (const key of keys) {
+      const response = await create({ name: 'Apart', categoryId: 2 }, key);
+      expectCreated(response, false);
+      created.push(response.body);
+    }
+    for (const [i, key] of keys.entries()) expect(await partition(recordPartition(TEST_KEY, key))).toEqual([expect.objectContaining({ sk: 'record', pet: created[i] })]);
+    expect(recordPartition(TEST_KEY, keys[0]!)).not.toBe(recordPartition(TEST_KEY, keys[1]!));
+    // The API key's shared partition of the old layout holds nothing.
+    expect(await partition(`IDEMPOTENCY#${keyIdOf(hashApiKey(TEST_KEY))}`)).toEqual([]);
   });
 
   it('keeps records out of every listing (no record is a pet, with or without the status filter)', async () => {
@@ -364,5 +385,7 @@ describe('the key\'s form', () => {
       expect(response.status).toBe(201);
       expect(response.headers.get('idempotent-replayed')).toBeNull();
     }
+    // The longest key (`#` among its characters) is part of its record's partition key, alone in it.
+    expect(await partition(recordPartition(TEST_KEY, longest))).toEqual([expect.objectContaining({ sk: 'record' })]);
   });
 });

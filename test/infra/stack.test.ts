@@ -175,12 +175,17 @@ describe('the stack, per stage', () => {
     expect(leadingKeys(create, 'dynamodb:PutItem')).toEqual([['PET', 'IDEMPOTENCY#*']]);
     expect(leadingKeys(create, 'dynamodb:GetItem')).toEqual([['IDEMPOTENCY#*']]);
     expect(actionsOf(authorizer)).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
-    expect(leadingKeys(authorizer, 'dynamodb:GetItem')).toEqual([['APIKEY']]);
+    // Every key in a partition of its own (APIKEY#<hash>); the former shared one for the previous version while a deploy replaces it.
+    expect(leadingKeys(authorizer, 'dynamodb:GetItem')).toEqual([['APIKEY#*', 'APIKEY']]);
     expect(leadingKeys(authorizer, 'dynamodb:UpdateItem')).toEqual([['RATE#ip#*']]);
 
     // The key mirror: read-only on API Gateway's keys and usage plans (which ones: first-deploy.test.ts), and only the key registry's items.
+    // It lists the registry through the key index (which holds only keys), never by reading the table.
     expect(actionsOf(mirror)).toEqual(['apigateway:GET', 'apigateway:GET', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:Query']);
-    expect(leadingKeys(mirror, 'dynamodb:PutItem')).toEqual([['APIKEY']]);
+    expect(leadingKeys(mirror, 'dynamodb:PutItem')).toEqual([['APIKEY#*']]);
+    expect(leadingKeys(mirror, 'dynamodb:DeleteItem')).toEqual([['APIKEY#*']]);
+    expect(leadingKeys(mirror, 'dynamodb:Query')).toEqual(['any item']);
+    expect(JSON.stringify(mirror.find((s) => s.Action === 'dynamodb:Query')?.Resource)).toContain('/index/registeredKeys');
 
     expect(policyStatementsOf(prod, 'ApiDocs')).toEqual([]);
   });
@@ -222,11 +227,18 @@ describe('the stack, per stage', () => {
     expect(throttleMetrics.filter((metric) => metric.MetricStat).map((metric) => [metric.Id, metric.MetricStat?.Metric.MetricName, metric.MetricStat?.Metric.Dimensions.map((dimension) => dimension.Name)])).toEqual([
       ['tableReads', 'ReadThrottleEvents', ['TableName']],
       ['tableWrites', 'WriteThrottleEvents', ['TableName']],
-      ['indexReads', 'ReadThrottleEvents', ['GlobalSecondaryIndexName', 'TableName']],
-      ['indexWrites', 'WriteThrottleEvents', ['GlobalSecondaryIndexName', 'TableName']],
+      ['byStatusReads', 'ReadThrottleEvents', ['GlobalSecondaryIndexName', 'TableName']],
+      ['byStatusWrites', 'WriteThrottleEvents', ['GlobalSecondaryIndexName', 'TableName']],
+      ['registeredKeysReads', 'ReadThrottleEvents', ['GlobalSecondaryIndexName', 'TableName']],
+      ['registeredKeysWrites', 'WriteThrottleEvents', ['GlobalSecondaryIndexName', 'TableName']],
     ]);
+    // Every index of the table, each by its name.
+    const indexOf = (id: string) => (throttleMetrics.find((metric) => metric.Id === id)?.MetricStat?.Metric.Dimensions as { Name: string; Value: unknown }[]).find((dimension) => dimension.Name === 'GlobalSecondaryIndexName')?.Value;
+    expect(['byStatusReads', 'byStatusWrites', 'registeredKeysReads', 'registeredKeysWrites'].map(indexOf)).toEqual(['byStatus', 'byStatus', 'registeredKeys', 'registeredKeys']);
     // A throttle metric exists only while throttled: every term is filled, or the sum has no value.
-    expect(throttleMetrics.find((metric) => metric.Expression !== undefined)?.Expression).toBe('FILL(tableReads, 0) + FILL(tableWrites, 0) + FILL(indexReads, 0) + FILL(indexWrites, 0)');
+    expect(throttleMetrics.find((metric) => metric.Expression !== undefined)?.Expression).toBe(
+      'FILL(tableReads, 0) + FILL(tableWrites, 0) + FILL(byStatusReads, 0) + FILL(byStatusWrites, 0) + FILL(registeredKeysReads, 0) + FILL(registeredKeysWrites, 0)',
+    );
   });
 
   it('sends every alarm of the stage to one encrypted SNS topic, exported so that an operator subscribes once', () => {
@@ -278,6 +290,8 @@ describe('the stack, per stage', () => {
         'KeyMirrorSucceeded',
         'AWS/Lambda', // the authorizer's errors and invocations
       ]) expect([stage, text, body.includes(text)]).toEqual([stage, text, true]);
+      // A line per index of the table, by its name.
+      for (const index of ['"GlobalSecondaryIndexName","byStatus"', '"GlobalSecondaryIndexName","registeredKeys"']) expect([stage, index, body.includes(index.replaceAll('"', '\\"'))]).toEqual([stage, index, true]);
       // A graph line per operation, by its declared id.
       for (const operationId of OPERATION_IDS) expect([stage, operationId, body.includes(operationId)]).toEqual([stage, operationId, true]);
     }

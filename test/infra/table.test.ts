@@ -19,6 +19,20 @@ describe('the table in the CDK stack', () => {
     expect(properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
   });
 
+  it('has the key index: sparse (its partition key an attribute only key items carry), projecting what a listing of the keys reads', () => {
+    const [table] = Object.values(template('staging').findResources('AWS::DynamoDB::GlobalTable')) as { Properties: Record<string, any> }[];
+    const indexes = table?.Properties.GlobalSecondaryIndexes as { IndexName: string; KeySchema: unknown; Projection: { ProjectionType: string; NonKeyAttributes: string[] } }[];
+    expect(indexes.map((index) => index.IndexName)).toEqual(['byStatus', 'registeredKeys']);
+    const keys = indexes.find((index) => index.IndexName === 'registeredKeys');
+    expect(keys?.KeySchema).toEqual([
+      { AttributeName: 'registry', KeyType: 'HASH' },
+      { AttributeName: 'sk', KeyType: 'RANGE' },
+    ]);
+    expect(keys?.Projection.ProjectionType).toBe('INCLUDE');
+    expect([...(keys?.Projection.NonKeyAttributes ?? [])].sort()).toEqual(['apiKeyId', 'createdAt', 'limits', 'plan', 'syncedAt', 'usagePlanId']);
+    expect(table?.Properties.AttributeDefinitions).toContainEqual({ AttributeName: 'registry', AttributeType: 'S' });
+  });
+
   it('is on demand with point-in-time recovery; retained and protected in prod only', () => {
     const prod = template('prod');
     prod.hasResource('AWS::DynamoDB::GlobalTable', {

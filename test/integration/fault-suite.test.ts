@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventOf } from '../../bench/children/events.mjs';
 import { mainCaseOf } from '../../bench/cases';
@@ -61,12 +61,7 @@ async function timed(handler: Handler, request: APIGatewayProxyEvent): Promise<{
 
 const named = async (name: string) => (await db.storedPets()).filter((pet) => pet.name === name);
 /** The pets the idempotency records of the suite's key answer with. */
-const recordPets = async () => {
-  const { Items = [] } = await db.documentClient.send(
-    new QueryCommand({ TableName: db.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `IDEMPOTENCY#${authorizerContextOf('local-enterprise-key').keyId}` } }),
-  );
-  return Items.map((item) => item.pet as Record<string, unknown>);
-};
+const recordPets = async () => (await db.idempotencyRecordsOf(authorizerContextOf('local-enterprise-key').keyId as string)).map((item) => item.pet as Record<string, unknown>);
 const lastId = async () => (await db.documentClient.send(new GetCommand({ TableName: db.tableName, Key: { pk: 'SEQUENCE', sk: 'pet' } }))).Item?.value as number;
 
 describe('the fault suite (creates and lists, function timeout 3 s)', () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiGatewayKeySource, PAGE_SIZE } from '../../shared/auth/api-gateway-keys';
 import { hashApiKey, keyIdOf } from '../../shared/auth/api-key-hash';
@@ -9,6 +9,7 @@ import { ensureTable } from '../../local/create-table';
 import { checkDeclaredRights, runAs } from '../../local/dynamodb-rights';
 import { FUNCTIONS, type DataAccess } from '../../shared/functions';
 import { STANDARD_PLAN_LIMITS } from '../../shared/limits/plans';
+import { DynamoDbPetRepository } from '../../shared/pets/repository';
 import { testDatabase } from '../support/database';
 import { startFakeManagementApi, type FakeManagementApi } from '../support/fake-management-api';
 
@@ -107,8 +108,10 @@ describe('the key mirror', () => {
     expect(await registry.resolve('pro-key-value-0002')).toEqual({ keyId: keyIdOf(hashApiKey('pro-key-value-0002')), plan: 'pro', limits: STANDARD_PLAN_LIMITS.pro });
     expect(await registry.resolve('other-api-key-value')).toBeUndefined();
 
-    // No key value is stored anywhere: only hashes.
-    const { Items = [] } = await db.documentClient.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'APIKEY' } }));
+    // No key value is stored anywhere: only hashes (the table is the mirror's own: all of it is read).
+    const { Items = [] } = await db.documentClient.send(new ScanCommand({ TableName: tableName, ConsistentRead: true }));
+    // Each key in a partition of its own.
+    expect(Items.map((item) => item.pk).sort()).toEqual(Object.keys(await registryContents()).map((hash) => `APIKEY#${hash}`).sort());
     const stored = JSON.stringify(Items);
     for (const key of fake.keys.values()) expect(stored).not.toContain(key.value);
   });
@@ -224,11 +227,30 @@ describe('the key mirror', () => {
   it('runs with its declared rights only: without DeleteItem on the registry, removing a key is refused as AWS refuses it', async () => {
     const free = fake.plans.get('p-free')!;
     const taken = free.keyIds.pop()!;
-    const withoutDelete = FUNCTIONS.keyMirror.dynamodb.map((right) => ({ ...right, actions: right.actions.filter((action) => action !== 'DeleteItem') }));
+    const withoutDelete = FUNCTIONS.keyMirror.dynamodb.map((right): DataAccess => ('index' in right ? right : { ...right, actions: right.actions.filter((action) => action !== 'DeleteItem') }));
     try {
       await expect(run(withoutDelete)).rejects.toMatchObject({ name: 'AccessDeniedException', message: expect.stringContaining('grants no dynamodb:DeleteItem') });
       // The same run with the declared rights removes it.
       expect(await run()).toMatchObject({ removed: 1, problems: [] });
+    } finally {
+      free.keyIds.push(taken);
+      await run();
+    }
+  });
+
+  it('lists the registry through its index alone, never a Scan: pets and idempotency records beside the keys are neither read nor removed, a revoked key is', async () => {
+    const pets = new DynamoDbPetRepository(db.documentClient, tableName);
+    const pet = await pets.create({ name: 'Beside the keys', categoryId: 1, status: 'available' });
+    await pets.createOnce({ name: 'Recorded beside the keys', categoryId: 1, status: 'available' }, { owner: '0123456789abcdef', value: 'beside' });
+    const free = fake.plans.get('p-free')!;
+    const taken = free.keyIds.pop()!;
+    // Query on the key index, writes on key items: no Query or Scan of the table.
+    const indexOnly: DataAccess[] = [{ actions: ['Query'], index: 'registeredKeys' }, { actions: ['PutItem', 'DeleteItem'], items: ['keyRegistry'] }];
+    try {
+      expect(await run(indexOnly)).toMatchObject({ removed: 1, problems: [] });
+      expect(await registry.resolve(fake.keys.get(taken)!.value)).toBeUndefined();
+      expect(await pets.get(pet.id)).toEqual(pet);
+      expect((await pets.createOnce({ name: 'Recorded beside the keys', categoryId: 1, status: 'available' }, { owner: '0123456789abcdef', value: 'beside' })).replayed).toBe(true);
     } finally {
       free.keyIds.push(taken);
       await run();

@@ -65,6 +65,13 @@ describe('DynamoDB round trips of a warm request', () => {
     ]);
   });
 
+  it('createPet with an Idempotency-Key: two, the record read with the count and the id, then one transaction', async () => {
+    await expectRoundTrips(() => api.request('POST', '/pets', { body: { name: 'Keyed', categoryId: 1 }, headers: { 'Idempotency-Key': 'round-trips#1' } }), 201, [
+      ['GetItem IDEMPOTENCY', 'UpdateItem RATE', 'UpdateItem SEQUENCE'],
+      ['TransactWriteItems PET'],
+    ]);
+  });
+
   it('an invalid request: one, only the count', async () => {
     await expectRoundTrips(() => api.request('GET', '/pets?limit=0'), 400, [['UpdateItem RATE']]);
   });

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { KeyRegistry } from '../../shared/auth/key-registry';
 import { ensureTable } from '../../local/create-table';
 import { DEMO_KEYS } from '../../local/demo-keys';
@@ -34,6 +34,29 @@ export function testDatabase() {
             TableName: tableName,
             KeyConditionExpression: 'pk = :pk',
             ExpressionAttributeValues: { ':pk': 'PET' },
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        items.push(...(page.Items ?? []));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey !== undefined);
+      return items;
+    },
+    /**
+     * Every idempotency record of an API key (its key id). Each record is a partition of its own
+     * (`IDEMPOTENCY#<keyId>#<client's key>`), so no Query finds them all: a Scan of this test
+     * file's small table, which the service itself never makes.
+     */
+    async idempotencyRecordsOf(keyId: string): Promise<Record<string, unknown>[]> {
+      const items: Record<string, unknown>[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await documentClient.send(
+          new ScanCommand({
+            TableName: tableName,
+            FilterExpression: 'begins_with(pk, :prefix)',
+            ExpressionAttributeValues: { ':prefix': `IDEMPOTENCY#${keyId}#` },
+            ConsistentRead: true,
             ExclusiveStartKey: startKey,
           }),
         );

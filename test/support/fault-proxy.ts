@@ -24,7 +24,7 @@ export interface FaultProxy {
    * `except` spares, labelled as `partitionOf` names it) waiting, not forwarded, until `release()`.
    */
   hold(operations?: string[], options?: { except?: (partition: string) => boolean }): void;
-  /** Resolves with the held requests ("UpdateItem RATE#…", "Query PET", …) once there are `count`. */
+  /** Resolves with the held requests ("UpdateItem RATE", "Query PET", …) once there are `count`. */
   held(count: number): Promise<string[]>;
   /** Forwards what is held; `stopHolding` also forwards everything after. */
   release(options?: { stopHolding?: boolean }): void;
@@ -177,12 +177,13 @@ function answerError(req: IncomingMessage, res: ServerResponse, type: string, fi
   res.end(JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, ...fields }));
 }
 
-/** The partition a DynamoDB request is about (`RATE#…`, `PET`, `SEQUENCE`, `APIKEY`), for labels. */
+/** The partition a DynamoDB request is about (`RATE`, `PET`, `SEQUENCE`, `APIKEY`, `IDEMPOTENCY`, `index …`), for labels. */
 function partitionOf(body: Buffer): string {
   try {
     const request = JSON.parse(body.toString('utf8')) as { Key?: { pk?: { S?: string } }; Item?: { pk?: { S?: string } }; IndexName?: string };
     const pk = request.Key?.pk?.S ?? request.Item?.pk?.S ?? (request.IndexName !== undefined ? `index ${request.IndexName}` : 'PET');
-    return pk.startsWith('RATE#') ? 'RATE' : pk;
+    // A partition per counter, key or record: labelled by its kind, readable and the same for each.
+    return /^(RATE|APIKEY|IDEMPOTENCY)#/.exec(pk)?.[1] ?? pk;
   } catch {
     return '?';
   }

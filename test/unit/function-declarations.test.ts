@@ -3,9 +3,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringLike } from '../../local/dynamodb-rights';
 import { loadFunctionHandlers } from '../../local/server';
+import { hashApiKey } from '../../shared/auth/api-key-hash';
 import { addressSubject } from '../../shared/auth/authorize';
-import { ITEM_PARTITIONS } from '../../shared/dynamodb/table-definition';
-import { IDEMPOTENCY_PARTITION_PREFIX } from '../../shared/pets/repository';
+import { keyItemKey } from '../../shared/auth/key-registry';
+import { ITEM_PARTITIONS, tableDefinition } from '../../shared/dynamodb/table-definition';
+import { idempotencyRecordKey } from '../../shared/pets/repository';
 import { FUNCTION_NAMES, FUNCTIONS, OPERATION_IDS, OPERATIONS } from '../../shared/functions';
 import { DOCUMENTATION_ROUTES } from '../../shared/http/routes';
 import { OPERATION_SCHEMAS } from '../../shared/pets/operation-schemas';
@@ -45,12 +47,28 @@ describe('the function declarations', () => {
     }
   });
 
-  it('name the partition keys the code writes (pets, the id sequence and the registry take theirs from ITEM_PARTITIONS)', () => {
-    expect(stringLike(ITEM_PARTITIONS.idempotencyRecords, `${IDEMPOTENCY_PARTITION_PREFIX}0123456789abcdef`)).toBe(true);
+  it('name the partition keys the code writes (pets and the id sequence take theirs from ITEM_PARTITIONS; keys, records and counters match its patterns)', () => {
+    // One partition per record and per key: the key id (or the key's hash) is part of the partition key.
+    expect(stringLike(ITEM_PARTITIONS.idempotencyRecords, idempotencyRecordKey('0123456789abcdef', 'a#b').pk)).toBe(true);
+    expect(idempotencyRecordKey('0123456789abcdef', 'a#b')).toEqual({ pk: 'IDEMPOTENCY#0123456789abcdef#a#b', sk: 'record' });
+    // The key id's fixed length is what makes that join unambiguous: anything else is refused.
+    expect(() => idempotencyRecordKey('0123456789abcde#', 'key')).toThrow('key id');
+    const hash = hashApiKey('some key');
+    expect(keyItemKey(hash)).toEqual({ pk: `APIKEY#${hash}`, sk: hash });
+    expect(stringLike(ITEM_PARTITIONS.keyRegistry, keyItemKey(hash).pk)).toBe(true);
+    expect(stringLike(ITEM_PARTITIONS.keyRegistry, 'APIKEY')).toBe(false);
     // The counters' partitions: RATE#<subject> (shared/limits/counter-store.ts), the subject key#<keyId> or ip#<address>.
     expect(stringLike(ITEM_PARTITIONS.addressCounters, `RATE#${addressSubject('192.0.2.1')}`)).toBe(true);
     expect(stringLike(ITEM_PARTITIONS.keyCounters, `RATE#${addressSubject('192.0.2.1')}`)).toBe(false);
     expect(stringLike(ITEM_PARTITIONS.keyCounters, 'RATE#key#0123456789abcdef')).toBe(true);
+  });
+
+  it('name only indexes the table has; the key mirror lists the registry through the key index', () => {
+    const indexes = tableDefinition.globalSecondaryIndexes.map((index) => index.indexName);
+    for (const name of FUNCTION_NAMES) {
+      for (const right of FUNCTIONS[name].dynamodb) if ('index' in right) expect([name, indexes]).toEqual([name, expect.arrayContaining([right.index])]);
+    }
+    expect(FUNCTIONS.keyMirror.dynamodb).toContainEqual({ actions: ['Query'], index: 'registeredKeys' });
   });
 
   it('fail the local server\'s start when a handler module is missing or exports no handler (planted)', async () => {
