@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
  * Local, the server and the load fit on two cores.
  */
 export const SCALE = {
-  /** Seconds each offered rate is held and counted, after a warm-up that spends the buckets' one second of burst. */
+  /** Seconds each offered rate is held and counted, after a warm-up (the caches filled, the SDK's first retries done). */
   stepSeconds: 6,
   warmUpSeconds: 2,
   /** A rate is sustained when fewer than this share of its answers are 503 (and none is anything else unexpected). */

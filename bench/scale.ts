@@ -64,7 +64,9 @@ interface Step {
  * every answer. Only the requests sent after the warm-up count, and the partitions' use from then.
  */
 async function offer(scaleCase: ScaleCase, rate: number, counter: { n: number }): Promise<Step> {
-  model.reset();
+  // Empty buckets: a partition serves its rate from the start, with no second of burst saved up to
+  // carry a rate above it through a short step.
+  model.reset({ buckets: 'empty' });
   const warmUp = Math.round(rate * SCALE.warmUpSeconds);
   const total = warmUp + Math.round(rate * SCALE.stepSeconds);
   const statuses = new Map<string, number>();
@@ -75,7 +77,7 @@ async function offer(scaleCase: ScaleCase, rate: number, counter: { n: number })
     const due = started + (n * 1000) / rate;
     const wait = due - performance.now();
     if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    if (n === warmUp) model.reset({ keepBuckets: true });
+    if (n === warmUp) model.reset({ buckets: 'keep' });
     const request = scaleCase.request(counter.n++, { keys, rotatingKeys });
     const at = performance.now();
     const counted = n >= warmUp;

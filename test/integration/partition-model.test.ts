@@ -67,6 +67,26 @@ describe('the partition model', () => {
     await modelled.send(new UpdateCommand({ TableName: table(), Key: { pk: 'MODEL#b', sk: 'counter' }, UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } }));
   });
 
+  it('admits updates that make new items by the partitions their keys name: a burst over five new partitions is served', async () => {
+    model.reset();
+    const updates = Array.from({ length: 5 }, (_, n) =>
+      modelled.send(new UpdateCommand({ TableName: table(), Key: { pk: `MODEL#new-${n}`, sk: 'counter' }, UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } })),
+    );
+    await Promise.all(updates);
+    expect(model.throttledInOrder()).toEqual([]);
+    expect(model.use().map((use) => use.partition).sort()).toEqual(Array.from({ length: 5 }, (_, n) => `MODEL#new-${n}`));
+  });
+
+  it('emptied, a partition has no burst saved: it serves its rate from then on', async () => {
+    model.reset({ buckets: 'empty' });
+    const put = () => modelled.send(new PutCommand({ TableName: table(), Item: { pk: 'MODEL#g', sk: 'one' } }));
+    await expect(put()).rejects.toBeInstanceOf(ProvisionedThroughputExceededException);
+    await pause(1_050);
+    await put();
+    model.reset();
+    await put();
+  });
+
   it('charges a Query by the data it read, and refuses reads once the partition\'s read units are spent', async () => {
     model.reset();
     for (let sk = 0; sk < 4; sk += 1) await direct.send(new PutCommand({ TableName: table(), Item: { pk: 'MODEL#d', sk: String(sk), text: 'x'.repeat(3_000) } }));

@@ -51,12 +51,13 @@ export interface WriteOptions {
 }
 
 /**
- * One item written (put, updated or deleted): the table's partition pays for the larger of the
- * item before and after; each index the item is in pays for its entry, twice when the write moves
- * it (the old entry deleted, the new one put), nothing when its entry does not change.
+ * One item written (put, updated or deleted; its key as the request names it): the table's
+ * partition pays for the larger of the item before and after; each index the item is in pays for
+ * its entry, twice when the write moves it (the old entry deleted, the new one put), nothing when
+ * its entry does not change.
  */
-export function writeCharges(table: TableSchema, before: Item | undefined, after: Item | undefined, { transactional = false, conditionFailed = false }: WriteOptions = {}): Charge[] {
-  const partition = partitionLabel((before ?? after)?.[table.partitionKey]);
+export function writeCharges(table: TableSchema, key: Item, before: Item | undefined, after: Item | undefined, { transactional = false, conditionFailed = false }: WriteOptions = {}): Charge[] {
+  const partition = partitionLabel(key[table.partitionKey]);
   if (conditionFailed) return [{ partition, capacity: 'write', units: writeUnits(itemSize(before), transactional) }];
   const charges: Charge[] = [{ partition, capacity: 'write', units: writeUnits(Math.max(itemSize(before), itemSize(after)), transactional) }];
   for (const index of table.indexes) {

@@ -46,8 +46,11 @@ export interface PartitionModel {
   throttledInOrder(): string[];
   /** Requests of operations the model does not charge, by operation. */
   readonly uncharged: Map<string, number>;
-  /** Forgets the counts and (unless `keepBuckets`) refills every bucket. */
-  reset(options?: { keepBuckets?: boolean }): void;
+  /**
+   * Forgets the counts, and fills every bucket (`full`, the default), empties them (`empty`: no
+   * burst, only the rate from now on) or leaves them as they are (`keep`).
+   */
+  reset(options?: { buckets?: 'full' | 'empty' | 'keep' }): void;
   close(): Promise<void>;
 }
 
@@ -134,10 +137,14 @@ export async function startPartitionModel(target: string, options: { factor: num
     return schema;
   }
 
+  /** After reset('empty'), a bucket (even one not made yet) holds what it earned since. */
+  let emptyFrom: number | undefined;
+
   function bucketOf(partition: string, capacity: Capacity, now: number): Bucket {
     const rate = DYNAMODB_PARTITION_LIMITS[capacity] / factor;
     const name = `${capacity} ${partition}`;
-    const bucket = buckets.get(name) ?? { tokens: rate, at: now };
+    let bucket = buckets.get(name);
+    if (bucket === undefined || (emptyFrom !== undefined && bucket.at < emptyFrom)) bucket = emptyFrom === undefined ? { tokens: rate, at: now } : { tokens: 0, at: emptyFrom };
     bucket.tokens = Math.min(rate, bucket.tokens + ((now - bucket.at) / 1000) * rate);
     bucket.at = now;
     buckets.set(name, bucket);
@@ -272,17 +279,17 @@ export async function startPartitionModel(target: string, options: { factor: num
     const before = await currentItem(tableName, key, headers);
     const after = operation === 'PutItem' ? body.Item : operation === 'DeleteItem' ? undefined : before;
     // A condition check reads the item and writes nothing, charged as a write of it.
-    const estimate = operation === 'ConditionCheck' ? writeCharges(schema, before, undefined, { transactional, conditionFailed: true }) : writeCharges(schema, before, after, { transactional });
+    const estimate = operation === 'ConditionCheck' ? writeCharges(schema, key, before, undefined, { transactional, conditionFailed: true }) : writeCharges(schema, key, before, after, { transactional });
     return {
       estimate,
       async settle(answer) {
         if (operation === 'ConditionCheck') return estimate;
         if (answer.status !== 200) {
           const failed = errorTypeOf(answer.body) === 'ConditionalCheckFailedException';
-          return failed ? writeCharges(schema, before, undefined, { transactional, conditionFailed: true }) : estimate;
+          return failed ? writeCharges(schema, key, before, undefined, { transactional, conditionFailed: true }) : estimate;
         }
         if (operation !== 'UpdateItem') return estimate;
-        return writeCharges(schema, before, await currentItem(tableName, key, headers), { transactional });
+        return writeCharges(schema, key, before, await currentItem(tableName, key, headers), { transactional });
       },
     };
   }
@@ -315,6 +322,7 @@ export async function startPartitionModel(target: string, options: { factor: num
     set factor(value: number) {
       factor = checked(value);
       buckets.clear();
+      emptyFrom = undefined;
     },
     uncharged,
     use: () =>
@@ -322,11 +330,15 @@ export async function startPartitionModel(target: string, options: { factor: num
         .map(([partition, tally]) => ({ partition, readUnits: tally.read, writeUnits: tally.write, throttled: tally.throttled }))
         .sort((a, b) => b.throttled - a.throttled || b.readUnits + b.writeUnits - (a.readUnits + a.writeUnits)),
     throttledInOrder: () => [...throttleOrder],
-    reset({ keepBuckets = false } = {}) {
+    reset({ buckets: refill = 'full' } = {}) {
       tallies = new Map();
       throttleOrder = [];
-      if (!keepBuckets) buckets.clear();
       uncharged.clear();
+      if (refill === 'full') {
+        buckets.clear();
+        emptyFrom = undefined;
+      }
+      if (refill === 'empty') emptyFrom = performance.now();
     },
     close: () =>
       new Promise<void>((resolve) => {
