@@ -21,8 +21,8 @@ import { eventOf, invoke, lambdaContext } from './children/events.mjs';
 import type { StubTable } from './children/stub.mjs';
 import { writeCostIntoDocs } from './cost';
 import { roundTripsOf, startRecorder } from './dynamodb-recorder';
-import { SCALE, type ScaleResult } from './scale-cases';
-import { DYNAMODB_PARTITION_LIMITS } from '../test/support/partition-model';
+import type { ScaleResult } from './scale-cases';
+import { scaleTable, writeScaleIntoDocs } from './scale-report';
 import { stringLikeSource } from '../local/dynamodb-rights';
 
 /**
@@ -278,6 +278,7 @@ async function main(): Promise<void> {
       writeFileSync(join(root, 'bench', 'results.md'), report);
       // The cost table is computed from these figures: keep docs/scale-and-cost.md in step.
       writeCostIntoDocs(root);
+      writeScaleIntoDocs(root);
       process.stdout.write(`\n${report}`);
     } else {
       process.stdout.write(`${JSON.stringify(only.includes('scale') ? results.scale : only.includes('overhead') ? results.overheadMicroseconds : only.includes('cold') ? results.coldStart : only.includes('e2e') ? results.endToEndMs : results.dynamoDb, null, 1)}\n`);
@@ -374,45 +375,11 @@ function reportOf(results: Results): string {
     }
     lines.push('', `Pets created: ${load.createdPets}; readable afterwards through the API: ${load.readableAfter} (${verdict(load.readableAfter === load.createdPets)}).`);
   }
-  if (results.scale !== undefined) lines.push('', ...scaleReportOf(results.scale));
+  if (results.scale !== undefined) lines.push('', '## Scale: where it breaks (the partition model)', '', scaleTable(results.scale).trimEnd());
   lines.push('');
   return `${lines.join('\n')}\n`;
 }
 
-/** API Gateway's default request rate for a region's account, shared by its APIs. */
-const API_GATEWAY_ACCOUNT_RATE = 10_000;
-const thousands = (value: number) => Math.round(value).toLocaleString('en-US');
-/** Key hashes, key ids and idempotency keys shortened: a partition's kind is what the table tells. */
-const partitionName = (partition: string) => partition.replace(/[0-9a-f-]{12,}/g, '…');
-
-function scaleReportOf(scale: ScaleResult): string[] {
-  const lines = [
-    '## Scale: where it breaks (the partition model)',
-    '',
-    `The local server behind the partition model (test/support/partition-model.ts): DynamoDB's per-partition limits (${thousands(DYNAMODB_PARTITION_LIMITS.read)} read and ${thousands(DYNAMODB_PARTITION_LIMITS.write)} write units a second per partition key value) divided by each case's factor. Each rate is offered open-loop for ${SCALE.stepSeconds} s; it is sustained when fewer than ${SCALE.throttledAnswersBelow * 100} % of its answers are 503 (and none is anything else). "At DynamoDB's rates" is the sustained rate × the factor; API Gateway's default account rate is ${thousands(API_GATEWAY_ACCOUNT_RATE)} a second.`,
-    '',
-    '| case | factor | sustained here (a second) | at DynamoDB\'s rates (a second) | of API Gateway\'s 10,000 | first to throttle above it | busiest partitions at the ceiling (units a second at DynamoDB\'s rates, share of the partition\'s limit) |',
-    '|---|---|---|---|---|---|---|',
-  ];
-  for (const figure of scale.cases) {
-    const real = figure.sustainedRate * figure.factor;
-    const busiest = figure.atCeiling
-      .filter((use) => use.readUnits + use.writeUnits > 0)
-      .slice(0, 3)
-      .map((use) => {
-        const perSecond = (units: number) => (units * figure.factor) / SCALE.stepSeconds;
-        const parts = [
-          use.readUnits > 0 ? `${thousands(perSecond(use.readUnits))} RCU (${Math.round((100 * perSecond(use.readUnits)) / DYNAMODB_PARTITION_LIMITS.read)} %)` : '',
-          use.writeUnits > 0 ? `${thousands(perSecond(use.writeUnits))} WCU (${Math.round((100 * perSecond(use.writeUnits)) / DYNAMODB_PARTITION_LIMITS.write)} %)` : '',
-        ].filter((part) => part !== '');
-        return `\`${partitionName(use.partition)}\` ${parts.join(', ')}`;
-      })
-      .join('; ');
-    const first = figure.machineBound ? `none up to ${figure.steps.at(-1)?.rate ?? 0} here (this machine's limit)` : `\`${partitionName(figure.firstThrottled ?? '?')}\` (at ${thousands((figure.refusedAt ?? 0) * figure.factor)})`;
-    lines.push(`| ${figure.description} | 1/${figure.factor} | ${figure.machineBound ? '≥ ' : ''}${figure.sustainedRate} | ${figure.machineBound ? '≥ ' : ''}${thousands(real)} | ${Math.round((100 * real) / API_GATEWAY_ACCOUNT_RATE)} % | ${first} | ${busiest} |`);
-  }
-  return lines;
-}
 
 interface LoadResult {
   load: { connections: number; amountPerOperation: number };
