@@ -12,12 +12,14 @@ export const SCALE = {
   warmUpSeconds: 2,
   /** A rate is sustained when fewer than this share of its answers are 503 (and none is anything else unexpected). */
   throttledAnswersBelow: 0.01,
+  /** ... and this machine sent its requests at this share of the rate at least. */
+  achievedRateAtLeast: 0.97,
   /** Halvings of the gap between the last sustained and the first refused rate. */
   refinements: 2,
   /** API keys of the "many keys" cases, used in turn. */
   keys: 20,
   /** Keys of the key-lookup case, each used once per pass: more than its rate × the authorizer's 30 s cache. */
-  rotatingKeys: 3_000,
+  rotatingKeys: 4_000,
   seedPets: 300,
   /** A request without an answer by then counts as failed (the functions answer within 10 s). */
   answerTimeoutMs: 20_000,
@@ -130,12 +132,16 @@ export interface ScalePartitionUse {
 
 export interface ScaleStep {
   readonly rate: number;
+  /** The rate the counted requests really left at. */
+  readonly achievedRate: number;
   readonly sent: number;
   readonly throttledAnswers: number;
   readonly otherAnswers: Record<string, number>;
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly firstThrottled: string | undefined;
+  /** The partition that refused the most requests. */
+  readonly mostThrottled: string | undefined;
 }
 
 /** One case's figure: printed by bench/scale.ts, kept in bench/results.json. */
@@ -145,9 +151,13 @@ export interface ScaleCaseResult {
   readonly factor: number;
   /** Requests a second on this machine (× factor for DynamoDB's rates). */
   readonly sustainedRate: number;
-  /** No step failed up to the case's highest rate: the figure is a floor set by this machine. */
-  readonly machineBound: boolean;
+  /** No step failed up to the case's highest rate (maxRate): the figure is a floor. */
+  readonly reachedCap: boolean;
+  /** Why the first rate above the figure failed: 503s (a partition), other answers, or this machine falling behind. */
+  readonly failure: 'throttled' | 'errors' | 'machine' | undefined;
   readonly firstThrottled: string | undefined;
+  /** The partition that refused the most requests at that rate. */
+  readonly mostThrottled: string | undefined;
   readonly refusedAt: number | undefined;
   /** The busiest partitions during the highest sustained step. */
   readonly atCeiling: readonly ScalePartitionUse[];

@@ -18,7 +18,7 @@ const partitionName = (partition: string) => partition.replace(/[0-9a-f-]{12,}/g
 
 export function scaleTable(scale: ScaleResult): string {
   const lines = [
-    `The local server behind the partition model (\`test/support/partition-model.ts\`): DynamoDB's per-partition limits (${thousands(DYNAMODB_PARTITION_LIMITS.read)} read and ${thousands(DYNAMODB_PARTITION_LIMITS.write)} write units a second per partition key value) divided by each case's factor. Each rate is offered open-loop for ${SCALE.stepSeconds} s after a ${SCALE.warmUpSeconds} s warm-up, from empty buckets; it is sustained when fewer than ${SCALE.throttledAnswersBelow * 100} % of its answers are 503 (and none is anything else). "At DynamoDB's rates" is the rate here × the factor. API Gateway's default account rate is ${thousands(API_GATEWAY_ACCOUNT_RATE)} a second.`,
+    `The local server behind the partition model (\`test/support/partition-model.ts\`): DynamoDB's per-partition limits (${thousands(DYNAMODB_PARTITION_LIMITS.read)} read and ${thousands(DYNAMODB_PARTITION_LIMITS.write)} write units a second per partition key value) divided by each case's factor. Each rate is offered open-loop for ${SCALE.stepSeconds} s after a ${SCALE.warmUpSeconds} s warm-up, from empty buckets; it is sustained when fewer than ${SCALE.throttledAnswersBelow * 100} % of its answers are 503, none is anything else, and this machine sent at ${SCALE.achievedRateAtLeast * 100} % of the rate at least. Rates rise by half and then halve the gap twice: a figure is within about 6 % below the true ceiling. "At DynamoDB's rates" is the rate here × the factor. API Gateway's default account rate is ${thousands(API_GATEWAY_ACCOUNT_RATE)} a second.`,
     '',
     "| case | factor | sustained here (a second) | at DynamoDB's rates (a second) | of API Gateway's 10,000 | first to throttle above it | busiest partitions at the ceiling (units a second at DynamoDB's rates, share of the partition's limit) |",
     '|---|---|---|---|---|---|---|',
@@ -37,11 +37,17 @@ export function scaleTable(scale: ScaleResult): string {
         return `\`${partitionName(use.partition)}\` ${parts.join(', ')}`;
       })
       .join('; ');
-    const first = figure.machineBound
-      ? `none up to ${thousands((figure.steps.at(-1)?.rate ?? 0) * figure.factor)} (this machine's limit)`
-      : `\`${partitionName(figure.firstThrottled ?? '?')}\` (at ${thousands((figure.refusedAt ?? 0) * figure.factor)})`;
-    const floor = figure.machineBound ? '≥ ' : '';
-    lines.push(`| ${figure.description} | 1/${figure.factor} | ${floor}${figure.sustainedRate} | ${floor}${thousands(real)} | ${Math.round((100 * real) / API_GATEWAY_ACCOUNT_RATE)} % | ${first} | ${busiest} |`);
+    const named = (partition: string | undefined) => `\`${partitionName(partition ?? '?')}\``;
+    const above =
+      figure.failure === 'throttled'
+        ? `${named(figure.firstThrottled)}${figure.mostThrottled !== undefined && figure.mostThrottled !== figure.firstThrottled ? `, most: ${named(figure.mostThrottled)}` : ''} (at ${thousands((figure.refusedAt ?? 0) * figure.factor)})`
+        : figure.failure === 'errors'
+          ? `no partition: answers other than 503 (at ${thousands((figure.refusedAt ?? 0) * figure.factor)})`
+          : figure.failure === 'machine'
+            ? `no partition: this machine could not send ${thousands((figure.refusedAt ?? 0) * figure.factor)}`
+            : `none up to ${thousands((figure.steps.at(-1)?.rate ?? 0) * figure.factor)}, the highest rate offered`;
+    const floor = figure.reachedCap || figure.failure === 'machine' ? '≥ ' : '';
+    lines.push(`| ${figure.description} | 1/${figure.factor} | ${floor}${figure.sustainedRate} | ${floor}${thousands(real)} | ${Math.round((100 * real) / API_GATEWAY_ACCOUNT_RATE)} % | ${above} | ${busiest} |`);
   }
   return `${lines.join('\n')}\n`;
 }

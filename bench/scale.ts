@@ -17,7 +17,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ensureTable } from '../local/create-table';
 import { startPartitionModel, type PartitionUse } from '../test/support/partition-model';
-import { SCALE, SCALE_CASES, type ScaleCase, type ScaleCaseName, type ScaleCaseResult, type ScaleRequest } from './scale-cases';
+import { SCALE, SCALE_CASES, type ScaleCase, type ScaleCaseName, type ScaleCaseResult, type ScaleRequest, type ScaleStep } from './scale-cases';
 
 const [endpoint, ...only] = process.argv.slice(2) as [string, ...ScaleCaseName[]];
 const TABLE = `petstore-scale-${randomUUID().slice(0, 8)}`;
@@ -47,15 +47,7 @@ for (let n = 0; n < SCALE.seedPets; n += 1) await repository.create({ name: `See
 
 const server = await startLocalServer({ port: 0 });
 
-interface Step {
-  readonly rate: number;
-  readonly sent: number;
-  readonly throttledAnswers: number;
-  /** Answers other than the case's success and 503, and requests that got no answer. */
-  readonly otherAnswers: Record<string, number>;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-  readonly firstThrottled: string | undefined;
+interface Step extends ScaleStep {
   readonly use: PartitionUse[];
 }
 
@@ -73,6 +65,8 @@ async function offer(scaleCase: ScaleCase, rate: number, counter: { n: number })
   const latencies: number[] = [];
   const sent: Promise<void>[] = [];
   const started = performance.now();
+  let firstCounted = 0;
+  let lastSent = 0;
   for (let n = 0; n < total; n += 1) {
     const due = started + (n * 1000) / rate;
     const wait = due - performance.now();
@@ -81,6 +75,8 @@ async function offer(scaleCase: ScaleCase, rate: number, counter: { n: number })
     const request = scaleCase.request(counter.n++, { keys, rotatingKeys });
     const at = performance.now();
     const counted = n >= warmUp;
+    if (n === warmUp) firstCounted = at;
+    lastSent = at;
     sent.push(
       send(request).then((status) => {
         if (!counted) return;
@@ -92,18 +88,24 @@ async function offer(scaleCase: ScaleCase, rate: number, counter: { n: number })
   // The partitions' use while the counted requests were sent (their late retries aside).
   const use = model.use().slice(0, 4);
   const firstThrottled = model.throttledInOrder()[0];
+  const mostThrottled = model.use().find((partition) => partition.throttled > 0)?.partition;
   await Promise.all(sent);
   latencies.sort((a, b) => a - b);
   const throttledAnswers = statuses.get('503') ?? 0;
   const otherAnswers = Object.fromEntries([...statuses].filter(([status]) => status !== '503' && !scaleCase.success.includes(Number(status))));
+  const sentCount = total - warmUp;
   return {
     rate,
-    sent: total - warmUp,
+    // The rate the counted requests really left at: one process sends them and serves them, so a
+    // late timer would offer the partitions less than `rate`.
+    achievedRate: sentCount > 1 ? Math.round(((sentCount - 1) * 10_000) / (lastSent - firstCounted)) / 10 : rate,
+    sent: sentCount,
     throttledAnswers,
     otherAnswers,
     p50Ms: Math.round(latencies[Math.floor(latencies.length / 2)] ?? 0),
     p99Ms: Math.round(latencies[Math.floor(latencies.length * 0.99)] ?? 0),
     firstThrottled,
+    mostThrottled,
     use,
   };
 }
@@ -123,7 +125,13 @@ async function send({ method, path, key, body, headers = {} }: ScaleRequest): Pr
   }
 }
 
-const sustained = (step: Step) => step.throttledAnswers < SCALE.throttledAnswersBelow * step.sent && Object.keys(step.otherAnswers).length === 0;
+/** Why a step was not sustained: its 503s, other answers, or this machine not sending at the rate. */
+function failureOf(step: Step): 'throttled' | 'errors' | 'machine' | undefined {
+  if (step.throttledAnswers >= SCALE.throttledAnswersBelow * step.sent) return 'throttled';
+  if (Object.keys(step.otherAnswers).length > 0) return 'errors';
+  if (step.achievedRate < SCALE.achievedRateAtLeast * step.rate) return 'machine';
+  return undefined;
+}
 
 /** Raises the rate by half until a step fails, then halves the gap between the last good and the first bad rate. */
 async function ceilingOf(scaleCase: ScaleCase & { name: ScaleCaseName }): Promise<ScaleCaseResult> {
@@ -133,19 +141,21 @@ async function ceilingOf(scaleCase: ScaleCase & { name: ScaleCaseName }): Promis
   let good: Step | undefined;
   let bad: Step | undefined;
   let rate = scaleCase.startRate;
-  while (bad === undefined && rate <= scaleCase.maxRate) {
+  while (bad === undefined) {
     const step = await offer(scaleCase, rate, counter);
     steps.push(step);
-    if (sustained(step)) good = step;
+    if (failureOf(step) === undefined) good = step;
     else bad = step;
-    rate = Math.round(rate * 1.5 * 10) / 10;
+    if (rate >= scaleCase.maxRate) break;
+    // The last step is the case's cap itself.
+    rate = Math.min(scaleCase.maxRate, Math.round(rate * 1.5 * 10) / 10);
   }
   for (let refine = 0; refine < SCALE.refinements && good !== undefined && bad !== undefined; refine += 1) {
     const middle = Math.round(((good.rate + bad.rate) / 2) * 10) / 10;
     if (middle === good.rate || middle === bad.rate) break;
     const step = await offer(scaleCase, middle, counter);
     steps.push(step);
-    if (sustained(step)) good = step;
+    if (failureOf(step) === undefined) good = step;
     else bad = step;
   }
   return {
@@ -153,9 +163,10 @@ async function ceilingOf(scaleCase: ScaleCase & { name: ScaleCaseName }): Promis
     description: scaleCase.description,
     factor: scaleCase.factor,
     sustainedRate: good?.rate ?? 0,
-    /** No step failed up to the case's highest rate: the figure is a floor, set by this machine. */
-    machineBound: bad === undefined,
+    reachedCap: bad === undefined,
+    failure: bad === undefined ? undefined : failureOf(bad),
     firstThrottled: bad?.firstThrottled,
+    mostThrottled: bad?.mostThrottled,
     refusedAt: bad?.rate,
     atCeiling: good?.use ?? [],
     steps: steps.map(({ use: _use, ...step }) => step),

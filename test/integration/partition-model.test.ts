@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { DynamoDBClient, ProvisionedThroughputExceededException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { expectErrorShape, startTestApi, type TestApi } from '../support/api';
@@ -108,6 +108,29 @@ describe('the partition model', () => {
     expect(error).toBeInstanceOf(TransactionCanceledException);
     expect((error as TransactionCanceledException).CancellationReasons?.map((reason) => reason.Code)).toEqual(['None', 'ThrottlingError']);
     expect((await direct.send(new GetCommand({ TableName: table(), Key: { pk: 'MODEL#f', sk: 'x' } }))).Item).toBeUndefined();
+  });
+
+  it('charges a transaction cancelled by a failed condition for reading its items (doubled), not for the writes and index entries it did not make', async () => {
+    model.factor = 1;
+    onTestFinished(() => {
+      model.factor = 1_000;
+    });
+    await direct.send(new PutCommand({ TableName: table(), Item: { pk: 'MODEL#h', sk: 'taken', status: 'sold', id: 9 } }));
+    model.reset();
+    const cancelled = modelled.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: table(), Item: { pk: 'MODEL#i', sk: 'new', status: 'sold', id: 10 } } },
+          { Put: { TableName: table(), Item: { pk: 'MODEL#h', sk: 'taken', status: 'sold', id: 9 }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        ],
+      }),
+    );
+    await expect(cancelled).rejects.toBeInstanceOf(TransactionCanceledException);
+    const written = model.use().filter((use) => use.writeUnits > 0);
+    expect(written.map(({ partition, writeUnits }) => ({ partition, writeUnits })).sort((a, b) => a.partition.localeCompare(b.partition))).toEqual([
+      { partition: 'MODEL#h', writeUnits: 2 },
+      { partition: 'MODEL#i', writeUnits: 2 },
+    ]);
   });
 });
 

@@ -12,7 +12,7 @@ export const tsxCli = join(root, 'node_modules/tsx/dist/cli.mjs');
 
 export function shellEnvironment(): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const name of ['DYNAMODB_ENDPOINT', 'TABLE_NAME', 'DYNAMODB_LOCAL_ACCESS_KEY_ID', 'CURSOR_SECRET']) delete env[name];
+  for (const name of ['DYNAMODB_ENDPOINT', 'TABLE_NAME', 'DYNAMODB_LOCAL_ACCESS_KEY_ID', 'CURSOR_SECRET', 'PARTITION_MODEL_FACTOR']) delete env[name];
   return env;
 }
 

@@ -24,7 +24,9 @@ import { partitionLabel, readCharge, writeCharges, type Capacity, type Charge, t
  * TransactWriteItems, the requests the service makes; anything else passes uncharged and is
  * counted in `uncharged`. Not modelled: adaptive capacity splitting a partition by sort key (an
  * increasing key, such as pet ids, always writes to the end, so splits do not help it), the table's
- * burst capacity, and a Query's FilterExpression (charged by what it returned, not what it read).
+ * burst capacity, a Query's FilterExpression (charged by what it returned, not what it read), and
+ * a write racing another write of the same item between the model's reads of it (it could charge
+ * an index move that did not happen: the service updates no item an index holds).
  */
 export const DYNAMODB_PARTITION_LIMITS: Readonly<Record<Capacity, number>> = { read: 3_000, write: 1_000 };
 
@@ -86,6 +88,7 @@ export async function startPartitionModel(target: string, options: { factor: num
   };
   let factor = checked(options.factor);
   const upstream = new URL(target);
+  if (upstream.protocol !== 'http:') throw new Error(`the partition model sits in front of a DynamoDB Local over http://, not ${target}`);
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const schemas = new Map<string, TableSchema>();
   const buckets = new Map<string, Bucket>();
@@ -126,10 +129,11 @@ export async function startPartitionModel(target: string, options: { factor: num
     return (JSON.parse(answer.body.toString('utf8')) as { Item?: Item }).Item;
   }
 
-  async function schemaOf(tableName: string | undefined, headers: IncomingHttpHeaders): Promise<TableSchema | undefined> {
+  /** The table's key schema, read once (and again when a request names an index it did not have). */
+  async function schemaOf(tableName: string | undefined, headers: IncomingHttpHeaders, indexName?: unknown): Promise<TableSchema | undefined> {
     if (tableName === undefined) return undefined;
     const known = schemas.get(tableName);
-    if (known !== undefined) return known;
+    if (known !== undefined && (typeof indexName !== 'string' || known.indexes.some((index) => index.name === indexName))) return known;
     const answer = await send('DescribeTable', Buffer.from(JSON.stringify({ TableName: tableName })), credentialsOf(headers));
     if (answer.status !== 200) return undefined;
     const schema = toSchema(JSON.parse(answer.body.toString('utf8')) as DescribeTableAnswer);
@@ -141,6 +145,8 @@ export async function startPartitionModel(target: string, options: { factor: num
   let emptyFrom: number | undefined;
 
   function bucketOf(partition: string, capacity: Capacity, now: number): Bucket {
+    // (Partitions are named by key value alone: the model serves one table at a time, as npm start
+    // and the bench use it; two tables behind one model would share buckets of equal key values.)
     const rate = DYNAMODB_PARTITION_LIMITS[capacity] / factor;
     const name = `${capacity} ${partition}`;
     let bucket = buckets.get(name);
@@ -221,11 +227,16 @@ export async function startPartitionModel(target: string, options: { factor: num
     settle(answer: { status: number; body: Buffer }): Promise<Charge[]>;
   }
 
+  interface WriteAdmission extends Admission {
+    /** What it costs when its condition fails (or its transaction is cancelled): the item read. */
+    readonly failed: Charge[];
+  }
+
   async function admissionOf(operation: string, body: RequestBody, headers: IncomingHttpHeaders): Promise<Admission | undefined> {
     switch (operation) {
       case 'GetItem':
       case 'Query': {
-        const schema = await schemaOf(body.TableName, headers);
+        const schema = await schemaOf(body.TableName, headers, body.IndexName);
         if (schema === undefined) return undefined;
         const index = schema.indexes.find((candidate) => candidate.name === body.IndexName);
         const partition =
@@ -250,7 +261,7 @@ export async function startPartitionModel(target: string, options: { factor: num
         return writeAdmission(schema, operation, body, headers, false);
       }
       case 'TransactWriteItems': {
-        const parts: Admission[] = [];
+        const parts: WriteAdmission[] = [];
         for (const entry of body.TransactItems ?? []) {
           const [kind, item] = (Object.entries(entry)[0] ?? []) as [keyof TransactItem | undefined, RequestBody | undefined];
           const schema = await schemaOf(item?.TableName, headers);
@@ -262,8 +273,9 @@ export async function startPartitionModel(target: string, options: { factor: num
           estimate: parts.flatMap((part) => part.estimate),
           itemPartitions: parts.map((part) => part.estimate.map((charge) => charge.partition)),
           async settle(answer) {
-            // A cancelled transaction did its reads and checks: charged as admitted.
-            if (answer.status !== 200) return parts.flatMap((part) => part.estimate);
+            // A cancelled transaction read its items and wrote nothing: each item is charged as a
+            // failed condition (its read, doubled); a request DynamoDB refused outright, nothing.
+            if (answer.status !== 200) return errorTypeOf(answer.body) === 'TransactionCanceledException' ? parts.flatMap((part) => part.failed) : [];
             return (await Promise.all(parts.map((part) => part.settle(answer)))).flat();
           },
         };
@@ -273,21 +285,21 @@ export async function startPartitionModel(target: string, options: { factor: num
     }
   }
 
-  async function writeAdmission(schema: TableSchema, operation: string, body: RequestBody, headers: IncomingHttpHeaders, transactional: boolean): Promise<Admission> {
+  async function writeAdmission(schema: TableSchema, operation: string, body: RequestBody, headers: IncomingHttpHeaders, transactional: boolean): Promise<WriteAdmission> {
     const key = body.Key ?? keyOf(body.Item ?? {}, schema);
     const tableName = String(body.TableName);
     const before = await currentItem(tableName, key, headers);
     const after = operation === 'PutItem' ? body.Item : operation === 'DeleteItem' ? undefined : before;
     // A condition check reads the item and writes nothing, charged as a write of it.
-    const estimate = operation === 'ConditionCheck' ? writeCharges(schema, key, before, undefined, { transactional, conditionFailed: true }) : writeCharges(schema, key, before, after, { transactional });
+    const failed = writeCharges(schema, key, before, undefined, { transactional, conditionFailed: true });
+    const estimate = operation === 'ConditionCheck' ? failed : writeCharges(schema, key, before, after, { transactional });
     return {
       estimate,
+      failed,
       async settle(answer) {
         if (operation === 'ConditionCheck') return estimate;
-        if (answer.status !== 200) {
-          const failed = errorTypeOf(answer.body) === 'ConditionalCheckFailedException';
-          return failed ? writeCharges(schema, key, before, undefined, { transactional, conditionFailed: true }) : estimate;
-        }
+        // A failed condition read the item; any other refusal (a malformed request) did nothing.
+        if (answer.status !== 200) return errorTypeOf(answer.body) === 'ConditionalCheckFailedException' ? failed : [];
         if (operation !== 'UpdateItem') return estimate;
         return writeCharges(schema, key, before, await currentItem(tableName, key, headers), { transactional });
       },
