@@ -4,7 +4,7 @@
  * the price table (bench/prices.json, with its date and region), and written into
  * docs/scale-and-cost.md between its cost markers. test/docs/cost.test.ts recomputes it.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { FUNCTION_SETTINGS } from '../infra/functions';
 import { WAF_RULES } from '../infra/waf';
@@ -13,6 +13,7 @@ import { PLAN_NAMES } from '../shared/limits/plans';
 import { requestMetricMembers, REQUEST_METRICS } from '../shared/http/request-metrics';
 import { setLogSink, writeLog } from '../shared/log';
 import { ALL_CASES, mainCaseOf } from './cases';
+import { writeBetweenMarkers } from './generated-section';
 
 export interface Prices {
   readonly region: string;
@@ -164,12 +165,7 @@ export function readInputs(root: string): { measured: Measured; prices: Prices }
 export function writeCostIntoDocs(root: string): string {
   const { measured, prices } = readInputs(root);
   const table = costTable(measured, prices);
-  const page = `${root}/docs/scale-and-cost.md`;
-  const text = readFileSync(page, 'utf8');
-  const start = text.indexOf(COST_START);
-  const end = text.indexOf(COST_END);
-  if (start === -1 || end < start) throw new Error('docs/scale-and-cost.md has no cost markers');
-  writeFileSync(page, `${text.slice(0, start + COST_START.length)}\n${table}${text.slice(end)}`);
+  writeBetweenMarkers(`${root}/docs/scale-and-cost.md`, COST_START, COST_END, table);
   return table;
 }
 

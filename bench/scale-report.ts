@@ -1,5 +1,6 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { DYNAMODB_PARTITION_LIMITS } from '../test/support/partition-model';
+import { writeBetweenMarkers } from './generated-section';
 import { SCALE, type ScaleResult } from './scale-cases';
 
 /**
@@ -57,11 +58,6 @@ export function writeScaleIntoDocs(root: string): string {
   const { scale } = JSON.parse(readFileSync(`${root}/bench/results.json`, 'utf8')) as { scale?: ScaleResult };
   if (scale === undefined) throw new Error('bench/results.json has no scale figures: run npm run bench');
   const table = scaleTable(scale);
-  const page = `${root}/docs/scale-and-cost.md`;
-  const text = readFileSync(page, 'utf8');
-  const start = text.indexOf(SCALE_START);
-  const end = text.indexOf(SCALE_END);
-  if (start === -1 || end < start) throw new Error('docs/scale-and-cost.md has no scale markers');
-  writeFileSync(page, `${text.slice(0, start + SCALE_START.length)}\n${table}${text.slice(end)}`);
+  writeBetweenMarkers(`${root}/docs/scale-and-cost.md`, SCALE_START, SCALE_END, table);
   return table;
 }
