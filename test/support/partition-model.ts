@@ -1,5 +1,5 @@
 import { createServer, request as httpRequest, Agent, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { queriedPartitionValue } from '../../local/dynamodb-rights';
 import type { Item, ReadConsistency } from './capacity-units';
 import { partitionLabel, readCharge, writeCharges, type Capacity, type Charge, type IndexSchema, type TableSchema } from './partition-charges';
@@ -95,7 +95,6 @@ export async function startPartitionModel(target: string, options: { factor: num
   let tallies = new Map<string, Tally>();
   let throttleOrder: string[] = [];
   const uncharged = new Map<string, number>();
-  const sockets = new Set<Socket>();
 
   /** Sends a JSON-protocol request to DynamoDB Local; resolves with its status, headers and body. */
   function send(operation: string, body: Buffer, headers: IncomingHttpHeaders): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
@@ -320,10 +319,6 @@ export async function startPartitionModel(target: string, options: { factor: num
       );
     });
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -354,7 +349,7 @@ export async function startPartitionModel(target: string, options: { factor: num
     },
     close: () =>
       new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
+        server.closeAllConnections();
         agent.destroy();
         server.close(() => resolve());
       }),
