@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, paginateQuery, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { KeyRegistry } from '../../shared/auth/key-registry';
 import { ensureTable } from '../../local/create-table';
 import { DEMO_KEYS } from '../../local/demo-keys';
@@ -26,21 +26,7 @@ export function testDatabase() {
     },
     /** Every pet item in the table, read straight from DynamoDB. */
     async storedPets(): Promise<Record<string, unknown>[]> {
-      const items: Record<string, unknown>[] = [];
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await documentClient.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': 'PET' },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        items.push(...(page.Items ?? []));
-        startKey = page.LastEvaluatedKey;
-      } while (startKey !== undefined);
-      return items;
+      return everyItem(paginateQuery({ client: documentClient }, { TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'PET' } }));
     },
     /**
      * Every idempotency record of an API key (its key id). Each record is a partition of its own
@@ -48,22 +34,19 @@ export function testDatabase() {
      * file's small table, which the service itself never makes.
      */
     async idempotencyRecordsOf(keyId: string): Promise<Record<string, unknown>[]> {
-      const items: Record<string, unknown>[] = [];
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await documentClient.send(
-          new ScanCommand({
-            TableName: tableName,
-            FilterExpression: 'begins_with(pk, :prefix)',
-            ExpressionAttributeValues: { ':prefix': `IDEMPOTENCY#${keyId}#` },
-            ConsistentRead: true,
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        items.push(...(page.Items ?? []));
-        startKey = page.LastEvaluatedKey;
-      } while (startKey !== undefined);
-      return items;
+      return everyItem(
+        paginateScan(
+          { client: documentClient },
+          { TableName: tableName, FilterExpression: 'begins_with(pk, :prefix)', ExpressionAttributeValues: { ':prefix': `IDEMPOTENCY#${keyId}#` }, ConsistentRead: true },
+        ),
+      );
     },
   };
+}
+
+/** The items of every page the SDK's paginator reads (it follows LastEvaluatedKey). */
+async function everyItem(pages: AsyncIterable<{ Items?: Record<string, unknown>[] }>): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  for await (const page of pages) items.push(...(page.Items ?? []));
+  return items;
 }
