@@ -16,6 +16,7 @@ import { ITEM_PARTITIONS, tableDefinition } from '../shared/dynamodb/table-defin
 import { FUNCTIONS } from '../shared/functions';
 import { DynamoDbPetRepository } from '../shared/pets/repository';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../test/support/fake-secrets-manager';
+import { bundleModulesOf, timeByModule, type CpuProfile } from './cold-start-profile';
 import { ALL_CASES, BENCH_FUNCTIONS, caseLabelled, entryOf, mainCaseOf, type BenchFunction, type Implementation, type NamedCase } from './cases';
 import { eventOf, invoke, lambdaContext } from './children/events.mjs';
 import type { StubTable } from './children/stub.mjs';
@@ -46,12 +47,14 @@ const STUB_TABLE: StubTable = { partitionKey: tableDefinition.partitionKey.name,
 
 const READ_OPERATIONS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems']);
 const COLD_STARTS = 15;
+const PROFILED_COLD_STARTS = 10;
+const PROFILE_SAMPLING_MICROSECONDS = 50;
 const OVERHEAD_ITERATIONS = 20_000;
 const END_TO_END_ITERATIONS = 300;
 const BENCH_KEY = 'bench-key-of-the-benchmark';
 const TABLE_NAME = 'petstore-bench';
 
-const bundleOf = (kind: 'deployed' | 'stubbed', implementation: Implementation, name: BenchFunction) => join(buildDir, kind, implementation, name, 'index.mjs');
+const bundleOf = (kind: 'deployed' | 'stubbed' | 'profiled', implementation: Implementation, name: BenchFunction) => join(buildDir, kind, implementation, name, 'index.mjs');
 
 async function buildBundles(): Promise<Record<Implementation, Record<BenchFunction, { bytes: number; gzipBytes: number }>>> {
   rmSync(buildDir, { recursive: true, force: true });
@@ -65,6 +68,8 @@ async function buildBundles(): Promise<Record<Implementation, Record<BenchFuncti
       // For the stubbed runs: the same, with the AWS SDK left to node_modules so that one stub answers both.
       const options = esbuildOptionsFor(entryOf(root, implementation, name), bundleOf('stubbed', implementation, name));
       await build({ ...options, sourcemap: false, external: [...(options.external ?? []), '@aws-sdk/*', '@smithy/*'] });
+      // For the profile: the same code with its line breaks and each module's `// <path>` comment kept.
+      await build({ ...esbuildOptionsFor(entryOf(root, implementation, name), bundleOf('profiled', implementation, name)), minify: false, minifySyntax: true, minifyIdentifiers: true });
     }
   }
   return sizes;
@@ -84,13 +89,55 @@ function runChild<T>(script: string, args: string[], env: Record<string, string>
   });
 }
 
+/** Each function's cold start, ours and the baseline, by module (bench/cold-start-profile.ts): a report in Markdown. */
+async function profileColdStarts(env: Record<string, string>): Promise<string> {
+  const phases = ['import', 'first response'] as const;
+  let report = '';
+  for (const name of BENCH_FUNCTIONS) {
+    const main = mainCaseOf(name);
+    const totals = { ours: {}, baseline: {} } as Record<Implementation, Record<(typeof phases)[number], Map<string, number>>>;
+    for (const implementation of IMPLEMENTATIONS) for (const phase of phases) totals[implementation][phase] = new Map();
+    for (let run = 0; run < PROFILED_COLD_STARTS; run += 1) {
+      for (const implementation of run % 2 === 0 ? IMPLEMENTATIONS : ([...IMPLEMENTATIONS].reverse() as Implementation[])) {
+        const bundle = bundleOf('profiled', implementation, name);
+        const result = await runChild<{ importProfile: CpuProfile; firstResponseProfile: CpuProfile; status: number }>(
+          'cold-start-profile.mjs',
+          [bundle, JSON.stringify(main.event), BENCH_KEY, String(PROFILE_SAMPLING_MICROSECONDS)],
+          env,
+        );
+        if (result.status !== main.status) throw new Error(`profiled cold start of ${name} (${implementation}): ${result.status}`);
+        const modules = bundleModulesOf(bundle);
+        for (const [phase, profile] of [['import', result.importProfile], ['first response', result.firstResponseProfile]] as const) {
+          for (const [label, microseconds] of timeByModule(profile, modules)) totals[implementation][phase].set(label, (totals[implementation][phase].get(label) ?? 0) + microseconds);
+        }
+      }
+    }
+    for (const phase of phases) {
+      const ms = (implementation: Implementation, label: string) => (totals[implementation][phase].get(label) ?? 0) / PROFILED_COLD_STARTS / 1000;
+      const labels = [...new Set([...totals.ours[phase].keys(), ...totals.baseline[phase].keys()])];
+      const sum = (implementation: Implementation) => labels.reduce((total, label) => total + ms(implementation, label), 0);
+      const rows = labels
+        .map((label) => ({ label, ours: ms('ours', label), baseline: ms('baseline', label) }))
+        .filter((row) => Math.max(row.ours, row.baseline) >= 0.1)
+        .sort((a, b) => Math.abs(b.ours - b.baseline) - Math.abs(a.ours - a.baseline) || b.ours - a.ours);
+      report += `\n### ${name}: ${phase} (ms a process under the profiler, mean of ${PROFILED_COLD_STARTS}; modules of 0.1 ms or more)\n\n`;
+      report += '| module | ours | baseline | ours − baseline |\n|---|---|---|---|\n';
+      report += `| **all** | **${fixed(sum('ours'), 2)}** | **${fixed(sum('baseline'), 2)}** | **${fixed(sum('ours') - sum('baseline'), 2)}** |\n`;
+      for (const row of rows) report += `| \`${row.label}\` | ${fixed(row.ours, 2)} | ${fixed(row.baseline, 2)} | ${fixed(row.ours - row.baseline, 2)} |\n`;
+    }
+  }
+  return report;
+}
+
 const median = (values: number[]) => percentileOf(values, 50);
 function percentileOf(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
-const SECTIONS = ['cold', 'overhead', 'e2e', 'requests', 'load', 'scale'] as const;
+const SECTIONS = ['cold', 'overhead', 'e2e', 'requests', 'load', 'scale', 'profile'] as const;
+/** Sections a full run leaves out: run with `--only`. */
+const ON_REQUEST_ONLY: readonly (typeof SECTIONS)[number][] = ['profile'];
 
 async function main(): Promise<void> {
   // `npm run bench -- --only overhead` runs one section (no results written): for working on the code.
@@ -98,7 +145,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, case: { type: 'string', multiple: true } } });
   const only = values.only;
   for (const section of only ?? []) if (!(SECTIONS as readonly string[]).includes(section)) throw new Error(`--only takes ${SECTIONS.join(', ')}`);
-  const runs = (section: (typeof SECTIONS)[number]) => only === undefined || only.includes(section);
+  const runs = (section: (typeof SECTIONS)[number]) => (only === undefined ? !ON_REQUEST_ONLY.includes(section) : only.includes(section));
   const startedAt = Date.now();
   process.stdout.write('building bundles as the stack does...\n');
   const sizes = await buildBundles();
@@ -151,6 +198,11 @@ async function main(): Promise<void> {
     const secretReads = secrets.calls.length;
     const readers = BENCH_FUNCTIONS.filter((name) => (FUNCTIONS[name] as { secrets?: readonly string[] }).secrets?.includes('cursor')).length;
     if (runs('cold') && secretReads !== readers * COLD_STARTS * IMPLEMENTATIONS.length * 2) throw new Error(`cold starts read the secret ${secretReads} times`);
+
+    if (runs('profile')) {
+      process.stdout.write(`profiling cold starts (${PROFILED_COLD_STARTS} fresh processes per function and side)...\n`);
+      process.stdout.write(await profileColdStarts(env));
+    }
 
     process.stdout.write(`stack overhead, DynamoDB stubbed (${OVERHEAD_ITERATIONS} invocations per case and side)...\n`);
     const overhead = {} as Record<string, Record<Implementation, { p50: number; p99: number }>>;
@@ -280,7 +332,7 @@ async function main(): Promise<void> {
       writeCostIntoDocs(root);
       writeScaleIntoDocs(root);
       process.stdout.write(`\n${report}`);
-    } else {
+    } else if (!only.every((section) => (ON_REQUEST_ONLY as readonly string[]).includes(section))) {
       process.stdout.write(`${JSON.stringify(only.includes('scale') ? results.scale : only.includes('overhead') ? results.overheadMicroseconds : only.includes('cold') ? results.coldStart : only.includes('e2e') ? results.endToEndMs : results.dynamoDb, null, 1)}\n`);
     }
   } finally {
