@@ -12,7 +12,6 @@ const listing = { pets: petStore.pets, cursors: pageCursors };
 /** GET /v1/pets: one page of pets in ascending id order; `Link: rel="next"` when more follow. */
 export const handler = httpOperation({
   operationId: 'listPets',
-  // Not through OPERATION_SCHEMAS: that would build every schema at this function's cold start.
   ...LIST_PETS_REQUEST,
   handle: async ({ query, baseUrl, deadline }) => {
     const page = await listPets(listing, query, deadline);

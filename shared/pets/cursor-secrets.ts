@@ -4,7 +4,7 @@ import type { CallDeadline } from '../dynamodb/call-deadline';
 import { ServiceUnavailableError } from '../errors';
 import { writeLog } from '../log';
 import { CursorCodec, positionOf, type CursorPosition } from './cursor';
-import type { PetStatus } from './fields';
+import type { PetStatus } from './pet-status';
 
 /**
  * The keys that sign page cursors, and when to read them again. In AWS they live in Secrets

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { InvalidRequestError } from '../errors';
-import { MAX_ID, PET_STATUSES, type PetStatus } from './fields';
+import { MAX_ID, PET_STATUSES } from './fields';
+import type { PetStatus } from './pet-status';
 
 /**
  * Page cursors: where the previous page ended and which filter it was for, signed with an HMAC

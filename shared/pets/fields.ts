@@ -1,10 +1,7 @@
-import * as z from 'zod/mini';
-import { described } from './describe';
-
 /**
- * The limits, the status and the rule on integers in text that the pet schemas share. Apart from
- * schema.ts so that a function builds only the schemas it uses (building zod schemas is most of
- * what zod adds to a cold start).
+ * The limits, the statuses and the rule on integers in text that the pet schemas share: plain
+ * values, no schema, so that code needing a limit builds no zod schema (a function builds only
+ * the schemas it validates with: building them is most of what zod adds to a cold start).
  */
 
 /** Largest id any JSON client, JavaScript included, reads exactly: 2^53 - 1. */
@@ -19,9 +16,4 @@ export const PLAIN_DECIMAL_RULE =
   'Beyond what the schema states: written in plain decimal digits without a leading zero (`7`, not `07`, `+7`, `7.0`, `7e0`, `0x7` or ` 7`); ' +
   'a validator that reads those as the number 7 accepts what the service refuses with 400.';
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
-
-export const PetStatus = described(z.enum(PET_STATUSES, { error: `must be one of ${PET_STATUSES.join(', ')}` }), {
-  description: 'Availability of the animal.',
-});
-export type PetStatus = z.infer<typeof PetStatus>;
-export const DEFAULT_PET_STATUS: PetStatus = 'available';
+export const DEFAULT_PET_STATUS: (typeof PET_STATUSES)[number] = 'available';

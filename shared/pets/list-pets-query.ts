@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { describeAs, described } from './describe';
-import { PAGE_SIZE, PetStatus, PLAIN_DECIMAL_RULE } from './fields';
+import { PAGE_SIZE, PLAIN_DECIMAL_RULE } from './fields';
+import { PetStatus } from './pet-status';
 
 /**
  * The query of listPets, in a module of its own so that the listPets function builds no other

@@ -1,7 +1,7 @@
 import type { CallDeadline } from '../dynamodb/call-deadline';
 import { NotFoundError } from '../errors';
 import type { CursorPosition } from './cursor';
-import type { PetStatus } from './fields';
+import type { PetStatus } from './pet-status';
 import type { IdempotencyKey } from './idempotency';
 import type { CreatedOnce, PetRepository } from './repository';
 import type { ListPetsQuery, NewPet, Pet } from './schema';

@@ -1,0 +1,67 @@
+import * as z from 'zod/mini';
+import { described } from './describe';
+import { DEFAULT_PET_STATUS, NAME_MAX_LENGTH } from './fields';
+import { CategoryId } from './identifier';
+import { IdempotencyKeyHeader } from './idempotency-key-header';
+import { HIDDEN_CLASS, NAME_PATTERNS, VISIBLE_CHARACTER_PATTERN } from './name-pattern';
+import { NoQuery } from './no-query';
+import { PetStatus } from './pet-status';
+
+/**
+ * What createPet takes, in a module of its own so that no other function builds these schemas at
+ * its cold start. Messages are written for API clients; the validation layer prefixes each with
+ * where it failed (`body.name: ...`).
+ */
+
+const HIDDEN = new RegExp(`[${HIDDEN_CLASS}]`, 'u');
+const VISIBLE = new RegExp(VISIBLE_CHARACTER_PATTERN, 'u');
+/** The trimmed name already failed a rule before the hidden and visible characters: empty, a lone surrogate, too long. */
+// (At most NAME_MAX_LENGTH UTF-16 units is at most as many code points: most names are not counted again.)
+const failsAbove = (name: string): boolean => name.length === 0 || !name.isWellFormed() || (name.length > NAME_MAX_LENGTH && codePointLength(name) > NAME_MAX_LENGTH);
+
+/** 1 to 100 characters (Unicode code points, as JSON Schema counts them) once trimmed. */
+export const PetName = described(
+  z
+    .string({ error: 'must be a string' })
+    .check(
+      z.trim(),
+      z.minLength(1, 'must not be empty or only white space'),
+      z.refine((name) => name.isWellFormed(), 'must be valid Unicode text (it holds a lone surrogate)'),
+      z.refine((name) => codePointLength(name) <= NAME_MAX_LENGTH, `must be at most ${NAME_MAX_LENGTH} characters`),
+      // One message per failing field: each rule speaks only when none above it failed.
+      z.refine((name) => failsAbove(name) || !HIDDEN.test(name), 'must not hold control characters or bidirectional controls'),
+      z.refine((name) => failsAbove(name) || HIDDEN.test(name) || VISIBLE.test(name), 'must hold at least one visible character (not only format characters such as U+200B)'),
+    ),
+  // The trim and the refinements are invisible to JSON Schema: the two patterns state the whole rule.
+  {
+    allOf: NAME_PATTERNS.map((pattern) => ({ pattern })),
+    description:
+      `The animal's name: 1 to ${NAME_MAX_LENGTH} characters (Unicode code points) once white space is trimmed from both ends, ` +
+      'and stored trimmed. White space is ECMAScript\'s: tab, line feed, vertical tab, form feed, carriage return, space, U+00A0, U+1680, ' +
+      'U+2000 to U+200A, U+2028, U+2029, U+202F, U+205F, U+3000 and U+FEFF (not U+0085, U+180E or U+200B). The text must be well-formed ' +
+      'Unicode (no lone surrogate). Once trimmed it holds no control character (C0, DEL, C1: U+0000 to U+001F, U+007F to U+009F) ' +
+      'and no bidirectional control (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), and at least one visible ' +
+      'character: format characters (U+200B to U+200D, U+2060, U+FEFF) alone are not a name. The two patterns state this whole ' +
+      'rule, read with Unicode semantics as JSON Schema asks.',
+  },
+);
+
+/** Request body of createPet. Unknown fields are refused, so a typo such as `staus` is not dropped. */
+export const NewPet = described(
+  z.strictObject({
+    name: PetName,
+    categoryId: CategoryId,
+    status: z._default(PetStatus, DEFAULT_PET_STATUS),
+  }),
+  { description: 'An animal to add. Unknown fields are refused.', examples: [{ name: 'Rex', categoryId: 1, status: 'available' }] },
+);
+export type NewPet = z.output<typeof NewPet>;
+
+/** What createPet takes (OPERATION_SCHEMAS declares it in the interface description). */
+export const CREATE_PET_REQUEST = { query: NoQuery, headers: z.object({ 'Idempotency-Key': IdempotencyKeyHeader }), body: NewPet } as const;
+
+function codePointLength(text: string): number {
+  let length = 0;
+  for (const _ of text) length += 1;
+  return length;
+}
