@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { described } from './describe';
+import { described, describedCopy } from './describe';
 import { MAX_ID } from './fields';
 
 /** A positive integer no larger than 2^53 - 1 (z.int() itself keeps to the safe range). */
@@ -8,4 +8,4 @@ export const Identifier = described(
   { format: 'int64' },
 );
 
-export const CategoryId = described(Identifier, { description: 'Identifier of the category the animal belongs to.' });
+export const CategoryId = describedCopy(Identifier, { description: 'Identifier of the category the animal belongs to.' });

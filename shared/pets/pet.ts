@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { described } from './describe';
+import { described, describedCopy } from './describe';
 import { NAME_MAX_LENGTH } from './fields';
 import { CategoryId, Identifier } from './identifier';
 import { PetStatus } from './pet-status';
@@ -7,7 +7,7 @@ import { PetStatus } from './pet-status';
 /** An animal as the service answers it: what the interface description declares (no function builds it). */
 export const Pet = described(
   z.strictObject({
-    id: described(Identifier, { description: 'Unique identifier assigned by the service on creation; never reused, increasing.' }),
+    id: describedCopy(Identifier, { description: 'Unique identifier assigned by the service on creation; never reused, increasing.' }),
     name: described(z.string().check(z.minLength(1)), { maxLength: NAME_MAX_LENGTH, description: "The animal's name." }),
     categoryId: CategoryId,
     status: PetStatus,
