@@ -509,6 +509,8 @@ describe('the bundled functions', () => {
     const sourceMap = JSON.parse(readFileSync(join(assetDir, 'index.mjs.map'), 'utf8')) as { sources: string[]; sourcesContent?: unknown };
     expect(sourceMap.sources.some((source) => source.endsWith('functions/listPets.ts'))).toBe(true);
     expect(sourceMap.sourcesContent).toBeUndefined();
+    // Bundled with the aliases the bench measures (infra/bundling.ts): no import of node:stream/web.
+    expect(readFileSync(join(assetDir, 'index.mjs'), 'utf8')).not.toContain('node:stream/web');
 
     // The docs bundle carries the document and Swagger UI's files, and serves them from there.
     const docs = template.findResources('AWS::Lambda::Function')[functionLogicalId(template, 'ApiDocs')] as { Properties: { Code: { S3Key: string } } };
