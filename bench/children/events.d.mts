@@ -33,6 +33,7 @@ export interface AuthorizerEventSpec {
 
 export const REFUSED_ADDRESS: string;
 export const BENCH_LIMITS: { perMinute: number; perDay: number };
+export const INVOCATION_MS: number;
 export function lambdaContext(): Context;
 export function pathOf(spec: { readonly resource: string; readonly pathParameters?: Readonly<Record<string, string>> }): string;
 export function bodyOf(spec: RequestEventSpec, n: number | string): string | null;

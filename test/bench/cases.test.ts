@@ -2,7 +2,11 @@ import { createHash } from 'node:crypto';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { ALL_CASES, BENCH_FUNCTIONS, mainCaseOf } from '../../bench/cases';
+import { INVOCATION_MS, lambdaContext } from '../../bench/children/events.mjs';
 import { dynamoDbStub, type StubCommands } from '../../bench/children/stub.mjs';
+import { FUNCTION_SETTINGS } from '../../infra/functions';
+import { deadlineBeforeTimeout } from '../../shared/dynamodb/call-deadline';
+import { AWS_CALL_BOUNDS, LOCAL_CALL_BOUNDS, worstCallMs } from '../../shared/dynamodb/client';
 import { stringLikeSource } from '../../local/dynamodb-rights';
 import { keyItemKey } from '../../shared/auth/key-registry';
 import { ITEM_PARTITIONS, tableDefinition } from '../../shared/dynamodb/table-definition';
@@ -107,4 +111,15 @@ describe('the bench cases', () => {
     expect(main.status).toBeLessThan(300);
     expect(main.dynamoDb).toBeDefined();
   });
+
+  it('gives each invocation the time that keeps AWS\'s choice: in AWS no DynamoDB call needs an abort signal, and none does in the bench', () => {
+    const inAws = deadlineBeforeTimeout({ getRemainingTimeInMillis: () => FUNCTION_SETTINGS.timeout.toMilliseconds() });
+    expect(inAws?.signalForCall(worstCallMs(AWS_CALL_BOUNDS))).toBeUndefined();
+    const inBench = deadlineBeforeTimeout(lambdaContext());
+    expect(inBench?.signalForCall(worstCallMs(LOCAL_CALL_BOUNDS))).toBeUndefined();
+    // The local client's bounds alone would need one within AWS's 10 s.
+    expect(worstCallMs(LOCAL_CALL_BOUNDS)).toBeGreaterThan(FUNCTION_SETTINGS.timeout.toMilliseconds());
+    expect(INVOCATION_MS).toBeGreaterThan(worstCallMs(LOCAL_CALL_BOUNDS));
+  });
 });
+
