@@ -29,10 +29,12 @@ export interface BundleModules {
   readonly starts: readonly { readonly line: number; readonly label: string }[];
 }
 
-/** `node_modules/@aws-sdk/client-dynamodb/dist-es/…` → `@aws-sdk/client-dynamodb`; our files keep their path. */
+/** `node_modules/@aws-sdk/client-dynamodb/dist-es/…` → `@aws-sdk/client-dynamodb`; our files keep their path from the root. */
 export function moduleLabel(path: string): string {
   const inPackage = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
-  return inPackage ? (inPackage[1] as string) : path;
+  if (inPackage) return inPackage[1] as string;
+  // A bundle built from another checkout (a git worktree) names our files from there.
+  return /(?:^|\/)((?:shared|functions|infra|bench)\/.*)$/.exec(path)?.[1] ?? path;
 }
 
 export function bundleModulesOf(bundleFile: string): BundleModules {
@@ -40,7 +42,7 @@ export function bundleModulesOf(bundleFile: string): BundleModules {
   readFileSync(bundleFile, 'utf8')
     .split('\n')
     .forEach((text, index) => {
-      const comment = /^\/\/ ((?:node_modules|shared|functions|bench)\/\S+\.(?:[cm]?js|ts|json))$/.exec(text);
+      const comment = /^\/\/ (\S+\.(?:[cm]?js|ts|json))$/.exec(text);
       if (comment) starts.push({ line: index + 1, label: moduleLabel(comment[1] as string) });
     });
   return { url: pathToFileURL(bundleFile).href, starts };
@@ -81,4 +83,56 @@ export function timeByModule(profile: CpuProfile, modules: BundleModules): Map<s
     else add('(bench harness)', microseconds);
   }
   return byModule;
+}
+
+/** What a module's time is counted under in the summary. */
+export function groupOf(label: string): string {
+  if (label === 'zod') return 'zod';
+  if (label.startsWith('@middy/')) return 'middy';
+  if (label === '@aws-sdk/lib-dynamodb' || label === '@aws-sdk/util-dynamodb') return 'DynamoDB document client (lib-dynamodb, util-dynamodb)';
+  if (/^(shared|functions|infra)\//.test(label)) return 'our code (shared/, functions/)';
+  if (label.startsWith('bench/baseline/')) return "the baseline's handler code";
+  if (/^(@aws-sdk|@smithy|@aws-crypto)\/|^[a-z][\w.-]*$/.test(label) && !label.startsWith('node')) return 'AWS SDK and its dependencies (both)';
+  if (label === 'node:internal/modules' || label === '(esbuild runtime and banner)' || label === 'ModuleWrap' || label === 'compileFunction') return 'loading and compiling the bundle';
+  if (label === 'node:internal/source_map') return "the bundle's source map";
+  if (label === 'node:internal/bootstrap' || label === 'node:internal/webstreams') return "Node's built-in modules, loaded on first use";
+  if (label === '(garbage collector)') return 'garbage collection';
+  if (label === '(idle)') return 'waiting for I/O';
+  return 'Node and V8, other';
+}
+
+const PHASES = ['import', 'first response'] as const;
+export type Phase = (typeof PHASES)[number];
+type Side = 'ours' | 'baseline';
+/** Microseconds per module, summed over a function's profiled cold starts. */
+export type ProfileTotals = Record<Side, Record<Phase, Map<string, number>>>;
+
+export function emptyTotals(): ProfileTotals {
+  return { ours: { import: new Map(), 'first response': new Map() }, baseline: { import: new Map(), 'first response': new Map() } };
+}
+
+export function addProfile(totals: ProfileTotals, side: Side, phase: Phase, profile: CpuProfile, modules: BundleModules): void {
+  for (const [label, microseconds] of timeByModule(profile, modules)) totals[side][phase].set(label, (totals[side][phase].get(label) ?? 0) + microseconds);
+}
+
+const fixed2 = (value: number) => value.toFixed(2);
+
+/** A function's profile in Markdown: by group for both phases, then the modules that differ most. */
+export function profileReport(name: string, totals: ProfileTotals, runs: number): string {
+  const ms = (side: Side, phase: Phase, keys: (label: string) => boolean) => [...totals[side][phase]].filter(([label]) => keys(label)).reduce((sum, [, us]) => sum + us, 0) / runs / 1000;
+  const groups = [...new Set(PHASES.flatMap((phase) => [...totals.ours[phase].keys(), ...totals.baseline[phase].keys()]).map(groupOf))];
+  const cells = (keys: (label: string) => boolean) => PHASES.flatMap((phase) => [ms('ours', phase, keys), ms('baseline', phase, keys), ms('ours', phase, keys) - ms('baseline', phase, keys)]);
+  const rows = groups.map((group) => ({ group, values: cells((label) => groupOf(label) === group) })).sort((a, b) => (b.values[2] as number) + (b.values[5] as number) - ((a.values[2] as number) + (a.values[5] as number)));
+  let report = `\n### ${name} (ms a process under the profiler, mean of ${runs})\n\n`;
+  report += '| | import: ours | baseline | ours − baseline | first response: ours | baseline | ours − baseline |\n|---|---|---|---|---|---|---|\n';
+  report += `| **all** | ${cells(() => true).map((value) => `**${fixed2(value)}**`).join(' | ')} |\n`;
+  for (const { group, values } of rows) report += `| ${group} | ${values.map(fixed2).join(' | ')} |\n`;
+  const labels = [...new Set(PHASES.flatMap((phase) => [...totals.ours[phase].keys(), ...totals.baseline[phase].keys()]))];
+  const detail = labels
+    .map((label) => ({ label, values: cells((candidate) => candidate === label) }))
+    .filter(({ values }) => Math.abs((values[2] as number) + (values[5] as number)) >= 0.15)
+    .sort((a, b) => Math.abs((b.values[2] as number) + (b.values[5] as number)) - Math.abs((a.values[2] as number) + (a.values[5] as number)));
+  report += `\nModules whose difference is 0.15 ms or more:\n\n| module | import: ours | baseline | ours − baseline | first response: ours | baseline | ours − baseline |\n|---|---|---|---|---|---|---|\n`;
+  for (const { label, values } of detail) report += `| \`${label}\` | ${values.map(fixed2).join(' | ')} |\n`;
+  return report;
 }

@@ -16,7 +16,7 @@ import { ITEM_PARTITIONS, tableDefinition } from '../shared/dynamodb/table-defin
 import { FUNCTIONS } from '../shared/functions';
 import { DynamoDbPetRepository } from '../shared/pets/repository';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../test/support/fake-secrets-manager';
-import { bundleModulesOf, timeByModule, type CpuProfile } from './cold-start-profile';
+import { addProfile, bundleModulesOf, emptyTotals, profileReport, type CpuProfile } from './cold-start-profile';
 import { ALL_CASES, BENCH_FUNCTIONS, caseLabelled, entryOf, mainCaseOf, type BenchFunction, type Implementation, type NamedCase } from './cases';
 import { eventOf, invoke, lambdaContext } from './children/events.mjs';
 import type { StubTable } from './children/stub.mjs';
@@ -47,7 +47,7 @@ const STUB_TABLE: StubTable = { partitionKey: tableDefinition.partitionKey.name,
 
 const READ_OPERATIONS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems']);
 const COLD_STARTS = 15;
-const PROFILED_COLD_STARTS = 10;
+const PROFILED_COLD_STARTS = 20;
 const PROFILE_SAMPLING_MICROSECONDS = 50;
 const OVERHEAD_ITERATIONS = 20_000;
 const END_TO_END_ITERATIONS = 300;
@@ -91,12 +91,10 @@ function runChild<T>(script: string, args: string[], env: Record<string, string>
 
 /** Each function's cold start, ours and the baseline, by module (bench/cold-start-profile.ts): a report in Markdown. */
 async function profileColdStarts(env: Record<string, string>): Promise<string> {
-  const phases = ['import', 'first response'] as const;
   let report = '';
   for (const name of BENCH_FUNCTIONS) {
     const main = mainCaseOf(name);
-    const totals = { ours: {}, baseline: {} } as Record<Implementation, Record<(typeof phases)[number], Map<string, number>>>;
-    for (const implementation of IMPLEMENTATIONS) for (const phase of phases) totals[implementation][phase] = new Map();
+    const totals = emptyTotals();
     for (let run = 0; run < PROFILED_COLD_STARTS; run += 1) {
       for (const implementation of run % 2 === 0 ? IMPLEMENTATIONS : ([...IMPLEMENTATIONS].reverse() as Implementation[])) {
         const bundle = bundleOf('profiled', implementation, name);
@@ -107,24 +105,11 @@ async function profileColdStarts(env: Record<string, string>): Promise<string> {
         );
         if (result.status !== main.status) throw new Error(`profiled cold start of ${name} (${implementation}): ${result.status}`);
         const modules = bundleModulesOf(bundle);
-        for (const [phase, profile] of [['import', result.importProfile], ['first response', result.firstResponseProfile]] as const) {
-          for (const [label, microseconds] of timeByModule(profile, modules)) totals[implementation][phase].set(label, (totals[implementation][phase].get(label) ?? 0) + microseconds);
-        }
+        addProfile(totals, implementation, 'import', result.importProfile, modules);
+        addProfile(totals, implementation, 'first response', result.firstResponseProfile, modules);
       }
     }
-    for (const phase of phases) {
-      const ms = (implementation: Implementation, label: string) => (totals[implementation][phase].get(label) ?? 0) / PROFILED_COLD_STARTS / 1000;
-      const labels = [...new Set([...totals.ours[phase].keys(), ...totals.baseline[phase].keys()])];
-      const sum = (implementation: Implementation) => labels.reduce((total, label) => total + ms(implementation, label), 0);
-      const rows = labels
-        .map((label) => ({ label, ours: ms('ours', label), baseline: ms('baseline', label) }))
-        .filter((row) => Math.max(row.ours, row.baseline) >= 0.1)
-        .sort((a, b) => Math.abs(b.ours - b.baseline) - Math.abs(a.ours - a.baseline) || b.ours - a.ours);
-      report += `\n### ${name}: ${phase} (ms a process under the profiler, mean of ${PROFILED_COLD_STARTS}; modules of 0.1 ms or more)\n\n`;
-      report += '| module | ours | baseline | ours − baseline |\n|---|---|---|---|\n';
-      report += `| **all** | **${fixed(sum('ours'), 2)}** | **${fixed(sum('baseline'), 2)}** | **${fixed(sum('ours') - sum('baseline'), 2)}** |\n`;
-      for (const row of rows) report += `| \`${row.label}\` | ${fixed(row.ours, 2)} | ${fixed(row.baseline, 2)} | ${fixed(row.ours - row.baseline, 2)} |\n`;
-    }
+    report += profileReport(name, totals, PROFILED_COLD_STARTS);
   }
   return report;
 }
