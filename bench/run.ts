@@ -47,6 +47,8 @@ const STUB_TABLE: StubTable = { partitionKey: tableDefinition.partitionKey.name,
 
 const READ_OPERATIONS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems']);
 const COLD_STARTS = 15;
+/** Import and first response, p50, at most this many times the baseline's (issue 26; it was 1.2). */
+const COLD_START_TARGET = 1.1;
 const PROFILED_COLD_STARTS = 20;
 const PROFILE_SAMPLING_MICROSECONDS = 50;
 const OVERHEAD_ITERATIONS = 20_000;
@@ -364,11 +366,11 @@ function reportOf(results: Results): string {
     lines.push(`| ${name} | ${kb(ours.bytes)} | ${kb(baseline.bytes)} | ${kb(ours.bytes - baseline.bytes)} | ${kb(ours.gzipBytes)} / ${kb(baseline.gzipBytes)} | ${verdict(ours.bytes - baseline.bytes <= 80 * 1024)} |`);
   }
 
-  lines.push('', `## Cold start (${COLD_STARTS} fresh processes each; ms, p50 / p90)`, '', '| function | import: ours | import: baseline | import + first response: ours | baseline | ratio (p50) | target (≤ 1.2×) |', '|---|---|---|---|---|---|---|');
+  lines.push('', `## Cold start (${COLD_STARTS} fresh processes each; ms, p50 / p90)`, '', `| function | import: ours | import: baseline | import + first response: ours | baseline | ratio (p50) | target (≤ ${COLD_START_TARGET}×) |`, '|---|---|---|---|---|---|---|');
   for (const name of BENCH_FUNCTIONS) {
     const { ours, baseline } = results.coldStart[name] as Record<Implementation, { importMs: { p50: number; p90: number }; firstResponseMs: { p50: number; p90: number } }>;
     lines.push(
-      `| ${name} | ${fixed(ours.importMs.p50)} / ${fixed(ours.importMs.p90)} | ${fixed(baseline.importMs.p50)} / ${fixed(baseline.importMs.p90)} | ${fixed(ours.firstResponseMs.p50)} / ${fixed(ours.firstResponseMs.p90)} | ${fixed(baseline.firstResponseMs.p50)} / ${fixed(baseline.firstResponseMs.p90)} | ${ratio(ours.firstResponseMs.p50, baseline.firstResponseMs.p50)} | ${verdict(ours.firstResponseMs.p50 <= 1.2 * baseline.firstResponseMs.p50)} |`,
+      `| ${name} | ${fixed(ours.importMs.p50)} / ${fixed(ours.importMs.p90)} | ${fixed(baseline.importMs.p50)} / ${fixed(baseline.importMs.p90)} | ${fixed(ours.firstResponseMs.p50)} / ${fixed(ours.firstResponseMs.p90)} | ${fixed(baseline.firstResponseMs.p50)} / ${fixed(baseline.firstResponseMs.p90)} | ${ratio(ours.firstResponseMs.p50, baseline.firstResponseMs.p50)} | ${verdict(ours.firstResponseMs.p50 <= COLD_START_TARGET * baseline.firstResponseMs.p50)} |`,
     );
   }
 
