@@ -259,3 +259,62 @@ describe('exact under concurrency', () => {
     expect(decisions.filter((d) => d.refusal === undefined)).toHaveLength(37);
   });
 });
+
+describe('windows and instances (issue 27)', () => {
+  const otherInstance = (clock: () => number) =>
+    new RateLimiter(new DynamoDbRateCounterStore(createDocumentClient({ region: 'us-east-1', dynamoDbEndpoint: db.endpoint }), db.tableName), clock);
+
+  it('on a tie between the minute and the day, tells the day (the window that resets later)', async () => {
+    const { check } = setup();
+    expect((await check({ perMinute: 5, perDay: 5 })).status).toMatchObject({ window: 'day', remaining: 4, limit: 5, resetAt: Date.UTC(2026, 10, 23) });
+  });
+
+  it('opens a new day at midnight UTC: the new day\'s requests are counted against its own limit', async () => {
+    const { check, setTime } = setup(Date.UTC(2026, 10, 22, 23, 59, 30));
+    const limits = { perMinute: 100, perDay: 3 };
+    expect((await many(() => check(limits), 4)).map((d) => d.refusal === undefined)).toEqual([true, true, true, false]);
+    setTime(Date.UTC(2026, 10, 23, 0, 0, 30));
+    const newDay = await many(() => check(limits), 4);
+    expect(newDay.map((d) => d.refusal === undefined)).toEqual([true, true, true, false]);
+    expect(newDay.map((d) => d.status.remaining)).toEqual([2, 1, 0, 0]);
+    expect(newDay[3]?.status).toMatchObject({ window: 'day', resetAt: Date.UTC(2026, 10, 24) });
+  });
+
+  it('a suspension is kept in the table: another instance, which never saw it, refuses the key in a new minute', async () => {
+    const { check, setTime, subject } = setup();
+    const limits = { perMinute: 2, perDay: 1_000 };
+    await many(() => check(limits), 2);
+    setTime(T0 + 1_000);
+    await check(limits);
+    setTime(T0 + 2_000);
+    expect((await many(() => check(limits), 30)).at(-1)?.refusal).toBeInstanceOf(KeySuspendedError);
+    const fresh = otherInstance(() => T0 + MINUTE + 5_000);
+    const decision = await fresh.check(subject, limits);
+    expect(decision.refusal).toBeInstanceOf(KeySuspendedError);
+    expect(decision.refusal?.retryAfterSeconds).toBe((T0 + 2_000 + 15 * MINUTE - (T0 + MINUTE + 5_000)) / 1000);
+  });
+
+  it('an instance whose clock lags joins the minute another already opened, instead of resetting it', async () => {
+    const ahead = setup(T0 + MINUTE + 500);
+    const behind = otherInstance(() => T0 + MINUTE - 1_000);
+    const limits = { perMinute: 10, perDay: 1_000 };
+    expect((await ahead.check(limits)).status.remaining).toBe(9);
+    expect((await behind.check(ahead.subject, limits)).status.remaining).toBe(8);
+    expect((await ahead.check(limits)).status.remaining).toBe(7);
+  });
+
+  it('counts a suspension\'s refusals over 60 s from the first: 30 refusals arriving 31 to 34 s after it suspend the key', async () => {
+    const { check, setTime } = setup();
+    const limits = { perMinute: 1, perDay: 1_000 };
+    await check(limits);
+    setTime(T0 + 1_000);
+    expect((await check(limits)).refusal).toBeInstanceOf(RateLimitedError);
+    const late: RateLimitDecision[] = [];
+    for (let i = 0; i < 30; i += 1) {
+      setTime(T0 + 32_000 + i * 100);
+      late.push(await check(limits));
+    }
+    expect(late.slice(0, 29).every((d) => d.refusal instanceof RateLimitedError)).toBe(true);
+    expect(late[29]?.refusal).toBeInstanceOf(KeySuspendedError);
+  });
+});

@@ -15,7 +15,7 @@ describe('readBearer', () => {
     expect(readBearer(header)).toEqual({ kind: 'token', token });
   });
 
-  it.each(['Basic dXNlcjpwYXNz', 'Bearer', 'Bearer ', 'Bearer a b', 'Bearer ä', 'Bearerabc', 'Token abc', `Bearer ${'a'.repeat(600)}`, 'Bearer =abc'])(
+  it.each(['Basic dXNlcjpwYXNz', 'Bearer', 'Bearer ', 'Bearer a b', 'Bearer ä', 'Bearerabc', 'Token abc', `Bearer ${'a'.repeat(600)}`, 'Bearer =abc', 'Basic Bearer abc', 'x Bearer abc'])(
     'calls %j malformed',
     (header) => {
       expect(readBearer(header)).toEqual({ kind: 'malformed' });

@@ -10,6 +10,19 @@ describe('CursorCodec', () => {
     expect(codec.decode(codec.encode({ afterId: 7, status: 'sold' }), 'sold')).toEqual({ afterId: 7, status: 'sold' });
   });
 
+  it('round-trips the edges of the id range: after pet 1, and after the largest id', () => {
+    for (const afterId of [1, 2, Number.MAX_SAFE_INTEGER]) {
+      expect(codec.decode(codec.encode({ afterId, status: undefined }), undefined)).toEqual({ afterId, status: undefined });
+    }
+  });
+
+  it('refuses a signed position outside the id range (a key leak must not open other reads)', () => {
+    const signed = new CursorCodec('secret-one');
+    for (const afterId of [0, -1, 1.5, Number.MAX_SAFE_INTEGER + 1]) {
+      expect(signed.read(signed.encode({ afterId, status: undefined })).kind).toBe('malformed');
+    }
+  });
+
   it('is opaque: no plain id in the cursor text', () => {
     expect(codec.encode({ afterId: 123456, status: undefined })).not.toContain('123456');
   });

@@ -36,11 +36,32 @@ describe('a JSON member given twice', () => {
     ['{"a":1,"\\u0061":2}', [], 'a'],
     ['{"a":{"b":1,"b":2}}', ['a'], 'b'],
     ['{"a":[{"b":1},{"c":1,"c":2}]}', ['a', '[]'], 'c'],
+    // White space between a name and its colon, as JSON allows.
+    ['{"a" : 1, "a" \n\t: 2}', [], 'a'],
+    // An array closed before the duplicate: the names are the object's again.
+    ['{"list":[1,[2]],"b":1,"b":2}', [], 'b'],
+    ['{"a":{"x":[]},"a":2}', [], 'a'],
+    // Escaped quotes and backslashes inside a name.
+    ['{"a\\"b":1,"a\\"b":2}', [], 'a"b'],
+    ['{"c\\\\":1,"c\\\\":2}', [], 'c\\'],
   ])('is found in %s', (text, path, name) => {
     expect(repeatedMember(text)).toEqual({ path, name });
   });
 
-  it.each(['{"a":1,"b":2}', '{"a":{"a":1}}', '[{"a":1},{"a":2}]', '{"a":"\\"a\\":{","b":"}"}', '"a"', '1', '{"a":[1,"a",{"b":"a"}]}'])(
+  it.each([
+    '{"a":1,"b":2}',
+    '{"a":{"a":1}}',
+    '[{"a":1},{"a":2}]',
+    '{"a":"\\"a\\":{","b":"}"}',
+    '"a"',
+    '1',
+    '{"a":[1,"a",{"b":"a"}]}',
+    // A value that spells a member's name is no member: a pet named "categoryId".
+    '{"name":"categoryId","categoryId":1}',
+    '{"name" : "status" , "status" : "sold"}',
+    // A name ending in an escaped backslash, then another name.
+    '{"c\\\\":1,"d":2}',
+  ])(
     'is not found in %s',
     (text) => {
       JSON.parse(text);

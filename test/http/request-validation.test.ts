@@ -1,0 +1,78 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lambdaContext } from '../../local/api-gateway-event';
+import { expectErrorShape, startTestApi, type TestApi } from '../support/api';
+import { testDatabase } from '../support/database';
+
+/**
+ * What a 400 says, field by field (shared/http/middleware/validate-request.ts): a field that is
+ * missing "is required", one that is there with the wrong type says what it must be, a body that
+ * is JSON but no object "must be a JSON object"; and a request already refused is not validated.
+ */
+testDatabase();
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(async () => {
+  await api.close();
+});
+
+const detailsOf = (body: unknown) => (body as { details: { path: string; message: string }[] }).details;
+
+describe('a 400 names each failing field', () => {
+  it('a missing field "is required", at its path', async () => {
+    const response = await api.request('POST', '/pets', { body: { categoryId: 1 } });
+    expectErrorShape(response, 400, 'invalid_request');
+    expect(detailsOf(response.body)).toEqual([{ path: 'body.name', message: 'is required' }]);
+    const both = await api.request('POST', '/pets', { body: {} });
+    expect(detailsOf(both.body)).toEqual([
+      { path: 'body.name', message: 'is required' },
+      { path: 'body.categoryId', message: 'is required' },
+    ]);
+  });
+
+  it('a field given as null or with the wrong type is not "required": it says what it must be', async () => {
+    const response = await api.request('POST', '/pets', { body: { name: null, categoryId: '1' } });
+    expectErrorShape(response, 400, 'invalid_request');
+    expect(detailsOf(response.body)).toEqual([
+      { path: 'body.name', message: 'must be a string' },
+      { path: 'body.categoryId', message: 'must be an integer from 1 to 9007199254740991' },
+    ]);
+  });
+
+  it.each([['[]'], ['"Rex"'], ['1'], ['null'], ['true']])('a body of JSON %s "must be a JSON object"', async (body) => {
+    const response = await api.request('POST', '/pets', { body, headers: { 'Content-Type': 'application/json' } });
+    expectErrorShape(response, 400, 'invalid_request');
+    expect(detailsOf(response.body)).toEqual([{ path: 'body', message: 'must be a JSON object' }]);
+  });
+
+  it('the query and the body fail together, each at its place', async () => {
+    const response = await api.request('POST', '/pets?limit=1', { body: { name: 'Rex' } });
+    expect(detailsOf(response.body)).toEqual([
+      { path: 'query.limit', message: 'is not a known parameter' },
+      { path: 'body.categoryId', message: 'is required' },
+    ]);
+  });
+});
+
+describe('a request already refused is not validated', () => {
+  it('a function reached without the authorizer\'s caller answers 401, not the 400 its body would earn', async () => {
+    const { handler } = (await import('../../functions/createPet')) as unknown as { handler: (event: APIGatewayProxyEvent, context: unknown) => Promise<APIGatewayProxyResult> };
+    const event = {
+      httpMethod: 'POST',
+      resource: '/pets',
+      path: '/pets',
+      pathParameters: null,
+      headers: { 'Content-Type': 'application/json' },
+      multiValueHeaders: { 'Content-Type': ['application/json'] },
+      queryStringParameters: { unknown: '1' },
+      multiValueQueryStringParameters: { unknown: ['1'] },
+      body: '{"nothing":true}',
+      isBase64Encoded: false,
+      requestContext: { requestId: 'no-caller', path: '/v1/pets', identity: { sourceIp: '127.0.0.1' } },
+    } as unknown as APIGatewayProxyEvent;
+    const response = await handler(event, lambdaContext('createPet', 3_000));
+    expect([response.statusCode, JSON.parse(response.body).code]).toEqual([401, 'unauthorized']);
+  });
+});
