@@ -56,6 +56,43 @@ describe('a 400 names each failing field', () => {
   });
 });
 
+describe('a body that cannot be read says why, at its place', () => {
+  const json = { 'Content-Type': 'application/json' };
+  it.each([
+    ['no Content-Type', Buffer.from('{"name":"Rex","categoryId":1}'), {}, [{ path: 'header.content-type', message: 'is required and must be application/json' }]],
+    ['a Content-Type that is no media type', '{"name":"Rex","categoryId":1}', { 'Content-Type': 'application/' }, [{ path: 'header.content-type', message: 'is not a valid media type (RFC 9110)' }]],
+    ['another media type', '{"name":"Rex","categoryId":1}', { 'Content-Type': 'text/plain' }, [{ path: 'header.content-type', message: 'must be application/json' }]],
+    ['another charset', '{"name":"Rex","categoryId":1}', { 'Content-Type': 'application/json; charset=iso-8859-1' }, [{ path: 'header.content-type', message: 'charset must be utf-8' }]],
+    ['an empty body', Buffer.alloc(0), json, [{ path: 'body', message: 'is required: a JSON object' }]],
+    ['bytes that are not UTF-8', Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]), json, [{ path: 'body', message: 'is not valid UTF-8' }]],
+    ['text that is not JSON', '{"name":"Rex",', json, [{ path: 'body', message: 'is not valid JSON' }]],
+    ['a member given twice', '{"name":"Rex","categoryId":1,"name":"Max"}', json, [{ path: 'body.name', message: 'is given more than once' }]],
+  ])('%s', async (_, body, headers, details) => {
+    const response = await api.request('POST', '/pets', { body, headers });
+    expectErrorShape(response, 400, 'invalid_request');
+    expect(detailsOf(response.body)).toEqual(details);
+  });
+
+  it('takes the charset parameter in any case, and application/json with parameters', async () => {
+    for (const contentType of ['application/json; charset=UTF-8', 'Application/JSON', 'application/json;charset="utf-8"']) {
+      const response = await api.request('POST', '/pets', { body: '{"name":"Rex","categoryId":1}', headers: { 'Content-Type': contentType } });
+      expect([contentType, response.status]).toEqual([contentType, 201]);
+    }
+  });
+
+  it('a repeated query parameter must be given at most once', async () => {
+    const response = await api.request('GET', '/pets?limit=1&limit=2');
+    expectErrorShape(response, 400, 'invalid_request');
+    expect(detailsOf(response.body)).toEqual([{ path: 'query.limit', message: 'must be given at most once' }]);
+  });
+
+  it('a path parameter fails at path.<name>', async () => {
+    const response = await api.request('GET', '/pets/abc');
+    expectErrorShape(response, 400, 'invalid_request');
+    expect(detailsOf(response.body)).toEqual([{ path: 'path.petId', message: 'must be an integer from 1 to 9007199254740991' }]);
+  });
+});
+
 describe('a request already refused is not validated', () => {
   it('a function reached without the authorizer\'s caller answers 401, not the 400 its body would earn', async () => {
     const { handler } = (await import('../../functions/createPet')) as unknown as { handler: (event: APIGatewayProxyEvent, context: unknown) => Promise<APIGatewayProxyResult> };
