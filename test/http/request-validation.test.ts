@@ -80,6 +80,21 @@ describe('a body that cannot be read says why, at its place', () => {
     }
   });
 
+  it('a body over 64 KiB is refused before it is parsed', async () => {
+    const response = await api.request('POST', '/pets', { body: JSON.stringify({ name: 'Rex', categoryId: 1, pad: 'x'.repeat(65_536) }), headers: json });
+    expectErrorShape(response, 400, 'invalid_request');
+    expect(detailsOf(response.body)).toEqual([{ path: 'body', message: 'must be at most 65536 bytes' }]);
+  });
+
+  it('a declared header is validated at header.<its name>', async () => {
+    const response = await api.request('POST', '/pets', { body: { name: 'Rex', categoryId: 1 }, headers: { 'Idempotency-Key': 'two words' } });
+    expectErrorShape(response, 400, 'invalid_request');
+    expect(detailsOf(response.body)).toEqual([
+      // (Detail messages are cut to their first 100 characters.)
+      { path: 'header.Idempotency-Key', message: expect.stringMatching(/^must be 1 to 255 visible ASCII characters \(no space or control character\)/) },
+    ]);
+  });
+
   it('a repeated query parameter must be given at most once', async () => {
     const response = await api.request('GET', '/pets?limit=1&limit=2');
     expectErrorShape(response, 400, 'invalid_request');
