@@ -78,7 +78,7 @@ export function timeByModule(profile: CpuProfile, modules: BundleModules): Map<s
       const total = ticks.reduce((sum, { ticks: count }) => sum + count, 0);
       if (total === 0) add(labelOfLine(modules, node.callFrame.lineNumber + 1), microseconds);
       for (const { line, ticks: count } of ticks) add(labelOfLine(modules, line), (microseconds * count) / total);
-    } else if (url === '') add(functionName || '(anonymous native)', microseconds);
+    } else if (url === '') add(functionName.startsWith('(') ? functionName : `native: ${functionName || 'anonymous'}`, microseconds);
     else if (url.startsWith('node:')) add(url.replace(/^node:internal\/([^/]+).*$/, 'node:internal/$1'), microseconds);
     else add('(bench harness)', microseconds);
   }
@@ -92,7 +92,8 @@ export function groupOf(label: string): string {
   if (label === '@aws-sdk/lib-dynamodb' || label === '@aws-sdk/util-dynamodb') return 'DynamoDB document client (lib-dynamodb, util-dynamodb)';
   if (/^(shared|functions|infra)\//.test(label)) return 'our code (shared/, functions/)';
   if (label.startsWith('bench/baseline/')) return "the baseline's handler code";
-  if (/^(@aws-sdk|@smithy|@aws-crypto)\/|^[a-z][\w.-]*$/.test(label) && !label.startsWith('node')) return 'AWS SDK and its dependencies (both)';
+  // Packages: scoped, or a bare name (mnemonist, fast-xml-parser); Node's and V8's entries have a prefix or parentheses.
+  if (/^(@aws-sdk|@smithy|@aws-crypto)\/|^[a-z][\w.-]*$/.test(label)) return 'AWS SDK and its dependencies (both)';
   if (label === 'node:internal/modules' || label === '(esbuild runtime and banner)' || label === 'ModuleWrap' || label === 'compileFunction') return 'loading and compiling the bundle';
   if (label === 'node:internal/source_map') return "the bundle's source map";
   if (label === 'node:internal/bootstrap' || label === 'node:internal/webstreams') return "Node's built-in modules, loaded on first use";

@@ -48,8 +48,9 @@ describe('the cold-start profile', () => {
         { id: 4, callFrame: { functionName: '(garbage collector)', url: '', lineNumber: -1 } },
         { id: 5, callFrame: { functionName: 'readFile', url: 'node:internal/fs/promises', lineNumber: 10 } },
         { id: 6, callFrame: { functionName: 'helper', url, lineNumber: 0 } },
+        { id: 7, callFrame: { functionName: 'writev', url: '', lineNumber: -1 } },
       ],
-      [2, 2, 2, 2, 3, 3, 4, 5, 6],
+      [2, 2, 2, 2, 3, 3, 4, 5, 6, 7],
     );
     expect(Object.fromEntries(timeByModule(profile, modules))).toEqual({
       zod: 100,
@@ -58,6 +59,7 @@ describe('the cold-start profile', () => {
       '(garbage collector)': 100,
       'node:internal/fs': 100,
       '(esbuild runtime and banner)': 100,
+      'native: writev': 100,
     });
   });
 
@@ -76,5 +78,9 @@ describe('the cold-start profile', () => {
     expect(groupOf('@smithy/core')).toBe('AWS SDK and its dependencies (both)');
     expect(groupOf('node:internal/modules')).toBe('loading and compiling the bundle');
     expect(groupOf('functions/getPet.ts')).toBe('our code (shared/, functions/)');
+    expect(groupOf('mnemonist')).toBe('AWS SDK and its dependencies (both)');
+    // A native frame of Node's (a C++ binding) is not a package.
+    expect(groupOf('native: writev')).toBe('Node and V8, other');
+    expect(groupOf('node:internal/streams')).toBe('Node and V8, other');
   });
 });
