@@ -62,7 +62,7 @@ const TABLE_NAME = 'petstore-bench';
 
 const bundleOf = (kind: 'deployed' | 'stubbed' | 'profiled', implementation: Implementation, name: BenchFunction) => join(buildDir, kind, implementation, name, 'index.mjs');
 
-async function buildBundles(): Promise<Record<Implementation, Record<BenchFunction, { bytes: number; gzipBytes: number }>>> {
+async function buildBundles(profiled: boolean): Promise<Record<Implementation, Record<BenchFunction, { bytes: number; gzipBytes: number }>>> {
   rmSync(buildDir, { recursive: true, force: true });
   const sizes = { ours: {}, baseline: {} } as Record<Implementation, Record<BenchFunction, { bytes: number; gzipBytes: number }>>;
   for (const implementation of IMPLEMENTATIONS) {
@@ -75,7 +75,7 @@ async function buildBundles(): Promise<Record<Implementation, Record<BenchFuncti
       const options = esbuildOptionsFor(entryOf(root, implementation, name), bundleOf('stubbed', implementation, name));
       await build({ ...options, sourcemap: false, external: [...(options.external ?? []), '@aws-sdk/*', '@smithy/*'] });
       // For the profile: the same code with its line breaks and each module's `// <path>` comment kept.
-      await build({ ...esbuildOptionsFor(entryOf(root, implementation, name), bundleOf('profiled', implementation, name)), minify: false, minifySyntax: true, minifyIdentifiers: true });
+      if (profiled) await build({ ...esbuildOptionsFor(entryOf(root, implementation, name), bundleOf('profiled', implementation, name)), minify: false, minifySyntax: true, minifyIdentifiers: true });
     }
   }
   return sizes;
@@ -139,7 +139,7 @@ async function main(): Promise<void> {
   const runs = (section: (typeof SECTIONS)[number]) => (only === undefined ? !ON_REQUEST_ONLY.includes(section) : only.includes(section));
   const startedAt = Date.now();
   process.stdout.write('building bundles as the stack does...\n');
-  const sizes = await buildBundles();
+  const sizes = await buildBundles(runs('profile'));
 
   let dynamo: RunningDynamoDbLocal | undefined;
   let recorder: Awaited<ReturnType<typeof startRecorder>> | undefined;

@@ -1,7 +1,7 @@
 /**
  * The limits, the statuses and the rule on integers in text that the pet schemas share: plain
  * values, no schema, so that code needing a limit builds no zod schema (a function builds only
- * the schemas it validates with: building them is most of what zod adds to a cold start).
+ * the schemas it validates with: zod's share of a cold start grows with the schemas, and the kinds of schema, a function builds).
  */
 
 /** Largest id any JSON client, JavaScript included, reads exactly: 2^53 - 1. */

@@ -9,8 +9,9 @@ import { FUNCTIONS, OPERATION_IDS, type OperationId } from '../../shared/functio
 
 /**
  * What each function bundles, for its cold start (docs/performance.md#what-a-cold-start-spends):
- * building zod schemas is most of what zod adds to one, so a function builds only the schemas of
- * its own request, and the authorizer none.
+ * zod's share of a cold start grows with the schemas, and the kinds of schema, a function builds (V8 compiles
+ * zod's code for each kind), so a function builds only the schemas of its own request, and the
+ * authorizer none.
  */
 const root = join(import.meta.dirname, '..', '..');
 
