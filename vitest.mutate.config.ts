@@ -14,6 +14,7 @@ export const MUTATION_TEST_FILES = [
   'test/unit/name-pattern.test.ts',
   'test/unit/request-text.test.ts',
   'test/unit/schema.test.ts',
+  'test/unit/validate-request.test.ts',
   'test/integration/authorizer.test.ts',
   'test/integration/rate-limiter.test.ts',
   'test/integration/suspension-shedding.test.ts',

@@ -1,0 +1,149 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod/mini';
+import { MAX_BODY_BYTES, validateRequest, type RequestSchemas } from '../../shared/http/middleware/validate-request';
+import type { HttpContext } from '../../shared/http/request-context';
+
+/**
+ * The request validation middleware on its own, with events shaped as API Gateway shapes them and
+ * schemas of the kinds it must handle (nested objects, refinements, transforms) beyond the flat
+ * ones our operations use today. The HTTP tests (test/http/request-validation.test.ts) hold the
+ * same rules through the served API.
+ */
+function validate(schemas: RequestSchemas, event: Partial<APIGatewayProxyEvent>, refusal?: HttpContext['petStore']['refusal']) {
+  const petStore = { operationId: 'createPet', requestId: 'r', startedAt: 0, deadline: undefined, refusal } as HttpContext['petStore'];
+  const fullEvent = {
+    headers: {},
+    multiValueHeaders: {},
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    body: null,
+    isBase64Encoded: false,
+    ...event,
+  } as APIGatewayProxyEvent;
+  const before = validateRequest(schemas).before as (request: unknown) => void;
+  before({ event: fullEvent, context: { petStore }, response: undefined, error: undefined, internal: {} });
+  return { details: petStore.refusal?.details, input: petStore.input, refusal: petStore.refusal };
+}
+
+const anyQuery = z.record(z.string(), z.string());
+const jsonHeaders = (contentType = 'application/json') => ({ headers: { 'Content-Type': contentType }, multiValueHeaders: { 'Content-Type': [contentType] } });
+
+describe('the query', () => {
+  it('is read from the single-value map when there is no multi-value one', () => {
+    const { input } = validate({ query: anyQuery }, { queryStringParameters: { limit: '5' } });
+    expect(input?.query).toStrictEqual({ limit: '5' });
+  });
+
+  it('a parameter with no value in the multi-value map is not given', () => {
+    const { input, details } = validate({ query: z.strictObject({ limit: z.optional(z.string()) }) }, { queryStringParameters: {}, multiValueQueryStringParameters: { other: [] } });
+    expect(details).toBeUndefined();
+    expect(input?.query).toStrictEqual({});
+  });
+
+  it('a parameter named __proto__ is a parameter (here unknown), not the prototype', () => {
+    expect(validate({ query: z.strictObject({}) }, { multiValueQueryStringParameters: { ['__proto__']: ['x'] } }).details).toEqual([{ path: 'query.__proto__', message: 'is not a known parameter' }]);
+  });
+});
+
+describe('declared headers', () => {
+  const schemas = { query: anyQuery, headers: z.strictObject({ 'Idempotency-Key': z.optional(z.string()) }) };
+
+  it('one not sent is not in the input', () => {
+    expect(validate(schemas, {}).input?.headers).toStrictEqual({});
+  });
+
+  it('one sent is read in any spelling, by its canonical name, and no other header is', () => {
+    const { input } = validate(schemas, { headers: { 'idempotency-key': 'k1', 'X-Other': 'x' }, multiValueHeaders: { 'idempotency-key': ['k1'], 'X-Other': ['x'] } });
+    expect(input?.headers).toStrictEqual({ 'Idempotency-Key': 'k1' });
+  });
+
+  it('one sent twice must be given at most once', () => {
+    const { details } = validate(schemas, { headers: { 'Idempotency-Key': 'k2' }, multiValueHeaders: { 'Idempotency-Key': ['k1'], 'idempotency-key': ['k2'] } });
+    expect(details).toEqual([{ path: 'header.Idempotency-Key', message: 'must be given at most once' }]);
+  });
+
+  it('an operation that declares none reads none', () => {
+    expect(validate({ query: anyQuery }, { headers: { 'Idempotency-Key': 'k1' } }).input?.headers).toStrictEqual({});
+  });
+});
+
+describe('what a failing field is told', () => {
+  const nested = z.strictObject({ owner: z.strictObject({ name: z.string('must be a string') }) });
+
+  it('a member missing at any depth "is required"; one there with the wrong type gets its schema\'s message', () => {
+    expect(validate({ query: anyQuery, body: nested }, { ...jsonHeaders(), body: '{"owner":{}}' }).details).toEqual([{ path: 'body.owner.name', message: 'is required' }]);
+    expect(validate({ query: anyQuery, body: nested }, { ...jsonHeaders(), body: '{"owner":{"name":1}}' }).details).toEqual([{ path: 'body.owner.name', message: 'must be a string' }]);
+  });
+
+  it('a member given as undefined (an adapter\'s map, never JSON) is missing', () => {
+    const { details } = validate({ query: anyQuery, path: z.strictObject({ petId: z.string() }) }, { pathParameters: { petId: undefined } });
+    expect(details).toEqual([{ path: 'path.petId', message: 'is required' }]);
+  });
+
+  it('a path that runs through no object (after a transform) is missing, not a failure of ours', () => {
+    const transformed = z.pipe(z.transform(() => ({ owner: {} })), nested);
+    expect(validate({ query: anyQuery, body: transformed }, { ...jsonHeaders(), body: 'null' }).details).toEqual([{ path: 'body.owner.name', message: 'is required' }]);
+  });
+
+  it('a refinement that names a missing member keeps its own message', () => {
+    const refined = z.strictObject({ name: z.optional(z.string()) }).check(z.refine(() => false, { path: ['name'], message: 'name or tag, one of the two' }));
+    expect(validate({ query: anyQuery, body: refined }, { ...jsonHeaders(), body: '{}' }).details).toEqual([{ path: 'body.name', message: 'name or tag, one of the two' }]);
+  });
+
+  it('only a body that is no object "must be a JSON object": a refinement of the whole body, or a query of the wrong type, keeps its message', () => {
+    const refined = z.strictObject({}).check(z.refine(() => false, 'not today'));
+    expect(validate({ query: anyQuery, body: refined }, { ...jsonHeaders(), body: '{}' }).details).toEqual([{ path: 'body', message: 'not today' }]);
+    expect(validate({ query: z.string('must be a string') }, {}).details).toEqual([{ path: 'query', message: 'must be a string' }]);
+    expect(validate({ query: anyQuery, body: z.strictObject({}) }, { ...jsonHeaders(), body: '[]' }).details).toEqual([{ path: 'body', message: 'must be a JSON object' }]);
+  });
+
+  it('an asynchronous schema is a programming error, not a 400', () => {
+    const asynchronous = z.string().check(z.refine(async () => true));
+    expect(() => validate({ query: anyQuery, body: asynchronous }, { ...jsonHeaders(), body: '"x"' })).toThrow('the body schema is asynchronous; request schemas must be synchronous');
+  });
+});
+
+describe('the body', () => {
+  const body = z.record(z.string(), z.unknown());
+
+  it('a Content-Type sent twice must be given once', () => {
+    const { details } = validate({ query: anyQuery, body }, { headers: { 'Content-Type': 'application/json' }, multiValueHeaders: { 'Content-Type': ['application/json'], 'content-type': ['application/json'] }, body: '{}' });
+    expect(details).toEqual([{ path: 'header.content-type', message: 'must be given once' }]);
+  });
+
+  it(`is bounded at ${MAX_BODY_BYTES} bytes, counted in UTF-8, whether text or base64`, () => {
+    const padded = (bytes: number, filler: string) => `{"a":"${filler.repeat((bytes - 8) / Buffer.byteLength(filler))}"}`;
+    const tooLong = [{ path: 'body', message: `must be at most ${MAX_BODY_BYTES} bytes` }];
+    // Two bytes per character: 32,768 characters over the bound.
+    expect(validate({ query: anyQuery, body }, { ...jsonHeaders(), body: padded(MAX_BODY_BYTES + 2, 'é') }).details).toEqual(tooLong);
+    expect(validate({ query: anyQuery, body }, { ...jsonHeaders(), body: padded(MAX_BODY_BYTES, 'é') }).details).toBeUndefined();
+    const base64 = (text: string) => ({ ...jsonHeaders(), body: Buffer.from(text).toString('base64'), isBase64Encoded: true });
+    expect(validate({ query: anyQuery, body }, base64(padded(MAX_BODY_BYTES + 2, 'x'))).details).toEqual(tooLong);
+    expect(validate({ query: anyQuery, body }, base64(padded(MAX_BODY_BYTES, 'x'))).input?.body).toStrictEqual({ a: 'x'.repeat(MAX_BODY_BYTES - 8) });
+  });
+
+  it('one leading byte order mark is ignored, in text or base64; a second is not JSON', () => {
+    const bom = '\ufeff';
+    const base64 = (text: string) => ({ ...jsonHeaders(), body: Buffer.from(text).toString('base64'), isBase64Encoded: true });
+    expect(validate({ query: anyQuery, body }, { ...jsonHeaders(), body: `${bom}{"a":1}` }).input?.body).toStrictEqual({ a: 1 });
+    expect(validate({ query: anyQuery, body }, base64(`${bom}{"a":1}`)).input?.body).toStrictEqual({ a: 1 });
+    const notJson = [{ path: 'body', message: 'is not valid JSON' }];
+    expect(validate({ query: anyQuery, body }, { ...jsonHeaders(), body: `${bom}${bom}{"a":1}` }).details).toEqual(notJson);
+    expect(validate({ query: anyQuery, body }, base64(`${bom}${bom}{"a":1}`)).details).toEqual(notJson);
+  });
+
+  it('an empty body is required, not invalid JSON', () => {
+    expect(validate({ query: anyQuery, body }, { ...jsonHeaders(), body: '' }).details).toEqual([{ path: 'body', message: 'is required: a JSON object' }]);
+  });
+});
+
+describe('a request already refused', () => {
+  it('is not read: its refusal stands and no input is set', () => {
+    const refusal = { status: 401, code: 'unauthorized', message: 'no key' } as HttpContext['petStore']['refusal'];
+    const result = validate({ query: z.strictObject({}) }, { queryStringParameters: { limit: '1' }, multiValueQueryStringParameters: { limit: ['1'] } }, refusal);
+    expect(result.refusal).toBe(refusal);
+    expect(result.input).toBeUndefined();
+  });
+});
