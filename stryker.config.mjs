@@ -1,28 +1,25 @@
-// `npm run mutate`: StrykerJS over the core modules (docs/testing.md#mutation-testing). Not part
-// of `npm test` or CI: it runs the tests that cover each mutant, for every mutant.
+// StrykerJS over the core modules (docs/testing.md#mutation-testing). Not part of `npm test` or
+// CI: it runs the tests that cover each mutant, for every mutant. `npm run mutate`
+// (test/mutation/run.ts) runs it once per group of test/mutation/groups.json, naming the group in
+// MUTATION_GROUP, so that each module is tried against the test files that exercise it; without
+// it (`npx stryker run --mutate <file>`), against all of them.
+import { readFileSync } from 'node:fs';
+
+const groups = JSON.parse(readFileSync(new URL('./test/mutation/groups.json', import.meta.url), 'utf8'));
+const group = process.env.MUTATION_GROUP;
+if (group !== undefined && !(group in groups)) throw new Error(`MUTATION_GROUP ${group} is not in test/mutation/groups.json`);
+const report = `reports/mutation/${group ?? 'all'}`;
+
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
   plugins: ['@stryker-mutator/vitest-runner'],
   vitest: { configFile: 'vitest.mutate.config.ts', related: false },
   coverageAnalysis: 'perTest',
-  mutate: [
-    'shared/limits/windows.ts',
-    'shared/limits/counter-store.ts',
-    'shared/limits/rate-limiter.ts',
-    'shared/limits/suspension.ts',
-    'shared/auth/authorize.ts',
-    'shared/auth/bearer.ts',
-    'shared/pets/cursor.ts',
-    'shared/pets/idempotency.ts',
-    'shared/pets/name-pattern.ts',
-    'shared/http/media-type.ts',
-    'shared/http/json-members.ts',
-    'shared/http/middleware/validate-request.ts',
-  ],
+  mutate: (group === undefined ? Object.values(groups) : [groups[group]]).flatMap((selected) => selected.mutate),
   reporters: ['clear-text', 'progress', 'html', 'json'],
-  htmlReporter: { fileName: 'reports/mutation/index.html' },
-  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  htmlReporter: { fileName: `${report}.html` },
+  jsonReporter: { fileName: `${report}.json` },
   thresholds: { high: 95, low: 90, break: 90 },
   concurrency: 2,
   tempDirName: '.stryker-tmp',

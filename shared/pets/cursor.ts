@@ -50,12 +50,12 @@ export class CursorCodec {
    */
   constructor(current: string | undefined, previous?: string) {
     this.#current = current;
-    this.#previous = previous === current ? undefined : previous;
+    this.#previous = previous;
   }
 
   encode(position: CursorPosition): string {
-    const payload: CursorPayload = { v: 1, a: position.afterId };
-    if (position.status !== undefined) payload.s = position.status;
+    // JSON leaves `s` out when there is no filter.
+    const payload: CursorPayload = { v: 1, a: position.afterId, s: position.status };
     const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
     return `${body}.${tagOf(this.#signingKey(), body)}`;
   }
@@ -67,8 +67,11 @@ export class CursorCodec {
 
   /** What the cursor's signature says, without deciding the answer (see `positionOf`). */
   read(cursor: string): CursorReading {
-    const [body, tag, ...rest] = cursor.split('.');
-    if (body === undefined || tag === undefined || rest.length > 0 || cursor.length > MAX_CURSOR_LENGTH || tag.length !== TAG_LENGTH) return MALFORMED;
+    if (cursor.length > MAX_CURSOR_LENGTH) return MALFORMED;
+    const parts = cursor.split('.');
+    if (parts.length !== 2) return MALFORMED;
+    const [body, tag] = parts as [string, string];
+    if (tag.length !== TAG_LENGTH) return MALFORMED;
     // The tag's text, not its decoded bytes: base64url decoding is lenient (padding, stray characters,
     // unused bits), and only the cursor as given is valid.
     const given = Buffer.from(tag);
@@ -79,7 +82,7 @@ export class CursorCodec {
     try {
       payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
     } catch {
-      return MALFORMED;
+      // Not JSON: no payload, so no position below.
     }
     const position = toPosition(payload);
     return position === undefined ? MALFORMED : { kind: 'valid', position };
@@ -108,11 +111,15 @@ function sameTag(given: Buffer, expected: string): boolean {
 }
 
 function toPosition(payload: unknown): CursorPosition | undefined {
-  if (typeof payload !== 'object' || payload === null) return undefined;
-  const { v, a, s } = payload as Partial<CursorPayload>;
-  if (v !== 1 || typeof a !== 'number' || !Number.isSafeInteger(a) || a < 1 || a > MAX_ID) return undefined;
+  // Object(): null, undefined and values that are no object have none of these members.
+  const { v, a, s } = Object(payload) as Partial<CursorPayload>;
+  if (v !== 1 || !isId(a)) return undefined;
   if (s !== undefined && !PET_STATUSES.includes(s)) return undefined;
   return { afterId: a, status: s };
+}
+
+function isId(value: unknown): value is number {
+  return Number.isInteger(value) && (value as number) >= 1 && (value as number) <= MAX_ID;
 }
 
 function invalidCursor(why: string): InvalidRequestError {

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../../shared/errors';
 import { CursorCodec, type CursorPosition } from '../../shared/pets/cursor';
@@ -72,6 +73,50 @@ describe('CursorCodec', () => {
 
   it('cannot sign without a secret (a deployment mistake, not a client error)', () => {
     expect(() => new CursorCodec(undefined).encode({ afterId: 1, status: undefined })).toThrow(/CURSOR_SECRET/);
+  });
+});
+
+/** A cursor as the format says (base64url(payload) "." base64url(first 16 bytes of its HMAC-SHA256)), for payloads the codec would never write. */
+function signed(key: string, payloadText: string): string {
+  const body = Buffer.from(payloadText).toString('base64url');
+  return `${body}.${createHmac('sha256', key).update(body).digest().subarray(0, 16).toString('base64url')}`;
+}
+
+describe('CursorCodec, given validly signed payloads it never writes (a leaked key must not open other reads or a 500)', () => {
+  it('the signing helper makes the cursors the codec makes', () => {
+    expect(signed('secret-one', '{"v":1,"a":42}')).toBe(codec.encode({ afterId: 42, status: undefined }));
+    expect(signed('secret-one', '{"v":1,"a":7,"s":"sold"}')).toBe(codec.encode({ afterId: 7, status: 'sold' }));
+  });
+
+  it.each(['{"v":1,"a":1', 'null', '5', '"v"', '[1]', '{"v":2,"a":1}', '{"a":1}', '{"v":1,"a":"5"}', '{"v":1}', '{"v":1,"a":1,"s":"lost"}', '{"v":1,"a":1,"s":null}'])(
+    'refuses %s as malformed',
+    (payload) => {
+      expect(codec.read(signed('secret-one', payload))).toEqual({ kind: 'malformed' });
+      expect(() => codec.decode(signed('secret-one', payload), undefined)).toThrow(InvalidRequestError);
+    },
+  );
+
+  it('takes the members it knows and ignores others', () => {
+    expect(codec.read(signed('secret-one', '{"v":1,"a":3,"s":"pending","x":true}'))).toEqual({ kind: 'valid', position: { afterId: 3, status: 'pending' } });
+  });
+
+  it('a valid cursor with one more part is malformed', () => {
+    expect(codec.read(`${codec.encode({ afterId: 1, status: undefined })}.x`)).toEqual({ kind: 'malformed' });
+  });
+
+  it('reads the signature of a cursor up to 256 characters, and refuses a longer one as malformed before', () => {
+    const tag = 'A'.repeat(22);
+    expect(codec.read(`${'A'.repeat(233)}.${tag}`)).toEqual({ kind: 'unknown-signature' });
+    expect(codec.read(`${'A'.repeat(234)}.${tag}`)).toEqual({ kind: 'malformed' });
+    // A validly signed one over the bound too.
+    const long = signed('secret-one', JSON.stringify({ v: 1, a: 1, pad: 'x'.repeat(200) }));
+    expect(long.length).toBeGreaterThan(256);
+    expect(codec.read(long)).toEqual({ kind: 'malformed' });
+  });
+
+  it('a tag of 22 characters that are not all ASCII is refused, not a failure', () => {
+    const [body] = codec.encode({ afterId: 1, status: undefined }).split('.');
+    expect(codec.read(`${body}.${'é'.repeat(22)}`)).toEqual({ kind: 'unknown-signature' });
   });
 });
 

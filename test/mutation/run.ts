@@ -1,0 +1,79 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { calculateMetrics } from 'mutation-testing-metrics';
+import groups from './groups.json';
+
+/**
+ * `npm run mutate [-- <group>…] [--ignore-static]`: StrykerJS once per group of
+ * test/mutation/groups.json (all of them by default), each group's modules against the test
+ * files that exercise them, then one table of every module's score. Fails when a module scores
+ * under BREAK_SCORE or a run fails. Reports: reports/mutation/<group>.html and .json, scores.md.
+ */
+const BREAK_SCORE = 90;
+const REPORTS = 'reports/mutation';
+
+type Group = keyof typeof groups;
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { 'ignore-static': { type: 'boolean', default: false } } });
+const unknown = positionals.filter((name) => !(name in groups));
+if (unknown.length > 0) {
+  console.error(`Unknown group ${unknown.join(', ')}; the groups are ${Object.keys(groups).join(', ')}.`);
+  process.exit(2);
+}
+const selected = (positionals.length > 0 ? positionals : Object.keys(groups)) as Group[];
+
+interface ModuleScore {
+  readonly module: string;
+  readonly group: Group;
+  readonly score: number;
+  readonly killed: number;
+  readonly survived: number;
+  readonly noCoverage: number;
+  readonly ignored: number;
+}
+
+mkdirSync(REPORTS, { recursive: true });
+const scores: ModuleScore[] = [];
+const failedRuns: Group[] = [];
+const minutes: Partial<Record<Group, number>> = {};
+const began = Date.now();
+for (const group of selected) {
+  const report = `${REPORTS}/${group}.json`;
+  rmSync(report, { force: true });
+  const started = Date.now();
+  const args = ['stryker', 'run', ...(values['ignore-static'] ? ['--ignoreStatic'] : [])];
+  spawnSync('npx', args, { stdio: 'inherit', env: { ...process.env, MUTATION_GROUP: group } });
+  minutes[group] = (Date.now() - started) / 60_000;
+  // Stryker's exit code also says "under the threshold", which the table judges per module: a run
+  // failed when it wrote no report (deleted above).
+  let result: { files: Parameters<typeof calculateMetrics>[0] };
+  try {
+    result = JSON.parse(readFileSync(report, 'utf8')) as typeof result;
+  } catch {
+    failedRuns.push(group);
+    continue;
+  }
+  for (const [module, file] of Object.entries(result.files)) {
+    const { metrics } = calculateMetrics({ [module]: file });
+    scores.push({ module, group, score: metrics.mutationScore, killed: metrics.totalDetected, survived: metrics.survived, noCoverage: metrics.noCoverage, ignored: metrics.ignored });
+  }
+}
+
+const lines = [
+  `Mutation scores, ${new Date().toISOString().slice(0, 10)}: \`npm run mutate${positionals.length > 0 ? ` -- ${positionals.join(' ')}` : ''}${values['ignore-static'] ? ' --ignore-static' : ''}\`, ${((Date.now() - began) / 60_000).toFixed(0)} minutes`,
+  '',
+  '| module | score | killed or timed out | survived | no coverage | ignored | group (its minutes) |',
+  '|---|---|---|---|---|---|---|',
+  ...scores.map((each) => {
+    // NaN: a module without mutants (nothing to score).
+    const score = Number.isNaN(each.score) ? 'no mutants' : `${each.score.toFixed(1)} %`;
+    return `| \`${each.module}\` | ${score} | ${each.killed} | ${each.survived} | ${each.noCoverage} | ${each.ignored} | ${each.group} (${minutes[each.group]?.toFixed(1)}) |`;
+  }),
+];
+writeFileSync(`${REPORTS}/scores.md`, `${lines.join('\n')}\n`);
+console.log(`\n${lines.join('\n')}\n`);
+
+const under = scores.filter((each) => each.score < BREAK_SCORE);
+for (const each of under) console.error(`${each.module}: ${each.score.toFixed(1)} %, under ${BREAK_SCORE} %`);
+for (const group of failedRuns) console.error(`The run of group ${group} failed (see its output above).`);
+process.exit(under.length > 0 || failedRuns.length > 0 ? 1 : 0);
