@@ -182,8 +182,9 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
       ExpressionAttributeValues: { ':until': until, ':now': nowMs, ':expiresAt': ttlSeconds(until + RETENTION_MS) },
     });
     if (suspended.ok) return { suspendedUntil: until };
-    // Another request suspended the subject first: its end is the one every answer carries.
-    return suspended.state.suspendedUntil > nowMs ? { suspendedUntil: suspended.state.suspendedUntil } : 'conflict';
+    // The write's one condition failed, so another request suspended the subject first (its end is
+    // after now): that end is the one every answer carries.
+    return { suspendedUntil: suspended.state.suspendedUntil };
   }
 
   async #update(input: Omit<UpdateCommandInput, 'TableName'>, deadline: CallDeadline | undefined): Promise<UpdateResult> {

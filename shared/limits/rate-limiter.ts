@@ -25,7 +25,7 @@ export interface RateLimitDecision {
 }
 
 /** Suspensions remembered per container; the oldest go first past this many. */
-const MAX_REMEMBERED_SUSPENSIONS = 10_000;
+export const MAX_REMEMBERED_SUSPENSIONS = 10_000;
 
 /** The oldest arrival time a request can have once a function counts it (API Gateway's 29 s, and some). */
 const MAX_ARRIVAL_AGE_MS = 30_000;
@@ -46,6 +46,7 @@ export class RateLimiter {
    */
   knownSuspension(subject: string, limits: RateLimits): RateLimitDecision | undefined {
     const until = this.#suspendedUntil.get(subject);
+    // Stryker disable next-line ConditionalExpression: a shortcut; without it, the comparison below finds no suspension either.
     if (until === undefined) return undefined;
     const nowMs = this.clock();
     if (until > nowMs) return suspended(limits, until, nowMs);

@@ -1,11 +1,12 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../shared/dynamodb/client';
-import { KeySuspendedError, RateLimitedError } from '../../shared/errors';
+import { KeySuspendedError, RateLimitedError, ServiceUnavailableError } from '../../shared/errors';
 import { DynamoDbRateCounterStore } from '../../shared/limits/counter-store';
 import { STANDARD_PLAN_LIMITS, type RateLimits } from '../../shared/limits/plans';
 import { RateLimiter, type RateLimitDecision } from '../../shared/limits/rate-limiter';
 import { testDatabase } from '../support/database';
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 
 /**
  * The limiter against real counters in DynamoDB Local, with a clock the tests move, so minute
@@ -316,5 +317,132 @@ describe('windows and instances (issue 27)', () => {
     }
     expect(late.slice(0, 29).every((d) => d.refusal instanceof RateLimitedError)).toBe(true);
     expect(late[29]?.refusal).toBeInstanceOf(KeySuspendedError);
+  });
+});
+
+describe('the store under faults, and the streak\'s edges (issue 27)', () => {
+  let proxy: FaultProxy;
+  beforeAll(async () => {
+    proxy = await startFaultProxy(db.endpoint);
+  });
+  afterAll(async () => {
+    await proxy.close();
+  });
+  const proxiedStore = () => new DynamoDbRateCounterStore(createDocumentClient({ region: 'us-east-1', dynamoDbEndpoint: proxy.endpoint }), db.tableName);
+  const freshSubject = () => {
+    subjectCounter += 1;
+    return `key#faults-${subjectCounter}`;
+  };
+  const updates = () => proxy.seen.get('UpdateItem') ?? 0;
+
+  it('a counter that another writer changes before every write gives up after 10 rounds with an error, not an endless loop', async () => {
+    proxy.inject('condition-failed', ['UpdateItem']);
+    try {
+      const before = updates();
+      await expect(proxiedStore().admit(freshSubject(), { perMinute: 5, perDay: 100 }, T0)).rejects.toThrow(/no decision after 10 rounds of conflicting writes/);
+      // Each round: the count in the current windows, then opening them.
+      expect(updates() - before).toBe(20);
+    } finally {
+      proxy.clear();
+    }
+  });
+
+  it('DynamoDB\'s other errors pass through as they are (a throttle stays a throttle: a 503)', async () => {
+    proxy.inject('throttle', ['UpdateItem']);
+    try {
+      const failure = await proxiedStore().admit(freshSubject(), { perMinute: 5, perDay: 100 }, T0).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(ServiceUnavailableError);
+      expect((failure as ServiceUnavailableError).cause).toMatchObject({ name: 'ProvisionedThroughputExceededException' });
+    } finally {
+      proxy.clear();
+    }
+  });
+
+  it('every write has the request\'s deadline: a DynamoDB that never answers fails the count when it passes', async () => {
+    proxy.inject('hang', ['UpdateItem']);
+    try {
+      const deadline = { signalForCall: () => AbortSignal.timeout(200) };
+      const failure = await proxiedStore().admit(freshSubject(), { perMinute: 5, perDay: 100 }, T0, deadline).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(ServiceUnavailableError);
+      expect((failure as ServiceUnavailableError).cause).toMatchObject({ name: 'AbortError' });
+    } finally {
+      proxy.clear();
+    }
+  });
+
+  it('a key this instance knows to be suspended is refused without a DynamoDB request, with the suspension as its status', async () => {
+    let nowMs = T0;
+    const limiter = new RateLimiter(proxiedStore(), () => nowMs);
+    const subject = freshSubject();
+    const limits = { perMinute: 1, perDay: 1_000 };
+    await limiter.check(subject, limits);
+    nowMs = T0 + 1_000;
+    await limiter.check(subject, limits);
+    nowMs = T0 + 2_000;
+    const decisions = await many(() => limiter.check(subject, limits), 30);
+    expect(decisions.at(-1)?.refusal).toBeInstanceOf(KeySuspendedError);
+    const before = updates();
+    nowMs = T0 + 5 * MINUTE;
+    const known = await limiter.check(subject, limits);
+    expect(updates()).toBe(before);
+    expect(known.refusal).toBeInstanceOf(KeySuspendedError);
+    expect(known.status).toEqual({ limits, window: 'minute', limit: 1, remaining: 0, resetAt: T0 + 2_000 + 15 * MINUTE, nowMs: T0 + 5 * MINUTE });
+  });
+
+  it('a refusal counted while another instance restarted the streak is decided again, not a failure', async () => {
+    const direct = new DynamoDbRateCounterStore(createDocumentClient({ region: 'us-east-1', dynamoDbEndpoint: db.endpoint }), db.tableName);
+    const subject = freshSubject();
+    const limits = { perMinute: 1, perDay: 1 };
+    expect((await direct.admit(subject, limits, T0)).outcome).toBe('admitted');
+    expect((await direct.admit(subject, limits, T0 + 1_000)).outcome).toBe('refused'); // the streak starts at T0 + 1 s
+    proxy.hold(['UpdateItem']);
+    try {
+      const racing = proxiedStore().admit(subject, limits, T0 + 30_000);
+      await proxy.held(1); // its count in the current windows (refused: the day is used up)
+      proxy.release();
+      expect(await proxy.held(1)).toEqual(['UpdateItem RATE']); // its refusal, counted in the streak it saw
+      // Meanwhile an instance 61 s ahead finds that streak over and starts another.
+      expect((await direct.admit(subject, limits, T0 + 62_000)).outcome).toBe('refused');
+      proxy.release({ stopHolding: true });
+      // The count's condition (the streak it saw) fails: decided again, in the new streak, where it is too early to count.
+      expect((await racing).outcome).toBe('refused');
+    } finally {
+      proxy.release({ stopHolding: true });
+    }
+    const { Item } = await db.documentClient.send(new GetCommand({ TableName: db.tableName, Key: { pk: `RATE#${subject}`, sk: 'counters' } }));
+    expect(Item).toMatchObject({ refusalStart: T0 + 62_000, refusals: 0 });
+  });
+
+  it.each([['undefined', undefined], ['NaN', Number.NaN], ['Infinity', Number.POSITIVE_INFINITY]])(
+    'an arrival time of %s is taken as now: the refusal that opens the streak starts it now',
+    async (_, arrivedAt) => {
+      const { limiter, subject, setTime } = setup();
+      const limits = { perMinute: 1, perDay: 1_000 };
+      await limiter.check(subject, limits, undefined, arrivedAt);
+      setTime(T0 + 1_000);
+      expect((await limiter.check(subject, limits, undefined, arrivedAt)).refusal).toBeInstanceOf(RateLimitedError);
+      // Counted only from 1 s after the streak's start, so this tells where it started.
+      setTime(T0 + 1_999);
+      expect((await many(() => limiter.check(subject, limits, undefined, T0 + 1_999), 31)).some((d) => d.refusal instanceof KeySuspendedError)).toBe(false);
+      setTime(T0 + 2_000);
+      expect((await many(() => limiter.check(subject, limits, undefined, T0 + 2_000), 30)).at(-1)?.refusal).toBeInstanceOf(KeySuspendedError);
+    },
+  );
+
+  it('a refusal 60 s after the streak\'s first no longer counts towards it: it opens a new one', async () => {
+    const refusalsAt = async (lastAt: number) => {
+      const { check, setTime } = setup();
+      // The day's one request used: refused in the next minute too.
+      const limits = { perMinute: 1, perDay: 1 };
+      await check(limits);
+      setTime(T0 + 1_000);
+      await check(limits); // the first refusal: the streak starts at T0 + 1 s
+      setTime(T0 + 2_000);
+      await many(() => check(limits), 29);
+      setTime(lastAt);
+      return (await check(limits)).refusal;
+    };
+    expect(await refusalsAt(T0 + 60_999)).toBeInstanceOf(KeySuspendedError);
+    expect(await refusalsAt(T0 + 61_000)).toBeInstanceOf(RateLimitedError);
   });
 });

@@ -6,11 +6,12 @@ import type { AddressInfo, Socket } from 'node:net';
  * A loopback proxy in front of the real DynamoDB Local that injects the faults a real server
  * will not produce on demand: throttling, a dropped connection, no answer at all, or a reply lost
  * after DynamoDB did the work (the connection drops once the request went through), or a
- * transaction cancelled because another one holds its item (`TransactionConflict`), for chosen
+ * transaction cancelled because another one holds its item (`TransactionConflict`), or a write's
+ * condition failing every time (as if another writer changed the item before each one), for chosen
  * operations (the `X-Amz-Target` of the DynamoDB JSON protocol, e.g. "PutItem"). It can also hold
  * requests until released, to see which ones a handler sends together (its round trips).
  */
-export type Fault = 'throttle' | 'reset' | 'reset-once' | 'hang' | 'lose-reply-once' | 'lose-reply' | 'slow' | 'transaction-conflict' | 'transaction-throttled';
+export type Fault = 'throttle' | 'reset' | 'reset-once' | 'hang' | 'lose-reply-once' | 'lose-reply' | 'slow' | 'transaction-conflict' | 'transaction-throttled' | 'condition-failed';
 
 export interface FaultProxy {
   readonly endpoint: string;
@@ -81,6 +82,11 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     }
     if (fault === 'throttle') {
       answerError(req, res, 'ProvisionedThroughputExceededException', { message: 'The level of configured provisioned throughput for the table was exceeded.' });
+      return;
+    }
+    if (fault === 'condition-failed') {
+      // Without the item (as when it was deleted meanwhile): the writer decides again from nothing.
+      answerError(req, res, 'ConditionalCheckFailedException', { message: 'The conditional request failed' });
       return;
     }
     if (fault === 'transaction-conflict' || fault === 'transaction-throttled') {
