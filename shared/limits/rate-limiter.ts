@@ -66,7 +66,8 @@ export class RateLimiter {
     const windows = windowsAt(nowMs);
     // Within [now - 30 s, now]: API Gateway gives up on a request after 29 s, so an older time is
     // not a real arrival (a direct invocation, a test harness) and must not open a streak long closed.
-    const arrival = typeof arrivedAt === 'number' && Number.isFinite(arrivedAt) ? Math.min(nowMs, Math.max(nowMs - MAX_ARRIVAL_AGE_MS, arrivedAt)) : nowMs;
+    // (Number.isFinite is false for undefined too.)
+    const arrival = Number.isFinite(arrivedAt) ? Math.min(nowMs, Math.max(nowMs - MAX_ARRIVAL_AGE_MS, arrivedAt as number)) : nowMs;
     const admission = await this.store.admit(subject, limits, nowMs, deadline, arrival);
     const minuteLeft = Math.max(0, limits.perMinute - admission.minuteCount);
     const dayLeft = Math.max(0, limits.perDay - admission.dayCount);

@@ -92,3 +92,42 @@ describe('DynamoDbPetRepository on DynamoDB Local', () => {
     for (const pet of results) expect(stored).toContainEqual(expect.objectContaining(pet));
   });
 });
+
+describe('idempotent creates: what a replay costs (issue 27)', () => {
+  /** A document client that records the name of every command it sends. */
+  function commandRecordingClient() {
+    const sent: string[] = [];
+    const client = new DynamoDBClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        sent.push(String(context.commandName));
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    return { documentClient: DynamoDBDocumentClient.from(client), sent };
+  }
+
+  it('the same create again within 24 hours reads its record and writes nothing; after them, it is a new create', async () => {
+    const { documentClient, sent } = commandRecordingClient();
+    const start = Date.UTC(2026, 10, 22, 10, 0, 0);
+    let nowMs = start;
+    const keyed = new DynamoDbPetRepository(documentClient, db.tableName, () => nowMs);
+    const newPet = { name: 'Once', categoryId: 1, status: 'available' as const };
+    const key = { owner: '0123456789abcdef', value: 'replay-cost' };
+    const first = await keyed.createOnce(newPet, key);
+    expect(first.replayed).toBe(false);
+
+    sent.length = 0;
+    nowMs = start + 24 * 3_600_000 - 1_000;
+    expect(await keyed.createOnce(newPet, key)).toEqual({ pet: first.pet, replayed: true });
+    expect(sent).not.toContain('TransactWriteItemsCommand');
+
+    sent.length = 0;
+    nowMs = start + 24 * 3_600_000;
+    const again = await keyed.createOnce(newPet, key);
+    expect(again.replayed).toBe(false);
+    expect(again.pet.id).not.toBe(first.pet.id);
+    expect(sent).toContain('TransactWriteItemsCommand');
+  });
+});

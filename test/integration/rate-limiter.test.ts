@@ -389,6 +389,23 @@ describe('the store under faults, and the streak\'s edges (issue 27)', () => {
     expect(known.status).toEqual({ limits, window: 'minute', limit: 1, remaining: 0, resetAt: T0 + 2_000 + 15 * MINUTE, nowMs: T0 + 5 * MINUTE });
   });
 
+  it('two first refusals at once: one opens the streak, the other finds it open, and both are refused, not suspended', async () => {
+    const subject = freshSubject();
+    const limits = { perMinute: 1, perDay: 1_000 };
+    expect((await proxiedStore().admit(subject, limits, T0)).outcome).toBe('admitted');
+    proxy.hold(['UpdateItem']);
+    try {
+      const racing = [proxiedStore().admit(subject, limits, T0 + 1_000), proxiedStore().admit(subject, limits, T0 + 1_100)];
+      await proxy.held(2); // both counts (refused: the minute is used up)
+      proxy.release();
+      await proxy.held(2); // both open the streak: one write wins, the other's condition fails
+      proxy.release({ stopHolding: true });
+      expect((await Promise.all(racing)).map((admission) => admission.outcome)).toEqual(['refused', 'refused']);
+    } finally {
+      proxy.release({ stopHolding: true });
+    }
+  });
+
   it('a refusal counted while another instance restarted the streak is decided again, not a failure', async () => {
     const direct = new DynamoDbRateCounterStore(createDocumentClient({ region: 'us-east-1', dynamoDbEndpoint: db.endpoint }), db.tableName);
     const subject = freshSubject();
