@@ -1,3 +1,8 @@
+/** A string with its escapes, or a bracket: all the scan looks at (JSON.parse has checked the rest). */
+const TOKENS = /"[^"\\]*(?:\\.[^"\\]*)*"|[{}[\]]/g;
+/** What follows a string that is a member's name. */
+const NAME_END = /\s*:/y;
+
 /**
  * The first member name that an object of this JSON text gives twice, at any depth, or undefined.
  * I-JSON (RFC 7493) forbids them, and `JSON.parse` silently keeps the last. Call it on text that
@@ -9,26 +14,25 @@ export function repeatedMember(text: string): { readonly path: readonly string[]
   const open: (Set<string> | undefined)[] = [];
   const path: string[] = [];
   let lastName: string | undefined;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22 /* " */) {
-      const start = i;
-      for (i += 1; i < text.length && text.charCodeAt(i) !== 0x22; i += 1) if (text.charCodeAt(i) === 0x5c /* \ */) i += 1;
-      const names = open.at(-1);
-      if (names === undefined) continue;
-      let next = i + 1;
-      while (next < text.length && /\s/.test(text[next] as string)) next += 1;
-      if (text.charCodeAt(next) !== 0x3a /* : */) continue;
-      const name = JSON.parse(text.slice(start, i + 1)) as string;
+  TOKENS.lastIndex = 0;
+  for (let match = TOKENS.exec(text); match !== null; match = TOKENS.exec(text)) {
+    const [token] = match;
+    if (token === '{' || token === '[') {
+      // (In an object, a value follows its name: lastName is that name.)
+      if (open.length > 0) path.push(open.at(-1) === undefined ? '[]' : (lastName as string));
+      open.push(token === '{' ? new Set() : undefined);
+    } else if (token === '}' || token === ']') {
+      open.pop();
+      path.pop();
+    } else {
+      NAME_END.lastIndex = TOKENS.lastIndex;
+      // A value, not a name. (Only an object's names are followed by a colon.)
+      if (!NAME_END.test(text)) continue;
+      const names = open.at(-1) as Set<string>;
+      const name = JSON.parse(token) as string;
       if (names.has(name)) return { path: [...path], name };
       names.add(name);
       lastName = name;
-    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      if (open.length > 0) path.push(open.at(-1) === undefined ? '[]' : (lastName ?? ''));
-      open.push(c === 0x7b ? new Set() : undefined);
-    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
-      open.pop();
-      path.pop();
     }
   }
   return undefined;

@@ -15,8 +15,8 @@ export interface MediaType {
 const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
 const QUOTED = '"(?:[\\t \\x21\\x23-\\x5B\\x5D-\\x7E\\x80-\\xFF]|\\\\[\\t \\x21-\\x7E\\x80-\\xFF])*"';
 const MEDIA = new RegExp(`^(${TOKEN})/(${TOKEN})`, 'y');
-const PARAMETER = new RegExp(`[\\t ]*;[\\t ]*(?:(${TOKEN})(?:=(${TOKEN}|${QUOTED}))?)?`, 'y');
-const TRAILING_SPACE = /[\t ]*$/y;
+const PARAMETER = new RegExp(`[\\t ]*;[\\t ]*(?:(${TOKEN})(?:=(?:(${TOKEN})|(${QUOTED})))?)?`, 'y');
+const TRAILING_SPACE = /[\t ]*/y;
 
 export function parseMediaType(header: string): MediaType | undefined {
   MEDIA.lastIndex = 0;
@@ -25,17 +25,17 @@ export function parseMediaType(header: string): MediaType | undefined {
   const parameters: Record<string, string> = Object.create(null) as Record<string, string>;
   const named = new Set<string>();
   let at = MEDIA.lastIndex;
-  while (at < header.length) {
-    PARAMETER.lastIndex = at;
-    const parameter = PARAMETER.exec(header);
-    if (parameter === null || PARAMETER.lastIndex === at) break;
+  PARAMETER.lastIndex = at;
+  // Each match starts with `;`, so each moves on; none is left at the end of the header.
+  for (let parameter = PARAMETER.exec(header); parameter !== null; parameter = PARAMETER.exec(header)) {
     at = PARAMETER.lastIndex;
-    const [, rawName, rawValue] = parameter;
+    const [, rawName, token, quoted] = parameter;
     if (rawName === undefined) continue;
     const name = rawName.toLowerCase();
     if (named.has(name)) return undefined;
     named.add(name);
-    if (rawValue !== undefined) parameters[name] = rawValue.startsWith('"') ? rawValue.slice(1, -1).replace(/\\(.)/g, '$1') : rawValue;
+    if (token !== undefined) parameters[name] = token;
+    else if (quoted !== undefined) parameters[name] = quoted.slice(1, -1).replace(/\\(.)/g, '$1');
   }
   TRAILING_SPACE.lastIndex = at;
   TRAILING_SPACE.exec(header);

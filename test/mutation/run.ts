@@ -53,8 +53,10 @@ for (const group of selected) {
     failedRuns.push(group);
     continue;
   }
-  for (const [module, file] of Object.entries(result.files)) {
-    const { metrics } = calculateMetrics({ [module]: file });
+  for (const module of groups[group].mutate) {
+    // A module Stryker found nothing to change in (only types and constants `as const`) has no file in the report.
+    const file = result.files[module];
+    const { metrics } = calculateMetrics(file === undefined ? {} : { [module]: file });
     scores.push({ module, group, score: metrics.mutationScore, killed: metrics.totalDetected, survived: metrics.survived, noCoverage: metrics.noCoverage, ignored: metrics.ignored });
   }
 }
