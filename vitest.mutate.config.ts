@@ -10,8 +10,8 @@ type Group = keyof typeof groups;
  * not the whole suite (the stack's synth, the bench's tests and most HTTP files never reach them).
  */
 export function mutationTestFiles(group: string | undefined): string[] {
+  if (group !== undefined && !Object.hasOwn(groups, group)) throw new Error(`MUTATION_GROUP ${group} is not in test/mutation/groups.json`);
   const selected = group === undefined ? Object.values(groups) : [groups[group as Group]];
-  if (selected[0] === undefined) throw new Error(`MUTATION_GROUP ${group} is not in test/mutation/groups.json`);
   return [...new Set(selected.flatMap((each) => each.tests))];
 }
 

@@ -45,9 +45,8 @@ export class RateLimiter {
    * done) for that subject. Undefined when the container knows of none.
    */
   knownSuspension(subject: string, limits: RateLimits): RateLimitDecision | undefined {
-    const until = this.#suspendedUntil.get(subject);
-    // Stryker disable next-line ConditionalExpression: a shortcut; without it, the comparison below finds no suspension either.
-    if (until === undefined) return undefined;
+    // 0: none known.
+    const until = this.#suspendedUntil.get(subject) ?? 0;
     const nowMs = this.clock();
     if (until > nowMs) return suspended(limits, until, nowMs);
     this.#suspendedUntil.delete(subject);

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { calculateMetrics } from 'mutation-testing-metrics';
 import groups from './groups.json';
@@ -15,12 +15,17 @@ const REPORTS = 'reports/mutation';
 
 type Group = keyof typeof groups;
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { 'ignore-static': { type: 'boolean', default: false } } });
-const unknown = positionals.filter((name) => !(name in groups));
+const unknown = positionals.filter((name) => !Object.hasOwn(groups, name));
 if (unknown.length > 0) {
   console.error(`Unknown group ${unknown.join(', ')}; the groups are ${Object.keys(groups).join(', ')}.`);
   process.exit(2);
 }
 const selected = (positionals.length > 0 ? positionals : Object.keys(groups)) as Group[];
+const missing = selected.flatMap((group) => [...groups[group].mutate, ...groups[group].tests]).filter((path) => !existsSync(path));
+if (missing.length > 0) {
+  console.error(`test/mutation/groups.json names files that do not exist: ${missing.join(', ')}.`);
+  process.exit(2);
+}
 
 interface ModuleScore {
   readonly module: string;
@@ -40,6 +45,7 @@ const began = Date.now();
 for (const group of selected) {
   const report = `${REPORTS}/${group}.json`;
   rmSync(report, { force: true });
+  rmSync(`${REPORTS}/${group}.html`, { force: true });
   const started = Date.now();
   const args = ['stryker', 'run', ...(values['ignore-static'] ? ['--ignoreStatic'] : [])];
   spawnSync('npx', args, { stdio: 'inherit', env: { ...process.env, MUTATION_GROUP: group } });

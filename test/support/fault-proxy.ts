@@ -85,7 +85,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       return;
     }
     if (fault === 'condition-failed') {
-      // Without the item (as when it was deleted meanwhile): the writer decides again from nothing.
+      // Without the old item in the answer (a simplification): the writer decides again as for an item it never saw.
       answerError(req, res, 'ConditionalCheckFailedException', { message: 'The conditional request failed' });
       return;
     }

@@ -85,6 +85,9 @@ describe('what a failing field is told', () => {
   it('a path that runs through no object (after a transform) is missing, not a failure of ours', () => {
     const transformed = z.pipe(z.transform(() => ({ owner: {} })), nested);
     expect(validate({ query: anyQuery, body: transformed }, { ...jsonHeaders(), body: 'null' }).details).toEqual([{ path: 'body.owner.name', message: 'is required' }]);
+    // Through a string too, though a string has members of its own ("0", "length").
+    const wrapped = z.pipe(z.transform((text) => [text]), z.array(z.number('must be a number')));
+    expect(validate({ query: anyQuery, body: wrapped }, { ...jsonHeaders(), body: '"ab"' }).details).toEqual([{ path: 'body.0', message: 'is required' }]);
   });
 
   it('a refinement that names a missing member keeps its own message', () => {
