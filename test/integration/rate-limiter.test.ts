@@ -352,17 +352,6 @@ describe('the store under faults, and the streak\'s edges (issue 27)', () => {
     }
   });
 
-  it('DynamoDB\'s other errors pass through as they are (a throttle stays a throttle: a 503)', async () => {
-    proxy.inject('throttle', ['UpdateItem']);
-    try {
-      const failure = await proxiedStore().admit(freshSubject(), { perMinute: 5, perDay: 100 }, T0).catch((error: unknown) => error);
-      expect(failure).toBeInstanceOf(ServiceUnavailableError);
-      expect((failure as ServiceUnavailableError).cause).toMatchObject({ name: 'ProvisionedThroughputExceededException' });
-    } finally {
-      proxy.clear();
-    }
-  });
-
   it('a write to a DynamoDB that never answers fails the count when the request\'s deadline passes', async () => {
     proxy.inject('hang', ['UpdateItem']);
     try {
