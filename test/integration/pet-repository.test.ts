@@ -8,19 +8,21 @@ import { testDatabase } from '../support/database';
 
 const db = testDatabase();
 
-/** A client that records how many items each Query read (ScannedCount), as DynamoDB reports it. */
+/** A client that records the name of every command it sends, and how many items each Query read (ScannedCount), as DynamoDB reports it. */
 function recordingClient() {
   const reads: number[] = [];
+  const sent: string[] = [];
   const client = new DynamoDBClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   client.middlewareStack.add(
     (next, context) => async (args) => {
+      sent.push(String(context.commandName));
       const result = await next(args);
       if (context.commandName === 'QueryCommand') reads.push((result.output as { ScannedCount: number }).ScannedCount);
       return result;
     },
     { step: 'initialize' },
   );
-  return { documentClient: DynamoDBDocumentClient.from(client), reads };
+  return { documentClient: DynamoDBDocumentClient.from(client), reads, sent };
 }
 
 const repository = new DynamoDbPetRepository(createDocumentClient({ region: 'us-east-1', dynamoDbEndpoint: db.endpoint }), db.tableName);
@@ -94,22 +96,8 @@ describe('DynamoDbPetRepository on DynamoDB Local', () => {
 });
 
 describe('idempotent creates: what a replay costs (issue 27)', () => {
-  /** A document client that records the name of every command it sends. */
-  function commandRecordingClient() {
-    const sent: string[] = [];
-    const client = new DynamoDBClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        sent.push(String(context.commandName));
-        return next(args);
-      },
-      { step: 'initialize' },
-    );
-    return { documentClient: DynamoDBDocumentClient.from(client), sent };
-  }
-
   it('the same create again within 24 hours writes no pet and no record (it reads the record while taking an id); after them, it is a new create', async () => {
-    const { documentClient, sent } = commandRecordingClient();
+    const { documentClient, sent } = recordingClient();
     const start = Date.UTC(2026, 10, 22, 10, 0, 0);
     let nowMs = start;
     const keyed = new DynamoDbPetRepository(documentClient, db.tableName, () => nowMs);

@@ -18,10 +18,13 @@ const DAY = 86_400_000;
 /** 2026-11-22 10:00:00 UTC, the start of a minute. */
 const T0 = Date.UTC(2026, 10, 22, 10, 0, 0);
 
+/** A counter store on the test table, through `endpoint` (DynamoDB Local itself unless a proxy is named). */
+const storeAt = (endpoint: string = db.endpoint) => new DynamoDbRateCounterStore(createDocumentClient({ region: 'us-east-1', dynamoDbEndpoint: endpoint }), db.tableName);
+
 let subjectCounter = 0;
 function setup(startAt = T0) {
   let nowMs = startAt;
-  const limiter = new RateLimiter(new DynamoDbRateCounterStore(createDocumentClient({ region: 'us-east-1', dynamoDbEndpoint: db.endpoint }), db.tableName), () => nowMs);
+  const limiter = new RateLimiter(storeAt(), () => nowMs);
   subjectCounter += 1;
   const subject = `key#test-${subjectCounter}`;
   return {
@@ -218,7 +221,7 @@ describe('an arrival time that is no real arrival', () => {
 
 describe('one suspension, one end (issue 23, finding 2)', () => {
   it('gives every request that finds the subject suspended the stored end, those that raced to suspend it too', async () => {
-    const store = new DynamoDbRateCounterStore(createDocumentClient({ region: 'us-east-1', dynamoDbEndpoint: db.endpoint }), db.tableName);
+    const store = storeAt();
     subjectCounter += 1;
     const subject = `key#race-${subjectCounter}`;
     const limits = { perMinute: 1, perDay: 1_000 };
@@ -237,7 +240,7 @@ describe('exact under concurrency', () => {
   it('with limit 37, 100 simultaneous requests from two instances get exactly 37 admissions', async () => {
     const a = setup(T0 + 10_000);
     const b = new RateLimiter(
-      new DynamoDbRateCounterStore(createDocumentClient({ region: 'us-east-1', dynamoDbEndpoint: db.endpoint }), db.tableName),
+      storeAt(),
       () => T0 + 10_000,
     );
     const limits = { perMinute: 37, perDay: 10_000 };
@@ -263,7 +266,7 @@ describe('exact under concurrency', () => {
 
 describe('windows and instances (issue 27)', () => {
   const otherInstance = (clock: () => number) =>
-    new RateLimiter(new DynamoDbRateCounterStore(createDocumentClient({ region: 'us-east-1', dynamoDbEndpoint: db.endpoint }), db.tableName), clock);
+    new RateLimiter(storeAt(), clock);
 
   it('on a tie between the minute and the day, tells the day (the window that resets later)', async () => {
     const { check } = setup();
@@ -333,7 +336,7 @@ describe('the store under faults, and the streak\'s edges (issue 27)', () => {
     proxy.clear();
     proxy.release({ stopHolding: true });
   });
-  const proxiedStore = () => new DynamoDbRateCounterStore(createDocumentClient({ region: 'us-east-1', dynamoDbEndpoint: proxy.endpoint }), db.tableName);
+  const proxiedStore = () => storeAt(proxy.endpoint);
   const freshSubject = () => {
     subjectCounter += 1;
     return `key#faults-${subjectCounter}`;
@@ -401,7 +404,7 @@ describe('the store under faults, and the streak\'s edges (issue 27)', () => {
   });
 
   it('a refusal counted while another instance restarted the streak is decided again, not a failure', async () => {
-    const direct = new DynamoDbRateCounterStore(createDocumentClient({ region: 'us-east-1', dynamoDbEndpoint: db.endpoint }), db.tableName);
+    const direct = storeAt();
     const subject = freshSubject();
     const limits = { perMinute: 1, perDay: 1 };
     expect((await direct.admit(subject, limits, T0)).outcome).toBe('admitted');
