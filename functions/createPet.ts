@@ -1,7 +1,7 @@
 import { created, JsonText } from '../shared/http/result';
 import { API_BASE_PATH } from '../shared/http/routes';
 import { httpOperation } from '../shared/http/stack';
-import { CREATE_PET_REQUEST } from '../shared/pets/new-pet';
+import { CREATE_PET_CHECKS } from '../shared/pets/create-pet-checks';
 import { petJson } from '../shared/pets/pet-json';
 import { createPet } from '../shared/pets/service';
 import { petStore } from '../shared/pets/store';
@@ -9,7 +9,7 @@ import { petStore } from '../shared/pets/store';
 /** POST /v1/pets: 201 with the new pet and where to find it; with `Idempotency-Key`, at most once per key. */
 export const handler = httpOperation({
   operationId: 'createPet',
-  ...CREATE_PET_REQUEST,
+  ...CREATE_PET_CHECKS,
   handle: async ({ body, headers, principal, deadline, admitted }) => {
     const key = headers['Idempotency-Key'];
     const idempotencyKey = key === undefined ? undefined : { owner: principal.keyId, value: key };

@@ -1,7 +1,7 @@
 import { GET_PET_DEPRECATION } from '../shared/http/deprecation';
 import { JsonText, ok } from '../shared/http/result';
 import { httpOperation } from '../shared/http/stack';
-import { GET_PET_REQUEST } from '../shared/pets/pet-id-path';
+import { GET_PET_CHECKS } from '../shared/pets/get-pet-checks';
 import { petJson } from '../shared/pets/pet-json';
 import { getPet } from '../shared/pets/service';
 import { petStore } from '../shared/pets/store';
@@ -9,7 +9,7 @@ import { petStore } from '../shared/pets/store';
 /** GET /v1/pets/{petId} (deprecated): every answer says so and names the successor; from its sunset on, 410 `gone`. */
 export const handler = httpOperation({
   operationId: 'getPet',
-  ...GET_PET_REQUEST,
+  ...GET_PET_CHECKS,
   deprecation: GET_PET_DEPRECATION,
   handle: async ({ path, deadline }) => ok(new JsonText(petJson(await getPet(petStore, path.petId, deadline)))),
 });

@@ -1,7 +1,7 @@
 import { nextPageHeaders } from '../shared/http/pagination';
 import { JsonText, ok } from '../shared/http/result';
 import { httpOperation } from '../shared/http/stack';
-import { LIST_PETS_REQUEST } from '../shared/pets/list-pets-query';
+import { LIST_PETS_CHECKS } from '../shared/pets/list-pets-checks';
 import { petsJson } from '../shared/pets/pet-json';
 import { pageCursors } from '../shared/pets/cursor-store';
 import { listPets } from '../shared/pets/service';
@@ -12,7 +12,7 @@ const listing = { pets: petStore.pets, cursors: pageCursors };
 /** GET /v1/pets: one page of pets in ascending id order; `Link: rel="next"` when more follow. */
 export const handler = httpOperation({
   operationId: 'listPets',
-  ...LIST_PETS_REQUEST,
+  ...LIST_PETS_CHECKS,
   handle: async ({ query, baseUrl, deadline }) => {
     const page = await listPets(listing, query, deadline);
     const next = nextPageHeaders(`${baseUrl}/pets`, { limit: query.limit, status: query.status }, page.nextCursor);

@@ -1,7 +1,6 @@
 import middy from '@middy/core';
 import httpErrorHandler from '@middy/http-error-handler';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type * as z from 'zod/mini';
 import type { Principal } from '../auth/principal';
 import type { CallDeadline } from '../dynamodb/call-deadline';
 import { rateLimiter as defaultRateLimiter } from '../limits/limiter-instance';
@@ -16,6 +15,7 @@ import { sunset } from './middleware/sunset';
 import { validateRequest } from './middleware/validate-request';
 import { deprecationHeaders, type Deprecation } from './deprecation';
 import type { HttpContext } from './request-context';
+import type { OutputOf, RequestHeadersSchema, RequestPartSchema } from '../validation/request-schema';
 import { jsonBodyOf, type HttpResult } from './result';
 import { API_BASE_PATH, type OperationId } from './routes';
 
@@ -39,11 +39,12 @@ export interface OperationInput<Query, Path, Headers, Body> {
   readonly admitted: Promise<void>;
 }
 
+/** An operation: its request's schemas (any Standard Schema: the functions give checks compiled from the zod schemas), and what it does. */
 export interface OperationDefinition<
-  QuerySchema extends z.ZodMiniType,
-  PathSchema extends z.ZodMiniType,
-  HeadersSchema extends z.ZodMiniObject,
-  BodySchema extends z.ZodMiniType,
+  QuerySchema extends RequestPartSchema,
+  PathSchema extends RequestPartSchema,
+  HeadersSchema extends RequestHeadersSchema,
+  BodySchema extends RequestPartSchema,
 > {
   readonly operationId: OperationId;
   readonly query: QuerySchema;
@@ -56,7 +57,7 @@ export interface OperationDefinition<
   readonly deprecation?: Deprecation;
   readonly rateLimiter?: RateLimiter;
   readonly handle: (
-    input: OperationInput<z.output<QuerySchema>, z.output<PathSchema>, z.output<HeadersSchema>, z.output<BodySchema>>,
+    input: OperationInput<OutputOf<QuerySchema>, OutputOf<PathSchema>, OutputOf<HeadersSchema>, OutputOf<BodySchema>>,
   ) => Promise<HttpResult>;
 }
 
@@ -77,10 +78,10 @@ export type ApiGatewayHandler = (event: APIGatewayProxyEvent, context: Context) 
  * operation.
  */
 export function httpOperation<
-  QuerySchema extends z.ZodMiniType,
-  PathSchema extends z.ZodMiniType = z.ZodMiniType<undefined>,
-  HeadersSchema extends z.ZodMiniObject = z.ZodMiniObject<{}>,
-  BodySchema extends z.ZodMiniType = z.ZodMiniType<undefined>,
+  QuerySchema extends RequestPartSchema,
+  PathSchema extends RequestPartSchema = RequestPartSchema<undefined>,
+  HeadersSchema extends RequestHeadersSchema = RequestHeadersSchema<{}>,
+  BodySchema extends RequestPartSchema = RequestPartSchema<undefined>,
 >(definition: OperationDefinition<QuerySchema, PathSchema, HeadersSchema, BodySchema>): ApiGatewayHandler {
   const runOperation = async (event: APIGatewayProxyEvent, context: HttpContext): Promise<APIGatewayProxyResult> => {
     const state = context.petStore;

@@ -17,3 +17,12 @@ export const PLAIN_DECIMAL_RULE =
   'a validator that reads those as the number 7 accepts what the service refuses with 400.';
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
 export const DEFAULT_PET_STATUS: (typeof PET_STATUSES)[number] = 'available';
+
+/** What a client reads when an identifier, a page size or a status is refused. */
+export const ID_MESSAGE = `must be an integer from 1 to ${MAX_ID}`;
+export const PAGE_SIZE_MESSAGE = `must be an integer from ${PAGE_SIZE.min} to ${PAGE_SIZE.max}`;
+export const CURSOR_EMPTY_MESSAGE = 'must not be empty';
+export const STATUS_MESSAGE = `must be one of ${PET_STATUSES.join(', ')}`;
+/** The text of a path's pet id and of a query's page size: canonical decimal digits (PLAIN_DECIMAL_RULE). */
+export const PET_ID_TEXT = /^[1-9][0-9]{0,15}$/;
+export const PAGE_SIZE_TEXT = /^[1-9][0-9]{0,3}$/;

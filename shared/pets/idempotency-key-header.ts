@@ -1,13 +1,10 @@
 import * as z from 'zod/mini';
 import { described, describeAs } from './describe';
-import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_PATTERN, idempotencyKeyOf } from './idempotency';
+import { IDEMPOTENCY_KEY_MESSAGE, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_TEXT, idempotencyKeyOf } from './idempotency';
 
 /** The `Idempotency-Key` header of createPet (the rules: idempotency.ts); apart, so that only createPet builds it. */
-const KEY_TEXT = new RegExp(IDEMPOTENCY_KEY_PATTERN);
-const KEY_MESSAGE = `must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters (no space or control character), optionally in double quotes`;
-
 export const IdempotencyKeyHeader = described(
-  z.optional(z.pipe(z.string().check(z.regex(KEY_TEXT, KEY_MESSAGE)), z.transform(idempotencyKeyOf))),
+  z.optional(z.pipe(z.string().check(z.regex(IDEMPOTENCY_KEY_TEXT, IDEMPOTENCY_KEY_MESSAGE)), z.transform(idempotencyKeyOf))),
   {
     description:
       'Makes the create safe to retry: a retry with the same key and body within 24 hours answers the first answer again (with ' +

@@ -22,6 +22,10 @@ export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 const QUOTED_KEY = `"(?:[!#-\\[\\]-~]|\\\\["\\\\]){1,${IDEMPOTENCY_KEY_MAX_LENGTH}}"`;
 export const IDEMPOTENCY_KEY_PATTERN = `^(?!""$)(?:[!-~]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}|${QUOTED_KEY})$`;
 
+/** The header's text, and what a client reads when it is refused. */
+export const IDEMPOTENCY_KEY_TEXT = new RegExp(IDEMPOTENCY_KEY_PATTERN);
+export const IDEMPOTENCY_KEY_MESSAGE = `must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters (no space or control character), optionally in double quotes`;
+
 const QUOTED = new RegExp(`^${QUOTED_KEY}$`);
 const ESCAPE = /\\(["\\])/g;
 

@@ -1,21 +1,17 @@
 import * as z from 'zod/mini';
 import { describeAs, described } from './describe';
-import { PAGE_SIZE, PLAIN_DECIMAL_RULE } from './fields';
+import { CURSOR_EMPTY_MESSAGE, PAGE_SIZE, PAGE_SIZE_MESSAGE, PAGE_SIZE_TEXT, PLAIN_DECIMAL_RULE } from './fields';
 import { PetStatus } from './pet-status';
 
-/**
- * The query of listPets, in a module of its own so that the listPets function builds no other
- * schema at its cold start.
- */
-const pageSizeMessage = `must be an integer from ${PAGE_SIZE.min} to ${PAGE_SIZE.max}`;
+// The query of listPets, in a module of its own so that nothing else builds its schemas.
 
 /**
  * Query values arrive as strings; only canonical decimal digits are integers here ("1e1", " 5",
  * "0x10" and a leading zero, "01", are not).
  */
 const pageSize = z.pipe(
-  z.pipe(z.string().check(z.regex(/^[1-9][0-9]{0,3}$/, pageSizeMessage)), z.transform(Number)),
-  z.int().check(z.minimum(PAGE_SIZE.min, pageSizeMessage), z.maximum(PAGE_SIZE.max, pageSizeMessage)),
+  z.pipe(z.string().check(z.regex(PAGE_SIZE_TEXT, PAGE_SIZE_MESSAGE)), z.transform(Number)),
+  z.int().check(z.minimum(PAGE_SIZE.min, PAGE_SIZE_MESSAGE), z.maximum(PAGE_SIZE.max, PAGE_SIZE_MESSAGE)),
 );
 
 export const ListPetsQuery = z.strictObject({
@@ -25,7 +21,7 @@ export const ListPetsQuery = z.strictObject({
   }),
   status: described(z.optional(PetStatus), { description: 'Returns only animals with this availability status.' }),
   /** Opaque; checked by shared/pets/cursor.ts. */
-  cursor: described(z.optional(z.string().check(z.minLength(1, 'must not be empty'))), {
+  cursor: described(z.optional(z.string().check(z.minLength(1, CURSOR_EMPTY_MESSAGE))), {
     description:
       'Opaque position from the `Link: <...>; rel="next"` header of the previous page; never build one by hand. ' +
       'Beyond what the schema states: only a cursor the service gave, for a listing with the same `status` filter, is accepted, ' +

@@ -3,8 +3,9 @@ import { described } from './describe';
 import { DEFAULT_PET_STATUS, NAME_MAX_LENGTH } from './fields';
 import { CategoryId } from './identifier';
 import { IdempotencyKeyHeader } from './idempotency-key-header';
-import { HIDDEN_CLASS, NAME_PATTERNS, VISIBLE_CHARACTER_PATTERN } from './name-pattern';
+import { NAME_PATTERNS } from './name-pattern';
 import { NoQuery } from './no-query';
+import { NAME_EMPTY_MESSAGE, NAME_RULES, NAME_TYPE_MESSAGE } from './pet-name-rules';
 import { PetStatus } from './pet-status';
 
 /**
@@ -13,24 +14,14 @@ import { PetStatus } from './pet-status';
  * where it failed (`body.name: ...`).
  */
 
-const HIDDEN = new RegExp(`[${HIDDEN_CLASS}]`, 'u');
-const VISIBLE = new RegExp(VISIBLE_CHARACTER_PATTERN, 'u');
-/** The trimmed name already failed a rule before the hidden and visible characters: empty, a lone surrogate, too long. */
-// (At most NAME_MAX_LENGTH UTF-16 units is at most as many code points: most names are not counted again.)
-const failsAbove = (name: string): boolean => name.length === 0 || !name.isWellFormed() || (name.length > NAME_MAX_LENGTH && codePointLength(name) > NAME_MAX_LENGTH);
-
 /** 1 to 100 characters (Unicode code points, as JSON Schema counts them) once trimmed. */
 export const PetName = described(
   z
-    .string({ error: 'must be a string' })
+    .string({ error: NAME_TYPE_MESSAGE })
     .check(
       z.trim(),
-      z.minLength(1, 'must not be empty or only white space'),
-      z.refine((name) => name.isWellFormed(), 'must be valid Unicode text (it holds a lone surrogate)'),
-      z.refine((name) => codePointLength(name) <= NAME_MAX_LENGTH, `must be at most ${NAME_MAX_LENGTH} characters`),
-      // One message per failing field: each rule speaks only when none above it failed.
-      z.refine((name) => failsAbove(name) || !HIDDEN.test(name), 'must not hold control characters or bidirectional controls'),
-      z.refine((name) => failsAbove(name) || HIDDEN.test(name) || VISIBLE.test(name), 'must hold at least one visible character (not only format characters such as U+200B)'),
+      z.minLength(1, NAME_EMPTY_MESSAGE),
+      ...NAME_RULES.map(({ holds, message }) => z.refine<string>(holds, message)),
     ),
   // The trim and the refinements are invisible to JSON Schema: the two patterns state the whole rule.
   {
@@ -59,9 +50,3 @@ export type NewPet = z.output<typeof NewPet>;
 
 /** What createPet takes (OPERATION_SCHEMAS declares it in the interface description). */
 export const CREATE_PET_REQUEST = { query: NoQuery, headers: z.object({ 'Idempotency-Key': IdempotencyKeyHeader }), body: NewPet } as const;
-
-function codePointLength(text: string): number {
-  let length = 0;
-  for (const _ of text) length += 1;
-  return length;
-}

@@ -1,16 +1,14 @@
 import * as z from 'zod/mini';
 import { described, describeAs } from './describe';
-import { MAX_ID, PLAIN_DECIMAL_RULE } from './fields';
+import { ID_MESSAGE, MAX_ID, PET_ID_TEXT, PLAIN_DECIMAL_RULE } from './fields';
 import { Identifier } from './identifier';
 import { NoQuery } from './no-query';
 
 // What getPet takes, in a module of its own so that no other schema is built at its cold start.
 
-const petIdMessage = `must be an integer from 1 to ${MAX_ID}`;
-
 /** `petId` in the path: canonical decimal digits of a positive safe integer. */
 export const PetIdPath = z.strictObject({
-  petId: described(z.pipe(z.pipe(z.string().check(z.regex(/^[1-9][0-9]{0,15}$/, petIdMessage)), z.transform(Number)), Identifier), {
+  petId: described(z.pipe(z.pipe(z.string().check(z.regex(PET_ID_TEXT, ID_MESSAGE)), z.transform(Number)), Identifier), {
     description: `The identifier of the animal. ${PLAIN_DECIMAL_RULE}`,
     override: describeAs({ type: 'integer', format: 'int64', minimum: 1, maximum: MAX_ID }),
   }),

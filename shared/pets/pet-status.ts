@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import { described } from './describe';
-import { PET_STATUSES } from './fields';
+import { PET_STATUSES, STATUS_MESSAGE } from './fields';
 
-export const PetStatus = described(z.enum(PET_STATUSES, { error: `must be one of ${PET_STATUSES.join(', ')}` }), {
+export const PetStatus = described(z.enum(PET_STATUSES, { error: STATUS_MESSAGE }), {
   description: 'Availability of the animal.',
 });
 export type PetStatus = z.infer<typeof PetStatus>;

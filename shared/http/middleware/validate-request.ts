@@ -1,28 +1,28 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type * as z from 'zod/mini';
 import { invalidRequest, type ErrorDetail } from '../../errors';
 import { requestHeader, requestHeaderCount } from '../headers';
 import { repeatedMember } from '../json-members';
 import { parseMediaType } from '../media-type';
 import type { HttpContext } from '../request-context';
+import type { RequestHeadersSchema, RequestIssue, RequestPartSchema } from '../../validation/request-schema';
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>;
 
 export interface RequestSchemas {
-  readonly query: z.ZodMiniType;
-  readonly path?: z.ZodMiniType;
-  /** The request headers the operation reads, by their canonical names (`Idempotency-Key`); no other header is looked at. */
-  readonly headers?: z.ZodMiniObject;
+  readonly query: RequestPartSchema;
+  readonly path?: RequestPartSchema;
+  /** The request headers the operation reads; no other header is looked at. */
+  readonly headers?: RequestHeadersSchema;
   /** Present for operations that take a JSON body. */
-  readonly body?: z.ZodMiniType;
+  readonly body?: RequestPartSchema;
 }
 
 /** A NewPet is a few hundred bytes; anything near this is abuse, refused before parsing. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /**
- * Parses and validates query, path and body against the operation's zod schemas. All failing
+ * Parses and validates query, path, headers and body against the operation's schemas. All failing
  * fields of all three are collected into one 400, so a client fixes its request in one go. The
  * 400 is recorded as the request's refusal (answered once the request is counted), not thrown;
  * a request already refused (401) is not read at all.
@@ -30,8 +30,7 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export function validateRequest(
   schemas: RequestSchemas,
 ): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
-  // Read once: the declared header names, in their canonical spelling.
-  const headerNames = Object.keys(schemas.headers?._zod.def.shape ?? {});
+  const headerNames = schemas.headers?.names ?? [];
   const validateRequestBefore = (request: Request): void => {
     const { event } = request;
     const state = request.context.petStore;
@@ -51,23 +50,24 @@ export function validateRequest(
   return { before: validateRequestBefore };
 }
 
-function parsePart(part: string, schema: z.ZodMiniType, value: unknown, details: ErrorDetail[]): unknown {
-  // Through the Standard Schema interface: a failure comes back as plain issues, without the
-  // ZodError (an Error, with its stack trace) that safeParse builds, most of a 400's cost.
+function parsePart(part: string, schema: RequestPartSchema, value: unknown, details: ErrorDetail[]): unknown {
+  // Through the Standard Schema interface: with a zod schema, a failure comes back as plain
+  // issues, without the ZodError (an Error, with its stack trace) that safeParse builds.
   const result = schema['~standard'].validate(value);
   if (result instanceof Promise) throw new Error(`the ${part} schema is asynchronous; request schemas must be synchronous`);
   if (result.issues === undefined) return result.value;
-  for (const issue of result.issues) details.push(...toDetails(part, issue as z.core.$ZodIssue, value));
+  for (const issue of result.issues) details.push(...toDetails(part, issue, value));
   return undefined;
 }
 
-function toDetails(part: string, issue: z.core.$ZodIssue, input: unknown): ErrorDetail[] {
-  const at = [part, ...issue.path.map(String)].join('.');
-  if (issue.code === 'unrecognized_keys') {
+function toDetails(part: string, issue: RequestIssue, input: unknown): ErrorDetail[] {
+  const path = (issue.path ?? []).map((segment) => (typeof segment === 'object' ? segment.key : segment));
+  const at = [part, ...path.map(String)].join('.');
+  if (issue.code === 'unrecognized_keys' && issue.keys !== undefined) {
     return issue.keys.map((key) => ({ path: `${at}.${key}`, message: part === 'query' ? 'is not a known parameter' : 'is not a known field' }));
   }
-  if (issue.code === 'invalid_type' && isAbsent(input, issue.path)) return [{ path: at, message: 'is required' }];
-  if (issue.code === 'invalid_type' && issue.path.length === 0 && part === 'body') {
+  if (issue.code === 'invalid_type' && isAbsent(input, path)) return [{ path: at, message: 'is required' }];
+  if (issue.code === 'invalid_type' && path.length === 0 && part === 'body') {
     return [{ path: part, message: 'must be a JSON object' }];
   }
   return [{ path: at, message: issue.message }];
