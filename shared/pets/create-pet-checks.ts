@@ -7,6 +7,8 @@ import type { NewPet } from './new-pet';
 import { NO_QUERY_CHECK } from './no-query-check';
 import { NAME_EMPTY_MESSAGE, NAME_RULES, NAME_TYPE_MESSAGE } from './pet-name-rules';
 
+const NEW_PET_MEMBERS: ReadonlySet<string> = new Set(['name', 'categoryId', 'status']);
+
 /** What createPet takes, checked as CREATE_PET_REQUEST's schemas (new-pet.ts) check it, without building them. */
 export const CREATE_PET_CHECKS = {
   query: NO_QUERY_CHECK,
@@ -26,16 +28,16 @@ export const CREATE_PET_CHECKS = {
     const name = checkName(input.name, ['name'], issues);
     const categoryId = checkIdentifier(input.categoryId, ['categoryId'], issues);
     const status = input.status === undefined ? DEFAULT_PET_STATUS : checkStatus(input.status, ['status'], issues);
-    checkNoOtherMembers(input, ['name', 'categoryId', 'status'], issues);
+    checkNoOtherMembers(input, NEW_PET_MEMBERS, issues);
     return { name, categoryId, status } as NewPet;
   }),
-} as const;
+};
 
 /** The name trimmed, then its rules (pet-name-rules.ts), each checked. */
 function checkName(value: unknown, path: Path, issues: RequestIssue[]): string | undefined {
   if (!checkString(value, path, NAME_TYPE_MESSAGE, issues, NAME_EMPTY_MESSAGE)) return undefined;
   const name = value.trim();
-  if (name.length === 0) issues.push({ code: 'too_small', path, message: NAME_EMPTY_MESSAGE });
-  for (const rule of NAME_RULES) if (!rule.holds(name)) issues.push({ code: 'custom', path, message: rule.message });
+  if (name.length === 0) issues.push({ path, message: NAME_EMPTY_MESSAGE });
+  for (const rule of NAME_RULES) if (!rule.holds(name)) issues.push({ path, message: rule.message });
   return name;
 }

@@ -4,6 +4,8 @@ import { checkStatus } from './field-checks';
 import { CURSOR_EMPTY_MESSAGE, PAGE_SIZE, PAGE_SIZE_MESSAGE, PAGE_SIZE_TEXT } from './fields';
 import type { ListPetsQuery } from './list-pets-query';
 
+const QUERY_MEMBERS: ReadonlySet<string> = new Set(['limit', 'status', 'cursor']);
+
 /** What listPets takes, checked as LIST_PETS_REQUEST's schemas (list-pets-query.ts) check it, without building them. */
 export const LIST_PETS_CHECKS = {
   query: requestPart<ListPetsQuery>((input, issues) => {
@@ -18,11 +20,11 @@ export const LIST_PETS_CHECKS = {
       const cursor = input.cursor;
       if (cursor === undefined) query.cursor = undefined;
       else if (checkString(cursor, ['cursor'], UNNAMED_MESSAGE, issues, CURSOR_EMPTY_MESSAGE)) {
-        if (cursor.length === 0) issues.push({ code: 'too_small', path: ['cursor'], message: CURSOR_EMPTY_MESSAGE });
+        if (cursor.length === 0) issues.push({ path: ['cursor'], message: CURSOR_EMPTY_MESSAGE });
         query.cursor = cursor;
       }
     }
-    checkNoOtherMembers(input, ['limit', 'status', 'cursor'], issues);
+    checkNoOtherMembers(input, QUERY_MEMBERS, issues);
     return query;
   }),
-} as const;
+};

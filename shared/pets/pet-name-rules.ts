@@ -10,12 +10,12 @@ import { HIDDEN_CLASS, VISIBLE_CHARACTER_PATTERN } from './name-pattern';
 export const NAME_TYPE_MESSAGE = 'must be a string';
 export const NAME_EMPTY_MESSAGE = 'must not be empty or only white space';
 
-const HIDDEN = new RegExp(`[${HIDDEN_CLASS}]`, 'u');
+// Without the `u` flag: the hidden characters are all in the Basic Multilingual Plane, one UTF-16 unit each.
+const HIDDEN = new RegExp(`[${HIDDEN_CLASS}]`);
 const VISIBLE = new RegExp(VISIBLE_CHARACTER_PATTERN, 'u');
 
 /** The trimmed name already failed a rule before the hidden and visible characters: empty, a lone surrogate, too long. */
-// (At most NAME_MAX_LENGTH UTF-16 units is at most as many code points: most names are not counted again.)
-const failsAbove = (name: string): boolean => name.length === 0 || !name.isWellFormed() || (name.length > NAME_MAX_LENGTH && codePointLength(name) > NAME_MAX_LENGTH);
+const failsAbove = (name: string): boolean => name.length === 0 || !name.isWellFormed() || codePointLength(name) > NAME_MAX_LENGTH;
 
 /**
  * The rules on the trimmed, non-empty name, in order. Each is checked, as zod checks refinements;

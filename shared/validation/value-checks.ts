@@ -3,6 +3,8 @@ import type { RequestIssue } from './request-schema';
 /**
  * The checks of zod's that the request checks (shared/pets/*-checks.ts) repeat by hand, with the
  * same issues in the same order: test/unit/request-checks.test.ts holds them to zod's answers.
+ * An issue carries zod's code only where the request validation reads it (a wrong type, unknown
+ * members); elsewhere the message says it all.
  */
 
 export type Path = readonly PropertyKey[];
@@ -18,9 +20,9 @@ export function checkObject(value: unknown, issues: RequestIssue[]): value is Re
 }
 
 /** A strict object's members other than `known`, in one issue after the members' own (zod's strictObject). */
-export function checkNoOtherMembers(input: Record<string, unknown>, known: readonly string[], issues: RequestIssue[]): void {
+export function checkNoOtherMembers(input: Record<string, unknown>, known: ReadonlySet<string>, issues: RequestIssue[]): void {
   const unknown: string[] = [];
-  for (const key in input) if (!known.includes(key)) unknown.push(key);
+  for (const key in input) if (!known.has(key)) unknown.push(key);
   if (unknown.length > 0) issues.push({ code: 'unrecognized_keys', keys: unknown, path: [], message: UNNAMED_MESSAGE });
 }
 
@@ -32,7 +34,7 @@ export function checkString(value: unknown, path: Path, typeMessage: string, iss
   if (typeof value === 'string') return true;
   issues.push({ code: 'invalid_type', path, message: typeMessage });
   const length = (value as { length?: unknown } | null | undefined)?.length;
-  if (minLengthMessage !== undefined && length !== undefined && !((length as number) >= 1)) issues.push({ code: 'too_small', path, message: minLengthMessage });
+  if (minLengthMessage !== undefined && length !== undefined && !((length as number) >= 1)) issues.push({ path, message: minLengthMessage });
   return false;
 }
 
@@ -40,26 +42,27 @@ export function checkString(value: unknown, path: Path, typeMessage: string, iss
 export function checkText(value: unknown, path: Path, pattern: RegExp, message: string, issues: RequestIssue[]): value is string {
   if (!checkString(value, path, UNNAMED_MESSAGE, issues)) return false;
   if (pattern.test(value)) return true;
-  issues.push({ code: 'invalid_format', path, message });
+  issues.push({ path, message });
   return false;
 }
 
 /** An integer from `min` to `max` (at most 2^53 - 1), or issues under one message (zod's int with a minimum and a maximum). */
 export function checkInteger(value: unknown, path: Path, range: { readonly min: number; readonly max?: number }, message: string, issues: RequestIssue[]): number | undefined {
-  if (typeof value !== 'number' || !Number.isInteger(value)) {
+  if (!Number.isInteger(value)) {
     issues.push({ code: 'invalid_type', path, message });
     return undefined;
   }
+  const integer = value as number;
   // Outside the safe range zod says so, and still checks the minimum and the maximum.
-  if (!Number.isSafeInteger(value)) issues.push({ code: value > 0 ? 'too_big' : 'too_small', path, message });
-  if (value < range.min) issues.push({ code: 'too_small', path, message });
-  if (range.max !== undefined && value > range.max) issues.push({ code: 'too_big', path, message });
-  return value;
+  if (!Number.isSafeInteger(integer)) issues.push({ path, message });
+  if (integer < range.min) issues.push({ path, message });
+  if (integer > (range.max ?? Infinity)) issues.push({ path, message });
+  return integer;
 }
 
 /** One of `values`, or an issue (zod's enum). */
 export function checkOneOf<const Value extends string>(value: unknown, path: Path, values: readonly Value[], message: string, issues: RequestIssue[]): Value | undefined {
   if (values.includes(value as Value)) return value as Value;
-  issues.push({ code: 'invalid_value', path, message });
+  issues.push({ path, message });
   return undefined;
 }

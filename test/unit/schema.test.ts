@@ -40,6 +40,14 @@ describe('NewPet', () => {
     expect(NewPet.safeParse({ name: '🐶'.repeat(101), categoryId: 1 }).success).toBe(false);
   });
 
+  it('says one thing of a name where one says it all: a name too long is not also said to hold a control character', () => {
+    const messagesOf = (name: string) => NewPet.safeParse({ name, categoryId: 1 }).error?.issues.map((issue) => issue.message);
+    expect(messagesOf(`${'x'.repeat(100)}\u0007`)).toEqual(['must be at most 100 characters']);
+    expect(messagesOf(`${'x'.repeat(99)}\u0007`)).toEqual(['must not hold control characters or bidirectional controls']);
+    expect(messagesOf(`${'🐶'.repeat(99)}\u0007`)).toEqual(['must not hold control characters or bidirectional controls']);
+    expect(messagesOf(`${'x'.repeat(100)}\u200b`)).toEqual(['must be at most 100 characters']);
+  });
+
   it('accepts the largest safe id', () => {
     expect(NewPet.parse({ name: 'Rex', categoryId: MAX_ID }).categoryId).toBe(MAX_ID);
   });

@@ -30,7 +30,6 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export function validateRequest(
   schemas: RequestSchemas,
 ): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
-  const headerNames = schemas.headers?.names ?? [];
   const validateRequestBefore = (request: Request): void => {
     const { event } = request;
     const state = request.context.petStore;
@@ -38,7 +37,7 @@ export function validateRequest(
     const details: ErrorDetail[] = [];
     const query = parsePart('query', schemas.query, readQuery(event, details), details);
     const path = schemas.path === undefined ? {} : parsePart('path', schemas.path, event.pathParameters ?? {}, details);
-    const headers = schemas.headers === undefined ? {} : parsePart('header', schemas.headers, readHeaders(event, headerNames, details), details);
+    const headers = schemas.headers === undefined ? {} : parsePart('header', schemas.headers, readHeaders(event, schemas.headers.names, details), details);
     let body: unknown;
     if (schemas.body !== undefined) {
       const json = readJsonBody(event, details);
@@ -56,21 +55,23 @@ function parsePart(part: string, schema: RequestPartSchema, value: unknown, deta
   const result = schema['~standard'].validate(value);
   if (result instanceof Promise) throw new Error(`the ${part} schema is asynchronous; request schemas must be synchronous`);
   if (result.issues === undefined) return result.value;
-  for (const issue of result.issues) details.push(...toDetails(part, issue, value));
+  for (const issue of result.issues) details.push(...toDetails(part, issue as ReadIssue, value));
   return undefined;
 }
 
-function toDetails(part: string, issue: RequestIssue, input: unknown): ErrorDetail[] {
-  const path = (issue.path ?? []).map((segment) => (typeof segment === 'object' ? segment.key : segment));
+/** An issue as zod's schemas and the request checks give it: a path of plain keys, and the unknown members of an `unrecognized_keys`. */
+type ReadIssue = RequestIssue & { readonly path: readonly PropertyKey[] };
+
+function toDetails(part: string, { code, path, message, keys }: ReadIssue, input: unknown): ErrorDetail[] {
   const at = [part, ...path.map(String)].join('.');
-  if (issue.code === 'unrecognized_keys' && issue.keys !== undefined) {
-    return issue.keys.map((key) => ({ path: `${at}.${key}`, message: part === 'query' ? 'is not a known parameter' : 'is not a known field' }));
+  if (code === 'unrecognized_keys') {
+    return (keys as readonly string[]).map((key) => ({ path: `${at}.${key}`, message: part === 'query' ? 'is not a known parameter' : 'is not a known field' }));
   }
-  if (issue.code === 'invalid_type' && isAbsent(input, path)) return [{ path: at, message: 'is required' }];
-  if (issue.code === 'invalid_type' && path.length === 0 && part === 'body') {
+  if (code === 'invalid_type' && isAbsent(input, path)) return [{ path: at, message: 'is required' }];
+  if (code === 'invalid_type' && path.length === 0 && part === 'body') {
     return [{ path: part, message: 'must be a JSON object' }];
   }
-  return [{ path: at, message: issue.message }];
+  return [{ path: at, message }];
 }
 
 /** True when the value at `path` is missing from the input (as opposed to present with a wrong type). */
