@@ -3,7 +3,7 @@ import { checkNoOtherMembers, checkObject, checkString, checkText, type Path } f
 import { checkIdentifier, checkStatus } from './field-checks';
 import { DEFAULT_PET_STATUS } from './fields';
 import { IDEMPOTENCY_KEY_MESSAGE, IDEMPOTENCY_KEY_TEXT, idempotencyKeyOf } from './idempotency';
-import type { NewPet } from './new-pet';
+import type { CreatePetHeaders, NewPet } from './new-pet';
 import { NO_QUERY_CHECK } from './no-query-check';
 import { NAME_EMPTY_MESSAGE, NAME_RULES, NAME_TYPE_MESSAGE } from './pet-name-rules';
 
@@ -14,7 +14,7 @@ export const CREATE_PET_CHECKS = {
   query: NO_QUERY_CHECK,
   headers: {
     names: ['Idempotency-Key'],
-    ...requestPart<{ 'Idempotency-Key'?: string | undefined }>((input, issues) => {
+    ...requestPart<CreatePetHeaders>((input, issues) => {
       if (!checkObject(input, issues)) return undefined;
       // Not strict: a header other than the declared ones is left out, not refused.
       if (!('Idempotency-Key' in input)) return {};

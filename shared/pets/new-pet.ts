@@ -50,3 +50,4 @@ export type NewPet = z.output<typeof NewPet>;
 
 /** What createPet takes (OPERATION_SCHEMAS declares it in the interface description). */
 export const CREATE_PET_REQUEST = { query: NoQuery, headers: z.object({ 'Idempotency-Key': IdempotencyKeyHeader }), body: NewPet } as const;
+export type CreatePetHeaders = z.output<typeof CREATE_PET_REQUEST.headers>;
