@@ -122,7 +122,7 @@ export class PetStoreStack extends Stack {
       defaultMethodOptions: { authorizer, apiKeyRequired: true },
     });
     Validations.of(this.api).acknowledge(
-      { id: 'AwsSolutions-APIG2', reason: 'Requests are validated in the functions by the zod schemas, with the Error body the interface requires.' },
+      { id: 'AwsSolutions-APIG2', reason: 'Requests are validated in the functions (checks held to the zod schemas), with the Error body the interface requires.' },
       { id: 'AwsSolutions-COG4', reason: 'Clients authenticate with API keys as bearer tokens (the interface), checked by the REQUEST authorizer against the key registry and by the usage plans.' },
     );
     Validations.of(this.api.deploymentStage).acknowledge({

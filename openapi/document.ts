@@ -11,8 +11,8 @@ import { OPERATION_SCHEMAS } from '../shared/pets/operation-schemas';
 import { NewPet, Pet, PetStatus } from '../shared/pets/schema';
 
 /**
- * The interface description, OpenAPI 3.1, built from the zod schemas the handlers validate with
- * (shared/pets/operation-schemas.ts, shared/http/error-body.ts) and the route table. Never edited by
+ * The interface description, OpenAPI 3.1, built from the zod schemas the requests are validated against
+ * (shared/pets/operation-schemas.ts, shared/http/error-body.ts; the functions' checks are held to them) and the route table. Never edited by
  * hand: `npm run openapi` writes openapi/openapi.json from this, and a test fails when they differ.
  */
 export const INTERFACE_VERSION = '1.0.0';

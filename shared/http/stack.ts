@@ -39,7 +39,7 @@ export interface OperationInput<Query, Path, Headers, Body> {
   readonly admitted: Promise<void>;
 }
 
-/** An operation: its request's schemas (any Standard Schema: the functions give checks compiled from the zod schemas), and what it does. */
+/** An operation: its request's schemas (any Standard Schema: the functions give checks written from the zod schemas and held to their answers), and what it does. */
 export interface OperationDefinition<
   QuerySchema extends RequestPartSchema,
   PathSchema extends RequestPartSchema,

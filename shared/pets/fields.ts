@@ -1,7 +1,7 @@
 /**
- * The limits, the statuses and the rule on integers in text that the pet schemas share: plain
- * values, no schema, so that code needing a limit builds no zod schema (a function builds only
- * the schemas it validates with: zod's share of a cold start grows with the schemas, and the kinds of schema, a function builds).
+ * The limits, the statuses, the rule on integers in text, and the messages and text patterns that
+ * the pet schemas and the functions' request checks share: plain values, no schema, so that the
+ * functions, which build no zod schema, read the same words and rules as the schemas.
  */
 
 /** Largest id any JSON client, JavaScript included, reads exactly: 2^53 - 1. */

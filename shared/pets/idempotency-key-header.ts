@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { described, describeAs } from './describe';
 import { IDEMPOTENCY_KEY_MESSAGE, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_TEXT, idempotencyKeyOf } from './idempotency';
 
-/** The `Idempotency-Key` header of createPet (the rules: idempotency.ts); apart, so that only createPet builds it. */
+/** The `Idempotency-Key` header of createPet (the rules: idempotency.ts). */
 export const IdempotencyKeyHeader = described(
   z.optional(z.pipe(z.string().check(z.regex(IDEMPOTENCY_KEY_TEXT, IDEMPOTENCY_KEY_MESSAGE)), z.transform(idempotencyKeyOf))),
   {

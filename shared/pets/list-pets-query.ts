@@ -3,7 +3,7 @@ import { describeAs, described } from './describe';
 import { CURSOR_EMPTY_MESSAGE, PAGE_SIZE, PAGE_SIZE_MESSAGE, PAGE_SIZE_TEXT, PLAIN_DECIMAL_RULE } from './fields';
 import { PetStatus } from './pet-status';
 
-// The query of listPets, in a module of its own so that nothing else builds its schemas.
+// The query of listPets (its function checks it with list-pets-checks.ts, held to these schemas).
 
 /**
  * Query values arrive as strings; only canonical decimal digits are integers here ("1e1", " 5",

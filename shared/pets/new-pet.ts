@@ -9,9 +9,9 @@ import { NAME_EMPTY_MESSAGE, NAME_RULES, NAME_TYPE_MESSAGE } from './pet-name-ru
 import { PetStatus } from './pet-status';
 
 /**
- * What createPet takes, in a module of its own so that no other function builds these schemas at
- * its cold start. Messages are written for API clients; the validation layer prefixes each with
- * where it failed (`body.name: ...`).
+ * What createPet takes (its function checks it with create-pet-checks.ts, held to these schemas).
+ * Messages are written for API clients; the validation layer prefixes each with where it failed
+ * (`body.name: ...`).
  */
 
 /** 1 to 100 characters (Unicode code points, as JSON Schema counts them) once trimmed. */

@@ -4,7 +4,7 @@ import { ID_MESSAGE, MAX_ID, PET_ID_TEXT, PLAIN_DECIMAL_RULE } from './fields';
 import { Identifier } from './identifier';
 import { NoQuery } from './no-query';
 
-// What getPet takes, in a module of its own so that no other schema is built at its cold start.
+// What getPet takes (its function checks it with get-pet-checks.ts, held to these schemas).
 
 /** `petId` in the path: canonical decimal digits of a positive safe integer. */
 export const PetIdPath = z.strictObject({

@@ -1,8 +1,9 @@
 /**
  * What the request validation takes for each part of a request (query, path, headers, body): a
- * Standard Schema (standardschema.dev), synchronous. zod's schemas are ones; the functions
- * validate with checks compiled by hand from them (shared/pets/*-checks.ts), which give the same
- * answers without building a schema at a cold start (docs/performance.md#what-a-cold-start-spends).
+ * Standard Schema (standardschema.dev), synchronous, whose issues carry a path of plain keys, as
+ * zod's do. zod's schemas are ones; the functions validate with checks written by hand from them
+ * (shared/pets/*-checks.ts), which give the same answers without building a schema at a cold
+ * start (docs/performance.md#what-a-cold-start-spends).
  */
 
 /** A failure, as zod reports it: the request validation reads these fields and no other. */
@@ -33,10 +34,16 @@ export interface RequestHeadersSchema<Output = unknown> extends RequestPartSchem
 export type OutputOf<Schema extends RequestPartSchema> = NonNullable<Schema['~standard']['types']>['output'];
 
 /**
+ * What a check returns: the part's value, any of whose fields may be undefined where the check
+ * pushed an issue (the value is used only when it pushed none).
+ */
+export type CheckedValue<Output> = { -readonly [Key in keyof Output]: Output[Key] | undefined };
+
+/**
  * A request part's schema from a check written by hand: `check` reads the value, pushes what is
  * wrong to `issues` and returns what the value becomes (used only when nothing was pushed).
  */
-export function requestPart<Output>(check: (value: unknown, issues: RequestIssue[]) => Output | undefined): RequestPartSchema<Output> {
+export function requestPart<Output>(check: (value: unknown, issues: RequestIssue[]) => CheckedValue<Output> | undefined): RequestPartSchema<Output> {
   return {
     '~standard': {
       validate(value) {

@@ -9,7 +9,13 @@ import type { RequestIssue } from './request-schema';
 
 export type Path = readonly PropertyKey[];
 
-/** zod's message where a schema names none (zod/mini loads no locale); the client never reads it (validate-request.ts words these). */
+/**
+ * zod's message where a schema names none: zod/mini loads no locale. (Classic zod, `import { z }
+ * from 'zod'`, sets its English one for every schema once loaded: then zod says more, and the
+ * test that holds the checks to zod must not load it.) No client reads it: validate-request.ts
+ * words unknown members and a body that is not an object itself, and the rest would need a query,
+ * path or header value that is not text.
+ */
 export const UNNAMED_MESSAGE = 'Invalid input';
 
 /** An object (not an array, not null), as zod's object schemas take first. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { NAME_PATTERNS, WHITE_SPACE_CLASS } from '../../shared/pets/name-pattern';
+import { HIDDEN_CLASS, NAME_PATTERNS, WHITE_SPACE_CLASS } from '../../shared/pets/name-pattern';
 import { PetName } from '../../shared/pets/schema';
 import { nameText, NEAR_WHITE_SPACE, WHITE_SPACE } from '../support/boundary-values';
 
@@ -19,6 +19,13 @@ const accepts = (name: string) => PetName['~standard'].validate(name) as { issue
 describe('the name pattern of the interface description', () => {
   it('is ECMA-262 with Unicode semantics, as JSON Schema reads it', () => {
     for (const source of NAME_PATTERNS) expect(() => new RegExp(source, 'u'), source).not.toThrow();
+  });
+
+  it('lists hidden characters of the Basic Multilingual Plane only: the service tests them one UTF-16 unit at a time (pet-name-rules.ts, no u flag)', () => {
+    const hidden = new RegExp(`^[${HIDDEN_CLASS}]$`, 'u');
+    const beyond: string[] = [];
+    for (let code = 0x10000; code <= 0x10ffff; code += 1) if (hidden.test(String.fromCodePoint(code))) beyond.push(code.toString(16));
+    expect(beyond).toEqual([]);
   });
 
   it('lists as white space exactly the code points that trim removes, all 1,114,112 of them checked', () => {

@@ -57,9 +57,13 @@ const ODD_VALUES = [undefined, null, true, 0, -0, 1.5, -1e20, 1e20, Number.NaN, 
 const odd = fc.constantFrom(...ODD_VALUES);
 const unknownName = fc.constantFrom('other', 'Limit', '__proto__', 'constructor', 'toString', '');
 
-/** An object from members, as the validation builds query, path and headers (Object.fromEntries: `__proto__` is a member). */
+/** An object from members in any order, as the validation builds query, path and headers (Object.fromEntries: `__proto__` is a member). */
 function objectOf(members: fc.Arbitrary<[string, unknown] | null>[]): fc.Arbitrary<Record<string, unknown>> {
-  return fc.tuple(...members).map((given) => Object.fromEntries(given.filter((member) => member !== null)));
+  return fc
+    .tuple(...members)
+    .map((given) => given.filter((member) => member !== null))
+    .chain((given) => fc.shuffledSubarray(given, { minLength: given.length, maxLength: given.length }))
+    .map((given) => Object.fromEntries(given));
 }
 const member = (name: string, value: fc.Arbitrary<unknown>, freq = 3) => fc.option(value.map((each): [string, unknown] => [name, each]), { freq });
 const rarelyOdd = (value: fc.Arbitrary<unknown>) => fc.oneof({ weight: 12, arbitrary: value }, { weight: 1, arbitrary: odd });

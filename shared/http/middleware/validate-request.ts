@@ -23,7 +23,7 @@ export const MAX_BODY_BYTES = 64 * 1024;
 
 /**
  * Parses and validates query, path, headers and body against the operation's schemas. All failing
- * fields of all three are collected into one 400, so a client fixes its request in one go. The
+ * fields of all four are collected into one 400, so a client fixes its request in one go. The
  * 400 is recorded as the request's refusal (answered once the request is counted), not thrown;
  * a request already refused (401) is not read at all.
  */
