@@ -11,7 +11,8 @@ import { esbuildOptionsFor, FUNCTION_NODE_OPTIONS } from '../infra/bundling';
 import { startDynamoDbLocal, type RunningDynamoDbLocal } from '../local/dynamodb-local';
 import { ensureTable } from '../local/create-table';
 import { KeyRegistry } from '../shared/auth/key-registry';
-import { createDocumentClient } from '../shared/dynamodb/client';
+import { createDynamoDbClient } from '../shared/dynamodb/client';
+import { documentClientOf } from '../shared/dynamodb/document-client';
 import { ITEM_PARTITIONS, tableDefinition } from '../shared/dynamodb/table-definition';
 import { FUNCTIONS } from '../shared/functions';
 import { DynamoDbPetRepository } from '../shared/pets/repository';
@@ -160,9 +161,9 @@ async function main(): Promise<void> {
       NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
     };
     await ensureTable(new DynamoDBClient({ region: 'eu-west-1', endpoint: dynamo.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }), TABLE_NAME);
-    const client = createDocumentClient({ region: 'eu-west-1', dynamoDbEndpoint: dynamo.endpoint });
+    const client = createDynamoDbClient({ region: 'eu-west-1', dynamoDbEndpoint: dynamo.endpoint });
     // Limits no run of the bench can reach, so that every request is admitted.
-    await new KeyRegistry(client, TABLE_NAME).register(BENCH_KEY, 'enterprise', { perMinute: 100_000_000, perDay: 100_000_000 });
+    await new KeyRegistry(documentClientOf(client), TABLE_NAME).register(BENCH_KEY, 'enterprise', { perMinute: 100_000_000, perDay: 100_000_000 });
     const repository = new DynamoDbPetRepository(client, TABLE_NAME);
     for (let i = 0; i < 500; i += 1) await repository.create({ name: `Seed ${i}`, categoryId: (i % 5) + 1, status: i % 3 === 0 ? 'sold' : 'available' });
 

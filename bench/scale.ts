@@ -42,7 +42,7 @@ const rotatingKeys = Array.from({ length: SCALE.rotatingKeys }, (_, n) => `scale
 for (let start = 0; start < keys.length + rotatingKeys.length; start += 50) {
   await Promise.all([...keys, ...rotatingKeys].slice(start, start + 50).map((key) => registry.register(key, 'enterprise', UNLIMITED)));
 }
-const repository = new DynamoDbPetRepository(client, TABLE);
+const repository = new DynamoDbPetRepository(rawClient, TABLE);
 for (let n = 0; n < SCALE.seedPets; n += 1) await repository.create({ name: `Seed ${n}`, categoryId: (n % 5) + 1, status: (['available', 'pending', 'sold'] as const)[n % 3] ?? 'available' });
 
 const server = await startLocalServer({ port: 0 });

@@ -5,7 +5,7 @@ import { readBearerHeaders } from '../shared/auth/bearer';
 import { KeyRegistry } from '../shared/auth/key-registry';
 import { config } from '../shared/config';
 import { deadlineBeforeTimeout } from '../shared/dynamodb/call-deadline';
-import { documentClient } from '../shared/dynamodb/client';
+import { documentClient } from '../shared/dynamodb/document-client';
 import { requestHeader, requestHeaderCount } from '../shared/http/headers';
 import { setRateLimitHeaders } from '../shared/http/rate-limit-headers';
 import { OPERATION_IDS, OPERATIONS, type OperationId } from '../shared/functions';

@@ -2,7 +2,7 @@ import { ApiGatewayKeySource, createManagementClient } from '../shared/auth/api-
 import { KeyRegistry } from '../shared/auth/key-registry';
 import { KEY_MIRROR_METRICS, mirrorKeys } from '../shared/auth/key-mirror';
 import { config } from '../shared/config';
-import { documentClient } from '../shared/dynamodb/client';
+import { documentClient } from '../shared/dynamodb/document-client';
 import { writeLog } from '../shared/log';
 
 const registry = new KeyRegistry(documentClient, config.tableName);

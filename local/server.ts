@@ -100,8 +100,9 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   const handlers = options.handlers ?? (await loadFunctionHandlers());
   // The client every deployed module shares (one per container): imported here, once the caller
   // has set the environment it reads.
-  const [{ documentClient }, { config }] = await Promise.all([import('../shared/dynamodb/client'), import('../shared/config')]);
-  checkDeclaredRights(documentClient);
+  // (the key registry's document client is made on it and shares its middleware stack).
+  const [{ dynamoDbClient }, { config }] = await Promise.all([import('../shared/dynamodb/client'), import('../shared/config')]);
+  checkDeclaredRights(dynamoDbClient);
   const rights = options.rights ?? DECLARED_RIGHTS;
   const as = (functionName: RoutedFunction | 'authorizer') => ({ functionName, rights: rights[functionName], tableName: config.tableName });
   const authorizer: AuthorizerHandler = (event, context) => runAs(as('authorizer'), () => handlers.authorizer(event, context));

@@ -1,5 +1,4 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config, type Config } from '../config';
 import { isAwsEndpoint } from './aws-endpoint';
 import { translateUnavailableErrors } from './datastore-errors';
@@ -37,7 +36,13 @@ export function callBoundsFor(settings: Pick<Config, 'dynamoDbEndpoint'>): CallB
   return settings.dynamoDbEndpoint === undefined ? AWS_CALL_BOUNDS : LOCAL_CALL_BOUNDS;
 }
 
-export function createDocumentClient(settings: Pick<Config, 'region' | 'dynamoDbEndpoint'> & Partial<Pick<Config, 'dynamoDbAccessKeyId'>>): DynamoDBDocumentClient {
+export type ClientSettings = Pick<Config, 'region' | 'dynamoDbEndpoint'> & Partial<Pick<Config, 'dynamoDbAccessKeyId'>>;
+
+/**
+ * The plain client, items in attribute values (./attribute-values.ts): what the operations' functions
+ * use. The key registry reads and writes through the document client made on it (./document-client.ts).
+ */
+export function createDynamoDbClient(settings: ClientSettings): DynamoDBClient {
   const bounds = callBoundsFor(settings);
   const client = new DynamoDBClient({
     region: settings.region,
@@ -53,13 +58,11 @@ export function createDocumentClient(settings: Pick<Config, 'region' | 'dynamoDb
       : { credentials: { accessKeyId: settings.dynamoDbAccessKeyId ?? 'local', secretAccessKey: settings.dynamoDbAccessKeyId ?? 'local' } }),
   });
   translateUnavailableErrors(client);
-  return DynamoDBDocumentClient.from(client, {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  return client;
 }
 
 /** The longest call of this container's client. */
 export const WORST_CALL_MS = worstCallMs(callBoundsFor(config));
 
 /** One client per container, created outside the handlers. */
-export const documentClient: DynamoDBDocumentClient = createDocumentClient(config);
+export const dynamoDbClient: DynamoDBClient = createDynamoDbClient(config);

@@ -1,32 +1,39 @@
-import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { integer, numberIn, text } from './attribute-values';
 import type { CallDeadline } from './call-deadline';
 import { ITEM_PARTITIONS } from './table-definition';
+
+const ONE = integer(1);
 
 /**
  * A named, strictly increasing counter in the table: one atomic `ADD` per value, so values are
  * unique across concurrent callers and Lambda instances and are never handed out twice.
  */
 export class Sequence {
+  readonly #key;
+
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DynamoDBClient,
     private readonly tableName: string,
     private readonly name: string,
-  ) {}
+  ) {
+    this.#key = { pk: text(ITEM_PARTITIONS.idSequence), sk: text(name) };
+  }
 
   async next(deadline?: CallDeadline): Promise<number> {
     const { Attributes } = await this.client.send(
-      new UpdateCommand({
+      new UpdateItemCommand({
         TableName: this.tableName,
-        Key: { pk: ITEM_PARTITIONS.idSequence, sk: this.name },
+        Key: this.#key,
         UpdateExpression: 'ADD #value :one',
         ExpressionAttributeNames: { '#value': 'value' },
-        ExpressionAttributeValues: { ':one': 1 },
+        ExpressionAttributeValues: { ':one': ONE },
         ReturnValues: 'UPDATED_NEW',
       }),
       { abortSignal: deadline?.signalForCall() },
     );
-    const value = Attributes?.value;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
+    const value = numberIn(Attributes, 'value');
+    if (value === undefined || !Number.isSafeInteger(value)) {
       throw new Error(`sequence "${this.name}" returned a value that is not a safe integer`);
     }
     return value;

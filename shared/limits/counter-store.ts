@@ -1,6 +1,5 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand, type DynamoDBDocumentClient, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { ConditionalCheckFailedException, UpdateItemCommand, type DynamoDBClient, type UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
+import { integer, numberIn, text, type Item } from '../dynamodb/attribute-values';
 import type { CallDeadline } from '../dynamodb/call-deadline';
 import type { RateLimits } from './plans';
 import { SUSPENSION_RULE } from './suspension';
@@ -39,23 +38,26 @@ interface CounterState {
   readonly refusalStart: number;
 }
 
-type UpdateResult = { ok: true; attributes: Record<string, unknown> } | { ok: false; state: CounterState };
-type Update = (input: Omit<UpdateCommandInput, 'TableName'>) => Promise<UpdateResult>;
+type UpdateResult = { ok: true; attributes: Item } | { ok: false; state: CounterState };
+type Update = (input: Omit<UpdateItemCommandInput, 'TableName'>) => Promise<UpdateResult>;
 
 /** Each conflict means another request changed the item first; a few rounds always settle it. */
 const MAX_ROUNDS = 10;
 /** Keep an idle subject's item a day past its day window (and past any suspension). */
 const RETENTION_MS = 86_400_000;
+const ONE = integer(1);
+const ZERO = integer(0);
+const COUNTERS_SORT_KEY = text('counters');
 
 export class DynamoDbRateCounterStore implements RateCounterStore {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DynamoDBClient,
     private readonly tableName: string,
   ) {}
 
   async admit(subject: string, limits: RateLimits, nowMs: number, deadline?: CallDeadline, arrivedAt: number = nowMs): Promise<Admission> {
-    const key = { pk: `RATE#${subject}`, sk: 'counters' };
-    const update = (input: Omit<UpdateCommandInput, 'TableName'>) => this.#update(input, deadline);
+    const key = { pk: text(`RATE#${subject}`), sk: COUNTERS_SORT_KEY };
+    const update = (input: Omit<UpdateItemCommandInput, 'TableName'>) => this.#update(input, deadline);
     let windows = windowsAt(nowMs);
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
       const common = await this.#countInCurrentWindows(update, key, windows, limits, nowMs);
@@ -88,7 +90,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
   /** The common case: both windows current, room in both, not suspended. */
   async #countInCurrentWindows(
     update: Update,
-    key: Record<string, string>,
+    key: Item,
     windows: Windows,
     limits: RateLimits,
     nowMs: number,
@@ -101,25 +103,25 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
         '(attribute_not_exists(suspendedUntil) OR suspendedUntil <= :now)',
       ExpressionAttributeNames: { '#minute': 'minute', '#day': 'day' },
       ExpressionAttributeValues: {
-        ':one': 1,
-        ':minute': windows.minute.id,
-        ':day': windows.day.id,
-        ':minuteLimit': limits.perMinute,
-        ':dayLimit': limits.perDay,
-        ':now': nowMs,
-        ':expiresAt': expiresAt(windows, nowMs),
+        ':one': ONE,
+        ':minute': integer(windows.minute.id),
+        ':day': integer(windows.day.id),
+        ':minuteLimit': integer(limits.perMinute),
+        ':dayLimit': integer(limits.perDay),
+        ':now': integer(nowMs),
+        ':expiresAt': integer(expiresAt(windows, nowMs)),
       },
       ReturnValues: 'UPDATED_NEW',
     });
     if (!result.ok) return { ok: false, state: result.state };
-    return { ok: true, minuteCount: Number(result.attributes.minuteCount), dayCount: Number(result.attributes.dayCount) };
+    return { ok: true, minuteCount: Number(result.attributes.minuteCount?.N), dayCount: Number(result.attributes.dayCount?.N) };
   }
 
   /**
    * Starts the current minute (and day, if that changed too) with this request as its first,
    * guarded by the values just read, so that of two requests racing to do it only one does.
    */
-  async #openWindows(update: Update, key: Record<string, string>, state: CounterState, windows: Windows, nowMs: number): Promise<boolean> {
+  async #openWindows(update: Update, key: Item, state: CounterState, windows: Windows, nowMs: number): Promise<boolean> {
     const sameDay = state.exists && state.day === windows.day.id;
     const result = await update({
       Key: key,
@@ -131,11 +133,11 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
         : 'attribute_not_exists(pk)',
       ExpressionAttributeNames: { '#minute': 'minute', '#day': 'day' },
       ExpressionAttributeValues: {
-        ':one': 1,
-        ':minute': windows.minute.id,
-        ...(sameDay ? {} : { ':day': windows.day.id }),
-        ':expiresAt': expiresAt(windows, nowMs),
-        ...(state.exists ? { ':seenMinute': state.minute, ':seenDay': state.day, ':seenDayCount': state.dayCount } : {}),
+        ':one': ONE,
+        ':minute': integer(windows.minute.id),
+        ...(sameDay ? {} : { ':day': integer(windows.day.id) }),
+        ':expiresAt': integer(expiresAt(windows, nowMs)),
+        ...(state.exists ? { ':seenMinute': integer(state.minute), ':seenDay': integer(state.day), ':seenDayCount': integer(state.dayCount) } : {}),
       },
     });
     return result.ok;
@@ -147,7 +149,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
    */
   async #recordRefusal(
     update: Update,
-    key: Record<string, string>,
+    key: Item,
     state: CounterState,
     nowMs: number,
     arrivedAt: number,
@@ -159,7 +161,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
         Key: key,
         UpdateExpression: 'SET refusalStart = :arrivedAt, refusals = :zero',
         ConditionExpression: 'attribute_not_exists(refusalStart) OR refusalStart = :seenStart',
-        ExpressionAttributeValues: { ':arrivedAt': arrivedAt, ':zero': 0, ':seenStart': state.refusalStart },
+        ExpressionAttributeValues: { ':arrivedAt': integer(arrivedAt), ':zero': ZERO, ':seenStart': integer(state.refusalStart) },
       });
       return opened.ok ? 'refused' : 'conflict';
     }
@@ -169,17 +171,17 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
       Key: key,
       UpdateExpression: 'ADD refusals :one',
       ConditionExpression: 'refusalStart = :seenStart',
-      ExpressionAttributeValues: { ':one': 1, ':seenStart': state.refusalStart },
+      ExpressionAttributeValues: { ':one': ONE, ':seenStart': integer(state.refusalStart) },
       ReturnValues: 'UPDATED_NEW',
     });
     if (!counted.ok) return 'conflict';
-    if (Number(counted.attributes.refusals) < SUSPENSION_RULE.refusalsToSuspend) return 'refused';
+    if (Number(counted.attributes.refusals?.N) < SUSPENSION_RULE.refusalsToSuspend) return 'refused';
     const until = nowMs + SUSPENSION_RULE.suspensionMs;
     const suspended = await update({
       Key: key,
       UpdateExpression: 'SET suspendedUntil = :until, expiresAt = :expiresAt',
       ConditionExpression: 'attribute_not_exists(suspendedUntil) OR suspendedUntil <= :now',
-      ExpressionAttributeValues: { ':until': until, ':now': nowMs, ':expiresAt': ttlSeconds(until + RETENTION_MS) },
+      ExpressionAttributeValues: { ':until': integer(until), ':now': integer(nowMs), ':expiresAt': integer(ttlSeconds(until + RETENTION_MS)) },
     });
     if (suspended.ok) return { suspendedUntil: until };
     // The write's one condition failed, so another request suspended the subject first (its end is
@@ -187,23 +189,23 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     return { suspendedUntil: suspended.state.suspendedUntil };
   }
 
-  async #update(input: Omit<UpdateCommandInput, 'TableName'>, deadline: CallDeadline | undefined): Promise<UpdateResult> {
+  async #update(input: Omit<UpdateItemCommandInput, 'TableName'>, deadline: CallDeadline | undefined): Promise<UpdateResult> {
     // Completed in place (every caller passes a fresh object): a spread costs a microsecond here.
-    const complete = input as UpdateCommandInput;
+    const complete = input as UpdateItemCommandInput;
     complete.TableName = this.tableName;
     complete.ReturnValuesOnConditionCheckFailure = 'ALL_OLD';
     try {
-      const { Attributes = {} } = await this.client.send(new UpdateCommand(complete), { abortSignal: deadline?.signalForCall() });
+      const { Attributes = {} } = await this.client.send(new UpdateItemCommand(complete), { abortSignal: deadline?.signalForCall() });
       return { ok: true, attributes: Attributes };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      return { ok: false, state: toState(error.Item === undefined ? undefined : unmarshall(error.Item)) };
+      return { ok: false, state: toState(error.Item) };
     }
   }
 }
 
-function toState(item: Record<string, unknown> | undefined): CounterState {
-  const number = (name: string) => (typeof item?.[name] === 'number' ? (item[name] as number) : 0);
+function toState(item: Item | undefined): CounterState {
+  const number = (name: string) => numberIn(item, name) ?? 0;
   return {
     exists: item !== undefined,
     minute: number('minute'),

@@ -1,8 +1,8 @@
 import { now } from '../clock';
 import { config } from '../config';
-import { documentClient } from '../dynamodb/client';
+import { dynamoDbClient } from '../dynamodb/client';
 import { DynamoDbRateCounterStore } from './counter-store';
 import { RateLimiter } from './rate-limiter';
 
 /** The limiter the handlers use: counters in the service's table, created once per container. */
-export const rateLimiter = new RateLimiter(new DynamoDbRateCounterStore(documentClient, config.tableName), now);
+export const rateLimiter = new RateLimiter(new DynamoDbRateCounterStore(dynamoDbClient, config.tableName), now);

@@ -1,14 +1,22 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  TransactionCanceledException,
+  TransactWriteItemsCommand,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import { KEY_ID_PATTERN } from '../auth/api-key-hash';
 import { isoTimestamp, now as serviceClock } from '../clock';
+import { integer, numberIn, sameItem, text, textIn, type Item } from '../dynamodb/attribute-values';
 import type { CallDeadline } from '../dynamodb/call-deadline';
 import { DATASTORE_RETRY_AFTER_SECONDS } from '../dynamodb/datastore-errors';
 import { Sequence } from '../dynamodb/sequence';
 import { ITEM_PARTITIONS, STATUS_INDEX } from '../dynamodb/table-definition';
 import { IdempotencyInProgressError, ServiceUnavailableError } from '../errors';
 import { expiryOf, isLive, replayOf, type IdempotencyKey, type IdempotencyRecord } from './idempotency';
+import { isPetStatus } from './fields';
 import type { NewPet, Pet, PetStatus } from './schema';
 
 export interface PageRequest {
@@ -65,22 +73,36 @@ export function idempotencyRecordKey(owner: string, value: string): { pk: string
   return { pk: `${IDEMPOTENCY_PARTITION_PREFIX}${owner}#${value}`, sk: 'record' };
 }
 
+const RECORD_SORT_KEY = text('record');
+
 /** Ids are at most 16 decimal digits (2^53 - 1), so padding to 16 makes string order id order. */
 const ID_WIDTH = 16;
 
 export const petSortKey = (id: number): string => String(id).padStart(ID_WIDTH, '0');
 
-interface PetItem extends Pet {
-  pk: typeof PET_PARTITION;
-  sk: string;
-  createdAt: string;
+/** A pet's item: its key, its four fields and when it was written. */
+function petItem(pet: Pet, createdAtMs: number): Item {
+  return { pk: PET_PARTITION_VALUE, sk: text(petSortKey(pet.id)), ...petAttributes(pet), createdAt: text(isoTimestamp(createdAtMs)) };
+}
+
+const PET_PARTITION_VALUE = text(PET_PARTITION);
+
+function petAttributes({ id, name, categoryId, status }: Pet): Item {
+  return { id: integer(id), name: text(name), categoryId: integer(categoryId), status: text(status) };
+}
+
+/** A pet read back; an item without its four fields is a fault of ours (a 500), never answered half. */
+function toPet(item: Item): Pet {
+  const [id, name, categoryId, status] = [numberIn(item, 'id'), textIn(item, 'name'), numberIn(item, 'categoryId'), textIn(item, 'status')];
+  if (id === undefined || name === undefined || categoryId === undefined || !isPetStatus(status)) throw new Error('a pet item without its id, name, categoryId or status');
+  return { id, name, categoryId, status };
 }
 
 export class DynamoDbPetRepository implements PetRepository {
   readonly #ids: Sequence;
 
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DynamoDBClient,
     private readonly tableName: string,
     private readonly now: () => number = serviceClock,
   ) {
@@ -91,17 +113,17 @@ export class DynamoDbPetRepository implements PetRepository {
     // The id is taken while the caller decides; if it decides against the write, the id is a gap.
     const [id] = await Promise.all([this.#ids.next(deadline), beforeWrite]);
     const pet: Pet = { id, name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
-    const item = this.#petItem(pet, this.now());
+    const item = petItem(pet, this.now());
     // The condition makes a write that would overwrite an existing pet fail instead.
     try {
       await this.client.send(
-        new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
+        new PutItemCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
         { abortSignal: deadline?.signalForCall() },
       );
     } catch (error) {
       // When the reply to a write that succeeded is lost, the SDK's retry meets the pet it wrote:
       // the id is this request's alone, so an item equal to ours is ours, and the create succeeded.
-      if (!(error instanceof ConditionalCheckFailedException && error.Item !== undefined && sameItem(unmarshall(error.Item), item))) throw error;
+      if (!(error instanceof ConditionalCheckFailedException && error.Item !== undefined && sameItem(error.Item, item))) throw error;
     }
     return pet;
   }
@@ -109,10 +131,10 @@ export class DynamoDbPetRepository implements PetRepository {
   async createOnce(newPet: NewPet, key: IdempotencyKey, { deadline, beforeWrite }: CreateOptions = {}): Promise<CreatedOnce> {
     // Two round trips, as without a key: the record is read while the request is counted and the
     // id taken; then one transaction writes the pet and its record, or neither.
-    const recordKey = idempotencyRecordKey(key.owner, key.value);
+    const recordKey = { pk: text(idempotencyRecordKey(key.owner, key.value).pk), sk: RECORD_SORT_KEY };
     const [id, found] = await Promise.all([
       this.#ids.next(deadline),
-      this.client.send(new GetCommand({ TableName: this.tableName, Key: recordKey, ConsistentRead: true }), { abortSignal: deadline?.signalForCall() }),
+      this.client.send(new GetItemCommand({ TableName: this.tableName, Key: recordKey, ConsistentRead: true }), { abortSignal: deadline?.signalForCall() }),
       beforeWrite,
     ]);
     const nowMs = this.now();
@@ -121,21 +143,22 @@ export class DynamoDbPetRepository implements PetRepository {
     if (recorded !== undefined && isLive(recorded, nowMs)) return { pet: replayOf(recorded, newPet), replayed: true };
 
     const pet: Pet = { id, name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
-    const record: RecordItem = { ...recordKey, pet, expiresAt: expiryOf(nowMs), firstUsedAt: isoTimestamp(nowMs) };
+    // The pet is kept as a map, so the record has no top-level `status` or `id`: the status index never holds it.
+    const record: Item = { ...recordKey, pet: { M: petAttributes(pet) }, expiresAt: integer(expiryOf(nowMs)), firstUsedAt: text(isoTimestamp(nowMs)) };
     try {
       // The SDK gives the transaction a ClientRequestToken that its retries reuse: a retry after a
       // lost reply is answered as the first attempt was, without writing again.
       await this.client.send(
-        new TransactWriteCommand({
+        new TransactWriteItemsCommand({
           TransactItems: [
-            { Put: { TableName: this.tableName, Item: this.#petItem(pet, nowMs), ConditionExpression: 'attribute_not_exists(pk)' } },
+            { Put: { TableName: this.tableName, Item: petItem(pet, nowMs), ConditionExpression: 'attribute_not_exists(pk)' } },
             {
               Put: {
                 TableName: this.tableName,
                 Item: record,
                 // An expired record may still be there (TTL deletes within days): it is overwritten.
                 ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
-                ExpressionAttributeValues: { ':now': Math.floor(nowMs / 1000) },
+                ExpressionAttributeValues: { ':now': integer(Math.floor(nowMs / 1000)) },
                 ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
               },
             },
@@ -150,13 +173,9 @@ export class DynamoDbPetRepository implements PetRepository {
     return { pet, replayed: false };
   }
 
-  #petItem(pet: Pet, createdAtMs: number): PetItem {
-    return { pk: PET_PARTITION, sk: petSortKey(pet.id), id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status, createdAt: isoTimestamp(createdAtMs) };
-  }
-
   async get(id: number, deadline?: CallDeadline): Promise<Pet | undefined> {
     const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: { pk: PET_PARTITION, sk: petSortKey(id) }, ConsistentRead: true }),
+      new GetItemCommand({ TableName: this.tableName, Key: { pk: PET_PARTITION_VALUE, sk: text(petSortKey(id)) }, ConsistentRead: true }),
       { abortSignal: deadline?.signalForCall() },
     );
     return Item === undefined ? undefined : toPet(Item);
@@ -169,7 +188,7 @@ export class DynamoDbPetRepository implements PetRepository {
         ? new QueryCommand({
             TableName: this.tableName,
             KeyConditionExpression: 'pk = :pk AND sk > :after',
-            ExpressionAttributeValues: { ':pk': PET_PARTITION, ':after': petSortKey(afterId) },
+            ExpressionAttributeValues: { ':pk': PET_PARTITION_VALUE, ':after': text(petSortKey(afterId)) },
             Limit: limit + 1,
             ConsistentRead: true,
           })
@@ -178,7 +197,7 @@ export class DynamoDbPetRepository implements PetRepository {
             IndexName: STATUS_INDEX,
             KeyConditionExpression: '#status = :status AND id > :after',
             ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':status': status, ':after': afterId },
+            ExpressionAttributeValues: { ':status': text(status), ':after': integer(afterId) },
             Limit: limit + 1,
           });
     const { Items = [] } = await this.client.send(query, { abortSignal: deadline?.signalForCall() });
@@ -186,21 +205,10 @@ export class DynamoDbPetRepository implements PetRepository {
   }
 }
 
-function toPet(item: Record<string, unknown>): Pet {
-  const { id, name, categoryId, status } = item as unknown as PetItem;
-  return { id, name, categoryId, status };
-}
-
-interface RecordItem extends IdempotencyRecord {
-  pk: string;
-  sk: string;
-  firstUsedAt: string;
-}
-
-/** The pet is kept as a map, so the record has no top-level `status` or `id`: the status index never holds it. */
-function toRecord(item: Record<string, unknown>): IdempotencyRecord {
-  const { pet, expiresAt } = item as unknown as RecordItem;
-  return { pet: toPet(pet as unknown as Record<string, unknown>), expiresAt };
+function toRecord(item: Item): IdempotencyRecord {
+  const expiresAt = numberIn(item, 'expiresAt');
+  if (expiresAt === undefined) throw new Error('an idempotency record without its expiry');
+  return { pet: toPet(item.pet?.M ?? {}), expiresAt };
 }
 
 const THROTTLED_REASONS = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
@@ -215,7 +223,7 @@ function settleCancelled(error: TransactionCanceledException, id: number, reques
   const reasons = error.CancellationReasons ?? [];
   const onRecord = reasons[1];
   if (onRecord?.Code === 'ConditionalCheckFailed' && onRecord.Item !== undefined) {
-    const winner = toRecord(unmarshall(onRecord.Item));
+    const winner = toRecord(onRecord.Item);
     if (winner.pet.id === id) return { pet: winner.pet, replayed: false };
     return { pet: replayOf(winner, request), replayed: true };
   }
@@ -228,9 +236,4 @@ function settleCancelled(error: TransactionCanceledException, id: number, reques
     throw new ServiceUnavailableError(error, DATASTORE_RETRY_AFTER_SECONDS);
   }
   throw error;
-}
-
-function sameItem(stored: Record<string, unknown>, written: PetItem): boolean {
-  const keys = Object.keys(written) as (keyof PetItem)[];
-  return Object.keys(stored).length === keys.length && keys.every((key) => stored[key] === written[key]);
 }

@@ -1,5 +1,5 @@
 import { config } from '../config';
-import { documentClient } from '../dynamodb/client';
+import { dynamoDbClient } from '../dynamodb/client';
 import { DynamoDbPetRepository } from './repository';
 import type { PetServiceDependencies } from './service';
 
@@ -8,5 +8,5 @@ import type { PetServiceDependencies } from './service';
  * listPets' alone (./cursor-store.ts), so that createPet and getPet neither hold nor bundle them.
  */
 export const petStore: PetServiceDependencies = {
-  pets: new DynamoDbPetRepository(documentClient, config.tableName),
+  pets: new DynamoDbPetRepository(dynamoDbClient, config.tableName),
 };

@@ -69,9 +69,9 @@ beforeAll(async () => {
 
 beforeAll(async () => {
   // More pets than a page, so that listPets answers with a Link to the next page.
-  const { documentClient, tableName } = testDatabase();
+  const { client, tableName } = testDatabase();
   const { DynamoDbPetRepository } = await import('../../shared/pets/repository');
-  const pets = new DynamoDbPetRepository(documentClient, tableName);
+  const pets = new DynamoDbPetRepository(client, tableName);
   for (let i = 0; i < 25; i += 1) await pets.create({ name: `Parity ${i}`, categoryId: 3, status: 'available' });
   // An address that has used up this minute's allowance of requests without a valid key.
   const { rateLimiter } = await import('../../shared/limits/limiter-instance');

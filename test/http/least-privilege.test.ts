@@ -52,7 +52,7 @@ const requestLines = () => lines.map((line) => JSON.parse(line) as Record<string
 
 describe('the local rights check', () => {
   it('checks with the declared rights when given none: the docs function, declared with no DynamoDB right, is refused any read', async () => {
-    const { documentClient } = await import('../../shared/dynamodb/client');
+    const { documentClient } = await import('../../shared/dynamodb/document-client');
     const { config } = await import('../../shared/config');
     const handlers = await loadFunctionHandlers();
     // The docs function, replaced by one that reads a pet and tells what happened.

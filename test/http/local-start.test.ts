@@ -207,8 +207,8 @@ describe('npm start\'s data is its user\'s alone (issue 23, finding 6)', () => {
       const { ensureTable } = await import('../../local/create-table');
       await ensureTable(client, 'petstore-local');
       const { DynamoDbPetRepository } = await import('../../shared/pets/repository');
-      const { createDocumentClient } = await import('../../shared/dynamodb/client');
-      pet = await new DynamoDbPetRepository(createDocumentClient({ region: 'us-east-1', dynamoDbEndpoint: old.endpoint }), 'petstore-local').create({ name: 'From before', categoryId: 2, status: 'available' });
+      const { createDynamoDbClient } = await import('../../shared/dynamodb/client');
+      pet = await new DynamoDbPetRepository(createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: old.endpoint }), 'petstore-local').create({ name: 'From before', categoryId: 2, status: 'available' });
     } finally {
       await old.stop();
     }

@@ -47,6 +47,16 @@ describe('function bundles', () => {
     }
   }, 60_000);
 
+  it('no operation bundles the DynamoDB document client: the operations talk to DynamoDB in attribute values', async () => {
+    // About 11 KB of bundle and 2 to 3 % of a cold start (docs/performance.md#what-a-cold-start-spends).
+    const documentClient = (input: string) => /node_modules\/@aws-sdk\/(lib-dynamodb|util-dynamodb)\//.test(input);
+    for (const operation of OPERATION_IDS) {
+      const inputs = await inputsOf(operation);
+      expect([operation, inputs.some((input) => input.includes('node_modules/@aws-sdk/client-dynamodb/'))]).toEqual([operation, true]);
+      expect([operation, inputs.filter(documentClient)]).toEqual([operation, []]);
+    }
+  }, 60_000);
+
   it('no function imports node:stream/web, which loads Node\'s web streams: @middy/core, its only importer, gets a class that answers its instanceof', async () => {
     expect(Object.keys(BUNDLE_ALIASES)).toEqual(['node:stream/web']);
     for (const name of [...OPERATION_IDS, 'authorizer' as const]) {

@@ -482,7 +482,7 @@ describe('the bundled functions', () => {
     const secrets = await startFakeSecretsManager();
     Object.assign(process.env, { CURSOR_SECRET_ARN: secrets.secretArn, SECRETS_MANAGER_ENDPOINT: secrets.endpoint });
     try {
-      const pets = new DynamoDbPetRepository(testDatabase().documentClient, testDatabase().tableName);
+      const pets = new DynamoDbPetRepository(testDatabase().client, testDatabase().tableName);
       const rex = await pets.create({ name: 'Rex', categoryId: 1, status: 'available' });
       const bella = await pets.create({ name: 'Bella', categoryId: 1, status: 'available' });
       const { handler } = (await import(pathToFileURL(join(assetDir, 'index.mjs')).href)) as {

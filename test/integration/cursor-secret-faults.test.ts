@@ -20,9 +20,9 @@ beforeAll(async () => {
   fake = await startFakeSecretsManager();
   process.env.CURSOR_SECRET_ARN = fake.secretArn;
   process.env.SECRETS_MANAGER_ENDPOINT = fake.endpoint;
-  const { documentClient, tableName } = testDatabase();
+  const { client, tableName } = testDatabase();
   const { DynamoDbPetRepository } = await import('../../shared/pets/repository');
-  const pets = new DynamoDbPetRepository(documentClient, tableName);
+  const pets = new DynamoDbPetRepository(client, tableName);
   for (let i = 0; i < PETS; i += 1) await pets.create({ name: `Fault ${i}`, categoryId: 1, status: 'available' });
 });
 afterEach(() => fake.heal());

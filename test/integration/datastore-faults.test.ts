@@ -133,11 +133,11 @@ describe('when DynamoDB throttles or fails', () => {
 describe('when DynamoDB is not there at all', () => {
   it('answers 503 rather than hanging or failing with 500', async () => {
     const closedPort = await freePort();
-    const { createDocumentClient } = await import('../../shared/dynamodb/client');
+    const { createDynamoDbClient } = await import('../../shared/dynamodb/client');
     const { DynamoDbPetRepository } = await import('../../shared/pets/repository');
     const { ServiceUnavailableError } = await import('../../shared/errors');
     const repository = new DynamoDbPetRepository(
-      createDocumentClient({ region: 'us-east-1', dynamoDbEndpoint: `http://127.0.0.1:${closedPort}` }),
+      createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: `http://127.0.0.1:${closedPort}` }),
       db.tableName,
     );
     await expect(repository.get(1)).rejects.toBeInstanceOf(ServiceUnavailableError);

@@ -239,7 +239,7 @@ describe('the key mirror', () => {
   });
 
   it('lists the registry through its index alone, never a Scan: pets and idempotency records beside the keys are neither read nor removed, a revoked key is', async () => {
-    const pets = new DynamoDbPetRepository(db.documentClient, tableName);
+    const pets = new DynamoDbPetRepository(db.client, tableName);
     const pet = await pets.create({ name: 'Beside the keys', categoryId: 1, status: 'available' });
     await pets.createOnce({ name: 'Recorded beside the keys', categoryId: 1, status: 'available' }, { owner: '0123456789abcdef', value: 'beside' });
     const free = fake.plans.get('p-free')!;

@@ -90,7 +90,7 @@ describe('the key index (the registry\'s listing)', () => {
     // A table of its own, holding pets, an idempotency record and three keys.
     const tableName = `keys-${randomUUID()}`;
     await ensureTable(db.client, tableName);
-    const pets = new DynamoDbPetRepository(db.documentClient, tableName);
+    const pets = new DynamoDbPetRepository(db.client, tableName);
     for (let i = 0; i < 5; i += 1) await pets.create({ name: `Pet ${i}`, categoryId: 1, status: 'available' });
     await pets.createOnce({ name: 'Keyed', categoryId: 1, status: 'available' }, { owner: '0123456789abcdef', value: 'once' });
     const setUp = new KeyRegistry(db.documentClient, tableName);

@@ -13,13 +13,11 @@ import { startPartitionModel, type PartitionModel } from '../support/partition-m
  */
 const db = testDatabase();
 let model: PartitionModel;
-let modelled: DynamoDBDocumentClient;
+let modelled: DynamoDBClient;
 
 beforeAll(async () => {
   model = await startPartitionModel(db.endpoint, { factor: 1_000 });
-  modelled = DynamoDBDocumentClient.from(
-    new DynamoDBClient({ endpoint: model.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 }),
-  );
+  modelled = new DynamoDBClient({ endpoint: model.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
 });
 afterAll(() => model.close());
 
@@ -29,7 +27,7 @@ describe('the lifted ceilings', () => {
     const direct = new KeyRegistry(db.documentClient, db.tableName);
     for (const key of keys) await direct.register(key, 'pro');
     model.reset();
-    const registry = new KeyRegistry(modelled, db.tableName);
+    const registry = new KeyRegistry(DynamoDBDocumentClient.from(modelled), db.tableName);
     const principals = await Promise.all(keys.map((key) => registry.resolve(key)));
     expect(principals.every((principal) => principal?.plan === 'pro')).toBe(true);
     expect(model.throttledInOrder()).toEqual([]);

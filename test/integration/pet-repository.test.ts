@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createDocumentClient } from '../../shared/dynamodb/client';
+import { createDynamoDbClient } from '../../shared/dynamodb/client';
 import { DynamoDbPetRepository, type PetPage } from '../../shared/pets/repository';
 import type { Pet, PetStatus } from '../../shared/pets/schema';
 import { testDatabase } from '../support/database';
@@ -22,10 +22,10 @@ function recordingClient() {
     },
     { step: 'initialize' },
   );
-  return { documentClient: DynamoDBDocumentClient.from(client), reads, sent };
+  return { client, reads, sent };
 }
 
-const repository = new DynamoDbPetRepository(createDocumentClient({ region: 'us-east-1', dynamoDbEndpoint: db.endpoint }), db.tableName);
+const repository = new DynamoDbPetRepository(createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: db.endpoint }), db.tableName);
 const statuses: PetStatus[] = ['available', 'pending', 'sold'];
 const created: Pet[] = [];
 
@@ -59,6 +59,32 @@ describe('DynamoDbPetRepository on DynamoDB Local', () => {
     expect(await repository.get(10_000)).toBeUndefined();
   });
 
+  it('writes the items the document client wrote, and reads them as it did', async () => {
+    const pet = created[8] as Pet;
+    const { Item } = await db.documentClient.send(new GetCommand({ TableName: db.tableName, Key: { pk: 'PET', sk: String(pet.id).padStart(16, '0') } }));
+    expect(Item).toEqual({ pk: 'PET', sk: String(pet.id).padStart(16, '0'), ...pet, createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) });
+  });
+
+  it.each(['id', 'name', 'categoryId', 'status'] as const)('refuses to answer a stored pet without its %s, or with a value of another type there: a fault of ours, never half a pet', async (field) => {
+    const id = 90_000 + ['id', 'name', 'categoryId', 'status'].indexOf(field);
+    const whole = { pk: 'PET', sk: String(id).padStart(16, '0'), id, name: 'Odd', categoryId: 1, status: 'available', createdAt: '2026-11-26T00:00:00.000Z' };
+    await db.documentClient.send(new PutCommand({ TableName: db.tableName, Item: whole }));
+    await expect(repository.get(id)).resolves.toEqual({ id, name: 'Odd', categoryId: 1, status: 'available' });
+    const { [field]: _, ...without } = whole;
+    await db.documentClient.send(new PutCommand({ TableName: db.tableName, Item: without }));
+    await expect(repository.get(id)).rejects.toThrow('a pet item without its id, name, categoryId or status');
+    // The status index's keys (status, id) cannot be stored with another type; the others can.
+    if (field === 'name' || field === 'categoryId') {
+      await db.documentClient.send(new PutCommand({ TableName: db.tableName, Item: { ...whole, [field]: field === 'name' ? 7 : '7' } }));
+      await expect(repository.get(id)).rejects.toThrow('a pet item without its id, name, categoryId or status');
+    }
+    if (field === 'status') {
+      await db.documentClient.send(new PutCommand({ TableName: db.tableName, Item: { ...whole, status: 'lost' } }));
+      await expect(repository.get(id)).rejects.toThrow('a pet item without its id, name, categoryId or status');
+    }
+    await db.documentClient.send(new DeleteCommand({ TableName: db.tableName, Key: { pk: 'PET', sk: whole.sk } }));
+  });
+
   it('lists all pets in ascending id order, page by page', async () => {
     expect(await walk(undefined, 7)).toEqual(created);
   });
@@ -76,8 +102,8 @@ describe('DynamoDbPetRepository on DynamoDB Local', () => {
   });
 
   it('reads at most limit + 1 items for a page, however large the table', async () => {
-    const { documentClient, reads } = recordingClient();
-    const recorded = new DynamoDbPetRepository(documentClient, db.tableName);
+    const { client, reads } = recordingClient();
+    const recorded = new DynamoDbPetRepository(client, db.tableName);
     await recorded.list({ afterId: 0, limit: 5, status: undefined });
     await recorded.list({ afterId: 10, limit: 3, status: 'sold' });
     await recorded.list({ afterId: 0, limit: 1, status: 'pending' });
@@ -97,10 +123,10 @@ describe('DynamoDbPetRepository on DynamoDB Local', () => {
 
 describe('idempotent creates: what a replay costs (issue 27)', () => {
   it('the same create again within 24 hours writes no pet and no record (it reads the record while taking an id); after them, it is a new create', async () => {
-    const { documentClient, sent } = recordingClient();
+    const { client, sent } = recordingClient();
     const start = Date.UTC(2026, 10, 22, 10, 0, 0);
     let nowMs = start;
-    const keyed = new DynamoDbPetRepository(documentClient, db.tableName, () => nowMs);
+    const keyed = new DynamoDbPetRepository(client, db.tableName, () => nowMs);
     const newPet = { name: 'Once', categoryId: 1, status: 'available' as const };
     const key = { owner: '0123456789abcdef', value: 'replay-cost' };
     const first = await keyed.createOnce(newPet, key);

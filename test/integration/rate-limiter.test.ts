@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createDocumentClient } from '../../shared/dynamodb/client';
+import { createDynamoDbClient } from '../../shared/dynamodb/client';
 import { KeySuspendedError, RateLimitedError, ServiceUnavailableError } from '../../shared/errors';
 import { DynamoDbRateCounterStore } from '../../shared/limits/counter-store';
 import { STANDARD_PLAN_LIMITS, type RateLimits } from '../../shared/limits/plans';
@@ -19,7 +19,7 @@ const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 10, 22, 10, 0, 0);
 
 /** A counter store on the test table, through `endpoint` (DynamoDB Local itself unless a proxy is named). */
-const storeAt = (endpoint: string = db.endpoint) => new DynamoDbRateCounterStore(createDocumentClient({ region: 'us-east-1', dynamoDbEndpoint: endpoint }), db.tableName);
+const storeAt = (endpoint: string = db.endpoint) => new DynamoDbRateCounterStore(createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: endpoint }), db.tableName);
 
 let subjectCounter = 0;
 function setup(startAt = T0) {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { clientFor, isInAws, namedTarget, ownTarget } from '../../local/dynamodb-target';
 import { isAwsEndpoint } from '../../shared/dynamodb/aws-endpoint';
-import { createDocumentClient } from '../../shared/dynamodb/client';
+import { createDynamoDbClient } from '../../shared/dynamodb/client';
 
 /**
  * Which DynamoDB npm start and npm run keys use, and how they sign: AWS's endpoints with the usual
@@ -70,9 +70,9 @@ describe('the DynamoDB of npm start and npm run keys', () => {
 
     expect(await accessKeyOf(clientFor(aws))).toBe('AKIAIOSFODNN7EXAMPLE');
     expect(await accessKeyOf(clientFor(local))).toBe('myKey');
-    expect(await accessKeyOf(createDocumentClient({ region: 'eu-west-1', dynamoDbEndpoint: AWS, dynamoDbAccessKeyId: 'myKey' }))).toBe('AKIAIOSFODNN7EXAMPLE');
-    expect(await accessKeyOf(createDocumentClient({ region: 'us-east-1', dynamoDbEndpoint: 'http://localhost:8000', dynamoDbAccessKeyId: 'myKey' }))).toBe('myKey');
+    expect(await accessKeyOf(createDynamoDbClient({ region: 'eu-west-1', dynamoDbEndpoint: AWS, dynamoDbAccessKeyId: 'myKey' }))).toBe('AKIAIOSFODNN7EXAMPLE');
+    expect(await accessKeyOf(createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: 'http://localhost:8000', dynamoDbAccessKeyId: 'myKey' }))).toBe('myKey');
     // Lambda's path, unchanged: no endpoint, the usual credentials.
-    expect(await accessKeyOf(createDocumentClient({ region: 'eu-west-1', dynamoDbEndpoint: undefined }))).toBe('AKIAIOSFODNN7EXAMPLE');
+    expect(await accessKeyOf(createDynamoDbClient({ region: 'eu-west-1', dynamoDbEndpoint: undefined }))).toBe('AKIAIOSFODNN7EXAMPLE');
   });
 });
