@@ -20,6 +20,13 @@ export function numberIn(item: Item | undefined, name: string): number | undefin
   return digits === undefined ? undefined : Number(digits);
 }
 
+/** A number the item must hold (one DynamoDB returns after an `ADD`): absent, it is a fault of ours. */
+export function numberOf(item: Item, name: string): number {
+  const value = numberIn(item, name);
+  if (value === undefined) throw new Error(`the item holds no number "${name}"`);
+  return value;
+}
+
 /** An attribute's text, or `undefined` when it is absent or not text. */
 export function textIn(item: Item | undefined, name: string): string | undefined {
   return item?.[name]?.S;
@@ -27,11 +34,11 @@ export function textIn(item: Item | undefined, name: string): string | undefined
 
 /** Two items with the same attributes, each of the same type and value (items of texts and numbers). */
 export function sameItem(stored: Item, written: Item): boolean {
-  const names = Object.keys(written);
-  return Object.keys(stored).length === names.length && names.every((name) => sameValue(stored[name], written[name]));
+  const attributes = Object.entries(written);
+  return Object.keys(stored).length === attributes.length && attributes.every(([name, value]) => sameValue(stored[name], value));
 }
 
-function sameValue(a: AttributeValue | undefined, b: AttributeValue | undefined): boolean {
-  if (a === undefined || b === undefined) return false;
-  return a.S !== undefined ? a.S === b.S : a.N !== undefined && a.N === b.N;
+function sameValue(stored: AttributeValue | undefined, written: AttributeValue): boolean {
+  if (stored === undefined) return false;
+  return stored.S !== undefined ? stored.S === written.S : stored.N !== undefined && stored.N === written.N;
 }

@@ -1,5 +1,5 @@
 import { UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { integer, numberIn, text } from './attribute-values';
+import { integer, numberOf, text } from './attribute-values';
 import type { CallDeadline } from './call-deadline';
 import { ITEM_PARTITIONS } from './table-definition';
 
@@ -32,8 +32,8 @@ export class Sequence {
       }),
       { abortSignal: deadline?.signalForCall() },
     );
-    const value = numberIn(Attributes, 'value');
-    if (value === undefined || !Number.isSafeInteger(value)) {
+    const value = numberOf(Attributes ?? {}, 'value');
+    if (!Number.isSafeInteger(value)) {
       throw new Error(`sequence "${this.name}" returned a value that is not a safe integer`);
     }
     return value;

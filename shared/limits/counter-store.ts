@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException, UpdateItemCommand, type DynamoDBClient, type UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
-import { integer, numberIn, text, type Item } from '../dynamodb/attribute-values';
+import { integer, numberIn, numberOf, text, type Item } from '../dynamodb/attribute-values';
 import type { CallDeadline } from '../dynamodb/call-deadline';
 import type { RateLimits } from './plans';
 import { SUSPENSION_RULE } from './suspension';
@@ -114,7 +114,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
       ReturnValues: 'UPDATED_NEW',
     });
     if (!result.ok) return { ok: false, state: result.state };
-    return { ok: true, minuteCount: Number(result.attributes.minuteCount?.N), dayCount: Number(result.attributes.dayCount?.N) };
+    return { ok: true, minuteCount: numberOf(result.attributes, 'minuteCount'), dayCount: numberOf(result.attributes, 'dayCount') };
   }
 
   /**
@@ -175,7 +175,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
       ReturnValues: 'UPDATED_NEW',
     });
     if (!counted.ok) return 'conflict';
-    if (Number(counted.attributes.refusals?.N) < SUSPENSION_RULE.refusalsToSuspend) return 'refused';
+    if (numberOf(counted.attributes, 'refusals') < SUSPENSION_RULE.refusalsToSuspend) return 'refused';
     const until = nowMs + SUSPENSION_RULE.suspensionMs;
     const suspended = await update({
       Key: key,

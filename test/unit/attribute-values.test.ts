@@ -1,7 +1,7 @@
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { integer, numberIn, sameItem, text, textIn, type Item } from '../../shared/dynamodb/attribute-values';
+import { integer, numberIn, numberOf, sameItem, text, textIn, type Item } from '../../shared/dynamodb/attribute-values';
 
 /**
  * The operations' items in DynamoDB's attribute values, written and read without the document
@@ -24,13 +24,16 @@ describe('attribute values', () => {
     fc.assert(
       fc.property(fc.string(), safeInteger, (value, number) => {
         const item: Item = { s: text(value), n: integer(number) };
-        expect([textIn(item, 's'), numberIn(item, 'n')]).toEqual([value, number]);
+        expect([textIn(item, 's'), numberIn(item, 'n'), numberOf(item, 'n')]).toEqual([value, number, number]);
         expect(unmarshall(item)).toEqual({ s: value, n: number });
         expect([textIn(item, 'n'), numberIn(item, 's'), textIn(item, 'absent'), numberIn(item, 'absent')]).toEqual([undefined, undefined, undefined, undefined]);
       }),
       { numRuns: 500 },
     );
     expect([textIn(undefined, 's'), numberIn(undefined, 'n')]).toEqual([undefined, undefined]);
+    // A number the item must hold: absent, or of another type, it is a fault of ours.
+    expect(() => numberOf({ n: text('7') }, 'n')).toThrow('the item holds no number "n"');
+    expect(() => numberOf({}, 'count')).toThrow('the item holds no number "count"');
   });
 
   it('tells an item stored as written from any other', () => {
