@@ -5,9 +5,9 @@ import { LIST_PETS_CHECKS } from '../shared/pets/list-pets-checks';
 import { petsJson } from '../shared/pets/pet-json';
 import { pageCursors } from '../shared/pets/cursor-store';
 import { listPets } from '../shared/pets/service';
-import { petStore } from '../shared/pets/store';
+import { petReads } from '../shared/pets/pet-reads-store';
 
-const listing = { pets: petStore.pets, cursors: pageCursors };
+const listing = { pets: petReads, cursors: pageCursors };
 
 /** GET /v1/pets: one page of pets in ascending id order; `Link: rel="next"` when more follow. */
 export const handler = httpOperation({

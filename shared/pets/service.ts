@@ -3,16 +3,24 @@ import { NotFoundError } from '../errors';
 import type { CursorPosition } from './cursor';
 import type { PetStatus } from './pet-status';
 import type { IdempotencyKey } from './idempotency';
-import type { CreatedOnce, PetRepository } from './repository';
+import type { PetReads } from './pet-reads';
+import type { CreatedOnce, PetWrites } from './pet-writes';
 import type { ListPetsQuery, NewPet, Pet } from './schema';
 
-/** The pet store's use cases: plain functions over a repository, with no knowledge of HTTP or Lambda. */
-export interface PetServiceDependencies {
-  readonly pets: PetRepository;
+/**
+ * The pet store's use cases: plain functions over the repository's reads or writes (each takes the
+ * part it uses: a function bundles no other), with no knowledge of HTTP or Lambda.
+ */
+export interface ReadingDependencies {
+  readonly pets: PetReads;
+}
+
+export interface WritingDependencies {
+  readonly pets: PetWrites;
 }
 
 /** Listing also signs and reads page cursors (shared/pets/cursor-secrets.ts): only listPets holds their keys. */
-export interface ListingDependencies extends PetServiceDependencies {
+export interface ListingDependencies extends ReadingDependencies {
   readonly cursors: PageCursors;
 }
 
@@ -54,13 +62,13 @@ export async function listPets(deps: ListingDependencies, query: ListPetsQuery, 
 }
 
 /** A new pet; with an idempotency key, the pet of the key's earlier create when there is one (`replayed`). */
-export async function createPet(deps: PetServiceDependencies, newPet: NewPet, options: CreateOptions = {}): Promise<CreatedOnce> {
+export async function createPet(deps: WritingDependencies, newPet: NewPet, options: CreateOptions = {}): Promise<CreatedOnce> {
   const { idempotencyKey, ...writeOptions } = options;
   if (idempotencyKey !== undefined) return deps.pets.createOnce(newPet, idempotencyKey, writeOptions);
   return { pet: await deps.pets.create(newPet, writeOptions), replayed: false };
 }
 
-export async function getPet(deps: PetServiceDependencies, id: number, deadline?: CallDeadline): Promise<Pet> {
+export async function getPet(deps: ReadingDependencies, id: number, deadline?: CallDeadline): Promise<Pet> {
   const pet = await deps.pets.get(id, deadline);
   if (pet === undefined) throw new NotFoundError(`No pet has the id ${id}.`);
   return pet;

@@ -57,6 +57,17 @@ describe('function bundles', () => {
     }
   }, 60_000);
 
+  it('each operation bundles the part of the pet repository it uses: the reads or the writes', async () => {
+    // About 5 KB of the reads' bundles (the id sequence, the idempotency records, the SDK's write commands).
+    const PART: Record<OperationId, string> = { listPets: 'shared/pets/pet-reads.ts', getPet: 'shared/pets/pet-reads.ts', createPet: 'shared/pets/pet-writes.ts' };
+    const parts = ['shared/pets/pet-reads.ts', 'shared/pets/pet-writes.ts', 'shared/pets/repository.ts', 'shared/dynamodb/sequence.ts'];
+    for (const operation of OPERATION_IDS) {
+      const inputs = await inputsOf(operation);
+      const expected = operation === 'createPet' ? [PART[operation], 'shared/dynamodb/sequence.ts'] : [PART[operation]]; // in the order of `parts`
+      expect([operation, parts.filter((part) => inputs.includes(part))]).toEqual([operation, expected]);
+    }
+  }, 60_000);
+
   it('no function imports node:stream/web, which loads Node\'s web streams: @middy/core, its only importer, gets a class that answers its instanceof', async () => {
     expect(Object.keys(BUNDLE_ALIASES)).toEqual(['node:stream/web']);
     for (const name of [...OPERATION_IDS, 'authorizer' as const]) {

@@ -7,7 +7,7 @@ import { hashApiKey } from '../../shared/auth/api-key-hash';
 import { addressSubject } from '../../shared/auth/authorize';
 import { keyItemKey } from '../../shared/auth/key-registry';
 import { ITEM_PARTITIONS, tableDefinition } from '../../shared/dynamodb/table-definition';
-import { idempotencyRecordKey } from '../../shared/pets/repository';
+import { idempotencyRecordKey } from '../../shared/pets/pet-writes';
 import { FUNCTION_NAMES, FUNCTIONS, OPERATION_IDS, OPERATIONS } from '../../shared/functions';
 import { DOCUMENTATION_ROUTES } from '../../shared/http/routes';
 import { OPERATION_SCHEMAS } from '../../shared/pets/operation-schemas';
