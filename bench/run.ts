@@ -49,9 +49,11 @@ const STUB_TABLE: StubTable = { partitionKey: tableDefinition.partitionKey.name,
 const READ_OPERATIONS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems']);
 /**
  * Fresh processes per function and side. With 15, this two-core machine's drift moved a ratio by
- * up to 0.15 between runs of unchanged code (the authorizer read 1.03× to 1.18×); 31 halves that.
+ * up to 0.15 between runs of unchanged code (the authorizer read 1.03× to 1.18×); with 31, by up
+ * to 0.10 in a busy hour (getPet read 1.02× to 1.12×, listPets 0.96× to 1.09×), as much as the
+ * target's whole margin. 61 narrows the median's spread by another √2, for some 40 s more a run.
  */
-const COLD_STARTS = 31;
+const COLD_STARTS = 61;
 /** Import and first response, p50, at most this many times the baseline's (issue 26; it was 1.2). */
 const COLD_START_TARGET = 1.1;
 const PROFILED_COLD_STARTS = 20;
