@@ -55,8 +55,6 @@ export function idempotencyRecordKey(owner: string, value: string): { pk: string
   return { pk: `${IDEMPOTENCY_PARTITION_PREFIX}${owner}#${value}`, sk: 'record' };
 }
 
-const RECORD_SORT_KEY = text('record');
-
 export class DynamoDbPetWrites implements PetWrites {
   readonly #ids: Sequence;
 
@@ -90,7 +88,8 @@ export class DynamoDbPetWrites implements PetWrites {
   async createOnce(newPet: NewPet, key: IdempotencyKey, { deadline, beforeWrite }: CreateOptions = {}): Promise<CreatedOnce> {
     // Two round trips, as without a key: the record is read while the request is counted and the
     // id taken; then one transaction writes the pet and its record, or neither.
-    const recordKey = { pk: text(idempotencyRecordKey(key.owner, key.value).pk), sk: RECORD_SORT_KEY };
+    const { pk, sk } = idempotencyRecordKey(key.owner, key.value);
+    const recordKey = { pk: text(pk), sk: text(sk) };
     const [id, found] = await Promise.all([
       this.#ids.next(deadline),
       this.client.send(new GetItemCommand({ TableName: this.tableName, Key: recordKey, ConsistentRead: true }), { abortSignal: deadline?.signalForCall() }),
