@@ -10,9 +10,9 @@ export type StubCommands = Readonly<Record<string, (input: any) => unknown>>;
 export function dynamoDbStub(options: { table: StubTable; benchKey: string }): {
   /** What the stub could not answer, in order. */
   readonly misses: string[];
-  /** For DynamoDBDocumentClient (ours): plain items. */
+  /** For DynamoDBDocumentClient (our authorizer's key registry): plain items. */
   readonly documentClient: StubCommands;
-  /** For DynamoDBClient (the baseline): attribute values. */
+  /** For DynamoDBClient (our operations and the baseline): attribute values. */
   readonly client: StubCommands;
 };
 export function install(Client: { prototype: { send: unknown } }, commands: StubCommands, misses?: string[]): void;

@@ -1,19 +1,16 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDynamoDbClient, dynamoDbClient, type ClientSettings } from './client';
+import { dynamoDbClient } from './client';
 
 /**
  * The document client (@aws-sdk/lib-dynamodb: items as plain values), for the key registry, whose
- * items are many and varied: the authorizer, the key mirror and the local key tools use it. The
- * operations' functions do not bundle it (test/infra/function-bundles.test.ts): its marshalling
- * cost them 2 to 3 % of a cold start (docs/performance.md#what-a-cold-start-spends).
+ * items are many and varied: the authorizer and the key mirror use it (the local key tools make
+ * their own on their client). The operations' functions do not bundle it
+ * (test/infra/function-bundles.test.ts): its marshalling cost them 2 to 3 % of a cold start
+ * (docs/performance.md#what-a-cold-start-spends).
  */
 export function documentClientOf(client: DynamoDBClient): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-}
-
-export function createDocumentClient(settings: ClientSettings): DynamoDBDocumentClient {
-  return documentClientOf(createDynamoDbClient(settings));
 }
 
 /** This container's, on its one plain client. */

@@ -3,8 +3,8 @@ import type { NewPet, Pet } from './schema';
 
 /**
  * Idempotent creates: a client names a create with a key of its own, so that its retries after a
- * 503 or a lost answer make at most one animal. The rules live here; the repository stores the
- * record atomically with the pet (shared/pets/repository.ts).
+ * 503 or a lost answer make at most one animal. The rules live here; the repository's writes store
+ * the record atomically with the pet (shared/pets/pet-writes.ts).
  */
 
 /** A key is kept this long from its first use; after that its value may name a new create. */

@@ -145,3 +145,30 @@ describe('idempotent creates: what a replay costs (issue 27)', () => {
     expect(sent).toContain('TransactWriteItemsCommand');
   });
 });
+
+describe('idempotent creates: a record that appears between the read and the write', () => {
+  /** A client whose reads of idempotency records find nothing, as when another request writes the record just after this one read it. */
+  function clientBlindToRecords() {
+    const client = new DynamoDBClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const key = (args.input as { Key?: { pk?: { S?: string } } }).Key?.pk?.S;
+        if (context.commandName === 'GetItemCommand' && key?.startsWith('IDEMPOTENCY#')) return { output: { $metadata: {} }, response: {} };
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    return client;
+  }
+
+  it('is read from the cancelled transaction: the same create gets the recorded pet (a replay), another body a 422, and nothing more is written', async () => {
+    const key = { owner: '0123456789abcdef', value: 'appears-meanwhile' };
+    const newPet = { name: 'Winner', categoryId: 4, status: 'sold' as const };
+    const first = await repository.createOnce(newPet, key);
+    const blind = new DynamoDbPetRepository(clientBlindToRecords(), db.tableName);
+    const before = (await db.storedPets()).length;
+    await expect(blind.createOnce(newPet, key)).resolves.toEqual({ pet: first.pet, replayed: true });
+    await expect(blind.createOnce({ ...newPet, name: 'Loser' }, key)).rejects.toMatchObject({ status: 422 });
+    expect((await db.storedPets()).length).toBe(before);
+  });
+});
