@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { KEY_ID_PATTERN } from '../auth/api-key-hash';
 import { isoTimestamp, now as serviceClock } from '../clock';
-import { integer, numberIn, sameItem, text, type Item } from '../dynamodb/attribute-values';
+import { integer, numberOf, sameItem, text, type Item } from '../dynamodb/attribute-values';
 import type { CallDeadline } from '../dynamodb/call-deadline';
 import { DATASTORE_RETRY_AFTER_SECONDS } from '../dynamodb/datastore-errors';
 import { Sequence } from '../dynamodb/sequence';
@@ -133,9 +133,7 @@ export class DynamoDbPetWrites implements PetWrites {
 }
 
 function toRecord(item: Item): IdempotencyRecord {
-  const expiresAt = numberIn(item, 'expiresAt');
-  if (expiresAt === undefined) throw new Error('an idempotency record without its expiry');
-  return { pet: toPet(item.pet?.M ?? {}), expiresAt };
+  return { pet: toPet(item.pet?.M ?? {}), expiresAt: numberOf(item, 'expiresAt') };
 }
 
 const THROTTLED_REASONS = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
