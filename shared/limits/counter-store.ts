@@ -10,10 +10,11 @@ import { windowsAt, type Windows } from './windows';
  * decision is a conditional write, so two requests can never both take the last slot.
  *
  * One item per subject (`pk = RATE#<subject>`, `sk = counters`): the current minute and day
- * window ids with their counts, the refusal streak, the suspension end, and `expiresAt` (TTL)
- * so idle subjects disappear. The common case, a request inside the current windows with room
- * left, is one `UpdateItem`. A refused request writes nothing to the counts (it uses no quota);
- * it only adds to the refusal streak.
+ * window ids with their counts, the refusal streak (the window it belongs to, its first refused
+ * request's arrival, its count), the suspension end, and `expiresAt` (TTL) so idle subjects
+ * disappear. The common case, a request inside the current windows with room left, is one
+ * `UpdateItem`. A refused request writes nothing to the counts (it uses no quota); it only adds to
+ * the refusal streak.
  */
 export type Admission =
   | { readonly outcome: 'admitted'; readonly minuteCount: number; readonly dayCount: number }
@@ -35,6 +36,8 @@ interface CounterState {
   readonly day: number;
   readonly dayCount: number;
   readonly suspendedUntil: number;
+  /** The end of the window the refusal streak belongs to (0: none). */
+  readonly refusalWindowEnd: number;
   readonly refusalStart: number;
 }
 
@@ -80,7 +83,9 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
         }
         continue;
       }
-      const refusal = await this.#recordRefusal(update, key, state, nowMs, arrivedAt);
+      // The window that refused: the day once its quota is used up, else the minute.
+      const refusingWindow = counts.dayCount >= limits.perDay ? windows.day : windows.minute;
+      const refusal = await this.#recordRefusal(update, key, state, refusingWindow.resetAt, nowMs, arrivedAt);
       if (refusal === 'conflict') continue;
       return refusal === 'refused' ? { outcome: 'refused', ...counts } : { outcome: 'suspended', until: refusal.suspendedUntil, ...counts };
     }
@@ -144,24 +149,31 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
   }
 
   /**
-   * Adds a refused request to the subject's refusal streak (the first refusal opens it), and
-   * suspends the subject when the streak reaches the rule's count within its window.
+   * Adds a refused request to the refusal streak of the window that refused it (the first refusal
+   * in a window opens that window's streak), and suspends the subject when the streak reaches the
+   * rule's count. A streak belongs to one window: a client that waited as its Retry-After said
+   * and is refused again is refused in another window, whose streak starts afresh.
    */
   async #recordRefusal(
     update: Update,
     key: Item,
     state: CounterState,
+    windowEnd: number,
     nowMs: number,
     arrivedAt: number,
   ): Promise<'refused' | 'conflict' | { suspendedUntil: number }> {
-    const streakOpen = state.refusalStart > nowMs - SUSPENSION_RULE.refusalWindowMs;
-    if (!streakOpen) {
-      // The streak starts at the arrival of its first refused request.
+    if (state.refusalWindowEnd !== windowEnd) {
+      // The streak starts at the arrival of its window's first refused request.
       const opened = await update({
         Key: key,
-        UpdateExpression: 'SET refusalStart = :arrivedAt, refusals = :zero',
-        ConditionExpression: 'attribute_not_exists(refusalStart) OR refusalStart = :seenStart',
-        ExpressionAttributeValues: { ':arrivedAt': integer(arrivedAt), ':zero': ZERO, ':seenStart': integer(state.refusalStart) },
+        UpdateExpression: 'SET refusalWindowEnd = :windowEnd, refusalStart = :arrivedAt, refusals = :zero',
+        ConditionExpression: 'attribute_not_exists(refusalWindowEnd) OR refusalWindowEnd = :seenWindowEnd',
+        ExpressionAttributeValues: {
+          ':windowEnd': integer(windowEnd),
+          ':arrivedAt': integer(arrivedAt),
+          ':zero': ZERO,
+          ':seenWindowEnd': integer(state.refusalWindowEnd),
+        },
       });
       return opened.ok ? 'refused' : 'conflict';
     }
@@ -170,8 +182,8 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     const counted = await update({
       Key: key,
       UpdateExpression: 'ADD refusals :one',
-      ConditionExpression: 'refusalStart = :seenStart',
-      ExpressionAttributeValues: { ':one': ONE, ':seenStart': integer(state.refusalStart) },
+      ConditionExpression: 'refusalWindowEnd = :windowEnd',
+      ExpressionAttributeValues: { ':one': ONE, ':windowEnd': integer(windowEnd) },
       ReturnValues: 'UPDATED_NEW',
     });
     if (!counted.ok) return 'conflict';
@@ -213,6 +225,7 @@ function toState(item: Item | undefined): CounterState {
     day: number('day'),
     dayCount: number('dayCount'),
     suspendedUntil: number('suspendedUntil'),
+    refusalWindowEnd: number('refusalWindowEnd'),
     refusalStart: number('refusalStart'),
   };
 }

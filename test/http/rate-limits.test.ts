@@ -90,6 +90,29 @@ describe('a burst is not a ban (issue 23, finding 1)', () => {
   });
 });
 
+describe('a client that obeys Retry-After is never suspended (issue 36, finding 1)', () => {
+  it('a Free key\'s burst at second 45, then, after the 15 s it was told to wait, a burst of 95 in the new minute: rate_limited, never key_suspended', async () => {
+    clock.setTime(Date.UTC(2026, 10, 22, 14, 0, 45));
+    const key = 'obeying-key-of-a-free-customer';
+    await new KeyRegistry(db.documentClient, db.tableName).register(key, 'free');
+    const tally = (answers: ApiResponse[]) =>
+      ['answered', 'rate_limited', 'key_suspended'].map((code) => answers.filter((answer) => (answer.status === 200 ? 'answered' : answer.body.code) === code).length);
+    const first = await Promise.all(Array.from({ length: 70 }, () => clock.api().request('GET', '/pets?limit=1', { key })));
+    expect(tally(first)).toEqual([60, 10, 0]);
+    expect(new Set(first.filter((answer) => answer.status === 429).map((answer) => answer.headers.get('retry-after')))).toEqual(new Set(['15']));
+
+    clock.setTime(Date.UTC(2026, 10, 22, 14, 1, 0));
+    const second = await Promise.all(Array.from({ length: 95 }, () => clock.api().request('GET', '/pets?limit=1', { key })));
+    expect(tally(second)).toEqual([60, 35, 0]);
+    // Had it ignored this minute's Retry-After, it would be suspended by the 30th refusal a second later.
+    clock.setTime(Date.UTC(2026, 10, 22, 14, 1, 1));
+    const ignoring: ApiResponse[] = [];
+    for (let i = 0; i < 30; i += 1) ignoring.push(await clock.api().request('GET', '/pets?limit=1', { key }));
+    expect(ignoring.slice(0, 29).map((answer) => answer.body.code)).toEqual(Array(29).fill('rate_limited'));
+    expectErrorShape(ignoring[29] as ApiResponse, 429, 'key_suspended');
+  });
+});
+
 describe('requests without a valid key', () => {
   it('with a bad token are counted per client address by the authorizer under the Free limits: 401 until the 61st, then 429 until the minute ends', async () => {
     clock.setTime(Date.UTC(2026, 10, 22, 12, 0, 0));

@@ -307,7 +307,7 @@ describe('windows and instances (issue 27)', () => {
     expect((await ahead.check(limits)).status.remaining).toBe(7);
   });
 
-  it('counts a suspension\'s refusals over 60 s from the first: 30 refusals arriving 31 to 34 s after it suspend the key', async () => {
+  it('counts a suspension\'s refusals over the whole minute that refused: 30 refusals arriving 31 to 34 s after the first suspend the key', async () => {
     const { check, setTime } = setup();
     const limits = { perMinute: 1, perDay: 1_000 };
     await check(limits);
@@ -403,28 +403,29 @@ describe('the store under faults, and the streak\'s edges (issue 27)', () => {
     }
   });
 
-  it('a refusal counted while another instance restarted the streak is decided again, not a failure', async () => {
+  it('a refusal counted while another instance started the next window\'s streak is decided again, not a failure', async () => {
     const direct = storeAt();
     const subject = freshSubject();
-    const limits = { perMinute: 1, perDay: 1 };
+    const limits = { perMinute: 1, perDay: 1_000 };
     expect((await direct.admit(subject, limits, T0)).outcome).toBe('admitted');
-    expect((await direct.admit(subject, limits, T0 + 1_000)).outcome).toBe('refused'); // the streak starts at T0 + 1 s
+    expect((await direct.admit(subject, limits, T0 + 1_000)).outcome).toBe('refused'); // the minute's streak starts at T0 + 1 s
     proxy.hold(['UpdateItem']);
     try {
       const racing = proxiedStore().admit(subject, limits, T0 + 30_000);
-      await proxy.held(1); // its count in the current windows (refused: the day is used up)
+      await proxy.held(1); // its count in the current windows (refused: the minute is used up)
       proxy.release();
       expect(await proxy.held(1)).toEqual(['UpdateItem RATE']); // its refusal, counted in the streak it saw
-      // Meanwhile an instance 61 s ahead finds that streak over and starts another.
-      expect((await direct.admit(subject, limits, T0 + 62_000)).outcome).toBe('refused');
+      // Meanwhile an instance whose clock is in the next minute is admitted there, then refused: that minute's streak starts.
+      expect((await direct.admit(subject, limits, T0 + MINUTE)).outcome).toBe('admitted');
+      expect((await direct.admit(subject, limits, T0 + MINUTE + 500)).outcome).toBe('refused');
       proxy.release({ stopHolding: true });
-      // The count's condition (the streak it saw) fails: decided again, in the new streak, where it is too early to count.
+      // The count's condition (the window it saw) fails: decided again, in the next minute's streak, where it is too early to count.
       expect((await racing).outcome).toBe('refused');
     } finally {
       proxy.release({ stopHolding: true });
     }
     const { Item } = await db.documentClient.send(new GetCommand({ TableName: db.tableName, Key: { pk: `RATE#${subject}`, sk: 'counters' } }));
-    expect(Item).toMatchObject({ refusalStart: T0 + 62_000, refusals: 0 });
+    expect(Item).toMatchObject({ refusalWindowEnd: T0 + 2 * MINUTE, refusalStart: T0 + MINUTE + 500, refusals: 0 });
   });
 
   it.each([['undefined', undefined], ['NaN', Number.NaN], ['-Infinity', Number.NEGATIVE_INFINITY]])(
@@ -443,20 +444,54 @@ describe('the store under faults, and the streak\'s edges (issue 27)', () => {
     },
   );
 
-  it('a refusal 60 s after the streak\'s first no longer counts towards it: it opens a new one', async () => {
+  it('a streak lasts as long as the window that refused: the minute\'s last instant counts, the next minute\'s first refusal opens a new streak', async () => {
     const refusalsAt = async (lastAt: number) => {
       const { check, setTime } = setup();
-      // The day's one request used: refused in the next minute too.
-      const limits = { perMinute: 1, perDay: 1 };
+      const limits = { perMinute: 1, perDay: 1_000 };
       await check(limits);
       setTime(T0 + 1_000);
-      await check(limits); // the first refusal: the streak starts at T0 + 1 s
+      await check(limits); // the first refusal: the minute's streak starts at T0 + 1 s
       setTime(T0 + 2_000);
       await many(() => check(limits), 29);
       setTime(lastAt);
-      return (await check(limits)).refusal;
+      return (await many(() => check(limits), 2)).map((decision) => decision.refusal?.code);
     };
-    expect(await refusalsAt(T0 + 60_999)).toBeInstanceOf(KeySuspendedError);
-    expect(await refusalsAt(T0 + 61_000)).toBeInstanceOf(RateLimitedError);
+    expect(await refusalsAt(T0 + MINUTE - 1)).toEqual(['key_suspended', 'key_suspended']);
+    // The next minute: one request admitted, the next refused, in a streak of its own.
+    expect(await refusalsAt(T0 + MINUTE)).toEqual([undefined, 'rate_limited']);
+  });
+
+  it('once the day\'s quota is used up, the streak is the day\'s: refusals spread over its minutes and hours count', async () => {
+    const { check, setTime } = setup();
+    const limits = { perMinute: 100, perDay: 1 };
+    await check(limits);
+    setTime(T0 + 1_000);
+    expect((await check(limits)).refusal?.code).toBe('rate_limited'); // the day's streak starts at T0 + 1 s
+    const codes: (string | undefined)[] = [];
+    for (let i = 1; i <= 30; i += 1) {
+      setTime(T0 + i * 5 * MINUTE); // one an ignored Retry-After every five minutes, over two and a half hours
+      codes.push((await check(limits)).refusal?.code);
+    }
+    expect(codes.slice(0, 29)).toEqual(Array(29).fill('rate_limited'));
+    expect(codes[29]).toBe('key_suspended');
+  });
+
+  it('a client that waits as its Retry-After says is never suspended: its next burst, in a new window, starts a new count', async () => {
+    const store = storeAt();
+    const subject = freshSubject();
+    const limits = { perMinute: 60, perDay: 1_000 };
+    // 70 at once at second 45 of a minute: 60 admitted, 10 refused, told to wait 15 s.
+    const first = await Promise.all(Array.from({ length: 70 }, () => store.admit(subject, limits, T0 + 45_000, undefined, T0 + 45_000)));
+    expect(first.filter((admission) => admission.outcome === 'admitted')).toHaveLength(60);
+    expect(first.filter((admission) => admission.outcome === 'refused')).toHaveLength(10);
+    // It waits the 15 s, then sends 95 at once in the new minute: 60 admitted, 35 refused, none suspended.
+    const second = await Promise.all(Array.from({ length: 95 }, (_, i) => store.admit(subject, limits, T0 + MINUTE + i * 20, undefined, T0 + MINUTE)));
+    expect(second.filter((admission) => admission.outcome === 'admitted')).toHaveLength(60);
+    expect(second.filter((admission) => admission.outcome === 'refused')).toHaveLength(35);
+    // Had it ignored that minute's Retry-After, the same rule would still hold: 30 more a second later suspend it.
+    const ignored = [];
+    for (let i = 0; i < 30; i += 1) ignored.push((await store.admit(subject, limits, T0 + MINUTE + 3_000, undefined, T0 + MINUTE + 1_000)).outcome);
+    expect(ignored.slice(0, 29)).toEqual(Array(29).fill('refused'));
+    expect(ignored[29]).toBe('suspended');
   });
 });
