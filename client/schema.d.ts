@@ -122,7 +122,7 @@ export interface components {
             message: string;
             /** @description The HTTP status code. */
             status: number;
-            /** @description On a 400: the failing fields, so a client can fix its request in one go. At most 20 are named; when more fail, one more entry, whose path is `(more)`, says how many. A path or message longer than 100 characters (a field name can be any length) is cut to 100, the last an ellipsis. */
+            /** @description On a 400: the failing fields, so a client can fix its request in one go. At most 20 are named; when more fail, one more entry, whose path is `(more)`, says how many. A path longer than 100 characters (a field name can be any length) is cut to 100, the last an ellipsis; messages are the service's own and never cut. */
             details?: components["schemas"]["ErrorDetail"][];
         };
     };
@@ -291,7 +291,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description A JSON object, `Content-Type: application/json` (UTF-8; a leading byte order mark is ignored). Beyond what the schema states, two rules on the JSON text: a body of more than 65,536 bytes is a 400 (over 10 MiB the gateway answers 413), and so is a member name given twice, which a parser would silently reduce to one. */
+        /** @description A JSON object, `Content-Type: application/json` (UTF-8; a leading byte order mark is ignored). Beyond what the schema states, two rules on the JSON text: a body of more than 65,536 bytes is a 400 (over 10 MiB the gateway answers 413), and so is a member name given twice, which a parser would silently reduce to one. Numbers are judged as written, as JSON Schema judges them: `1.0`, `1e0` and `20E-1` are integers, while `0.99999999999999999` is not, although a parser that reads numbers as doubles rounds it to 1 (a validator behind such a parser accepts what the service refuses). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["NewPet"];

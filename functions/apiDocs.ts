@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import document from '../openapi/openapi.json' with { type: 'json' };
 import { REFERENCE_PAGE_CSP, REFERENCE_PAGE_HTML, referenceAsset } from '../shared/docs/reference-page';
-import { NotFoundError } from '../shared/errors';
+import { clientText, NotFoundError } from '../shared/errors';
 import { toErrorResponse } from '../shared/http/middleware/error-response';
 import { EVERY_ANSWER_HEADERS } from '../shared/http/every-answer';
 import { API_BASE_PATH, DOCUMENTATION_ROUTES } from '../shared/http/routes';
@@ -48,6 +48,6 @@ function documentAnswer(event: APIGatewayProxyEvent): APIGatewayProxyResult {
   }
   // The path as the client sent it, stage included (event.path is relative to the stage).
   const path = event.requestContext?.path ?? `${API_BASE_PATH}${event.path}`;
-  const notFound = toErrorResponse(new NotFoundError(`No document answers ${path}.`), event.requestContext?.requestId ?? '');
+  const notFound = toErrorResponse(new NotFoundError(`No document answers ${clientText(path)}.`), event.requestContext?.requestId ?? '');
   return { ...notFound, headers: { ...notFound.headers, 'Cache-Control': 'no-store' } };
 }

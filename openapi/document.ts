@@ -196,7 +196,9 @@ function errorResponse(operationId: OperationId, status: ErrorStatus): ZodOpenAp
 const JSON_BODY_RULES =
   'A JSON object, `Content-Type: application/json` (UTF-8; a leading byte order mark is ignored). Beyond what the schema states, ' +
   `two rules on the JSON text: a body of more than ${MAX_BODY_BYTES.toLocaleString('en-US')} bytes is a 400 (over 10 MiB the gateway answers 413), ` +
-  'and so is a member name given twice, which a parser would silently reduce to one.';
+  'and so is a member name given twice, which a parser would silently reduce to one. ' +
+  'Numbers are judged as written, as JSON Schema judges them: `1.0`, `1e0` and `20E-1` are integers, while `0.99999999999999999` is not, ' +
+  'although a parser that reads numbers as doubles rounds it to 1 (a validator behind such a parser accepts what the service refuses).';
 
 function operation(operationId: OperationId): ZodOpenApiOperationObject {
   const { summary, description, stability, errors } = OPERATION_DESCRIPTIONS[operationId];

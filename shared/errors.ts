@@ -46,8 +46,9 @@ export function invalidRequest(details: readonly ErrorDetail[]): ApiProblem {
 
 /**
  * An error answer stays a few KB whatever the request (decisions.md): it names at most this many
- * failing fields, then one entry says how many more fail; and it cuts a path or message to this
- * many characters, since a path can hold a client's field name of any length.
+ * failing fields, then one entry says how many more fail; and it cuts what it repeats of the
+ * request (a path can hold a client's field name of any length) to this many characters. Our own
+ * messages are never cut: they are a few dozen characters each.
  */
 export const MAX_NAMED_FIELDS = 20;
 export const MAX_DETAIL_CHARACTERS = 100;
@@ -55,17 +56,18 @@ export const MAX_DETAIL_CHARACTERS = 100;
 export const MORE_FIELDS_PATH = '(more)';
 
 function boundedDetails(details: readonly ErrorDetail[]): readonly ErrorDetail[] {
-  if (details.length <= MAX_NAMED_FIELDS && details.every((detail) => cut(detail.path) === detail.path && cut(detail.message) === detail.message)) return details;
-  const named = details.slice(0, MAX_NAMED_FIELDS).map((detail) => ({ path: cut(detail.path), message: cut(detail.message) }));
+  if (details.length <= MAX_NAMED_FIELDS && details.every((detail) => clientText(detail.path) === detail.path)) return details;
+  const named = details.slice(0, MAX_NAMED_FIELDS).map((detail) => ({ path: clientText(detail.path), message: detail.message }));
   if (details.length > MAX_NAMED_FIELDS) named.push({ path: MORE_FIELDS_PATH, message: `${details.length - MAX_NAMED_FIELDS} more fields fail` });
   return named;
 }
 
 /**
- * At most MAX_DETAIL_CHARACTERS characters as JSON writes them (a control character takes six),
- * the last an ellipsis when cut, never half a surrogate pair.
+ * Text a client sent, as an error answer may repeat it: at most MAX_DETAIL_CHARACTERS characters
+ * as JSON writes them (a control character takes six), the last an ellipsis when cut, never half a
+ * surrogate pair.
  */
-function cut(text: string): string {
+export function clientText(text: string): string {
   if (text.length <= MAX_DETAIL_CHARACTERS && JSON.stringify(text).length - 2 <= MAX_DETAIL_CHARACTERS) return text;
   let kept = '';
   let size = 1; // the ellipsis

@@ -1,6 +1,6 @@
 import { GetItemCommand, PutItemCommand, TransactionCanceledException, TransactWriteItemsCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { repeatedMember } from '../../shared/http/json-members';
+import { readJson } from '../../shared/http/json-text';
 import { now } from '../../shared/clock';
 import { admitted, begin, refusedWithoutKey, db, error, pad, respond, TABLE, type Context, type Count } from './common';
 
@@ -15,15 +15,11 @@ const VISIBLE = /[^\t\n\u000b\u000c\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202
 
 function parse(event: APIGatewayProxyEvent): { name: string; categoryId: number; status: string } | Invalid {
   if (!/^application\/json\b/i.test(event.headers?.['content-type'] ?? event.headers?.['Content-Type'] ?? '')) return invalid('header.content-type', 'must be application/json');
-  let body: unknown;
-  try {
-    body = JSON.parse(event.body ?? '');
-  } catch {
-    return invalid('body', 'is not valid JSON');
-  }
-  // The same I-JSON check as ours (a member given twice), with the same helper: a feature, not framework.
-  const repeated = repeatedMember(event.body ?? '');
-  if (repeated !== undefined) return invalid(`body.${repeated.name}`, 'is given more than once');
+  // The same reading as ours (a member given twice, numbers as written), with the same helper: a feature, not framework.
+  const json = readJson(event.body ?? '');
+  if (json === undefined) return invalid('body', 'is not valid JSON');
+  if (json.repeated !== undefined) return invalid(`body.${json.repeated.name}`, 'is given more than once');
+  const body = json.value;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return invalid('body', 'must be a JSON object');
   const { name, categoryId, status = 'available', ...rest } = body as Record<string, unknown>;
   if (Object.keys(rest).length > 0) return invalid(`body.${Object.keys(rest)[0]}`, 'is not a known field');

@@ -19,7 +19,7 @@ export const ErrorBody = z.strictObject({
     .optional(z.array(ErrorDetailBody).check(z.minLength(1)))
     .register(z.globalRegistry, {
       description:
-        'On a 400: the failing fields, so a client can fix its request in one go. At most 20 are named; when more fail, one more entry, whose path is `(more)`, says how many. A path or message longer than 100 characters (a field name can be any length) is cut to 100, the last an ellipsis.',
+        'On a 400: the failing fields, so a client can fix its request in one go. At most 20 are named; when more fail, one more entry, whose path is `(more)`, says how many. A path longer than 100 characters (a field name can be any length) is cut to 100, the last an ellipsis; messages are the service\'s own and never cut.',
     }),
 });
 z.globalRegistry.add(ErrorBody, { description: 'Every error response: the code, a message, and the HTTP status again.' });

@@ -2,8 +2,8 @@
  * A `Content-Type` value read as RFC 9110 (section 8.3.1) writes it, strictly: `type/subtype`,
  * then parameters `; name=value` where the value is a token or a quoted string. A header that
  * does not parse (an unterminated quote, a stray character, a parameter given twice, in any case)
- * is undefined, never guessed at. Empty parameters (`;;`) are allowed by the grammar; a bare name
- * without `=value` is tolerated and ignored, as it was before this parser.
+ * is undefined, never guessed at, and so is a parameter without its value (`; charset`,
+ * `; charset=`) or its name (`; =utf-8`). Empty parameters (`;;`) are allowed by the grammar.
  */
 export interface MediaType {
   /** Lower-case `type/subtype`. */
@@ -15,7 +15,7 @@ export interface MediaType {
 const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
 const QUOTED = '"(?:[\\t \\x21\\x23-\\x5B\\x5D-\\x7E\\x80-\\xFF]|\\\\[\\t \\x21-\\x7E\\x80-\\xFF])*"';
 const MEDIA = new RegExp(`^(${TOKEN})/(${TOKEN})`, 'y');
-const PARAMETER = new RegExp(`[\\t ]*;[\\t ]*(?:(${TOKEN})(?:=(?:(${TOKEN})|(${QUOTED})))?)?`, 'y');
+const PARAMETER = new RegExp(`[\\t ]*;[\\t ]*(?:(${TOKEN})=(?:(${TOKEN})|(${QUOTED})))?`, 'y');
 const TRAILING_SPACE = /[\t ]*/y;
 
 export function parseMediaType(header: string): MediaType | undefined {
@@ -34,8 +34,8 @@ export function parseMediaType(header: string): MediaType | undefined {
     const name = rawName.toLowerCase();
     if (named.has(name)) return undefined;
     named.add(name);
-    if (token !== undefined) parameters[name] = token;
-    else if (quoted !== undefined) parameters[name] = quoted.slice(1, -1).replace(/\\(.)/g, '$1');
+    // A parameter has a token or a quoted value, never both.
+    parameters[name] = token ?? (quoted as string).slice(1, -1).replace(/\\(.)/g, '$1');
   }
   TRAILING_SPACE.lastIndex = at;
   TRAILING_SPACE.exec(header);

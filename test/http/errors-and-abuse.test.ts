@@ -110,7 +110,7 @@ describe('odd input never gives a 500', () => {
   // RFC 8259 lets a parser ignore a byte order mark; media type parameters are parsed leniently.
   it.each([
     ['a JSON with a byte order mark', '\ufeff{"name":"Rex","categoryId":1}', 'application/json'],
-    ['a content type with empty parameters', '{"name":"Rex","categoryId":1}', 'application/json; ;;; charset'],
+    ['a content type with empty parameters', '{"name":"Rex","categoryId":1}', 'application/json; ;;; charset=utf-8;'],
   ])('POST with %s is accepted', async (_, body, contentType) => {
     const response = await api.request('POST', '/pets', { body, headers: { 'content-type': contentType } });
     expect(response.status).toBe(201);
@@ -258,6 +258,13 @@ describe('the size of an error answer (issue 23, finding 5)', () => {
     const response = await api.request('POST', '/pets', { body: { name: 'Rex', categoryId: 1, ...body } });
     expectErrorShape(response, 400, 'invalid_request');
     expect(response.text.length).toBeLessThan(2 * FEW_KB);
+  });
+
+  it('cuts the path the docs route repeats: a 15,000-character document name gets a small 404 (issue 36, finding 4)', async () => {
+    const response = await api.request('GET', `/docs/${'a'.repeat(15_000)}`, { key: null });
+    expectErrorShape(response, 404, 'not_found');
+    expect(response.body.message).toBe(`No document answers /v1/docs/${'a'.repeat(90)}….`);
+    expect(response.text.length).toBeLessThan(FEW_KB);
   });
 
   it('answers a query of 1,500 unknown parameters with a small 400', async () => {

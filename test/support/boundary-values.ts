@@ -117,10 +117,12 @@ export const statusText = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('Available', 'SOLD', 'sold ', ' pending', 'availabl', 'unknown', '', 'null') },
 );
 
-/** categoryId as JSON text: integers at the edges of 1 to 2^53-1, integral numbers written otherwise, and other types. */
+/** categoryId as JSON text: integers at the edges of 1 to 2^53-1, integral numbers written otherwise, numbers a double rounds to an integer, and other types. */
 export const categoryIdJson = fc.oneof(
   { weight: 6, arbitrary: fc.oneof(fc.constantFrom(-1, 0, 1, 2, MAX_ID - 1, MAX_ID, MAX_ID + 1, MAX_ID + 3), fc.integer({ min: 1, max: 1_000_000 })).map(String) },
   { weight: 2, arbitrary: fc.constantFrom('1.0', '1e0', '1E+0', '10e-1', '-0', '0.5', '1.5', '9007199254740991.0', '9007199254740993', '1e300', '1e-300', '2.0e1') },
+  // Judged as written: integers that do not look it, and non-integers that a double rounds to one.
+  { weight: 2, arbitrary: fc.constantFrom('20E-1', '100e-2', '12.30e1', '0.99999999999999999', '1.00000000000000001', '3.0000000000000000001', '9007199254740990.9999', '9007199254740991.00000000000000000001', '1e-400', '2.00000000000000001e0') },
   { weight: 1, arbitrary: fc.constantFrom('"1"', 'null', 'true', '[]', '{}', '[1]', '""') },
 );
 

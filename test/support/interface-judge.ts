@@ -1,4 +1,6 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import Decimal from 'decimal.js';
+import { parse as parseLosslessly } from 'lossless-json';
 import { standardAjv } from './standard-ajv';
 
 /**
@@ -7,7 +9,10 @@ import { standardAjv } from './standard-ajv';
  * alone: ajv for JSON Schema 2020-12 in strict mode, with only the standard formats.
  *
  * - A JSON body is validated as parsed (a leading byte order mark ignored, as RFC 8259 allows),
- *   with no coercion.
+ *   with no coercion, and its numbers as written, as JSON Schema judges them: `1.0` and `20E-1`
+ *   are integers, `0.99999999999999999` is not, although `JSON.parse` rounds it to 1. The text is
+ *   read by lossless-json, which keeps each number's digits, and decimal.js says whether they
+ *   write an integer; one that does not becomes NaN, a number ajv takes for no integer.
  * - Parameters arrive as text. A value of an integer or number parameter is read as the number it
  *   denotes when it denotes a finite one (`7`, `07`, ` 7` and `7.0` are all 7), as ajv's
  *   `coerceTypes` reads it in Fastify or express-openapi-validator; but `Infinity` and `1e400`
@@ -98,6 +103,12 @@ function refusedFields(part: string, errors: ErrorObject[] | null | undefined): 
 
 const BYTE_ORDER_MARK = '\ufeff';
 
+/** A JSON number's text as JSON Schema reads it: an integer when its decimal value is one (NaN: no integer). */
+function numberAsWritten(text: string): number {
+  const number = new Decimal(text);
+  return number.isInteger() ? Number(text) : number.toNumber() % 1 === 0 ? Number.NaN : number.toNumber();
+}
+
 export function interfaceJudge(document: Json): InterfaceJudge {
   const ajv = validatorFor(document);
   const createPet = document.paths['/pets'].post as Json;
@@ -110,11 +121,19 @@ export function interfaceJudge(document: Json): InterfaceJudge {
   const decide = (part: string, validate: ValidateFunction, instance: unknown): string[] => (validate(instance) ? [] : refusedFields(part, validate.errors));
   return {
     newPet(text) {
+      const json = text.startsWith(BYTE_ORDER_MARK) ? text.slice(1) : text;
       let value: unknown;
       try {
-        value = JSON.parse(text.startsWith(BYTE_ORDER_MARK) ? text.slice(1) : text);
+        value = JSON.parse(json);
       } catch {
         return ['body'];
+      }
+      // lossless-json refuses a member name given twice, which a JSON reader keeps (the last one):
+      // that text's numbers are taken as JSON.parse read them.
+      try {
+        value = parseLosslessly(json, null, numberAsWritten);
+      } catch (error) {
+        if (!String(error).includes('Duplicate key')) throw error;
       }
       return decide('body', newPet, value);
     },

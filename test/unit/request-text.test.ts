@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { repeatedMember } from '../../shared/http/json-members';
+import { readJson } from '../../shared/http/json-text';
 import { parseMediaType } from '../../shared/http/media-type';
 
 describe('a Content-Type value, read strictly (RFC 9110)', () => {
@@ -8,7 +8,8 @@ describe('a Content-Type value, read strictly (RFC 9110)', () => {
     ['Application/JSON; charset=UTF-8', 'application/json', { charset: 'UTF-8' }],
     ['application/json ; charset="utf-8"', 'application/json', { charset: 'utf-8' }],
     ['application/json;charset="a\\"b"', 'application/json', { charset: 'a"b' }],
-    ['application/json; ;;; charset', 'application/json', {}],
+    ['application/json; ;;; charset=utf-8;', 'application/json', { charset: 'utf-8' }],
+    ['application/json;', 'application/json', {}],
     ['application/json; q=1; Level=2  ', 'application/json', { q: '1', level: '2' }],
   ])('reads %j', (header, type, parameters) => {
     expect(parseMediaType(header)).toEqual({ type, parameters });
@@ -21,6 +22,13 @@ describe('a Content-Type value, read strictly (RFC 9110)', () => {
     'application/json, text/plain',
     'application/json; charset=ü',
     'application/json; charset="x" y',
+    // A parameter is `name=value` (RFC 9110): a name without its value, or a value without its name, is no parameter (issue 36, finding 3).
+    'application/json; charset',
+    'application/json; charset=',
+    'application/json; =utf-8',
+    'application/json; charset ; q=1',
+    'application/json; ;;; charset',
+    'application/json; charset="utf-8"; level',
     'application',
     '/json',
     ' application/json',
@@ -45,7 +53,7 @@ describe('a JSON member given twice', () => {
     ['{"a\\"b":1,"a\\"b":2}', [], 'a"b'],
     ['{"c\\\\":1,"c\\\\":2}', [], 'c\\'],
   ])('is found in %s', (text, path, name) => {
-    expect(repeatedMember(text)).toEqual({ path, name });
+    expect(readJson(text)).toEqual({ repeated: { path, name } });
   });
 
   it.each([
@@ -64,8 +72,56 @@ describe('a JSON member given twice', () => {
   ])(
     'is not found in %s',
     (text) => {
-      JSON.parse(text);
-      expect(repeatedMember(text)).toBeUndefined();
+      expect(readJson(text)).toEqual({ value: JSON.parse(text) });
     },
   );
 });
+
+describe('a JSON number, judged as written (issue 36, finding 2)', () => {
+  it.each([
+    ['1.0', 1],
+    ['1e0', 1],
+    ['1E+0', 1],
+    ['20E-1', 2],
+    ['100e-2', 1],
+    ['12.30e1', 123],
+    ['0.0e5', 0],
+    ['-0', -0],
+    ['-2.0', -2],
+    ['9007199254740991.0', 9007199254740991],
+    ['9007199254740993', 9007199254740992],
+    ['1.5', 1.5],
+    ['1.5e0', 1.5],
+    ['1e-300', 1e-300],
+    ['1e400', Number.POSITIVE_INFINITY],
+  ])('%s is read as JSON.parse reads it', (text, number) => {
+    expect(readJson(text)).toEqual({ value: number });
+  });
+
+  it.each(['0.99999999999999999', '3.0000000000000000001', '9007199254740990.9999', '1.00000000000000001', '-1.00000000000000001', '1e-400', '100000000000000000000.5', '1.00000000000000001e1', '5e-1000000000000000000000'])(
+    '%s, not an integer as written though a double rounds it to one, is read as NaN',
+    (text) => {
+      expect(Number.isInteger(JSON.parse(text))).toBe(true);
+      expect(readJson(text)).toEqual({ value: Number.NaN });
+    },
+  );
+
+  it('replaces each such number where it stands, at any depth, and nothing else', () => {
+    const text = '{"a":{"b":[1,2.0,0.99999999999999999],"c":3.0000000000000000001},"d":[[1,2,3],{"e":1,"f":2},1.00000000000000001,1.0],"g":"1.00000000000000001"}';
+    expect(readJson(text)).toEqual({ value: { a: { b: [1, 2, Number.NaN], c: Number.NaN }, d: [[1, 2, 3], { e: 1, f: 2 }, Number.NaN, 1], g: '1.00000000000000001' } });
+  });
+
+  it('an own member named __proto__ is replaced like any other, and no prototype changes', () => {
+    const reading = readJson('{"__proto__":1.00000000000000001,"x":[{"__proto__":2.00000000000000001}]}');
+    const value = (reading as { value: unknown }).value as Record<string, unknown>;
+    expect(Object.getOwnPropertyDescriptor(value, '__proto__')?.value).toBeNaN();
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor((value.x as object[])[0], '__proto__')?.value).toBeNaN();
+  });
+
+  it('a text that is not JSON is undefined', () => {
+    expect(readJson('{"a":1,}')).toBeUndefined();
+    expect(readJson('')).toBeUndefined();
+  });
+});
+

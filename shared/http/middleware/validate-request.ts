@@ -2,7 +2,7 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { invalidRequest, type ErrorDetail } from '../../errors';
 import { requestHeader, requestHeaderCount } from '../headers';
-import { repeatedMember } from '../json-members';
+import { readJson } from '../json-text';
 import { parseMediaType } from '../media-type';
 import type { HttpContext } from '../request-context';
 import type { RequestHeadersSchema, RequestIssue, RequestPartSchema } from '../../validation/request-schema';
@@ -142,15 +142,10 @@ function readJsonBody(event: APIGatewayProxyEvent, details: ErrorDetail[]): { re
   } catch {
     return fail('body', 'is not valid UTF-8');
   }
-  const json = text.startsWith(BYTE_ORDER_MARK) ? text.slice(1) : text;
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    return fail('body', 'is not valid JSON');
-  }
-  const repeated = repeatedMember(json);
+  const json = readJson(text.startsWith(BYTE_ORDER_MARK) ? text.slice(1) : text);
+  if (json === undefined) return fail('body', 'is not valid JSON');
+  const { repeated } = json;
   if (repeated !== undefined) return fail(['body', ...repeated.path, repeated.name].join('.'), 'is given more than once');
-  return { value };
+  return json;
 }
 
