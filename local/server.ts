@@ -1,10 +1,11 @@
 import { now } from '../shared/clock';
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { EVERY_ANSWER_HEADERS } from '../shared/http/every-answer';
-import { EDGE_REFUSAL, renderGatewayResponse, type GatewayResponseType } from '../shared/http/gateway-responses';
+import { EDGE_REFUSAL, GATEWAY_RESPONSES, renderErrorAnswer, type GatewayResponse, type GatewayResponseType } from '../shared/http/gateway-responses';
 import type { ApiGatewayHandler } from '../shared/http/stack';
 import { FUNCTIONS, OPERATION_IDS, OPERATIONS, type DataAccess, type OperationId } from '../shared/functions';
 import { API_BASE_PATH } from '../shared/http/routes';
@@ -20,7 +21,9 @@ import { LocalWebAcl } from './web-acl';
  * cached per identity as the stack sets) unless there is no Authorization header at all; then the
  * operation's handler module (the very one that is deployed) with the authorizer's context as
  * `requestContext.authorizer`. Whatever API Gateway itself answers is answered here with the same
- * gateway response the stack declares (shared/http/gateway-responses.ts).
+ * gateway response the stack declares (shared/http/gateway-responses.ts). What Node's HTTP server
+ * would answer on its own (headers too large, too slow, malformed) is answered here in the same
+ * Error shape (localRefusals), never bare; and a request is served with all its headers or not at all.
  */
 /** The functions a route leads to (the authorizer runs before them). */
 export type RoutedFunction = OperationId | 'apiDocs';
@@ -37,6 +40,8 @@ export interface LocalServerOptions {
   readonly ready?: Promise<unknown>;
   /** How long a request's body may take to arrive (BODY_DEADLINE_MS; tests shorten it). */
   readonly bodyDeadlineMs?: number;
+  /** How long a request's line and headers may take to arrive, in whole ms (HEADERS_DEADLINE_MS; tests shorten it). */
+  readonly headersDeadlineMs?: number;
   /** The functions' DynamoDB rights; by default as declared (shared/functions.ts), as the stack grants them. */
   readonly rights?: ServedRights;
   /** Called once per answered request (the gateway's own answers too), when its answer is done: npm start's readable log. */
@@ -65,6 +70,51 @@ export interface AnsweredRequest {
  * every local answer comes within 10 s of a request's arrival (decisions.md).
  */
 export const BODY_DEADLINE_MS = 10_000;
+
+/**
+ * A request whose line and headers are not complete this long after they began (after the
+ * connection opened, for its first request) is answered 408, and its connection closed.
+ */
+export const HEADERS_DEADLINE_MS = 10_000;
+
+/**
+ * The most header fields a request may have; more are a 431, never a request served with some of
+ * them dropped (Node's own limit, 2,000, drops the rest without a word). Far above what any real
+ * client sends (a browser about 10 to 20, curl 3, an SDK about 10): a request over it comes from a
+ * broken or hostile client.
+ */
+export const MAX_HEADER_COUNT = 100;
+
+/** The most bytes of request line and headers the server reads (Node's default, set so that the 431 can say it). */
+const MAX_HEADER_BYTES = 16 * 1024;
+
+/**
+ * The local server's own refusals, before any route is looked for: what Node's HTTP server would
+ * otherwise answer bare (or, for too many headers, serve with some of them dropped). API Gateway
+ * has its own limits and answers; these are the local server's. The code table has no 408, 417 or
+ * 431: as for API Gateway's 413, `invalid_request` with the real status.
+ */
+function localRefusals(headersDeadlineMs: number) {
+  const refusal = (status: number, message: string): GatewayResponse => ({ status, code: { literal: 'invalid_request' }, message: { literal: message }, headers: {} });
+  const deadline = headersDeadlineMs % 1000 === 0 ? `${headersDeadlineMs / 1000} s` : `${headersDeadlineMs} ms`;
+  return {
+    HEADERS_TOO_LARGE: refusal(431, `The request's line and headers are larger than the local server accepts (${MAX_HEADER_BYTES / 1024} KiB).`),
+    TOO_MANY_HEADERS: refusal(431, `The request has more headers than the local server accepts (${MAX_HEADER_COUNT}).`),
+    HEADERS_TOO_SLOW: refusal(408, `The request's line and headers did not arrive within ${deadline}.`),
+    MALFORMED: refusal(400, 'The request is not well-formed HTTP/1.1.'),
+    NO_HOST: refusal(400, 'An HTTP/1.1 request needs a Host header.'),
+    EXPECTATION_FAILED: refusal(417, 'The local server fulfils no Expect header but "Expect: 100-continue".'),
+  } as const;
+}
+type LocalRefusals = ReturnType<typeof localRefusals>;
+
+/**
+ * How often Node looks for headers past their deadline: it answers at most this late. A twentieth
+ * of the deadline (500 ms of 10 s), so that the 408 comes close to it whatever the deadline.
+ */
+function connectionsCheckingInterval(headersDeadlineMs: number): number {
+  return Math.min(500, Math.max(5, Math.round(headersDeadlineMs / 20)));
+}
 
 export interface LocalServer {
   readonly server: Server;
@@ -115,17 +165,53 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     bodyDeadlineMs: options.bodyDeadlineMs ?? BODY_DEADLINE_MS,
     onAnswered: options.onAnswered,
   };
-  const server = createServer((request, response) => {
-    void (async () => {
-      await options.ready;
-      await serve(request, response, gateway);
-    })().catch((error: unknown) => {
-      process.stderr.write(`local server: ${error instanceof Error ? error.stack : String(error)}\n`);
-      if (!response.headersSent) {
-        response.writeHead(500, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...EVERY_ANSWER_HEADERS });
-        response.end(JSON.stringify({ code: 'internal_error', message: 'The local server failed to answer.', status: 500 }));
-      } else response.destroy();
-    });
+  const headersDeadlineMs = options.headersDeadlineMs ?? HEADERS_DEADLINE_MS;
+  const refusals = localRefusals(headersDeadlineMs);
+  const connections = new WeakMap<Duplex, Connection>();
+  const server = createServer(
+    {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      headersTimeout: headersDeadlineMs,
+      connectionsCheckingInterval: connectionsCheckingInterval(headersDeadlineMs),
+      // Node's deadline for a whole request, body included, would answer 408 while a request is
+      // being served: a body has its own deadline here (bodyDeadlineMs, kept by serve).
+      requestTimeout: 0,
+      // Node answers these itself, bare: here, in the Error shape (below).
+      requireHostHeader: false,
+    },
+    (request, response) => {
+      trackAnswer(connections, request.socket, response);
+      // Before anything else: a request is served with all its headers, or not at all.
+      const refusal = refusalOfHead(request, refusals);
+      if (refusal !== undefined) return refuse(request, response, refusal, gateway);
+      void (async () => {
+        await options.ready;
+        await serve(request, response, gateway);
+      })().catch((error: unknown) => {
+        process.stderr.write(`local server: ${error instanceof Error ? error.stack : String(error)}\n`);
+        if (!response.headersSent) {
+          response.writeHead(500, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...EVERY_ANSWER_HEADERS });
+          response.end(JSON.stringify({ code: 'internal_error', message: 'The local server failed to answer.', status: 500 }));
+        } else response.destroy();
+      });
+    },
+  );
+  // No limit of Node's, which would drop the headers past its 2,000th without a word: refusalOfHead counts them.
+  server.maxHeadersCount = 0;
+  server.on('connection', (socket: Socket) => connections.set(socket, { since: performance.now(), responses: new Set() }));
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    trackAnswer(connections, request.socket, response);
+    refuse(request, response, refusals.EXPECTATION_FAILED, gateway);
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, connections.get(socket), refusals, gateway.onAnswered));
+  // CONNECT, which Node would close unanswered: as for any method no route has, API Gateway's 404.
+  server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+    const requestId = randomUUID();
+    const arrived = connections.get(socket)?.since ?? performance.now();
+    socket.on('error', () => {});
+    socket.end(rawAnswer(GATEWAY_RESPONSES.MISSING_AUTHENTICATION_TOKEN, requestId), () => socket.destroy());
+    const [path = '/'] = (request.url ?? '/').split('?');
+    gateway.onAnswered?.({ time: Date.now(), status: GATEWAY_RESPONSES.MISSING_AUTHENTICATION_TOKEN.status, method: 'CONNECT', path, durationMs: performance.now() - arrived, requestId });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -310,8 +396,9 @@ function writeResult(response: ServerResponse, result: APIGatewayProxyResult): v
   response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
-function writeGatewayResponse(response: ServerResponse, type: GatewayResponseType, requestId: string, authorizer?: Record<string, string>): void {
-  const { status, headers, body } = renderGatewayResponse(type, { requestId, ...(authorizer ? { authorizer } : {}) });
+function writeGatewayResponse(response: ServerResponse, type: GatewayResponseType | GatewayResponse, requestId: string, authorizer?: Record<string, string>): void {
+  const described = typeof type === 'string' ? GATEWAY_RESPONSES[type] : type;
+  const { status, headers, body } = renderErrorAnswer(described, { requestId, ...(authorizer ? { authorizer } : {}) });
   response.writeHead(status, headers);
   response.end(body);
 }
@@ -330,4 +417,77 @@ function reportWhenAnswered(
     const [path = '/'] = (request.url ?? '/').split('?');
     onAnswered({ time: Date.now(), status: response.statusCode, method: request.method ?? 'GET', path, durationMs: performance.now() - arrived, requestId, ...served });
   });
+}
+
+/** A connection, for the answers Node's parser calls for: its responses not yet finished; since when it waits for a request. */
+interface Connection {
+  since: number;
+  readonly responses: Set<ServerResponse>;
+}
+
+function trackAnswer(connections: WeakMap<Duplex, Connection>, socket: Duplex, response: ServerResponse): void {
+  const connection = connections.get(socket);
+  if (connection === undefined) return;
+  connection.responses.add(response);
+  response.once('finish', () => {
+    connection.responses.delete(response);
+    if (connection.responses.size === 0) connection.since = performance.now();
+  });
+}
+
+/** A refusal of the request's head, which Node parsed but would serve wrongly or answer bare. */
+function refusalOfHead(request: IncomingMessage, refusals: LocalRefusals): GatewayResponse | undefined {
+  if (request.rawHeaders.length / 2 > MAX_HEADER_COUNT) return refusals.TOO_MANY_HEADERS;
+  // RFC 9112, 3.2: a server MUST answer 400 to an HTTP/1.1 request without Host.
+  if (request.httpVersion === '1.1' && request.headers.host === undefined) return refusals.NO_HOST;
+  return undefined;
+}
+
+/** Answers a request with a refusal of the local server's own, as the gateway's are answered. */
+function refuse(request: IncomingMessage, response: ServerResponse, refusal: GatewayResponse, gateway: Gateway): void {
+  const requestId = randomUUID();
+  if (gateway.onAnswered !== undefined) reportWhenAnswered(request, response, requestId, {}, gateway.onAnswered);
+  discardBody(request, Date.now() + gateway.bodyDeadlineMs);
+  writeGatewayResponse(response, refusal, requestId);
+}
+
+/**
+ * What Node's parser gives up on (lib/_http_server.js answers it bare, then closes): headers too
+ * large (431), not complete by their deadline (408), anything else it cannot parse (400). Answered
+ * in the Error shape, then closed as Node does; a connection that is gone, or whose answer has
+ * begun, is only closed. In npm start's log with `-` for the method and path it did not parse,
+ * unless the connection never sent a byte (a browser's spare connection, answered 408).
+ */
+function answerClientError(
+  error: NodeJS.ErrnoException,
+  socket: Duplex,
+  connection: Connection | undefined,
+  refusals: LocalRefusals,
+  onAnswered: ((request: AnsweredRequest) => void) | undefined,
+): void {
+  if (error.code === 'ECONNRESET' || !socket.writable || [...(connection?.responses ?? [])].some((response) => response.headersSent)) {
+    socket.destroy();
+    return;
+  }
+  const refusal =
+    error.code === 'HPE_HEADER_OVERFLOW' ? refusals.HEADERS_TOO_LARGE : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? refusals.HEADERS_TOO_SLOW : refusals.MALFORMED;
+  const requestId = randomUUID();
+  socket.write(rawAnswer(refusal, requestId));
+  socket.destroy();
+  if (onAnswered === undefined || (socket as Socket).bytesRead === 0) return;
+  const durationMs = connection === undefined ? 0 : performance.now() - connection.since;
+  onAnswered({ time: Date.now(), status: refusal.status, method: '-', path: '-', durationMs, requestId });
+}
+
+/** An answer written straight on a connection, which has no response object to write it with. */
+function rawAnswer(refusal: GatewayResponse, requestId: string): string {
+  const { status, headers, body } = renderErrorAnswer(refusal, { requestId });
+  const lines = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+    `Date: ${new Date().toUTCString()}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+  ];
+  return `${lines.join('\r\n')}\r\n\r\n${body}`;
 }

@@ -122,7 +122,17 @@ export function renderGatewayResponse(
   type: GatewayResponseType,
   values: { readonly requestId: string; readonly authorizer?: Readonly<Partial<RefusalContext>> },
 ): GatewayAnswer {
-  const response = GATEWAY_RESPONSES[type];
+  return renderErrorAnswer(GATEWAY_RESPONSES[type], values);
+}
+
+/**
+ * An answer described as a gateway response is, rendered alike: a gateway response, or one of the
+ * local server's own refusals (local/server.ts), which API Gateway has no response type for.
+ */
+export function renderErrorAnswer(
+  response: GatewayResponse,
+  values: { readonly requestId: string; readonly authorizer?: Readonly<Partial<RefusalContext>> },
+): GatewayAnswer {
   const valueOf = (value: GatewayValue): string =>
     'literal' in value ? value.literal : 'request' in value ? values.requestId : (values.authorizer?.[value.authorizer] ?? '');
   const headers: Record<string, string> = {};
