@@ -21,8 +21,11 @@ const CONTENT_TYPES: Record<string, string> = {
 
 /** Starts Swagger UI on the document; a file of its own, so the page's CSP needs no inline script. */
 const INITIALIZER = `window.addEventListener('load', function startReference() {
+  // From the page's path alone: deepLinking writes #/tag/operation into the address, and a query or
+  // fragment must not move the document (/v1/docs and /v1/docs/ both give /v1/openapi.json).
+  var page = window.location.origin + window.location.pathname.replace(/\\/?$/, '/');
   window.ui = SwaggerUIBundle({
-    url: new URL('../openapi.json', window.location.href.replace(/\\/?$/, '/')).href,
+    url: new URL('../openapi.json', page).href,
     dom_id: '#reference',
     deepLinking: true,
     validatorUrl: null,

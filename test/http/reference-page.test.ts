@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { OPERATION_IDS, OPERATIONS } from '../../shared/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import committed from '../../openapi/openapi.json' with { type: 'json' };
 import { expectErrorShape, startTestApi, type TestApi } from '../support/api';
+import { launchReferenceBrowser, type ReferenceBrowser } from '../support/browser';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -47,32 +47,19 @@ describe('the interface description and its reference page, served without a key
   });
 });
 
-describe('the reference page in a real browser (Debian Chromium)', () => {
+describe('the reference page in a real browser (CHROMIUM_PATH, Debian Chromium or Google Chrome)', () => {
+  let reference: ReferenceBrowser | undefined;
   let browser: BrowserContext;
-  let profile: string;
   beforeAll(async () => {
-    // A fresh, empty profile each run.
-    profile = mkdtempSync(join(tmpdir(), 'petstore-chromium-'));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    reference = await launchReferenceBrowser();
+    browser = reference.context;
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
-    rmSync(profile, { recursive: true, force: true });
+    await reference?.close();
   });
 
-  it('loads with no console error, lists every operation in the declared order, and shows getPet as deprecated', async () => {
+  /** A new page of the browser, with everything that goes wrong on it collected in `problems`. */
+  async function watchedPage(): Promise<{ page: Page; problems: string[] }> {
     const page = await browser.newPage();
     const problems: string[] = [];
     page.on('console', (message) => {
@@ -83,10 +70,15 @@ describe('the reference page in a real browser (Debian Chromium)', () => {
     page.on('response', (response) => {
       if (response.status() >= 400) problems.push(`${response.url()}: ${response.status()}`);
     });
+    return { page, problems };
+  }
 
-    await page.goto(`${api.baseUrl}/docs`, { waitUntil: 'networkidle' });
-    await page.locator('.opblock').first().waitFor({ timeout: 20_000 });
-
+  /** After `open` (a goto or reload), the page lists every operation in the declared order, getPet deprecated, and nothing went wrong. */
+  async function expectOperationsListed(page: Page, problems: string[], open: () => Promise<unknown>): Promise<void> {
+    await open();
+    // The operations, or Swagger UI's own error when it could not load the document.
+    await page.locator('.opblock, .errors-wrapper').first().waitFor({ timeout: 20_000 });
+    expect(problems, page.url()).toEqual([]);
     const operations = await page.locator('.opblock').evaluateAll((blocks) =>
       blocks.map((block) => ({
         method: block.querySelector('.opblock-summary-method')?.textContent?.trim(),
@@ -95,10 +87,15 @@ describe('the reference page in a real browser (Debian Chromium)', () => {
         deprecated: block.classList.contains('opblock-deprecated'),
       })),
     );
-    expect(operations).toEqual(OPERATION_IDS.map((operationId) => ({ ...OPERATIONS[operationId].route, operationId, deprecated: operationId === 'getPet' })));
+    expect(operations, page.url()).toEqual(OPERATION_IDS.map((operationId) => ({ ...OPERATIONS[operationId].route, operationId, deprecated: operationId === 'getPet' })));
     expect(operations).toContainEqual({ method: 'GET', path: '/pets', operationId: 'listPets', deprecated: false });
     expect(operations).toContainEqual({ method: 'POST', path: '/pets', operationId: 'createPet', deprecated: false });
     expect(operations).toContainEqual({ method: 'GET', path: '/pets/{petId}', operationId: 'getPet', deprecated: true });
+  }
+
+  it('loads with no console error, lists every operation in the declared order, and shows getPet as deprecated', async () => {
+    const { page, problems } = await watchedPage();
+    await expectOperationsListed(page, problems, () => page.goto(`${api.baseUrl}/docs`, { waitUntil: 'networkidle' }));
     await expect(page.locator('.info .title').textContent()).resolves.toContain('Pet store API');
     // "Try it out" goes to the server the page was loaded from, whatever its port.
     await expect(page.locator('.servers select').inputValue()).resolves.toBe('/v1');
@@ -108,4 +105,13 @@ describe('the reference page in a real browser (Debian Chromium)', () => {
     await page.screenshot({ path: join(screenshots, 'reference-page.png'), fullPage: true });
     expect(problems).toEqual([]);
   }, 60_000);
+
+  it('loads the same from a deep link, on reloading it, and with a query: the document is found beside the page', async () => {
+    const { page, problems } = await watchedPage();
+    // What deepLinking writes into the address once an operation is opened, then reloaded.
+    await expectOperationsListed(page, problems, () => page.goto(`${api.baseUrl}/docs#/pets/listPets`, { waitUntil: 'networkidle' }));
+    await expectOperationsListed(page, problems, () => page.reload({ waitUntil: 'networkidle' }));
+    expect(new URL(page.url()).hash).toBe('#/pets/listPets');
+    await expectOperationsListed(page, problems, () => page.goto(`${api.baseUrl}/docs?x=1`, { waitUntil: 'networkidle' }));
+  }, 90_000);
 });
