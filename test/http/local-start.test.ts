@@ -132,7 +132,8 @@ describe('npm start', () => {
     const started = start({ PORT: String(await freePort()), DATA_DIR: dataDir });
     try {
       await waitFor(started, 'Press Ctrl-C to stop.');
-      const owner = Number(readFileSync(join(dataDir, 'npm-start.pid'), 'utf8').trim());
+      // "<pid> <start time>" (local/data-dir-lock.ts)
+      const owner = Number(readFileSync(join(dataDir, 'npm-start.pid'), 'utf8').split(/\s/)[0]);
       expect(owner).not.toBe(999_999_999);
       expect(() => process.kill(owner, 0)).not.toThrow(); // the new start's own process
     } finally {
