@@ -11,7 +11,7 @@ import { setRateLimitHeaders } from '../shared/http/rate-limit-headers';
 import { OPERATION_IDS, OPERATIONS, type OperationId } from '../shared/functions';
 import { routeOf } from '../shared/http/routes';
 import { rateLimiter } from '../shared/limits/limiter-instance';
-import { writeLog, type LogEntry } from '../shared/log';
+import { loggedError, writeLog, type LogEntry } from '../shared/log';
 
 const registry = new KeyRegistry(documentClient, config.tableName);
 
@@ -97,9 +97,7 @@ function logRefusal(event: APIGatewayRequestAuthorizerEvent, startedAt: number, 
   entry.status = status;
   entry.durationMs = Math.round((performance.now() - startedAt) * 100) / 100;
   entry.code = code;
-  if (failure !== undefined) {
-    entry.error = failure instanceof Error ? { name: failure.name, message: failure.message, stack: failure.stack } : { value: String(failure) };
-  }
+  if (failure !== undefined) entry.error = loggedError(failure);
   writeLog(entry);
 }
 

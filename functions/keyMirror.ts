@@ -1,9 +1,9 @@
 import { ApiGatewayKeySource, createManagementClient } from '../shared/auth/api-gateway-keys';
 import { KeyRegistry } from '../shared/auth/key-registry';
-import { KEY_MIRROR_METRICS, mirrorKeys } from '../shared/auth/key-mirror';
+import { mirrorKeys } from '../shared/auth/key-mirror';
+import { logMirrorRun } from '../shared/auth/key-mirror-run-log';
 import { config } from '../shared/config';
 import { documentClient } from '../shared/dynamodb/document-client';
-import { writeLog } from '../shared/log';
 
 const registry = new KeyRegistry(documentClient, config.tableName);
 const client = createManagementClient({ region: config.region });
@@ -21,30 +21,5 @@ export const handler = async (): Promise<void> => {
   if (restApiId === undefined || apiStage === undefined) throw new Error('REST_API_ID and API_STAGE must be set for the key mirror');
   const startedAt = Date.now();
   const report = await mirrorKeys(new ApiGatewayKeySource(client), registry, { apiId: restApiId, stage: apiStage }, startedAt);
-  // A plan it could not use is for the operator to fix: the run did its part, but is no success.
-  const succeeded = report.problems.length === 0 ? 1 : 0;
-  writeLog({
-    level: succeeded ? 'info' : 'warn',
-    msg: 'key mirror',
-    ...report,
-    durationMs: Date.now() - startedAt,
-    _aws: {
-      Timestamp: startedAt,
-      CloudWatchMetrics: [
-        {
-          Namespace: KEY_MIRROR_METRICS.namespace,
-          Dimensions: [['ApiId']],
-          Metrics: [
-            { Name: KEY_MIRROR_METRICS.succeeded, Unit: 'Count' },
-            { Name: KEY_MIRROR_METRICS.keys, Unit: 'Count' },
-            { Name: KEY_MIRROR_METRICS.calls, Unit: 'Count' },
-          ],
-        },
-      ],
-    },
-    ApiId: restApiId,
-    [KEY_MIRROR_METRICS.succeeded]: succeeded,
-    [KEY_MIRROR_METRICS.keys]: report.keys,
-    [KEY_MIRROR_METRICS.calls]: report.managementCalls,
-  });
+  logMirrorRun(report, restApiId, startedAt);
 };

@@ -84,7 +84,7 @@ export function addDashboard(scope: Construct, sources: DashboardSources): Dashb
     ]),
     new SingleValueWidget({
       title: 'Key mirror: successful runs in the last 5 minutes (alarm below 1)',
-      metrics: [new Metric({ namespace: KEY_MIRROR_METRICS.namespace, metricName: KEY_MIRROR_METRICS.succeeded, dimensionsMap: { ApiId: sources.keyMirrorApiId }, statistic: 'Sum', period: Duration.minutes(5) })],
+      metrics: [new Metric({ namespace: KEY_MIRROR_METRICS.namespace, metricName: KEY_MIRROR_METRICS.succeeded, dimensionsMap: { [KEY_MIRROR_METRICS.apiIdDimension]: sources.keyMirrorApiId }, statistic: 'Sum', period: Duration.minutes(5) })],
       width: 12,
     }),
   );

@@ -52,7 +52,7 @@ export function scheduleKeyMirror(scope: Construct, mirror: PetStoreFunction, ap
   });
   const period = Duration.minutes(5);
   const runs = (statistic: string) =>
-    new Metric({ namespace: KEY_MIRROR_METRICS.namespace, metricName: KEY_MIRROR_METRICS.succeeded, dimensionsMap: { ApiId: apiId }, statistic, period });
+    new Metric({ namespace: KEY_MIRROR_METRICS.namespace, metricName: KEY_MIRROR_METRICS.succeeded, dimensionsMap: { [KEY_MIRROR_METRICS.apiIdDimension]: apiId }, statistic, period });
   return new Alarm(scope, 'KeyMirrorAlarm', {
     alarmDescription:
       'The key mirror went wrong in the last 5 minutes and no run succeeded (runs failing, finding a usage plan of the stage it cannot use, or not being made): console changes to keys and plans are not reaching the service; the last good copy keeps serving. See the KeyMirror function\'s log lines.',

@@ -52,6 +52,17 @@ function fieldsOf(entry: LogEntry, names: readonly string[]): string {
   return members;
 }
 
+/**
+ * An error as a log line holds it: its name, message and stack, and its cause's name and message
+ * (an SDK's abort or network error is usually the cause that says what happened). A value thrown
+ * that is no Error is logged as text.
+ */
+export function loggedError(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { value: String(error) };
+  const cause = error.cause instanceof Error ? { name: error.cause.name, message: error.cause.message } : undefined;
+  return { name: error.name, message: error.message, stack: error.stack, ...(cause ? { cause } : {}) };
+}
+
 /** Lets the tests read what would be logged. Returns the sink it replaced. */
 export function setLogSink(next: LogSink): LogSink {
   const previous = sink;

@@ -32,8 +32,8 @@ export const API_ID_TAG = 'petstore:api-id';
 export const PER_MINUTE_TAG = 'petstore:per-minute';
 export const PER_DAY_TAG = 'petstore:per-day';
 
-/** The CloudWatch metrics of a successful run (the stack alarms when they stop coming). */
-export const KEY_MIRROR_METRICS = { namespace: 'PetStore', succeeded: 'KeyMirrorSucceeded', keys: 'MirroredKeys', calls: 'ManagementCalls' } as const;
+/** The CloudWatch metrics of a run, per REST API (the stack alarms when successes stop coming). */
+export const KEY_MIRROR_METRICS = { namespace: 'PetStore', apiIdDimension: 'ApiId', succeeded: 'KeyMirrorSucceeded', keys: 'MirroredKeys', calls: 'ManagementCalls' } as const;
 
 /** What the mirror reads of API Gateway (infra-free: the SDK side is api-gateway-keys.ts). */
 export interface GatewayUsagePlan {

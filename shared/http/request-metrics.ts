@@ -9,6 +9,7 @@
  *                  in the function, ms        KeySuspended        1 for a 429 key_suspended
  */
 import { config } from '../config';
+import { metricMembers, type MetricUnit } from '../embedded-metrics';
 
 /** Per stage (the CDK stack sets METRICS_NAMESPACE), so staging's metrics never mix with prod's. */
 export const metricsNamespaceOf = (stage: string): string => `PetStore/${stage}`;
@@ -29,17 +30,16 @@ export const METRIC_DIMENSIONS = { operation: 'operation', plan: 'plan' } as con
 /** Every field a metric line refers to, for the line that keeps its metrics alone (shared/log.ts). */
 export const METRIC_DIMENSION_FIELDS: readonly string[] = Object.values(METRIC_DIMENSIONS);
 
-const UNITS: Record<string, string> = { [REQUEST_METRICS.latency]: 'Milliseconds' };
+type RequestMetric = (typeof REQUEST_METRICS)[keyof typeof REQUEST_METRICS];
 
-/** The `_aws` block but its timestamp, made once per operation: with the plan, or without one (no key). */
-function directive(withPlan: boolean): string {
-  const dimensions = withPlan ? [[METRIC_DIMENSIONS.operation, METRIC_DIMENSIONS.plan], [METRIC_DIMENSIONS.operation]] : [[METRIC_DIMENSIONS.operation]];
-  const metrics = Object.values(REQUEST_METRICS).map((name) => ({ Name: name, Unit: UNITS[name] ?? 'Count' }));
-  return JSON.stringify([{ Namespace: config.metricsNamespace, Dimensions: dimensions, Metrics: metrics }]);
-}
+/** Each metric's unit, in REQUEST_METRICS' order: the latency in milliseconds, the rest counts. */
+const UNITS = Object.fromEntries(
+  Object.values(REQUEST_METRICS).map((name) => [name, name === REQUEST_METRICS.latency ? 'Milliseconds' : 'Count']),
+) as Record<RequestMetric, MetricUnit>;
 
-const WITH_PLAN = directive(true);
-const WITHOUT_PLAN = directive(false);
+/** A request's line, with the plan, or without one (no key). */
+const WITH_PLAN = metricMembers({ namespace: config.metricsNamespace, dimensions: [[METRIC_DIMENSIONS.operation, METRIC_DIMENSIONS.plan], [METRIC_DIMENSIONS.operation]], metrics: UNITS });
+const WITHOUT_PLAN = metricMembers({ namespace: config.metricsNamespace, dimensions: [[METRIC_DIMENSIONS.operation]], metrics: UNITS });
 
 /**
  * The metric fields and the `_aws` block of one request, as JSON members to append to its log line
@@ -47,10 +47,16 @@ const WITHOUT_PLAN = directive(false);
  */
 export function requestMetricMembers(status: number, code: string | undefined, latencyMs: number, withPlan: boolean, nowMs: number): string {
   const statusClass = Math.floor(status / 100);
-  return (
-    `"${REQUEST_METRICS.requests}":1,"${REQUEST_METRICS.latency}":${latencyMs},` +
-    `"${REQUEST_METRICS.status2xx}":${statusClass === 2 ? 1 : 0},"${REQUEST_METRICS.status4xx}":${statusClass === 4 ? 1 : 0},"${REQUEST_METRICS.status5xx}":${statusClass === 5 ? 1 : 0},` +
-    `"${REQUEST_METRICS.rateLimited}":${code === 'rate_limited' ? 1 : 0},"${REQUEST_METRICS.keySuspended}":${code === 'key_suspended' ? 1 : 0},` +
-    `"_aws":{"Timestamp":${nowMs},"CloudWatchMetrics":${withPlan ? WITH_PLAN : WITHOUT_PLAN}}`
+  return (withPlan ? WITH_PLAN : WITHOUT_PLAN)(
+    {
+      [REQUEST_METRICS.requests]: 1,
+      [REQUEST_METRICS.latency]: latencyMs,
+      [REQUEST_METRICS.status2xx]: statusClass === 2 ? 1 : 0,
+      [REQUEST_METRICS.status4xx]: statusClass === 4 ? 1 : 0,
+      [REQUEST_METRICS.status5xx]: statusClass === 5 ? 1 : 0,
+      [REQUEST_METRICS.rateLimited]: code === 'rate_limited' ? 1 : 0,
+      [REQUEST_METRICS.keySuspended]: code === 'key_suspended' ? 1 : 0,
+    },
+    nowMs,
   );
 }

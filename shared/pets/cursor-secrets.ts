@@ -2,7 +2,7 @@ import { now } from '../clock';
 import type { Config } from '../config';
 import type { CallDeadline } from '../dynamodb/call-deadline';
 import { ServiceUnavailableError } from '../errors';
-import { writeLog } from '../log';
+import { loggedError, writeLog } from '../log';
 import { CursorCodec, positionOf, type CursorPosition } from './cursor';
 import type { PetStatus } from './pet-status';
 
@@ -156,7 +156,7 @@ export class CursorSecrets {
         writeLog({
           level: this.#known === undefined ? 'error' : 'warn',
           msg: this.#known === undefined ? 'cursor keys not read' : 'cursor keys not read again; the known ones stay in use',
-          error: describe(error),
+          error: loggedError(error),
         });
         throw error;
       },
@@ -191,9 +191,3 @@ export class CursorSecrets {
 }
 
 function ignore(): void {}
-
-function describe(error: unknown): Record<string, unknown> {
-  if (!(error instanceof Error)) return { value: String(error) };
-  const cause = error.cause instanceof Error ? { name: error.cause.name, message: error.cause.message } : undefined;
-  return { name: error.name, message: error.message, ...(cause ? { cause } : {}) };
-}

@@ -1,7 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { deadlineBeforeTimeout } from '../../dynamodb/call-deadline';
-import { writeLog, type LogEntry } from '../../log';
+import { loggedError, writeLog, type LogEntry } from '../../log';
 import type { HttpContext } from '../request-context';
 import { METRIC_DIMENSION_FIELDS, requestMetricMembers } from '../request-metrics';
 import { routeOf, type OperationId } from '../routes';
@@ -42,15 +42,9 @@ export function accessLog(operationId: OperationId): middy.MiddlewareObj<APIGate
     }
     const code = state.problem?.code;
     if (code !== undefined) entry.code = code;
-    if (status >= 500 && failure !== undefined) entry.error = describeFailure(failure);
+    if (status >= 500 && failure !== undefined) entry.error = loggedError(failure);
     writeLog(entry, requestMetricMembers(status, code, durationMs, state.principal !== undefined, Date.now()), METRIC_DIMENSION_FIELDS);
   };
 
   return { before: accessLogBefore, after: accessLogAfter, onError: accessLogAfter };
-}
-
-function describeFailure(failure: unknown): Record<string, unknown> {
-  if (!(failure instanceof Error)) return { value: String(failure) };
-  const cause = failure.cause instanceof Error ? { name: failure.cause.name, message: failure.cause.message } : undefined;
-  return { name: failure.name, message: failure.message, stack: failure.stack, ...(cause ? { cause } : {}) };
 }
