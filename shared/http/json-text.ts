@@ -9,7 +9,8 @@
  *   takes a number that may be fractional; one that did would need the double instead.)
  *
  * Names and numbers are taken from the text, since `JSON.parse` has lost both by the time a schema
- * looks; the scan walks only strings, brackets, commas and numbers (JSON.parse has checked the rest).
+ * looks; the scan walks only strings, brackets, commas and numbers (JSON.parse has checked the
+ * rest), in time linear in the text whatever its nesting.
  */
 export type JsonReading =
   | { readonly value: unknown; readonly repeated?: undefined }
@@ -19,14 +20,19 @@ export type JsonReading =
 const TOKENS = /"[^"\\]*(?:\\.[^"\\]*)*"|[{}[\],]|-?\d[\d.eE+-]*/g;
 /** What follows a string that is a member's name. */
 const NAME_END = /\s*:/y;
-/** A number written with digits alone: an integer, as written and as read (up to 2^53, and beyond it a double's rounding). */
-const DIGITS_ONLY = /^-?\d+$/;
-const NUMBER_PARTS = /^-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+/** A JSON number's parts (the scan gives whole numbers only, so no anchor is needed). */
+const NUMBER_PARTS = /-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?/;
 
-/** An open object (its names so far, and the member being read) or array (the element being read). */
+/**
+ * An open object or array of the text, beside the value `JSON.parse` made of it: an object's names
+ * so far and the member being read, or an array's element being read.
+ */
 interface Open {
   readonly names: Set<string> | undefined;
-  at: string | number;
+  /** What JSON.parse made of it (while a member is given twice, possibly another value). */
+  readonly value: unknown;
+  name: string;
+  index: number;
 }
 
 /** The value of a JSON text, or the member it repeats; undefined when the text is not JSON. */
@@ -38,48 +44,52 @@ export function readJson(text: string): JsonReading | undefined {
     return undefined;
   }
   const open: Open[] = [];
-  // Where the numbers rounded to an integer are: each a path of member names and element indexes.
-  const rounded: (string | number)[][] = [];
+  // Where the numbers rounded to an integer stand: in which object or array, under which key.
+  const rounded: [container: object, key: string | number][] = [];
   TOKENS.lastIndex = 0;
   for (let match = TOKENS.exec(text); match !== null; match = TOKENS.exec(text)) {
     const [token] = match;
     const inner = open.at(-1);
-    if (token === '{' || token === '[') open.push({ names: token === '{' ? new Set() : undefined, at: 0 });
-    else if (token === '}' || token === ']') open.pop();
-    else if (token === ',') {
-      if ((inner as Open).names === undefined) (inner as Open).at = ((inner as Open).at as number) + 1;
-    } else if (token.startsWith('"')) {
+    if (token === '{' || token === '[') {
+      open.push({ names: token === '{' ? new Set() : undefined, value: inner === undefined ? value : valueIn(inner), name: '', index: 0 });
+    } else if (token === '}' || token === ']') open.pop();
+    else if (token === ',') (inner as Open).index += 1;
+    else if (token[0] === '"') {
       NAME_END.lastIndex = TOKENS.lastIndex;
       // A value, not a name. (Only an object's names are followed by a colon.)
       if (!NAME_END.test(text)) continue;
-      const names = (inner as Open).names as Set<string>;
+      const { names } = inner as Open & { names: Set<string> };
       const name = JSON.parse(token) as string;
-      if (names.has(name)) return { repeated: { path: open.slice(0, -1).map((container) => (container.names === undefined ? '[]' : String(container.at))), name } };
+      if (names.has(name)) return { repeated: { path: open.slice(0, -1).map((container) => (container.names === undefined ? '[]' : container.name)), name } };
       names.add(name);
-      (inner as Open).at = name;
-    } else if (!DIGITS_ONLY.test(token) && Number.isInteger(Number(token)) && !isIntegerAsWritten(token)) {
-      rounded.push(open.map((container) => container.at));
+      (inner as Open).name = name;
+    } else if (Number.isInteger(Number(token)) && !isIntegerAsWritten(token)) {
+      if (inner === undefined) return { value: Number.NaN };
+      rounded.push([inner.value as object, keyIn(inner)]);
     }
   }
-  for (const path of rounded) value = replaced(value, path, Number.NaN);
+  // Only now: until the scan is over, a member given twice may have shown another value's containers.
+  // Defined, not assigned: an own member named `__proto__` is a member like any other here.
+  for (const [container, key] of rounded) Object.defineProperty(container, key, { value: Number.NaN });
   return { value };
+}
+
+/** The key under which the value being read in `open` stands: an object's member name, an array's index. */
+const keyIn = (open: Open): string | number => (open.names === undefined ? open.index : open.name);
+
+/** The value being read in `open`, as JSON.parse made it (undefined where a repeated member made it another). */
+function valueIn(open: Open): unknown {
+  const container = open.value;
+  return typeof container === 'object' && container !== null ? (container as Record<string | number, unknown>)[keyIn(open)] : undefined;
 }
 
 /** Whether a JSON number's decimal value, as written, is an integer (JSON Schema's `integer`). */
 function isIntegerAsWritten(number: string): boolean {
-  const [, whole, fraction = '', exponent = '0'] = NUMBER_PARTS.exec(number) as RegExpExecArray;
-  // The value is `digits` times ten to the power of `exponent - fraction.length`.
-  const digits = `${whole}${fraction}`.replace(/^0+/, '');
+  const [, whole, fraction, exponent] = NUMBER_PARTS.exec(number) as RegExpExecArray;
+  const decimals = fraction?.length ?? 0;
+  // The value is `digits` times ten to the power of `exponent - decimals`.
+  const digits = `${whole}${fraction ?? ''}`.replace(/^0+/, '');
+  if (digits === '') return true; // zero
   const trailingZeros = digits.length - digits.replace(/0+$/, '').length;
-  return digits === '' || Number(exponent) - fraction.length + trailingZeros >= 0;
-}
-
-/** `value` with the value at `path` set to `by` (a path of length 0: `by` itself). */
-function replaced(value: unknown, path: readonly (string | number)[], by: unknown): unknown {
-  if (path.length === 0) return by;
-  let container = value as Record<string | number, unknown>;
-  for (const key of path.slice(0, -1)) container = container[key] as Record<string | number, unknown>;
-  // Defined, not assigned: an own member named `__proto__` is a member like any other here.
-  Object.defineProperty(container, path.at(-1) as string | number, { value: by });
-  return value;
+  return Number(exponent ?? 0) - decimals + trailingZeros >= 0;
 }

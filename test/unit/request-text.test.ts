@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { readJson } from '../../shared/http/json-text';
 import { parseMediaType } from '../../shared/http/media-type';
@@ -94,8 +95,12 @@ describe('a JSON number, judged as written (issue 36, finding 2)', () => {
     ['1.5e0', 1.5],
     ['1e-300', 1e-300],
     ['1e400', Number.POSITIVE_INFINITY],
+    ['0.0e-1', 0],
+    ['-0.00e-3', -0],
+    ['000', undefined],
   ])('%s is read as JSON.parse reads it', (text, number) => {
-    expect(readJson(text)).toEqual({ value: number });
+    if (number === undefined) expect(readJson(text)).toBeUndefined(); // not JSON: a leading zero
+    else expect(readJson(text)).toEqual({ value: number });
   });
 
   it.each(['0.99999999999999999', '3.0000000000000000001', '9007199254740990.9999', '1.00000000000000001', '-1.00000000000000001', '1e-400', '100000000000000000000.5', '1.00000000000000001e1', '5e-1000000000000000000000'])(
@@ -109,6 +114,26 @@ describe('a JSON number, judged as written (issue 36, finding 2)', () => {
   it('replaces each such number where it stands, at any depth, and nothing else', () => {
     const text = '{"a":{"b":[1,2.0,0.99999999999999999],"c":3.0000000000000000001},"d":[[1,2,3],{"e":1,"f":2},1.00000000000000001,1.0],"g":"1.00000000000000001"}';
     expect(readJson(text)).toEqual({ value: { a: { b: [1, 2, Number.NaN], c: Number.NaN }, d: [[1, 2, 3], { e: 1, f: 2 }, Number.NaN, 1], g: '1.00000000000000001' } });
+  });
+
+  it('reads a 64 KiB body of 15,000 nested arrays holding 4,800 such numbers in a heap of 96 MB (a Lambda has 512 MB): no path copied per number', () => {
+    const text = `{"name":"x","categoryId":${'['.repeat(15_000)}${Array(4_800).fill('1e-400').join(',')}${']'.repeat(15_000)}}`;
+    expect(text.length).toBeLessThan(65_536);
+    const reading = readJson(text) as { value: { categoryId: unknown } };
+    let innermost = reading.value.categoryId;
+    for (let depth = 1; depth < 15_000; depth += 1) innermost = (innermost as unknown[])[0];
+    expect(innermost).toEqual(Array(4_800).fill(Number.NaN));
+    // The same in a process of its own whose heap cannot hold a copy of the path per number (about 600 MB).
+    const script = `import { readJson } from './shared/http/json-text.ts';
+      const text = '{"categoryId":' + '['.repeat(15000) + Array(4800).fill('1e-400').join(',') + ']'.repeat(15000) + '}';
+      process.stdout.write(String(readJson(text) !== undefined));`;
+    const run = spawnSync(process.execPath, ['--max-old-space-size=96', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect([run.status, run.stdout]).toEqual([0, 'true']);
+  });
+
+  it('a member given twice is found before any number is replaced, whatever the first value held', () => {
+    expect(readJson('{"a":{"b":[{"c":1.00000000000000001}]},"a":5}')).toEqual({ repeated: { path: [], name: 'a' } });
+    expect(readJson('{"a":[[2.00000000000000001]],"a":[1]}')).toEqual({ repeated: { path: [], name: 'a' } });
   });
 
   it('an own member named __proto__ is replaced like any other, and no prototype changes', () => {
