@@ -189,9 +189,12 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     if (!counted.ok) return 'conflict';
     if (numberOf(counted.attributes, 'refusals') < SUSPENSION_RULE.refusalsToSuspend) return 'refused';
     const until = nowMs + SUSPENSION_RULE.suspensionMs;
+    // The suspension ends the streak: once it is over, the window's next refusal opens a new one
+    // (it matters for the day, which outlasts a suspension), so that a client that waited as the
+    // suspension's Retry-After said is not suspended again for the refusals it was suspended for.
     const suspended = await update({
       Key: key,
-      UpdateExpression: 'SET suspendedUntil = :until, expiresAt = :expiresAt',
+      UpdateExpression: 'SET suspendedUntil = :until, expiresAt = :expiresAt REMOVE refusalWindowEnd',
       ConditionExpression: 'attribute_not_exists(suspendedUntil) OR suspendedUntil <= :now',
       ExpressionAttributeValues: { ':until': integer(until), ':now': integer(nowMs), ':expiresAt': integer(ttlSeconds(until + RETENTION_MS)) },
     });

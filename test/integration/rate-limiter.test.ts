@@ -474,6 +474,19 @@ describe('the store under faults, and the streak\'s edges (issue 27)', () => {
     }
     expect(codes.slice(0, 29)).toEqual(Array(29).fill('rate_limited'));
     expect(codes[29]).toBe('key_suspended');
+
+    // The suspension ends the streak: a client that waited as it said is refused, not suspended
+    // again for what it was suspended for; 30 more ignored refusals suspend it again.
+    const ended = T0 + 150 * MINUTE + 15 * MINUTE;
+    setTime(ended);
+    expect((await check(limits)).refusal?.code).toBe('rate_limited');
+    const again: (string | undefined)[] = [];
+    for (let i = 1; i <= 30; i += 1) {
+      setTime(ended + i * 1_000);
+      again.push((await check(limits)).refusal?.code);
+    }
+    expect(again.slice(0, 29)).toEqual(Array(29).fill('rate_limited'));
+    expect(again[29]).toBe('key_suspended');
   });
 
   it('a client that waits as its Retry-After says is never suspended: its next burst, in a new window, starts a new count', async () => {
