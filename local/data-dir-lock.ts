@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { link, readFile, rm, writeFile } from 'node:fs/promises';
+import { link, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 
 /**
@@ -37,7 +37,7 @@ export async function lockDataDirectory(dataDir: string): Promise<DataDirectoryL
   const draft = `${file}.${randomUUID()}`;
   await writeFile(draft, content);
   try {
-    for (let attempt = 0; attempt < 2; attempt += 1) {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       try {
         await link(draft, file);
         return { release: () => rm(file, { force: true }) };
@@ -45,15 +45,39 @@ export async function lockDataDirectory(dataDir: string): Promise<DataDirectoryL
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
       // "pid start-time", or the pid alone (no /proc, or an older checkout's lock).
-      const [pid, startTime] = (await readFile(file, 'utf8').catch(() => '')).trim().split(/\s+/);
+      const seen = await readFile(file, 'utf8').catch(() => undefined);
+      if (seen === undefined) continue; // gone meanwhile: try again
+      const [pid, startTime] = seen.trim().split(/\s+/);
       const owner = Number(pid);
       if (Number.isSafeInteger(owner) && owner > 0 && (await isRunning(owner, startTime))) throw new DataDirectoryInUseError(dataDir, owner);
-      await rm(file, { force: true }); // stale: its process is gone, a zombie, or another one
+      await removeStale(file, seen); // its process is gone, a zombie, or another one
     }
   } finally {
     await rm(draft, { force: true });
   }
   throw new Error(`could not lock the data directory ${dataDir}`);
+}
+
+/** Enough for several starts at once after a crash: each round, one of them takes the lock. */
+const MAX_ATTEMPTS = 10;
+
+/**
+ * Removes the lock judged stale, and only it: moved aside first (one start alone can move a given
+ * file), it is put back if it is not the one judged, since another start took the directory over
+ * meanwhile. A plain remove by name could delete that start's new lock, and both would run. (A
+ * third start that links its lock in the instant between the move and the putting back still
+ * can: three starts on one directory in the same millisecond after a crash.)
+ */
+async function removeStale(file: string, judged: string): Promise<void> {
+  const aside = `${file}.${randomUUID()}.stale`;
+  try {
+    await rename(file, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return; // another start moved it first
+    throw error;
+  }
+  if ((await readFile(aside, 'utf8')) !== judged) await link(aside, file).catch(() => undefined);
+  await rm(aside, { force: true });
 }
 
 /**

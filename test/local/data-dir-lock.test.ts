@@ -150,4 +150,18 @@ describe('a lock whose owner runs refuses', () => {
     expect(outcomes.filter((outcome) => outcome === 'DataDirectoryInUseError')).toHaveLength(19);
     expect(readdirSync(dir)).toEqual(['npm-start.pid']); // no draft left behind
   });
+
+  // (Three or more at the very same instant can still both run: see removeStale.)
+  it('of two starts at once that find a stale lock, exactly one takes it over, round after round', async () => {
+    for (let round = 0; round < 200; round += 1) {
+      const dir = dataDir();
+      writeFileSync(lockFile(dir), '999999999\n'); // no such process
+      const outcomes = await Promise.all(Array.from({ length: 2 }, () => lockDataDirectory(dir).then(() => 'locked', (error: unknown) => (error as Error).name)));
+      expect([round, outcomes.filter((outcome) => outcome === 'locked').length]).toEqual([round, 1]);
+      expect(outcomes.filter((outcome) => outcome !== 'locked')).toEqual(['DataDirectoryInUseError']);
+      expect(readdirSync(dir)).toEqual(['npm-start.pid']);
+      expect(ownerOf(dir)).toBe(process.pid);
+    }
+  });
 });
+
