@@ -196,8 +196,9 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       });
     },
   );
-  // No limit of Node's, which would drop the headers past its 2,000th without a word: refusalOfHead counts them.
-  server.maxHeadersCount = 0;
+  // Node keeps one header more than the server allows (and drops the rest without a word), so that a
+  // request over the count is seen, and refused by refusalOfHead, never served with headers missing.
+  server.maxHeadersCount = MAX_HEADER_COUNT + 1;
   server.on('connection', (socket: Socket) => connections.set(socket, { since: performance.now(), responses: new Set() }));
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     trackAnswer(connections, request.socket, response);
@@ -208,8 +209,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
     const requestId = randomUUID();
     const arrived = connections.get(socket)?.since ?? performance.now();
-    socket.on('error', () => {});
-    socket.end(rawAnswer(GATEWAY_RESPONSES.MISSING_AUTHENTICATION_TOKEN, requestId), () => socket.destroy());
+    closeAfter(socket, rawAnswer(GATEWAY_RESPONSES.MISSING_AUTHENTICATION_TOKEN, requestId));
     const [path = '/'] = (request.url ?? '/').split('?');
     gateway.onAnswered?.({ time: Date.now(), status: GATEWAY_RESPONSES.MISSING_AUTHENTICATION_TOKEN.status, method: 'CONNECT', path, durationMs: performance.now() - arrived, requestId });
   });
@@ -465,18 +465,34 @@ function answerClientError(
   refusals: LocalRefusals,
   onAnswered: ((request: AnsweredRequest) => void) | undefined,
 ): void {
-  if (error.code === 'ECONNRESET' || !socket.writable || [...(connection?.responses ?? [])].some((response) => response.headersSent)) {
+  // A request of this connection still being answered (pipelined before the bad one) must not get
+  // this answer as its own: the connection is closed, unanswered, as for a reset.
+  if (error.code === 'ECONNRESET' || !socket.writable || (connection?.responses.size ?? 0) > 0) {
     socket.destroy();
     return;
   }
   const refusal =
     error.code === 'HPE_HEADER_OVERFLOW' ? refusals.HEADERS_TOO_LARGE : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? refusals.HEADERS_TOO_SLOW : refusals.MALFORMED;
   const requestId = randomUUID();
-  socket.write(rawAnswer(refusal, requestId));
-  socket.destroy();
+  closeAfter(socket, rawAnswer(refusal, requestId));
   if (onAnswered === undefined || (socket as Socket).bytesRead === 0) return;
   const durationMs = connection === undefined ? 0 : performance.now() - connection.since;
   onAnswered({ time: Date.now(), status: refusal.status, method: '-', path: '-', durationMs, requestId });
+}
+
+/** How long a connection answered straight on its socket may go on sending before it is closed. */
+const LINGER_MS = 1_000;
+
+/**
+ * Writes the answer and closes the connection, reading and dropping what the client still sends for
+ * a moment: closed with unread input, the connection would be reset, and a reset can make the
+ * client's side drop the answer before its reader sees it.
+ */
+function closeAfter(socket: Duplex, answer: string): void {
+  socket.on('error', () => {});
+  socket.on('data', () => {});
+  socket.end(answer);
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
 /** An answer written straight on a connection, which has no response object to write it with. */
