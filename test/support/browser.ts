@@ -5,14 +5,16 @@ import { chromium, type BrowserContext } from 'playwright-core';
 
 /**
  * The browser the reference page test drives, found the way people have one: `CHROMIUM_PATH` if set
- * (it must exist), else Debian's Chromium, else an installed Google Chrome through Playwright's
- * `chrome` channel. Without any, one line says what to install, not a stack trace.
+ * (it must exist), else a system Chromium (SYSTEM_CHROMIUMS), else an installed Google Chrome
+ * through Playwright's `chrome` channel. Without any, one line says what to install, not a stack trace.
  */
 
 export const DEBIAN_CHROMIUM = '/usr/bin/chromium';
+/** Where Linux distributions put Chromium: Debian's package, older Ubuntu's, Ubuntu's snap. */
+export const SYSTEM_CHROMIUMS = [DEBIAN_CHROMIUM, '/usr/bin/chromium-browser', '/snap/bin/chromium'] as const;
 
 export const NO_BROWSER =
-  'The reference page test needs Chromium or Chrome: install one (Debian/Ubuntu: sudo apt-get install chromium) or set CHROMIUM_PATH to a Chromium binary.';
+  'The reference page test needs Chromium or Chrome: install one (Debian: sudo apt-get install chromium; Ubuntu: sudo snap install chromium) or set CHROMIUM_PATH to a Chromium binary.';
 
 /** The arguments the test has always launched with: this machine's closed network needs them. */
 export const BROWSER_ARGS = [
@@ -43,7 +45,7 @@ export function oneLineError(message: string): Error {
 }
 
 /** Playwright's answer when its `chrome` channel finds no Google Chrome where Chrome installs itself. */
-function chromeIsMissing(error: unknown): boolean {
+export function chromeIsMissing(error: unknown): boolean {
   return error instanceof Error && /Chromium distribution 'chrome' is not (found|supported)/.test(error.message);
 }
 
@@ -51,11 +53,12 @@ function chromeIsMissing(error: unknown): boolean {
 export async function findBrowser<T>({ chromiumPath, exists, launch }: BrowserFinding<T>): Promise<T> {
   if (chromiumPath !== undefined && chromiumPath !== '') {
     if (!exists(chromiumPath)) {
-      throw oneLineError(`CHROMIUM_PATH is ${chromiumPath}, which does not exist: set it to a Chromium or Chrome binary, or unset it to use ${DEBIAN_CHROMIUM} or Google Chrome.`);
+      throw oneLineError(`CHROMIUM_PATH is ${chromiumPath}, which does not exist: set it to a Chromium or Chrome binary, or unset it to use a system Chromium or Google Chrome.`);
     }
     return launch({ executablePath: chromiumPath });
   }
-  if (exists(DEBIAN_CHROMIUM)) return launch({ executablePath: DEBIAN_CHROMIUM });
+  const system = SYSTEM_CHROMIUMS.find((path) => exists(path));
+  if (system !== undefined) return launch({ executablePath: system });
   try {
     return await launch({ channel: 'chrome' });
   } catch (error) {

@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
+import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { DEBIAN_CHROMIUM, findBrowser, NO_BROWSER, type BrowserChoice } from '../support/browser';
+import { chromeIsMissing, DEBIAN_CHROMIUM, findBrowser, NO_BROWSER, SYSTEM_CHROMIUMS, type BrowserChoice } from '../support/browser';
 
 /** Playwright's own words when its `chrome` channel finds no Google Chrome (playwright-core 1.65). */
 const CHROME_NOT_FOUND =
@@ -30,11 +32,12 @@ describe('finding the reference page test\'s browser', () => {
     );
     expect(error.message).toBe(NO_BROWSER);
     expect(error.message).toContain('sudo apt-get install chromium');
+    expect(error.message).toContain('sudo snap install chromium');
     expect(error.message).toContain('CHROMIUM_PATH');
     expect(error.message).not.toContain('\n');
     expect(error.stack).toBe(NO_BROWSER); // what vitest prints: the line alone, no frames
     expect(error.cause).toBeUndefined();
-    expect(nothing.launched).toEqual([{ channel: 'chrome' }]); // Debian's chromium was looked for, not launched
+    expect(nothing.launched).toEqual([{ channel: 'chrome' }]); // the system Chromiums were looked for, not launched
   });
 
   it('with CHROMIUM_PATH set to a missing file, fails naming CHROMIUM_PATH and that file, and tries nothing else', async () => {
@@ -61,6 +64,23 @@ describe('finding the reference page test\'s browser', () => {
       await expect(findBrowser({ chromiumPath, ...debian })).resolves.toEqual({ executablePath: '/usr/bin/chromium' });
       expect(debian.launched).toEqual([{ executablePath: '/usr/bin/chromium' }]);
     }
+  });
+
+  it.each(SYSTEM_CHROMIUMS.slice(1))('uses Ubuntu\'s %s when it is the one there', async (path) => {
+    const ubuntu = machine([path], () => true);
+    await expect(findBrowser({ chromiumPath: undefined, ...ubuntu })).resolves.toEqual({ executablePath: path });
+  });
+
+  // Playwright's own answer, not a copy of its words: when it rewords it, this fails, not the one-line message.
+  it.skipIf(process.platform !== 'linux' || existsSync('/opt/google/chrome/chrome'))('recognizes Playwright\'s answer when no Google Chrome is installed', async () => {
+    const error = await chromium.launch({ channel: 'chrome' }).then(
+      async (browser) => {
+        await browser.close();
+        return undefined;
+      },
+      (thrown: unknown) => thrown,
+    );
+    expect(chromeIsMissing(error)).toBe(true);
   });
 
   it('uses an installed Google Chrome through Playwright\'s channel when only that works', async () => {
