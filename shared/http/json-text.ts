@@ -31,7 +31,8 @@ interface Open {
   readonly names: Set<string> | undefined;
   /** What JSON.parse made of it (while a member is given twice, possibly another value). */
   readonly value: unknown;
-  name: string;
+  /** (Set from an object's first name on, before any of its values.) */
+  name?: string;
   index: number;
 }
 
@@ -51,7 +52,7 @@ export function readJson(text: string): JsonReading | undefined {
     const [token] = match;
     const inner = open.at(-1);
     if (token === '{' || token === '[') {
-      open.push({ names: token === '{' ? new Set() : undefined, value: inner === undefined ? value : valueIn(inner), name: '', index: 0 });
+      open.push({ names: token === '{' ? new Set() : undefined, value: inner === undefined ? value : valueIn(inner), index: 0 });
     } else if (token === '}' || token === ']') open.pop();
     else if (token === ',') (inner as Open).index += 1;
     else if (token[0] === '"') {
@@ -60,7 +61,7 @@ export function readJson(text: string): JsonReading | undefined {
       if (!NAME_END.test(text)) continue;
       const { names } = inner as Open & { names: Set<string> };
       const name = JSON.parse(token) as string;
-      if (names.has(name)) return { repeated: { path: open.slice(0, -1).map((container) => (container.names === undefined ? '[]' : container.name)), name } };
+      if (names.has(name)) return { repeated: { path: open.slice(0, -1).map((container) => (container.names === undefined ? '[]' : (container.name as string))), name } };
       names.add(name);
       (inner as Open).name = name;
     } else if (Number.isInteger(Number(token)) && !isIntegerAsWritten(token)) {
@@ -75,7 +76,7 @@ export function readJson(text: string): JsonReading | undefined {
 }
 
 /** The key under which the value being read in `open` stands: an object's member name, an array's index. */
-const keyIn = (open: Open): string | number => (open.names === undefined ? open.index : open.name);
+const keyIn = (open: Open): string | number => (open.names === undefined ? open.index : (open.name as string));
 
 /** The value being read in `open`, as JSON.parse made it (undefined where a repeated member made it another). */
 function valueIn(open: Open): unknown {

@@ -95,6 +95,7 @@ describe('a JSON number, judged as written (issue 36, finding 2)', () => {
     ['1.5e0', 1.5],
     ['1e-300', 1e-300],
     ['1e400', Number.POSITIVE_INFINITY],
+    ['1.00000000000000000001e20', 1e20],
     ['0.0e-1', 0],
     ['-0.00e-3', -0],
     ['000', undefined],
@@ -134,6 +135,7 @@ describe('a JSON number, judged as written (issue 36, finding 2)', () => {
   it('a member given twice is found before any number is replaced, whatever the first value held', () => {
     expect(readJson('{"a":{"b":[{"c":1.00000000000000001}]},"a":5}')).toEqual({ repeated: { path: [], name: 'a' } });
     expect(readJson('{"a":[[2.00000000000000001]],"a":[1]}')).toEqual({ repeated: { path: [], name: 'a' } });
+    expect(readJson('{"a":{"b":[3.00000000000000001]},"a":null}')).toEqual({ repeated: { path: [], name: 'a' } });
   });
 
   it('an own member named __proto__ is replaced like any other, and no prototype changes', () => {
