@@ -18,7 +18,7 @@ import { windowsAt, type Windows } from './windows';
  */
 export type Admission =
   | { readonly outcome: 'admitted'; readonly minuteCount: number; readonly dayCount: number }
-  | { readonly outcome: 'refused'; readonly minuteCount: number; readonly dayCount: number }
+  | { readonly outcome: 'refused'; readonly window: 'minute' | 'day'; readonly minuteCount: number; readonly dayCount: number }
   | { readonly outcome: 'suspended'; readonly until: number; readonly minuteCount: number; readonly dayCount: number };
 
 export interface RateCounterStore {
@@ -83,11 +83,12 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
         }
         continue;
       }
-      // The window that refused: the day once its quota is used up, else the minute.
-      const refusingWindow = counts.dayCount >= limits.perDay ? windows.day : windows.minute;
-      const refusal = await this.#recordRefusal(update, key, state, refusingWindow.resetAt, nowMs, arrivedAt);
+      // The window that refused: the day once its quota is used up (when both are, the one that
+      // frees up last), else the minute.
+      const window = counts.dayCount >= limits.perDay ? 'day' : 'minute';
+      const refusal = await this.#recordRefusal(update, key, state, windows[window].resetAt, nowMs, arrivedAt);
       if (refusal === 'conflict') continue;
-      return refusal === 'refused' ? { outcome: 'refused', ...counts } : { outcome: 'suspended', until: refusal.suspendedUntil, ...counts };
+      return refusal === 'refused' ? { outcome: 'refused', window, ...counts } : { outcome: 'suspended', until: refusal.suspendedUntil, ...counts };
     }
     throw new Error(`rate counter for ${subject}: no decision after ${MAX_ROUNDS} rounds of conflicting writes`);
   }

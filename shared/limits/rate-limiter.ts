@@ -74,8 +74,7 @@ export class RateLimiter {
       case 'admitted':
         return { status: closestToRunningOut(limits, windows, minuteLeft, dayLeft, nowMs), refusal: undefined };
       case 'refused': {
-        // The window that refused; when both are used up, the one that frees up last.
-        const window = dayLeft === 0 ? 'day' : 'minute';
+        const { window } = admission;
         const resetAt = windows[window].resetAt;
         const status: RateLimitStatus = { limits, window, limit: limitOf(limits, window), remaining: 0, resetAt, nowMs };
         return { status, refusal: new RateLimitedError(secondsUntil(resetAt, nowMs), window) };
