@@ -207,11 +207,8 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, connections.get(socket), refusals, gateway.onAnswered));
   // CONNECT, which Node would close unanswered: as for any method no route has, API Gateway's 404.
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
-    const requestId = randomUUID();
-    const arrived = connections.get(socket)?.since ?? performance.now();
-    closeAfter(socket, rawAnswer(GATEWAY_RESPONSES.MISSING_AUTHENTICATION_TOKEN, requestId));
     const [path = '/'] = (request.url ?? '/').split('?');
-    gateway.onAnswered?.({ time: Date.now(), status: GATEWAY_RESPONSES.MISSING_AUTHENTICATION_TOKEN.status, method: 'CONNECT', path, durationMs: performance.now() - arrived, requestId });
+    answerRaw(socket, GATEWAY_RESPONSES.MISSING_AUTHENTICATION_TOKEN, connections.get(socket), gateway.onAnswered, { method: 'CONNECT', path });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -473,11 +470,25 @@ function answerClientError(
   }
   const refusal =
     error.code === 'HPE_HEADER_OVERFLOW' ? refusals.HEADERS_TOO_LARGE : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? refusals.HEADERS_TOO_SLOW : refusals.MALFORMED;
+  // (A connection that never sent a byte, answered 408, is a browser's spare one: no log line.)
+  answerRaw(socket, refusal, connection, (socket as Socket).bytesRead === 0 ? undefined : onAnswered, { method: '-', path: '-' });
+}
+
+/**
+ * Answers straight on the connection (there is no response object to answer with), closes it, and
+ * reports the answer to npm start's log, timed from when the connection began waiting for it.
+ */
+function answerRaw(
+  socket: Duplex,
+  answer: GatewayResponse,
+  connection: Connection | undefined,
+  onAnswered: ((request: AnsweredRequest) => void) | undefined,
+  request: { readonly method: string; readonly path: string },
+): void {
   const requestId = randomUUID();
-  closeAfter(socket, rawAnswer(refusal, requestId));
-  if (onAnswered === undefined || (socket as Socket).bytesRead === 0) return;
+  closeAfter(socket, rawAnswer(answer, requestId));
   const durationMs = connection === undefined ? 0 : performance.now() - connection.since;
-  onAnswered({ time: Date.now(), status: refusal.status, method: '-', path: '-', durationMs, requestId });
+  onAnswered?.({ time: Date.now(), status: answer.status, ...request, durationMs, requestId });
 }
 
 /** How long a connection answered straight on its socket may go on sending before it is closed. */
