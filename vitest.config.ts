@@ -11,6 +11,10 @@ export default defineConfig({
       LOG_LEVEL: 'silent',
       AWS_REGION: 'us-east-1',
       CURSOR_SECRET: 'test-cursor-secret',
+      // Most tests list the pets they just made, each request on its own: listings show new ids at
+      // once and keep no first page (test/integration/listing-freshness.test.ts runs the defaults).
+      LISTING_SETTLE_MS: '0',
+      FIRST_PAGE_CACHE: 'off',
       // The SDK warns once per process that its 2027 releases need Node 22 (the Lambda runtime).
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     },

@@ -1,3 +1,5 @@
+import { PET_LAYOUTS, type PetLayout } from './dynamodb/table-definition';
+
 /**
  * Every setting the shared code reads from the environment, read here and nowhere else.
  * Lambda sets these from the CDK stack; the local server and the tests set them before
@@ -27,6 +29,12 @@ export interface Config {
   readonly cursorSecretPrevious: string | undefined;
   /** Where the request metrics go in CloudWatch: one namespace per stage (`PetStore/prod`). */
   readonly metricsNamespace: string;
+  /** The stage's step in the move to the sharded pet layout (PET_LAYOUT; `current` unless set: shared/dynamodb/table-definition.ts). */
+  readonly petLayout: PetLayout;
+  /** How old a pet's id must be before a listing shows it (LISTING_SETTLE_MS; the tests set 0 to list what they just made). */
+  readonly listingSettleMs: number | undefined;
+  /** FIRST_PAGE_CACHE=off turns the per-instance cache of busy first pages off (the tests). */
+  readonly firstPageCache: boolean;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv): Config {
@@ -42,7 +50,16 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     cursorSecret: env.CURSOR_SECRET || undefined,
     cursorSecretPrevious: env.CURSOR_SECRET_PREVIOUS || undefined,
     metricsNamespace: env.METRICS_NAMESPACE || 'PetStore/local',
+    petLayout: petLayoutOf(env.PET_LAYOUT),
+    listingSettleMs: env.LISTING_SETTLE_MS ? Number(env.LISTING_SETTLE_MS) : undefined,
+    firstPageCache: env.FIRST_PAGE_CACHE !== 'off',
   };
+}
+
+function petLayoutOf(value: string | undefined): PetLayout {
+  if (value === undefined || value === '') return 'current';
+  if (!(PET_LAYOUTS as readonly string[]).includes(value)) throw new Error(`PET_LAYOUT "${value}" is not one of ${PET_LAYOUTS.join(', ')}`);
+  return value as PetLayout;
 }
 
 export const config: Config = readConfig(process.env);

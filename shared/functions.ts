@@ -6,7 +6,7 @@
  * the interface description (openapi/) and the bench (bench/). Adding an operation starts here:
  * docs/adding-an-operation.md.
  */
-import { KEY_INDEX, STATUS_INDEX, type IndexName, type ItemKind } from './dynamodb/table-definition';
+import { FORMER_STATUS_INDEX, KEY_INDEX, STATUS_INDEX, type IndexName, type ItemKind } from './dynamodb/table-definition';
 
 export interface Route {
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -54,7 +54,14 @@ export const OPERATIONS = {
   listPets: {
     route: { method: 'GET', path: '/pets' },
     handler: 'functions/listPets.ts',
-    dynamodb: [{ actions: ['Query'], items: ['pets'] }, { actions: ['Query'], index: STATUS_INDEX }, COUNT_KEY_REQUESTS],
+    // The former layout (`formerPets`, FORMER_STATUS_INDEX) is read only while a stage upgrades
+    // (table-definition.ts, PetLayout); its rights go in the release after every stage is `current`.
+    dynamodb: [
+      { actions: ['Query'], items: ['pets', 'formerPets'] },
+      { actions: ['Query'], index: STATUS_INDEX },
+      { actions: ['Query'], index: FORMER_STATUS_INDEX },
+      COUNT_KEY_REQUESTS,
+    ],
     // Signs and reads page cursors.
     secrets: ['cursor'],
   },
@@ -63,17 +70,17 @@ export const OPERATIONS = {
     handler: 'functions/createPet.ts',
     dynamodb: [
       COUNT_KEY_REQUESTS,
-      // Takes the next id.
-      { actions: ['UpdateItem'], items: ['idSequence'] },
       // With an Idempotency-Key: reads the key's record, then writes pet and record in one transaction.
       { actions: ['GetItem'], items: ['idempotencyRecords'] },
-      { actions: ['PutItem'], items: ['pets', 'idempotencyRecords'] },
+      // formerPets: while a stage is `upgrading` (table-definition.ts, PetLayout).
+      { actions: ['PutItem'], items: ['pets', 'formerPets', 'idempotencyRecords'] },
     ],
   },
   getPet: {
     route: { method: 'GET', path: '/pets/{petId}' },
     handler: 'functions/getPet.ts',
-    dynamodb: [{ actions: ['GetItem'], items: ['pets'] }, COUNT_KEY_REQUESTS],
+    // formerPets: while a stage upgrades (table-definition.ts, PetLayout).
+    dynamodb: [{ actions: ['GetItem'], items: ['pets', 'formerPets'] }, COUNT_KEY_REQUESTS],
   },
 } as const satisfies Record<string, OperationDeclaration>;
 

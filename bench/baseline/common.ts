@@ -2,6 +2,7 @@ import { ConditionalCheckFailedException, DynamoDBClient, UpdateItemCommand } fr
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 // The service's clock, as ours reads it (so that a test can pin both).
 import { isoTimestamp, now } from '../../shared/clock';
+import type { Pet } from '../../shared/pets/schema';
 
 /**
  * The framework-free baseline of `npm run bench`: what a careful hand-written handler does for the
@@ -225,6 +226,26 @@ export async function refusedWithoutKey(context: Context): Promise<APIGatewayPro
 
 export const pad = (id: number): string => String(id).padStart(16, '0');
 
-export function petJson(item: Record<string, { S?: string; N?: string }>): string {
-  return `{"id":${item.id?.N},"name":${JSON.stringify(item.name?.S)},"categoryId":${item.categoryId?.N},"status":"${item.status?.S}"}`;
+/** How many partitions pets are spread over, as ours: `PET#<id mod 8>`; `statusShard` = `<status>#<id mod 8>`. */
+export const PET_SHARDS = 8;
+export const petPartition = (id: number): string => `PET#${id % PET_SHARDS}`;
+
+/**
+ * Where the stage is in the move to the sharded layout, as ours reads PET_LAYOUT: `upgrading`
+ * writes the former layout (`PET`, `status`), `upgrading` and `copying` read it too.
+ */
+const PET_LAYOUT = process.env.PET_LAYOUT || 'current';
+export const WRITES_FORMER = PET_LAYOUT === 'upgrading';
+export const READS_FORMER = PET_LAYOUT !== 'current';
+
+type PetItem = Record<string, { S?: string; N?: string }>;
+
+/** A pet read back, of either layout: `status` (former) or the part of `statusShard` before `#`. */
+export function petOf(item: PetItem): Pet {
+  const status = item.status?.S ?? item.statusShard?.S?.split('#', 1)[0];
+  return { id: Number(item.id?.N), name: item.name?.S as string, categoryId: Number(item.categoryId?.N), status: status as Pet['status'] };
+}
+
+export function petJson(pet: Pet): string {
+  return `{"id":${pet.id},"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId},"status":"${pet.status}"}`;
 }

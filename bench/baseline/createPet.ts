@@ -1,8 +1,12 @@
-import { GetItemCommand, PutItemCommand, TransactionCanceledException, TransactWriteItemsCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { randomBytes } from 'node:crypto';
+import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, TransactionCanceledException, TransactWriteItemsCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { readJson } from '../../shared/http/json-text';
-import { now } from '../../shared/clock';
-import { admitted, begin, refusedWithoutKey, db, error, pad, respond, TABLE, type Context, type Count } from './common';
+import { isoTimestamp, now } from '../../shared/clock';
+// The same id rule and retry bound as ours, with the same helpers: features, not framework.
+import { drawPetId, YOUNG_ID_MS } from '../../shared/pets/pet-ids';
+import { attemptsOnlyUntil } from '../../shared/dynamodb/last-attempt';
+import { admitted, begin, refusedWithoutKey, db, error, pad, petPartition, PET_SHARDS, respond, TABLE, WRITES_FORMER, type Context, type Count } from './common';
 
 const STATUSES = new Set(['available', 'pending', 'sold']);
 
@@ -45,6 +49,19 @@ function idempotencyKey(event: APIGatewayProxyEvent): string | Invalid | undefin
   return QUOTED.test(text) ? text.slice(1, -1).replace(/\\(["\\])/g, '$1') : text;
 }
 
+/** A create draws a new id when its id is taken (1 in 4,096 within a millisecond): this many draws at most, as ours. */
+const MAX_DRAWS = 3;
+
+/** The write's retries only while its id is young (YOUNG_ID_MS after the draw); past it the send fails (a 503). */
+const young = <C extends PutItemCommand | TransactWriteItemsCommand>(command: C, drawnAtMs: number): C => attemptsOnlyUntil(command, drawnAtMs + YOUNG_ID_MS, now);
+
+/** The pet's item: in its shard, the status as `statusShard`, when written and the create's nonce; the former layout's while a stage is `upgrading`. */
+function itemOf(id: number, pet: { name: string; categoryId: number; status: string }, nowMs: number, nonce: string): Record<string, AttributeValue> {
+  const fields = { id: { N: String(id) }, name: { S: pet.name }, categoryId: { N: String(pet.categoryId) } };
+  if (WRITES_FORMER) return { pk: { S: 'PET' }, sk: { S: pad(id) }, ...fields, status: { S: pet.status }, createdAt: { S: isoTimestamp(nowMs) }, nonce: { S: nonce } };
+  return { pk: { S: petPartition(id) }, sk: { S: pad(id) }, ...fields, statusShard: { S: `${pet.status}#${id % PET_SHARDS}` }, createdAt: { S: isoTimestamp(nowMs) }, nonce: { S: nonce } };
+}
+
 const petBody = (id: number, pet: { name: string; categoryId: number; status: string }) =>
   `{"id":${id},"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId},"status":"${pet.status}"}`;
 
@@ -68,33 +85,86 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     const decided = await admitted(context);
     return decided.refusal ?? error(context, decided.count, 400, 'invalid_request', `The request is invalid: ${pet.path}: ${pet.message}.`, undefined, pet);
   }
-  const nextId = db.send(
-    new UpdateItemCommand({
-      TableName: TABLE,
-      Key: { pk: { S: 'SEQUENCE' }, sk: { S: 'pet' } },
-      UpdateExpression: 'ADD #value :one',
-      ExpressionAttributeNames: { '#value': 'value' },
-      ExpressionAttributeValues: { ':one': { N: '1' } },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
-  nextId.catch(() => {});
   const recordKey = typeof key === 'string' ? { pk: { S: `IDEMPOTENCY#${context.caller?.keyId}#${key}` }, sk: { S: 'record' } } : undefined;
+  // With a key, its record is read while the request is counted.
   const found = recordKey && db.send(new GetItemCommand({ TableName: TABLE, Key: recordKey, ConsistentRead: true }));
   found?.catch(() => {});
   const decided = await admitted(context);
   if (decided.refusal) return decided.refusal;
+  const created = (id: number) => respond(context, decided.count, 201, petBody(id, pet), { Location: `/v1/pets/${id}` });
   try {
-    const id = Number((await nextId).Attributes?.value?.N);
-    const petItem: Record<string, AttributeValue> = {
-      pk: { S: 'PET' },
-      sk: { S: pad(id) },
-      id: { N: String(id) },
-      name: { S: pet.name },
-      categoryId: { N: String(pet.categoryId) },
-      status: { S: pet.status },
-      createdAt: { S: new Date(now()).toISOString() },
-    };
+    const nonce = randomBytes(12).toString('base64url');
+    if (recordKey !== undefined && found !== undefined) {
+      const record = (await found).Item;
+      if (record !== undefined && Number(record.expiresAt?.N) > Math.floor(now() / 1000)) return answerRecord(context, decided.count, record, pet);
+      const drawn = new Set<number>();
+      for (let draw = 1; ; draw += 1) {
+        const nowMs = now();
+        const id = drawPetId(nowMs);
+        drawn.add(id);
+        const nowSeconds = Math.floor(nowMs / 1000);
+        try {
+          await db.send(
+            young(
+              new TransactWriteItemsCommand({
+                TransactItems: [
+                  { Put: { TableName: TABLE, Item: itemOf(id, pet, nowMs, nonce), ConditionExpression: 'attribute_not_exists(pk)' } },
+                  {
+                    Put: {
+                      TableName: TABLE,
+                      Item: {
+                        ...recordKey,
+                        pet: { M: { id: { N: String(id) }, name: { S: pet.name }, categoryId: { N: String(pet.categoryId) }, status: { S: pet.status } } },
+                        expiresAt: { N: String(nowSeconds + 86_400) },
+                        firstUsedAt: { S: isoTimestamp(nowMs) },
+                      },
+                      ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
+                      ExpressionAttributeValues: { ':now': { N: String(nowSeconds) } },
+                      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+                    },
+                  },
+                ],
+              }),
+              nowMs,
+            ),
+          );
+          return created(id);
+        } catch (cause) {
+          if (!(cause instanceof TransactionCanceledException)) throw cause;
+          const reasons = cause.CancellationReasons ?? [];
+          const [onPet, onRecord] = reasons;
+          if (onRecord?.Item !== undefined) {
+            // Our own write whose reply was lost (an id we drew), or another request's with the key.
+            if (drawn.has(Number(onRecord.Item.pet?.M?.id?.N))) return created(Number(onRecord.Item.pet?.M?.id?.N));
+            return answerRecord(context, decided.count, onRecord.Item, pet);
+          }
+          if (onRecord?.Code === 'ConditionalCheckFailed' || reasons.some((reason) => reason.Code === 'TransactionConflict')) {
+            return error(context, decided.count, 409, 'idempotency_in_progress', 'Another request with this key is in progress.', { 'Retry-After': '1' });
+          }
+          // Another create's pet holds the id: draw again, a few times at most.
+          if (onPet?.Code !== 'ConditionalCheckFailed' || draw === MAX_DRAWS) throw cause;
+        }
+      }
+    }
+    for (let draw = 1; ; draw += 1) {
+      const nowMs = now();
+      const id = drawPetId(nowMs);
+      try {
+        await db.send(
+          young(new PutItemCommand({ TableName: TABLE, Item: itemOf(id, pet, nowMs, nonce), ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }), nowMs),
+        );
+        return created(id);
+      } catch (cause) {
+        if (!(cause instanceof ConditionalCheckFailedException)) throw cause;
+        // Our own write whose reply was lost (its nonce is ours alone), or another create's pet: draw again.
+        if (cause.Item?.nonce?.S === nonce) return created(id);
+        if (draw === MAX_DRAWS) throw cause;
+      }
+    }
+  } catch {
+    return error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', { 'Retry-After': '1' });
+  }
+};
     if (recordKey !== undefined && found !== undefined) {
       const nowSeconds = Math.floor(now() / 1000);
       const record = (await found).Item;

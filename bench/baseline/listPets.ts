@@ -1,9 +1,52 @@
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { admitted, begin, refusedWithoutKey, db, error, pad, petJson, respond, TABLE, type Context } from './common';
+import { now } from '../../shared/clock';
+// The same page rule as ours, with the same helpers (the merge of the shards' queries, the ids a
+// listing may show, the cache of a busy first page): features, not framework.
+import { FirstPageCache } from '../../shared/pets/first-page-cache';
+import { mergedPage, type MergedPage, type SourcePage } from '../../shared/pets/page-merge';
+import { lastIdDrawnBy, LISTING_SETTLE_MS } from '../../shared/pets/pet-ids';
+import type { PetStatus } from '../../shared/pets/schema';
+import { admitted, begin, refusedWithoutKey, db, error, pad, petJson, petOf, PET_SHARDS, READS_FORMER, respond, TABLE, type Context } from './common';
 import { cursorKeys, prepareCursorKeys, readCursor, signCursor } from './cursor';
 
 const STATUSES = new Set(['available', 'pending', 'sold']);
+/** As ours reads LISTING_SETTLE_MS and FIRST_PAGE_CACHE. */
+const SETTLE_MS = process.env.LISTING_SETTLE_MS ? Number(process.env.LISTING_SETTLE_MS) : LISTING_SETTLE_MS;
+const cache = process.env.FIRST_PAGE_CACHE === 'off' ? undefined : new FirstPageCache(now);
+/** The shards, and while a stage upgrades the former partition after them. */
+const SOURCES = PET_SHARDS + (READS_FORMER ? 1 : 0);
+
+/** A page above `afterId`, merged from each source's eventually consistent query; no id drawn within the settle time. */
+function page(afterId: number, limit: number, status: string | undefined): Promise<MergedPage> {
+  const newestId = lastIdDrawnBy(now() - SETTLE_MS);
+  return mergedPage(SOURCES, (source, after, share) => sourcePage(source, status, after, newestId, share), afterId, limit);
+}
+
+/** Source n < PET_SHARDS: the shard `PET#n` (by status: `<status>#n` in petsByStatus); PET_SHARDS: the former `PET` (by status: byStatus). */
+async function sourcePage(source: number, status: string | undefined, after: number, newestId: number, limit: number): Promise<SourcePage> {
+  if (after >= newestId) return { pets: [], resumeAfter: undefined };
+  const former = source === PET_SHARDS;
+  const { Items = [], LastEvaluatedKey } = await db.send(
+    status === undefined
+      ? new QueryCommand({
+          TableName: TABLE,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+          ExpressionAttributeValues: { ':pk': { S: former ? 'PET' : `PET#${source}` }, ':first': { S: pad(after + 1) }, ':last': { S: pad(newestId) } },
+          Limit: limit,
+        })
+      : new QueryCommand({
+          TableName: TABLE,
+          IndexName: former ? 'byStatus' : 'petsByStatus',
+          KeyConditionExpression: '#key = :key AND id BETWEEN :first AND :last',
+          ExpressionAttributeNames: { '#key': former ? 'status' : 'statusShard' },
+          ExpressionAttributeValues: { ':key': { S: former ? status : `${status}#${source}` }, ':first': { N: String(after + 1) }, ':last': { N: String(newestId) } },
+          Limit: limit,
+        }),
+  );
+  const stoppedAt = LastEvaluatedKey?.sk?.S;
+  return { pets: Items.map(petOf), resumeAfter: stoppedAt === undefined ? undefined : Number(stoppedAt) };
+}
 
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   const context = await begin(event, 'listPets', 'GET /v1/pets');
@@ -38,47 +81,29 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     const decided = await admitted(context);
     return decided.refusal ?? error(context, decided.count, 400, 'invalid_request', `The request is invalid: ${invalid.path}: ${invalid.message}.`, undefined, invalid);
   }
-  const read = db.send(
-    status === undefined
-      ? new QueryCommand({
-          TableName: TABLE,
-          KeyConditionExpression: 'pk = :pk AND sk > :after',
-          ExpressionAttributeValues: { ':pk': { S: 'PET' }, ':after': { S: pad(afterId) } },
-          Limit: limit + 1,
-          ConsistentRead: true,
-        })
-      : new QueryCommand({
-          TableName: TABLE,
-          IndexName: 'byStatus',
-          KeyConditionExpression: '#status = :status AND id > :after',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':status': { S: status }, ':after': { N: String(afterId) } },
-          Limit: limit + 1,
-        }),
-  );
+  const read = afterId === 0 && cache !== undefined ? cache.page(status as PetStatus | undefined, limit, () => page(afterId, limit, status)) : page(afterId, limit, status);
   read.catch(() => {});
   const decided = await admitted(context);
   if (decided.refusal) return decided.refusal;
-  let items;
+  let listed;
   try {
-    items = (await read).Items ?? [];
+    listed = await read;
   } catch {
     return error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', { 'Retry-After': '1' });
   }
-  const page = items.slice(0, limit);
   const headers: Record<string, string> = {};
-  if (items.length > limit) {
+  const last = listed.pets.at(-1);
+  if (listed.hasMore && last !== undefined) {
     let key: string;
     try {
       key = (await cursorKeys()).current;
     } catch {
       return error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', { 'Retry-After': '1' });
     }
-    const last = Number(page.at(-1)?.id?.N);
     const host = event.requestContext?.domainName ?? 'localhost';
-    headers.Link = `<https://${host}/v1/pets?limit=${limit}${status ? `&status=${status}` : ''}&cursor=${signCursor(key, last, status)}>; rel="next"`;
+    headers.Link = `<https://${host}/v1/pets?limit=${limit}${status ? `&status=${status}` : ''}&cursor=${signCursor(key, last.id, status)}>; rel="next"`;
   }
-  return respond(context, decided.count, 200, `[${page.map(petJson).join(',')}]`, headers);
+  return respond(context, decided.count, 200, `[${listed.pets.map(petJson).join(',')}]`, headers);
 };
 
 async function unavailable(context: Context): Promise<APIGatewayProxyResult> {

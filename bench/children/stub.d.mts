@@ -3,6 +3,8 @@ export interface StubTable {
   readonly partitionKey: string;
   readonly sortKey: string;
   readonly partitions: Readonly<Record<string, string>>;
+  /** How many shards pets are spread over (PET_SHARDS): `PET#<id mod petShards>`, `<status>#<id mod petShards>`. */
+  readonly petShards: number;
 }
 
 export type StubCommands = Readonly<Record<string, (input: any) => unknown>>;

@@ -7,8 +7,11 @@
  *
  * | item            | pk                  | sk                       | other attributes                        |
  * |-----------------|---------------------|--------------------------|-----------------------------------------|
- * | pet             | `PET`               | id, zero-padded to 16    | id, name, categoryId, status, createdAt |
- * | pet id sequence | `SEQUENCE`          | `pet`                    | value (last id handed out)              |
+ * | pet             | `PET#<id mod 8>`    | id, zero-padded to 16    | id, name, categoryId, statusShard       |
+ * |                 |                     |                          | (`<status>#<id mod 8>`), createdAt,     |
+ * |                 |                     |                          | nonce (the create's, random)            |
+ * | pet (former)    | `PET`               | id, zero-padded to 16    | id, name, categoryId, status, createdAt |
+ * | id counter      | `SEQUENCE`          | `pet`                    | value: retired (docs/upgrading-pets.md) |
  * | API key         | `APIKEY#<hash>`     | the hash (SHA-256 of the | registry (`keys`), plan, limits,        |
  * |                 |                     | key, hex)                | createdAt; mirrored: apiKeyId,          |
  * |                 |                     |                          | usagePlanId, syncedAt                   |
@@ -17,9 +20,12 @@
  * | idempotency     | `IDEMPOTENCY#<keyId>| `record`                 | pet (a map: the answer), firstUsedAt,   |
  * | record          | #<client's key>`    |                          | expiresAt (TTL, 24 h after first use)   |
  *
- * All pets share one partition so that "pets in ascending id order" is a single Query that
- * reads only the page it returns; the `byStatus` index does the same per status. It is sparse:
- * only pets carry `status` and `id` (an idempotency record keeps its pet in a map, so it stays out).
+ * Pets are spread over PET_SHARDS partitions by id (`PET#<id mod 8>`), and the `petsByStatus`
+ * index likewise (`available#3`): no partition takes every create, every getPet or every page. A
+ * page queries the shards in ascending id and merges them (shared/pets/page-merge.ts). The index
+ * is sparse: only pets carry `statusShard` (an idempotency record keeps its pet in a map). Pets of
+ * the former layout (all under `PET`, listed by status through `byStatus` on `status`) are read
+ * while a stage upgrades (PetLayout below) and copied (docs/upgrading-pets.md).
  * Every API key and every idempotency record is a partition of its own: each is read and written
  * alone, by its key, so none shares DynamoDB's per-partition limits with another (a flood of
  * unknown tokens, or one API key's many creates, touches no one else's partition). The keys are
@@ -51,10 +57,32 @@ export interface TableDefinition {
   readonly timeToLiveAttribute: string;
 }
 
-export const STATUS_INDEX = 'byStatus';
+/** Pets by status, sharded: `statusShard` = `<status>#<id mod PET_SHARDS>`, sorted by id. */
+export const STATUS_INDEX = 'petsByStatus';
+/** The former status index, on `status`: read while a stage upgrades, gone once it is `current`. */
+export const FORMER_STATUS_INDEX = 'byStatus';
 /** The key registry's items and nothing else: how the registry is listed, never by a Scan. */
 export const KEY_INDEX = 'registeredKeys';
-export type IndexName = typeof STATUS_INDEX | typeof KEY_INDEX;
+export type IndexName = typeof STATUS_INDEX | typeof FORMER_STATUS_INDEX | typeof KEY_INDEX;
+
+/**
+ * How many partitions pets (and each status in the index) are spread over. Chosen from measured
+ * figures (docs/scale-and-cost.md): at 8, 4,000 creates a second write 500 units a second to each
+ * pet partition and to each shard of `available`, half of DynamoDB's per-partition limit; a page
+ * costs 8 small queries. Changing it moves every pet: it is fixed.
+ */
+export const PET_SHARDS = 8;
+
+/**
+ * Where a stage is in the move from the former layout (every pet under `PET`, ids from the
+ * `SEQUENCE` counter) to the sharded one (docs/upgrading-pets.md):
+ * - `upgrading`: reads both layouts, writes the former one (with time-ordered ids), so that the
+ *   version it replaces, still serving during a canary, sees every pet;
+ * - `copying`: reads both, writes the sharded one (once every function runs this version);
+ * - `current`: reads the sharded layout alone (a fresh stage, or one whose pets were copied).
+ */
+export const PET_LAYOUTS = ['upgrading', 'copying', 'current'] as const;
+export type PetLayout = (typeof PET_LAYOUTS)[number];
 
 /** The key index's partition key and its one value, carried by key items only (which makes the index sparse). */
 export const KEY_INDEX_PARTITION = { attribute: 'registry', value: 'keys' } as const;
@@ -64,8 +92,10 @@ export const KEY_INDEX_PARTITION = { attribute: 'registry', value: 'keys' } as c
  * `*` stands for any text): what a function's rights name (shared/functions.ts).
  */
 export const ITEM_PARTITIONS = {
-  pets: 'PET',
-  idSequence: 'SEQUENCE',
+  /** One partition per shard: `PET#<id mod PET_SHARDS>`. */
+  pets: 'PET#*',
+  /** Every pet of the former layout: read while a stage upgrades (PetLayout), written while it is `upgrading`. */
+  formerPets: 'PET',
   /** One partition per key: `APIKEY#<hash>`. */
   keyRegistry: 'APIKEY#*',
   /**
@@ -87,13 +117,31 @@ export const ITEM_PARTITIONS = {
 
 export type ItemKind = keyof typeof ITEM_PARTITIONS;
 
+const FORMER_STATUS_INDEX_DEFINITION: GlobalIndexDefinition = {
+  indexName: FORMER_STATUS_INDEX,
+  partitionKey: { name: 'status', type: 'S' },
+  sortKey: { name: 'id', type: 'N' },
+  projectedAttributes: ['name', 'categoryId'],
+};
+
+/**
+ * The table of a stage in this layout: the former status index stays until the stage is `current`
+ * (CloudFormation adds or removes one index per update, so the new index comes first, the
+ * former one goes at the last step).
+ */
+export function tableDefinitionFor(layout: PetLayout): TableDefinition {
+  if (layout === 'current') return tableDefinition;
+  return { ...tableDefinition, globalSecondaryIndexes: [...tableDefinition.globalSecondaryIndexes, FORMER_STATUS_INDEX_DEFINITION] };
+}
+
+/** The table of a `current` stage, and of npm start (which copies an older data directory's pets at start-up). */
 export const tableDefinition: TableDefinition = {
   partitionKey: { name: 'pk', type: 'S' },
   sortKey: { name: 'sk', type: 'S' },
   globalSecondaryIndexes: [
     {
       indexName: STATUS_INDEX,
-      partitionKey: { name: 'status', type: 'S' },
+      partitionKey: { name: 'statusShard', type: 'S' },
       sortKey: { name: 'id', type: 'N' },
       projectedAttributes: ['name', 'categoryId'],
     },

@@ -1,29 +1,60 @@
 import { isoTimestamp } from '../clock';
 import { integer, numberIn, text, textIn, type Item } from '../dynamodb/attribute-values';
-import { ITEM_PARTITIONS } from '../dynamodb/table-definition';
+import { ITEM_PARTITIONS, PET_SHARDS } from '../dynamodb/table-definition';
 import { isPetStatus } from './fields';
-import type { Pet } from './schema';
-
-/** Every pet is in one partition, in id order: `pk = PET`, `sk` = the id in 16 digits. */
-export const PET_PARTITION_VALUE = text(ITEM_PARTITIONS.pets);
+import type { Pet, PetStatus } from './schema';
 
 /** Ids are at most 16 decimal digits (2^53 - 1), so padding to 16 makes string order id order. */
 const ID_WIDTH = 16;
 
 export const petSortKey = (id: number): string => String(id).padStart(ID_WIDTH, '0');
 
-/** A pet's item: its key, its four fields and when it was written. */
-export function petItem(pet: Pet, createdAtMs: number): Item {
-  return { pk: PET_PARTITION_VALUE, sk: text(petSortKey(pet.id)), ...petAttributes(pet), createdAt: text(isoTimestamp(createdAtMs)) };
+/** The shard of a pet: its id modulo PET_SHARDS (the 12 random low bits of a time-ordered id spread them evenly). */
+export const shardOf = (id: number): number => id % PET_SHARDS;
+
+/** `PET#<shard>`: where a pet of the sharded layout is. */
+export const shardPartition = (shard: number): string => `${ITEM_PARTITIONS.pets.slice(0, -1)}${shard}`;
+
+/** The former layout's one partition, `PET`. */
+export const FORMER_PET_PARTITION = ITEM_PARTITIONS.formerPets;
+
+/** The status index's key of a status in a shard: `available#3`. */
+export const statusShard = (status: PetStatus, shard: number): string => `${status}#${shard}`;
+
+export const petKey = (id: number): Item => ({ pk: text(shardPartition(shardOf(id))), sk: text(petSortKey(id)) });
+export const formerPetKey = (id: number): Item => ({ pk: text(FORMER_PET_PARTITION), sk: text(petSortKey(id)) });
+
+/**
+ * A pet's item in the sharded layout: its key, its fields (the status as `statusShard`, which
+ * keys the status index; no `status`, which would put it in the former index too), when it was
+ * written, and the create's nonce, by which a create knows its own item from another's.
+ */
+export function petItem(pet: Pet, createdAtMs: number, nonce: string): Item {
+  return {
+    ...petKey(pet.id),
+    id: integer(pet.id),
+    name: text(pet.name),
+    categoryId: integer(pet.categoryId),
+    statusShard: text(statusShard(pet.status, shardOf(pet.id))),
+    createdAt: text(isoTimestamp(createdAtMs)),
+    nonce: text(nonce),
+  };
 }
 
+/** A pet's item in the former layout (written while a stage is `upgrading`: the version it replaces reads only this). */
+export function formerPetItem(pet: Pet, createdAtMs: number, nonce: string): Item {
+  return { ...formerPetKey(pet.id), ...petAttributes(pet), createdAt: text(isoTimestamp(createdAtMs)), nonce: text(nonce) };
+}
+
+/** The four fields as an idempotency record keeps them (a map, so the record is in no index). */
 export function petAttributes({ id, name, categoryId, status }: Pet): Item {
   return { id: integer(id), name: text(name), categoryId: integer(categoryId), status: text(status) };
 }
 
-/** A pet read back; an item without its four fields is a fault of ours (a 500), never answered half. */
+/** A pet read back, of either layout; an item without its four fields is a fault of ours (a 500), never answered half. */
 export function toPet(item: Item): Pet {
-  const [id, name, categoryId, status] = [numberIn(item, 'id'), textIn(item, 'name'), numberIn(item, 'categoryId'), textIn(item, 'status')];
+  const status = textIn(item, 'status') ?? textIn(item, 'statusShard')?.split('#', 1)[0];
+  const [id, name, categoryId] = [numberIn(item, 'id'), textIn(item, 'name'), numberIn(item, 'categoryId')];
   if (id === undefined || name === undefined || categoryId === undefined || !isPetStatus(status)) throw new Error('a pet item without its id, name, categoryId or status');
   return { id, name, categoryId, status };
 }

@@ -1,8 +1,12 @@
 import { GetItemCommand, QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { integer, text } from '../dynamodb/attribute-values';
+import { now as serviceClock } from '../clock';
+import { integer, text, textIn, type Item } from '../dynamodb/attribute-values';
 import type { CallDeadline } from '../dynamodb/call-deadline';
-import { STATUS_INDEX } from '../dynamodb/table-definition';
-import { PET_PARTITION_VALUE, petSortKey, toPet } from './pet-items';
+import { FORMER_STATUS_INDEX, PET_SHARDS, STATUS_INDEX, type PetLayout } from '../dynamodb/table-definition';
+import { FirstPageCache } from './first-page-cache';
+import { mergedPage, type MergedPage, type SourcePage } from './page-merge';
+import { lastIdDrawnBy, LISTING_SETTLE_MS } from './pet-ids';
+import { FORMER_PET_PARTITION, formerPetKey, petKey, petSortKey, shardPartition, statusShard, toPet } from './pet-items';
 import type { Pet, PetStatus } from './schema';
 
 export interface PageRequest {
@@ -12,11 +16,7 @@ export interface PageRequest {
   readonly status: PetStatus | undefined;
 }
 
-export interface PetPage {
-  readonly pets: Pet[];
-  /** True when at least one more pet follows the last one returned. */
-  readonly hasMore: boolean;
-}
+export type PetPage = MergedPage;
 
 /** Reading pets: what getPet and listPets need of the table (their bundles hold no write). */
 export interface PetReads {
@@ -24,40 +24,87 @@ export interface PetReads {
   list(request: PageRequest, deadline?: CallDeadline): Promise<PetPage>;
 }
 
+export interface PetReadOptions {
+  readonly now?: (() => number) | undefined;
+  readonly layout?: PetLayout | undefined;
+  /** How old an id must be before a page shows it (LISTING_SETTLE_MS; 0 in most tests, which list what they just made). */
+  readonly listingSettleMs?: number | undefined;
+  /** Serve busy first pages from memory for up to a second (./first-page-cache.ts); off in most tests. */
+  readonly firstPageCache?: boolean | undefined;
+}
+
 export class DynamoDbPetReads implements PetReads {
+  readonly #now: () => number;
+  readonly #readsFormer: boolean;
+  readonly #settleMs: number;
+  readonly #cache: FirstPageCache | undefined;
+
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
-  ) {}
-
-  async get(id: number, deadline?: CallDeadline): Promise<Pet | undefined> {
-    const { Item } = await this.client.send(
-      new GetItemCommand({ TableName: this.tableName, Key: { pk: PET_PARTITION_VALUE, sk: text(petSortKey(id)) }, ConsistentRead: true }),
-      { abortSignal: deadline?.signalForCall() },
-    );
-    return Item === undefined ? undefined : toPet(Item);
+    { now = serviceClock, layout = 'current', listingSettleMs = LISTING_SETTLE_MS, firstPageCache = true }: PetReadOptions = {},
+  ) {
+    this.#now = now;
+    this.#readsFormer = layout !== 'current';
+    this.#settleMs = listingSettleMs;
+    this.#cache = firstPageCache ? new FirstPageCache(now) : undefined;
   }
 
-  /** One Query that reads at most `limit + 1` items: the page and one more to know if another follows. */
-  async list({ afterId, limit, status }: PageRequest, deadline?: CallDeadline): Promise<PetPage> {
+  /** Strongly consistent: a pet a create answered is always found. While a stage upgrades, the former layout is asked when the sharded one has no such pet. */
+  async get(id: number, deadline?: CallDeadline): Promise<Pet | undefined> {
+    const item = (await this.#getItem(petKey(id), deadline)) ?? (this.#readsFormer ? await this.#getItem(formerPetKey(id), deadline) : undefined);
+    return item === undefined ? undefined : toPet(item);
+  }
+
+  async #getItem(key: Item, deadline: CallDeadline | undefined): Promise<Item | undefined> {
+    const { Item: item } = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }), {
+      abortSignal: deadline?.signalForCall(),
+    });
+    return item;
+  }
+
+  /**
+   * A page merged from the shards' queries (./page-merge.ts), eventually consistent, showing no id
+   * drawn less than the settle time ago (./pet-ids.ts, LISTING_SETTLE_MS). A first page that this
+   * instance serves often may come from its cache, at most a second old.
+   */
+  async list(request: PageRequest, deadline?: CallDeadline): Promise<PetPage> {
+    if (request.afterId !== 0 || this.#cache === undefined) return this.#read(request, deadline);
+    return this.#cache.page(request.status, request.limit, () => this.#read(request, deadline));
+  }
+
+  #read({ afterId, limit, status }: PageRequest, deadline: CallDeadline | undefined): Promise<PetPage> {
+    const newestId = lastIdDrawnBy(this.#now() - this.#settleMs);
+    const sources = PET_SHARDS + (this.#readsFormer ? 1 : 0);
+    return mergedPage(sources, (source, after, share) => this.#query(source, status, after, newestId, share, deadline), afterId, limit);
+  }
+
+  /** Source 0..PET_SHARDS-1: a shard; PET_SHARDS: the former layout. Ids above `after`, up to `newestId`. */
+  async #query(source: number, status: PetStatus | undefined, after: number, newestId: number, limit: number, deadline: CallDeadline | undefined): Promise<SourcePage> {
+    if (after >= newestId) return { pets: [], resumeAfter: undefined };
+    const former = source === PET_SHARDS;
     const query =
       status === undefined
         ? new QueryCommand({
             TableName: this.tableName,
-            KeyConditionExpression: 'pk = :pk AND sk > :after',
-            ExpressionAttributeValues: { ':pk': PET_PARTITION_VALUE, ':after': text(petSortKey(afterId)) },
-            Limit: limit + 1,
-            ConsistentRead: true,
+            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+            ExpressionAttributeValues: {
+              ':pk': text(former ? FORMER_PET_PARTITION : shardPartition(source)),
+              ':first': text(petSortKey(after + 1)),
+              ':last': text(petSortKey(newestId)),
+            },
+            Limit: limit,
           })
         : new QueryCommand({
             TableName: this.tableName,
-            IndexName: STATUS_INDEX,
-            KeyConditionExpression: '#status = :status AND id > :after',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':status': text(status), ':after': integer(afterId) },
-            Limit: limit + 1,
+            IndexName: former ? FORMER_STATUS_INDEX : STATUS_INDEX,
+            KeyConditionExpression: '#key = :key AND id BETWEEN :first AND :last',
+            ExpressionAttributeNames: { '#key': former ? 'status' : 'statusShard' },
+            ExpressionAttributeValues: { ':key': text(former ? status : statusShard(status, source)), ':first': integer(after + 1), ':last': integer(newestId) },
+            Limit: limit,
           });
-    const { Items = [] } = await this.client.send(query, { abortSignal: deadline?.signalForCall() });
-    return { pets: Items.slice(0, limit).map(toPet), hasMore: Items.length > limit };
+    const { Items = [], LastEvaluatedKey } = await this.client.send(query, { abortSignal: deadline?.signalForCall() });
+    const stoppedAt = textIn(LastEvaluatedKey, 'sk');
+    return { pets: Items.map(toPet), resumeAfter: stoppedAt === undefined ? undefined : Number(stoppedAt) };
   }
 }

@@ -6,15 +6,18 @@ import {
   TransactWriteItemsCommand,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
+import { randomBytes } from 'node:crypto';
 import { KEY_ID_PATTERN } from '../auth/api-key-hash';
 import { isoTimestamp, now as serviceClock } from '../clock';
 import { integer, numberOf, sameItem, text, type Item } from '../dynamodb/attribute-values';
 import type { CallDeadline } from '../dynamodb/call-deadline';
 import { DATASTORE_RETRY_AFTER_SECONDS } from '../dynamodb/datastore-errors';
-import { Sequence } from '../dynamodb/sequence';
+import { AttemptTooLateError, attemptsOnlyUntil } from '../dynamodb/last-attempt';
+import type { PetLayout } from '../dynamodb/table-definition';
 import { IdempotencyInProgressError, ServiceUnavailableError } from '../errors';
 import { expiryOf, isLive, replayOf, type IdempotencyKey, type IdempotencyRecord } from './idempotency';
-import { petAttributes, petItem, toPet } from './pet-items';
+import { drawPetId, YOUNG_ID_MS } from './pet-ids';
+import { formerPetItem, petAttributes, petItem, toPet } from './pet-items';
 import type { NewPet, Pet } from './schema';
 
 export interface CreateOptions {
@@ -31,7 +34,7 @@ export interface CreatedOnce {
 
 /** Writing pets: what createPet needs of the table (its bundle holds no page read). */
 export interface PetWrites {
-  /** Takes an id and writes the pet, once `beforeWrite` (if given) has resolved. */
+  /** Once `beforeWrite` (if given) has resolved, draws an id and writes the pet. */
   create(pet: NewPet, options?: CreateOptions): Promise<Pet>;
   /**
    * The same, at most once per live key: the pet and the key's record are written in one
@@ -55,82 +58,124 @@ export function idempotencyRecordKey(owner: string, value: string): { pk: string
   return { pk: `${IDEMPOTENCY_PARTITION_PREFIX}${owner}#${value}`, sk: 'record' };
 }
 
+/** How a store of pets is set up: the clock, the layout of the stage (table-definition.ts), and for tests how ids are drawn. */
+export interface PetStoreOptions {
+  readonly now?: (() => number) | undefined;
+  readonly layout?: PetLayout | undefined;
+  readonly drawId?: ((nowMs: number) => number) | undefined;
+}
+
+/** A create draws a new id when its id is taken (1 in 4,096 within a millisecond): this many draws at most. */
+const MAX_DRAWS = 3;
+
 export class DynamoDbPetWrites implements PetWrites {
-  readonly #ids: Sequence;
+  readonly #now: () => number;
+  readonly #drawId: (nowMs: number) => number;
+  readonly #itemOf: (pet: Pet, createdAtMs: number, nonce: string) => Item;
 
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
-    private readonly now: () => number = serviceClock,
+    { now = serviceClock, layout = 'current', drawId = drawPetId }: PetStoreOptions = {},
   ) {
-    this.#ids = new Sequence(client, tableName, 'pet');
+    this.#now = now;
+    this.#drawId = drawId;
+    this.#itemOf = layout === 'upgrading' ? formerPetItem : petItem;
   }
 
   async create(newPet: NewPet, { deadline, beforeWrite }: CreateOptions = {}): Promise<Pet> {
-    // The id is taken while the caller decides; if it decides against the write, the id is a gap.
-    const [id] = await Promise.all([this.#ids.next(deadline), beforeWrite]);
-    const pet: Pet = { id, name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
-    const item = petItem(pet, this.now());
-    // The condition makes a write that would overwrite an existing pet fail instead.
-    try {
-      await this.client.send(
-        new PutItemCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
-        { abortSignal: deadline?.signalForCall() },
-      );
-    } catch (error) {
-      // When the reply to a write that succeeded is lost, the SDK's retry meets the pet it wrote:
-      // the id is this request's alone, so an item equal to ours is ours, and the create succeeded.
-      if (!(error instanceof ConditionalCheckFailedException && error.Item !== undefined && sameItem(error.Item, item))) throw error;
+    await beforeWrite;
+    const nonce = newNonce();
+    for (let draw = 1; ; draw += 1) {
+      // The id is drawn when the write is sent, after the request was admitted: ordered by time.
+      const nowMs = this.#now();
+      const pet: Pet = { id: this.#drawId(nowMs), name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
+      const item = this.#itemOf(pet, nowMs, nonce);
+      try {
+        // The condition makes a write that would overwrite an existing pet fail instead.
+        await this.#send(
+          new PutItemCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
+          nowMs,
+          deadline,
+        );
+        return pet;
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        // When the reply to a write that succeeded is lost, the SDK's retry meets the pet it wrote:
+        // the nonce is this request's alone, so an item with it is ours, and the create succeeded.
+        if (error.Item !== undefined && sameItem(error.Item, item)) return pet;
+        // Another create's pet holds the id: draw again.
+        if (draw === MAX_DRAWS) throw new ServiceUnavailableError(error, DATASTORE_RETRY_AFTER_SECONDS);
+      }
     }
-    return pet;
   }
 
   async createOnce(newPet: NewPet, key: IdempotencyKey, { deadline, beforeWrite }: CreateOptions = {}): Promise<CreatedOnce> {
-    // Two round trips, as without a key: the record is read while the request is counted and the
-    // id taken; then one transaction writes the pet and its record, or neither.
+    // Two round trips, as without a key: the record is read while the request is counted; then
+    // one transaction writes the pet and its record, or neither.
     const { pk, sk } = idempotencyRecordKey(key.owner, key.value);
     const recordKey = { pk: text(pk), sk: text(sk) };
-    const [id, found] = await Promise.all([
-      this.#ids.next(deadline),
+    const [found] = await Promise.all([
       this.client.send(new GetItemCommand({ TableName: this.tableName, Key: recordKey, ConsistentRead: true }), { abortSignal: deadline?.signalForCall() }),
       beforeWrite,
     ]);
-    const nowMs = this.now();
     const recorded = found.Item === undefined ? undefined : toRecord(found.Item);
-    // A replay writes nothing; the id taken meanwhile is a gap.
-    if (recorded !== undefined && isLive(recorded, nowMs)) return { pet: replayOf(recorded, newPet), replayed: true };
+    // A replay writes nothing.
+    if (recorded !== undefined && isLive(recorded, this.#now())) return { pet: replayOf(recorded, newPet), replayed: true };
 
-    const pet: Pet = { id, name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
-    // The pet is kept as a map, so the record has no top-level `status` or `id`: the status index never holds it.
-    const record: Item = { ...recordKey, pet: { M: petAttributes(pet) }, expiresAt: integer(expiryOf(nowMs)), firstUsedAt: text(isoTimestamp(nowMs)) };
-    try {
-      // The SDK gives the transaction a ClientRequestToken that its retries reuse: a retry after a
-      // lost reply is answered as the first attempt was, without writing again.
-      await this.client.send(
-        new TransactWriteItemsCommand({
-          TransactItems: [
-            { Put: { TableName: this.tableName, Item: petItem(pet, nowMs), ConditionExpression: 'attribute_not_exists(pk)' } },
-            {
-              Put: {
-                TableName: this.tableName,
-                Item: record,
-                // An expired record may still be there (TTL deletes within days): it is overwritten.
-                ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
-                ExpressionAttributeValues: { ':now': integer(Math.floor(nowMs / 1000)) },
-                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    const nonce = newNonce();
+    const drawn = new Set<number>();
+    for (let draw = 1; ; draw += 1) {
+      const nowMs = this.#now();
+      const pet: Pet = { id: this.#drawId(nowMs), name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
+      drawn.add(pet.id);
+      // The pet is kept as a map, so the record has no top-level `statusShard`, `status` or `id`: no status index holds it.
+      const record: Item = { ...recordKey, pet: { M: petAttributes(pet) }, expiresAt: integer(expiryOf(nowMs)), firstUsedAt: text(isoTimestamp(nowMs)) };
+      try {
+        // The SDK gives the transaction a ClientRequestToken that its retries reuse: a retry after a
+        // lost reply is answered as the first attempt was, without writing again.
+        await this.#send(
+          new TransactWriteItemsCommand({
+            TransactItems: [
+              { Put: { TableName: this.tableName, Item: this.#itemOf(pet, nowMs, nonce), ConditionExpression: 'attribute_not_exists(pk)' } },
+              {
+                Put: {
+                  TableName: this.tableName,
+                  Item: record,
+                  // An expired record may still be there (TTL deletes within days): it is overwritten.
+                  ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
+                  ExpressionAttributeValues: { ':now': integer(Math.floor(nowMs / 1000)) },
+                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+                },
               },
-            },
-          ],
-        }),
-        { abortSignal: deadline?.signalForCall() },
-      );
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      return settleCancelled(error, id, newPet);
+            ],
+          }),
+          nowMs,
+          deadline,
+        );
+        return { pet, replayed: false };
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        const settled = settleCancelled(error, drawn, newPet);
+        if (settled !== ID_TAKEN) return settled;
+        if (draw === MAX_DRAWS) throw new ServiceUnavailableError(error, DATASTORE_RETRY_AFTER_SECONDS);
+      }
     }
-    return { pet, replayed: false };
+  }
+
+  /** Sends a pet's write; its retries only while the id is young (YOUNG_ID_MS), else a 503. */
+  async #send(command: PutItemCommand | TransactWriteItemsCommand, drawnAtMs: number, deadline: CallDeadline | undefined): Promise<void> {
+    try {
+      await this.client.send(attemptsOnlyUntil(command, drawnAtMs + YOUNG_ID_MS, this.#now) as PutItemCommand, { abortSignal: deadline?.signalForCall() });
+    } catch (error) {
+      if (error instanceof AttemptTooLateError) throw new ServiceUnavailableError(error, DATASTORE_RETRY_AFTER_SECONDS);
+      throw error;
+    }
   }
 }
+
+/** 96 random bits, by which a create tells its own pet item from another create's. */
+const newNonce = (): string => randomBytes(12).toString('base64url');
 
 function toRecord(item: Item): IdempotencyRecord {
   return { pet: toPet(item.pet?.M ?? {}), expiresAt: numberOf(item, 'expiresAt') };
@@ -138,18 +183,20 @@ function toRecord(item: Item): IdempotencyRecord {
 
 const THROTTLED_REASONS = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
 
+const ID_TAKEN = Symbol('the pet\'s id is taken');
+
 /**
  * A cancelled transaction wrote nothing. Its reasons tell why: the key's live record appeared
  * since it was read (a concurrent request with the key won, or our own attempt whose reply was
- * lost); a transaction on the record still running (its outcome unknown: 409); throttling (503).
- * Any other reason is a fault of ours (500).
+ * lost); a transaction on the record still running (its outcome unknown: 409); another create's
+ * pet holding the id (ID_TAKEN: draw again); throttling (503). Any other reason is a fault of ours (500).
  */
-function settleCancelled(error: TransactionCanceledException, id: number, request: NewPet): CreatedOnce {
+function settleCancelled(error: TransactionCanceledException, drawn: ReadonlySet<number>, request: NewPet): CreatedOnce | typeof ID_TAKEN {
   const reasons = error.CancellationReasons ?? [];
-  const onRecord = reasons[1];
+  const [onPet, onRecord] = reasons;
   if (onRecord?.Code === 'ConditionalCheckFailed' && onRecord.Item !== undefined) {
     const winner = toRecord(onRecord.Item);
-    if (winner.pet.id === id) return { pet: winner.pet, replayed: false };
+    if (drawn.has(winner.pet.id)) return { pet: winner.pet, replayed: false };
     return { pet: replayOf(winner, request), replayed: true };
   }
   // A live record without its content (DynamoDB always returns it; reading it again would be a
@@ -157,6 +204,7 @@ function settleCancelled(error: TransactionCanceledException, id: number, reques
   if (onRecord?.Code === 'ConditionalCheckFailed' || reasons.some((reason) => reason.Code === 'TransactionConflict')) {
     throw new IdempotencyInProgressError(DATASTORE_RETRY_AFTER_SECONDS);
   }
+  if (onPet?.Code === 'ConditionalCheckFailed') return ID_TAKEN;
   if (reasons.some((reason) => reason.Code !== undefined && THROTTLED_REASONS.has(reason.Code))) {
     throw new ServiceUnavailableError(error, DATASTORE_RETRY_AFTER_SECONDS);
   }

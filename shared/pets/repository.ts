@@ -1,9 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { now as serviceClock } from '../clock';
 import type { CallDeadline } from '../dynamodb/call-deadline';
 import type { IdempotencyKey } from './idempotency';
-import { DynamoDbPetReads, type PageRequest, type PetPage, type PetReads } from './pet-reads';
-import { DynamoDbPetWrites, type CreatedOnce, type CreateOptions, type PetWrites } from './pet-writes';
+import { DynamoDbPetReads, type PageRequest, type PetPage, type PetReadOptions, type PetReads } from './pet-reads';
+import { DynamoDbPetWrites, type CreatedOnce, type CreateOptions, type PetStoreOptions, type PetWrites } from './pet-writes';
 import type { NewPet, Pet } from './schema';
 
 export type { CreatedOnce, CreateOptions } from './pet-writes';
@@ -21,9 +20,10 @@ export class DynamoDbPetRepository implements PetRepository {
   readonly #reads: DynamoDbPetReads;
   readonly #writes: DynamoDbPetWrites;
 
-  constructor(client: DynamoDBClient, tableName: string, now: () => number = serviceClock) {
-    this.#reads = new DynamoDbPetReads(client, tableName);
-    this.#writes = new DynamoDbPetWrites(client, tableName, now);
+  /** The tools' and tests' repository: unless told otherwise, a listing shows what was just made and keeps no cache. */
+  constructor(client: DynamoDBClient, tableName: string, options: PetStoreOptions & PetReadOptions = {}) {
+    this.#reads = new DynamoDbPetReads(client, tableName, { listingSettleMs: 0, firstPageCache: false, ...options });
+    this.#writes = new DynamoDbPetWrites(client, tableName, options);
   }
 
   create(pet: NewPet, options?: CreateOptions): Promise<Pet> {

@@ -3,6 +3,9 @@ import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoDbClient } from '../../shared/dynamodb/client';
 import { DynamoDbPetRepository, type PetPage } from '../../shared/pets/repository';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { drawnAt } from '../../shared/pets/pet-ids';
+import { toPet } from '../../shared/pets/pet-items';
 import type { Pet, PetStatus } from '../../shared/pets/schema';
 import { testDatabase } from '../support/database';
 
@@ -42,6 +45,9 @@ async function walk(status: PetStatus | undefined, limit: number): Promise<Pet[]
   return seen;
 }
 
+/** The item of a pet in the sharded layout, as the document client reads it. */
+const keyOf = (id: number) => ({ pk: `PET#${id % 8}`, sk: String(id).padStart(16, '0') });
+
 beforeAll(async () => {
   for (let i = 0; i < 60; i += 1) {
     created.push(await repository.create({ name: `pet ${i}`, categoryId: (i % 4) + 1, status: statuses[i % 3] as PetStatus }));
@@ -49,40 +55,47 @@ beforeAll(async () => {
 });
 
 describe('DynamoDbPetRepository on DynamoDB Local', () => {
-  it('hands out increasing ids in creation order, starting at 1', () => {
-    expect(created.map((pet) => pet.id)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
-  });
-
   it('stores what it returns, and reads it back by id', async () => {
     const pet = created[7] as Pet;
     expect(await repository.get(pet.id)).toEqual(pet);
     expect(await repository.get(10_000)).toBeUndefined();
+    expect(await repository.get(pet.id + 8)).toBeUndefined();
   });
 
-  it('writes the items the document client wrote, and reads them as it did', async () => {
+  it('writes each pet in its shard, with its status as the status index key and the nonce of its create', async () => {
     const pet = created[8] as Pet;
-    const { Item } = await db.documentClient.send(new GetCommand({ TableName: db.tableName, Key: { pk: 'PET', sk: String(pet.id).padStart(16, '0') } }));
-    expect(Item).toEqual({ pk: 'PET', sk: String(pet.id).padStart(16, '0'), ...pet, createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) });
+    const { Item } = await db.documentClient.send(new GetCommand({ TableName: db.tableName, Key: keyOf(pet.id) }));
+    expect(Item).toEqual({
+      ...keyOf(pet.id),
+      id: pet.id,
+      name: pet.name,
+      categoryId: pet.categoryId,
+      statusShard: `${pet.status}#${pet.id % 8}`,
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      nonce: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/),
+    });
+    // Its shards spread: 60 pets in more than half of the 8.
+    expect(new Set(created.map((p) => p.id % 8)).size).toBeGreaterThan(4);
   });
 
-  it.each(['id', 'name', 'categoryId', 'status'] as const)('refuses to answer a stored pet without its %s, or with a value of another type there: a fault of ours, never half a pet', async (field) => {
-    const id = 90_000 + ['id', 'name', 'categoryId', 'status'].indexOf(field);
-    const whole = { pk: 'PET', sk: String(id).padStart(16, '0'), id, name: 'Odd', categoryId: 1, status: 'available', createdAt: '2026-11-26T00:00:00.000Z' };
+  it.each(['id', 'name', 'categoryId', 'statusShard'] as const)('refuses to answer a stored pet without its %s, or with a value of another type there: a fault of ours, never half a pet', async (field) => {
+    const id = 90_000 + ['id', 'name', 'categoryId', 'statusShard'].indexOf(field);
+    const whole = { ...keyOf(id), id, name: 'Odd', categoryId: 1, statusShard: `available#${id % 8}`, createdAt: '2026-11-26T00:00:00.000Z' };
     await db.documentClient.send(new PutCommand({ TableName: db.tableName, Item: whole }));
     await expect(repository.get(id)).resolves.toEqual({ id, name: 'Odd', categoryId: 1, status: 'available' });
     const { [field]: _, ...without } = whole;
     await db.documentClient.send(new PutCommand({ TableName: db.tableName, Item: without }));
     await expect(repository.get(id)).rejects.toThrow('a pet item without its id, name, categoryId or status');
-    // The status index's keys (status, id) cannot be stored with another type; the others can.
+    // The status index's keys (statusShard, id) cannot be stored with another type; the others can.
     if (field === 'name' || field === 'categoryId') {
       await db.documentClient.send(new PutCommand({ TableName: db.tableName, Item: { ...whole, [field]: field === 'name' ? 7 : '7' } }));
       await expect(repository.get(id)).rejects.toThrow('a pet item without its id, name, categoryId or status');
     }
-    if (field === 'status') {
-      await db.documentClient.send(new PutCommand({ TableName: db.tableName, Item: { ...whole, status: 'lost' } }));
+    if (field === 'statusShard') {
+      await db.documentClient.send(new PutCommand({ TableName: db.tableName, Item: { ...whole, statusShard: `lost#${id % 8}` } }));
       await expect(repository.get(id)).rejects.toThrow('a pet item without its id, name, categoryId or status');
     }
-    await db.documentClient.send(new DeleteCommand({ TableName: db.tableName, Key: { pk: 'PET', sk: whole.sk } }));
+    await db.documentClient.send(new DeleteCommand({ TableName: db.tableName, Key: keyOf(id) }));
   });
 
   it('lists all pets in ascending id order, page by page', async () => {
@@ -96,18 +109,26 @@ describe('DynamoDbPetRepository on DynamoDB Local', () => {
   });
 
   it('says there is no more on the last page, even when it is exactly full', async () => {
-    const page = await repository.list({ afterId: 50, limit: 10, status: undefined });
-    expect(page.pets.map((pet) => pet.id)).toEqual([51, 52, 53, 54, 55, 56, 57, 58, 59, 60]);
+    const page = await repository.list({ afterId: (created[49] as Pet).id, limit: 10, status: undefined });
+    expect(page.pets).toEqual(created.slice(50));
     expect(page.hasMore).toBe(false);
   });
 
-  it('reads at most limit + 1 items for a page, however large the table', async () => {
-    const { client, reads } = recordingClient();
+  it('reads a page with one query per shard, each bounded by twice its share and two more, however large the table', async () => {
+    const { client, reads, sent } = recordingClient();
     const recorded = new DynamoDbPetRepository(client, db.tableName);
-    await recorded.list({ afterId: 0, limit: 5, status: undefined });
-    await recorded.list({ afterId: 10, limit: 3, status: 'sold' });
-    await recorded.list({ afterId: 0, limit: 1, status: 'pending' });
-    expect(reads).toEqual([6, 4, 2]);
+    for (const [request, share] of [
+      [{ afterId: 0, limit: 5, status: undefined }, 4],
+      [{ afterId: (created[10] as Pet).id, limit: 3, status: 'sold' }, 3],
+      [{ afterId: 0, limit: 1, status: 'pending' }, 3],
+    ] as const) {
+      reads.length = 0;
+      sent.length = 0;
+      await recorded.list(request);
+      // Each shard once, and again only a shard that was cut short of the page.
+      expect(sent.length).toBeGreaterThanOrEqual(8);
+      for (const read of reads.slice(0, 8)) expect(read).toBeLessThanOrEqual(share);
+    }
   });
 
   it('never overwrites: 200 concurrent creates get 200 distinct ids and all are stored', async () => {
@@ -116,17 +137,33 @@ describe('DynamoDbPetRepository on DynamoDB Local', () => {
     );
     const ids = new Set(results.map((pet) => pet.id));
     expect(ids.size).toBe(200);
-    const stored = await db.storedPets();
-    for (const pet of results) expect(stored).toContainEqual(expect.objectContaining(pet));
+    const stored = (await db.storedPets()).map((item) => toPet(marshall(item)));
+    for (const pet of results) expect(stored).toContainEqual(pet);
+  });
+});
+
+describe('time-ordered ids (after the listings above, which list only the pets made before them)', () => {
+  it('hands out ids increasing with creation time: a pet created a millisecond after another has the larger id', async () => {
+    let nowMs = Date.UTC(2026, 10, 26, 14);
+    const timed = new DynamoDbPetRepository(createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: db.endpoint }), db.tableName, { now: () => nowMs });
+    const ids: number[] = [];
+    for (let i = 0; i < 30; i += 1) {
+      ids.push((await timed.create({ name: `timed ${i}`, categoryId: 1, status: 'available' })).id);
+      nowMs += 1;
+    }
+    expect(ids).toEqual([...ids].sort((x, y) => x - y));
+    for (const [i, id] of ids.entries()) expect(drawnAt(id)).toBe(Date.UTC(2026, 10, 26, 14) + i);
+    expect(ids.every(Number.isSafeInteger)).toBe(true);
+    expect(created.map((pet) => pet.id)).toEqual(created.map((pet) => pet.id).sort((x, y) => x - y));
   });
 });
 
 describe('idempotent creates: what a replay costs (issue 27)', () => {
-  it('the same create again within 24 hours writes no pet and no record (it reads the record while taking an id); after them, it is a new create', async () => {
+  it('the same create again within 24 hours writes no pet and no record, and reads only the record; after them, it is a new create', async () => {
     const { client, sent } = recordingClient();
     const start = Date.UTC(2026, 10, 22, 10, 0, 0);
     let nowMs = start;
-    const keyed = new DynamoDbPetRepository(client, db.tableName, () => nowMs);
+    const keyed = new DynamoDbPetRepository(client, db.tableName, { now: () => nowMs });
     const newPet = { name: 'Once', categoryId: 1, status: 'available' as const };
     const key = { owner: '0123456789abcdef', value: 'replay-cost' };
     const first = await keyed.createOnce(newPet, key);
@@ -135,7 +172,7 @@ describe('idempotent creates: what a replay costs (issue 27)', () => {
     sent.length = 0;
     nowMs = start + 24 * 3_600_000 - 1_000;
     expect(await keyed.createOnce(newPet, key)).toEqual({ pet: first.pet, replayed: true });
-    expect([...sent].sort()).toEqual(['GetItemCommand', 'UpdateItemCommand']);
+    expect(sent).toEqual(['GetItemCommand']);
 
     sent.length = 0;
     nowMs = start + 24 * 3_600_000;

@@ -1,3 +1,5 @@
+import { PET_SHARDS } from '../../shared/dynamodb/table-definition';
+import { FORMER_PET_PARTITION, shardPartition } from '../../shared/pets/pet-items';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, paginateQuery, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { KeyRegistry } from '../../shared/auth/key-registry';
@@ -24,9 +26,13 @@ export function testDatabase() {
       const registry = new KeyRegistry(documentClient, tableName);
       for (const demo of DEMO_KEYS) await registry.register(demo.apiKey, demo.plan, demo.limits);
     },
-    /** Every pet item in the table, read straight from DynamoDB. */
+    /** Every pet item in the table (each shard's, then the former layout's), read straight from DynamoDB. */
     async storedPets(): Promise<Record<string, unknown>[]> {
-      return everyItem(paginateQuery({ client: documentClient }, { TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'PET' } }));
+      const partitions = [...Array.from({ length: PET_SHARDS }, (_, shard) => shardPartition(shard)), FORMER_PET_PARTITION];
+      const items = await Promise.all(
+        partitions.map((pk) => everyItem(paginateQuery({ client: documentClient }, { TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true }))),
+      );
+      return items.flat();
     },
     /**
      * Every idempotency record of an API key (its key id). Each record is a partition of its own

@@ -1,5 +1,6 @@
 import { createServer, request as httpRequest, Agent, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { crc32 } from 'node:zlib';
 import { queriedPartitionValue } from '../../local/dynamodb-rights';
 import type { Item, ReadConsistency } from './capacity-units';
 import { partitionLabel, readCharge, writeCharges, type Capacity, type Charge, type IndexSchema, type TableSchema } from './partition-charges';
@@ -27,6 +28,26 @@ import { partitionLabel, readCharge, writeCharges, type Capacity, type Charge, t
  * burst capacity, a Query's FilterExpression (charged by what it returned, not what it read), and
  * a write racing another write of the same item between the model's reads of it (it could charge
  * an index move that did not happen: the service updates no item an index holds).
+ *
+ * Replica lag (`replicaLagMs`, off at 0, the default). DynamoDB Local is always consistent;
+ * DynamoDB's eventually consistent reads may come from a replica that has not yet applied a write
+ * (usually well under a second). With a lag set, the model notes each item (by its table key,
+ * pk and sk) written through it by PutItem, UpdateItem or a transaction's Put or Update, and gives
+ * each write a lag drawn at random between 0 and `replicaLagMs` (uniformly, or by `lagFraction`).
+ * Until that lag has passed since DynamoDB Local answered the write, eventually consistent reads
+ * do not show the item: a GetItem or a table's Query without `ConsistentRead: true`, and every
+ * index Query (an index is never read strongly). A GetItem answers no item; a Query leaves it out
+ * of `Items` and lowers `Count` and `ScannedCount` by what it left out, and keeps DynamoDB Local's
+ * `LastEvaluatedKey`, which names the last item read, shown or not: a page whose last item is
+ * hidden still says that the source may hold more, and the reader resumes after it, as it
+ * resumes after a replica's page that lacked it (the hidden item is passed, as a replica would
+ * pass it). Strongly consistent reads see every item at once. A new item is hidden from when its
+ * write is sent (DynamoDB Local may apply it before answering); an item that already existed is
+ * hidden from its successful write's answer until its lag has passed, not shown in its former
+ * version as a replica would (the model keeps no former versions; nor deleted items: a delete
+ * shows at once). Not modelled: items written straight to DynamoDB Local (shown at once), Scan,
+ * BatchGetItem and TransactGetItems (they pass unchanged), a Query with `Select: COUNT` or a
+ * projection without the table's keys (its items cannot be told apart: shown).
  */
 export const DYNAMODB_PARTITION_LIMITS: Readonly<Record<Capacity, number>> = { read: 3_000, write: 1_000 };
 
@@ -46,6 +67,11 @@ export interface PartitionModel {
   use(): PartitionUse[];
   /** The partitions in the order they first refused a request. */
   throttledInOrder(): string[];
+  /**
+   * The longest a write stays out of eventually consistent reads (0: off). Setting it forgets
+   * which items are still hidden (they show at once).
+   */
+  replicaLagMs: number;
   /** Requests of operations the model does not charge, by operation. */
   readonly uncharged: Map<string, number>;
   /**
@@ -81,12 +107,31 @@ type TransactItem = { Put?: RequestBody; Update?: RequestBody; Delete?: RequestB
 
 const JSON_TYPE = 'application/x-amz-json-1.0';
 
-export async function startPartitionModel(target: string, options: { factor: number }): Promise<PartitionModel> {
+export interface PartitionModelOptions {
+  readonly factor: number;
+  /** The longest replica lag (ms; 0, the default, is none): see the header. */
+  readonly replicaLagMs?: number | undefined;
+  /** Each write's lag as a share of `replicaLagMs`, in [0, 1]: uniform at random unless given (tests fix it). */
+  readonly lagFraction?: (() => number) | undefined;
+}
+
+export async function startPartitionModel(target: string, options: PartitionModelOptions): Promise<PartitionModel> {
   const checked = (factor: number) => {
     if (!(factor >= 1)) throw new Error(`the partition model's factor must be 1 or more, got ${factor}`);
     return factor;
   };
+  const checkedLag = (lag: number) => {
+    if (!(lag >= 0) || !Number.isFinite(lag)) throw new Error(`the partition model's replica lag must be 0 ms or more, got ${lag}`);
+    return lag;
+  };
   let factor = checked(options.factor);
+  let replicaLagMs = checkedLag(options.replicaLagMs ?? 0);
+  const lagFraction = options.lagFraction ?? Math.random;
+  /**
+   * When each item written through the model shows in eventually consistent reads (performance.now();
+   * Infinity while its first write is on its way), by table and key; entries past are swept now and then.
+   */
+  const visibleAt = new Map<string, number>();
   const upstream = new URL(target);
   if (upstream.protocol !== 'http:') throw new Error(`the partition model sits in front of a DynamoDB Local over http://, not ${target}`);
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
@@ -210,11 +255,58 @@ export async function startPartitionModel(target: string, options: { factor: num
       return operation === 'TransactWriteItems' ? transactionThrottled(plan.itemPartitions ?? [], refused) : throughputExceeded();
     }
     charge(plan.estimate);
-    const answer = await send(operation, raw, headers);
+    const lagging = replicaLagMs > 0 ? (plan.writes ?? []) : [];
+    const hiddenBefore = lagging.map(hideWhileWritten);
+    const received = await send(operation, raw, headers);
+    lagging.forEach((write, n) => settleVisibility(write, received.status === 200, hiddenBefore[n]));
+    const answer = plan.shown === undefined || replicaLagMs === 0 ? received : plan.shown(received);
     const actual = await plan.settle(answer);
     charge(plan.estimate, -1);
     charge(actual);
     return answer;
+  }
+
+  /** A new item is hidden while its write is on its way (DynamoDB Local may apply it before it answers); returns what was noted before. */
+  function hideWhileWritten({ item, existed }: WrittenItem): number | undefined {
+    const before = visibleAt.get(item);
+    if (!existed) visibleAt.set(item, Number.POSITIVE_INFINITY);
+    return before;
+  }
+
+  /** Once answered: a write that was made shows after its lag; one refused leaves the item as it was. */
+  function settleVisibility({ item, existed }: WrittenItem, written: boolean, before: number | undefined): void {
+    const now = performance.now();
+    if (written) visibleAt.set(item, now + Math.min(1, Math.max(0, lagFraction())) * replicaLagMs);
+    else if (!existed && visibleAt.get(item) === Number.POSITIVE_INFINITY) {
+      if (before === undefined) visibleAt.delete(item);
+      else visibleAt.set(item, before);
+    }
+    if (visibleAt.size > 10_000) for (const [name, at] of visibleAt) if (at <= now) visibleAt.delete(name);
+  }
+
+  /** Whether an eventually consistent read shows this item now (an item without its table key: shown). */
+  function shows(tableName: string, schema: TableSchema, item: Item): boolean {
+    const at = visibleAt.get(itemName(tableName, schema, item));
+    return at === undefined || at <= performance.now();
+  }
+
+  /** An eventually consistent answer without the items it does not show yet. */
+  function withoutHidden(answer: Answer, tableName: string, schema: TableSchema): Answer {
+    if (answer.status !== 200 || visibleAt.size === 0) return answer;
+    const parsed = JSON.parse(answer.body.toString('utf8')) as { Item?: Item; Items?: Item[]; Count?: number; ScannedCount?: number };
+    if (parsed.Item !== undefined) {
+      if (shows(tableName, schema, parsed.Item)) return answer;
+      delete parsed.Item;
+    } else if (parsed.Items !== undefined) {
+      const shown = parsed.Items.filter((item) => shows(tableName, schema, item));
+      const hidden = parsed.Items.length - shown.length;
+      if (hidden === 0) return answer;
+      parsed.Items = shown;
+      parsed.Count = shown.length;
+      if (parsed.ScannedCount !== undefined) parsed.ScannedCount -= hidden;
+      // LastEvaluatedKey stays: it names the last item read, hidden or not (see the header).
+    } else return answer;
+    return rewritten(answer, parsed);
   }
 
   interface Admission {
@@ -222,6 +314,10 @@ export async function startPartitionModel(target: string, options: { factor: num
     readonly estimate: Charge[];
     /** For a transaction: the partitions of each item, in order (its cancellation reasons). */
     readonly itemPartitions?: string[][];
+    /** The items it puts or updates: what replica lag hides. */
+    readonly writes?: WrittenItem[];
+    /** An eventually consistent read's answer as a lagging replica gives it (with replica lag only). */
+    shown?(answer: Answer): Answer;
     /** What it cost, once answered. */
     settle(answer: { status: number; body: Buffer }): Promise<Charge[]>;
   }
@@ -244,8 +340,10 @@ export async function startPartitionModel(target: string, options: { factor: num
             : partitionLabel(queriedPartitionValue(body, (index ?? schema).partitionKey), index?.name);
         // An index is read eventually consistent whatever the request says.
         const consistency: ReadConsistency = body.ConsistentRead === true && index === undefined ? 'strong' : 'eventual';
+        const tableName = String(body.TableName);
         return {
           estimate: [readCharge(partition, [], consistency)],
+          ...(consistency === 'eventual' ? { shown: (answer: Answer) => withoutHidden(answer, tableName, schema) } : {}),
           async settle(answer) {
             const parsed = answer.status === 200 ? (JSON.parse(answer.body.toString('utf8')) as { Item?: Item; Items?: Item[] }) : {};
             return [readCharge(partition, parsed.Items ?? (parsed.Item === undefined ? [] : [parsed.Item]), consistency)];
@@ -271,6 +369,7 @@ export async function startPartitionModel(target: string, options: { factor: num
         return {
           estimate: parts.flatMap((part) => part.estimate),
           itemPartitions: parts.map((part) => part.estimate.map((charge) => charge.partition)),
+          writes: parts.flatMap((part) => part.writes ?? []),
           async settle(answer) {
             // A cancelled transaction read its items and wrote nothing: each item is charged as a
             // failed condition (its read, doubled); a request DynamoDB refused outright, nothing.
@@ -292,9 +391,11 @@ export async function startPartitionModel(target: string, options: { factor: num
     // A condition check reads the item and writes nothing, charged as a write of it.
     const failed = writeCharges(schema, key, before, undefined, { transactional, conditionFailed: true });
     const estimate = operation === 'ConditionCheck' ? failed : writeCharges(schema, key, before, after, { transactional });
+    const puts = operation === 'PutItem' || operation === 'UpdateItem';
     return {
       estimate,
       failed,
+      ...(puts ? { writes: [{ item: itemName(tableName, schema, key), existed: before !== undefined }] } : {}),
       async settle(answer) {
         if (operation === 'ConditionCheck') return estimate;
         // A failed condition read the item; any other refusal (a malformed request) did nothing.
@@ -331,6 +432,13 @@ export async function startPartitionModel(target: string, options: { factor: num
       buckets.clear();
       emptyFrom = undefined;
     },
+    get replicaLagMs() {
+      return replicaLagMs;
+    },
+    set replicaLagMs(value: number) {
+      replicaLagMs = checkedLag(value);
+      visibleAt.clear();
+    },
     uncharged,
     use: () =>
       [...tallies]
@@ -354,6 +462,33 @@ export async function startPartitionModel(target: string, options: { factor: num
         server.close(() => resolve());
       }),
   };
+}
+
+interface Answer {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer;
+}
+
+/** An item put or updated by a request: its name (table and key) and whether it was there before. */
+interface WrittenItem {
+  readonly item: string;
+  readonly existed: boolean;
+}
+
+/** An item's table and table key, as one text (the key's values as they travel). */
+function itemName(tableName: string, schema: KeySchemaNames, item: Item): string {
+  return JSON.stringify([tableName, item[schema.partitionKey] ?? null, schema.sortKey === undefined ? null : (item[schema.sortKey] ?? null)]);
+}
+
+type KeySchemaNames = Pick<TableSchema, 'partitionKey' | 'sortKey'>;
+
+/** The answer with this body instead (its length and DynamoDB's CRC32 of it, when it had one, follow). */
+function rewritten(answer: Answer, body: unknown): Answer {
+  const text = Buffer.from(JSON.stringify(body));
+  const headers: IncomingHttpHeaders = { ...answer.headers, 'content-length': String(text.length) };
+  if (headers['x-amz-crc32'] !== undefined) headers['x-amz-crc32'] = String(crc32(text));
+  return { ...answer, headers, body: text };
 }
 
 interface DescribeTableAnswer {

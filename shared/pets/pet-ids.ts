@@ -1,0 +1,45 @@
+import { randomInt } from 'node:crypto';
+
+/**
+ * Pet ids ordered by creation time, with no item that every create writes (decisions.md, "id"):
+ * the milliseconds since ID_EPOCH_MS times 2^12, plus 12 random bits. Two creates more than a
+ * millisecond apart (by their instances' clocks) get ids in their order; two in the same
+ * millisecond get theirs in either order, and collide with a chance of 1 in 4,096 (the write's
+ * condition catches that, and the create draws again). The largest id, 2^53 - 1, is reached
+ * 2^41 ms (69.7 years) after the epoch, in 2095; the first id of 2026-11 is above 1.1 × 10^14,
+ * beyond any id the retired counter handed out (it would have taken 3,000 years at 1,000 creates
+ * a second).
+ */
+export const ID_EPOCH_MS = Date.UTC(2026, 0, 1);
+export const RANDOM_BITS = 12;
+const RANDOM_RANGE = 2 ** RANDOM_BITS;
+
+/** An id for a pet whose write is sent now. */
+export function drawPetId(nowMs: number, random: (range: number) => number = randomInt): number {
+  return (nowMs - ID_EPOCH_MS) * RANDOM_RANGE + random(RANDOM_RANGE);
+}
+
+/** When the id was drawn (ms since the Unix epoch); ids of the retired counter read as the epoch. */
+export function drawnAt(id: number): number {
+  return ID_EPOCH_MS + Math.floor(id / RANDOM_RANGE);
+}
+
+/** The largest id drawn at or before `ms`: a listing's upper bound. */
+export function lastIdDrawnBy(ms: number): number {
+  return (ms - ID_EPOCH_MS) * RANDOM_RANGE + RANDOM_RANGE - 1;
+}
+
+/**
+ * How long a write may carry its id: a retry of the same write (the SDK's, after a throttle or a
+ * lost connection) is sent only while the id is younger than this; past it, the create answers
+ * 503 rather than let a pet land below the ids that listings have already shown.
+ */
+export const YOUNG_ID_MS = 250;
+
+/**
+ * How old an id must be before a listing shows it: no page returns, and no cursor points past, an
+ * id drawn less than this long ago. A pet's write lands within YOUNG_ID_MS of its id (or never),
+ * and an eventually consistent read shows it within the rest (DynamoDB: usually well under a
+ * second), so a walk never passes a pet that is not yet visible.
+ */
+export const LISTING_SETTLE_MS = 1_000;

@@ -1,0 +1,171 @@
+import { DynamoDBClient, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { drawPetId, LISTING_SETTLE_MS, YOUNG_ID_MS } from '../../shared/pets/pet-ids';
+import { DynamoDbPetRepository } from '../../shared/pets/repository';
+import type { NewPet } from '../../shared/pets/schema';
+import { testDatabase } from '../support/database';
+
+const db = testDatabase();
+const START = Date.UTC(2026, 10, 26, 14);
+
+/**
+ * A client that records the commands it sends and lets a test act before each attempt reaches
+ * DynamoDB Local (inside the SDK's retries: the `deserialize` step runs once per attempt).
+ */
+function instrumentedClient(beforeAttempt: (command: string, input: Record<string, unknown>) => void = () => {}) {
+  const sent: string[] = [];
+  const client = new DynamoDBClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      sent.push(String(context.commandName).replace(/Command$/, ''));
+      beforeAttempt(String(context.commandName), args.input as Record<string, unknown>);
+      return next(args);
+    },
+    { step: 'deserialize' },
+  );
+  return { client, sent };
+}
+
+const newPet = (name: string): NewPet => ({ name, categoryId: 3, status: 'available' });
+
+describe('a collision of ids (two creates in one millisecond drew the same 12 bits)', () => {
+  it('is drawn again in a new write: the create gets another id, the pet already there is untouched', async () => {
+    const { client } = instrumentedClient();
+    const first = await new DynamoDbPetRepository(client, db.tableName).create(newPet('First'));
+    const draws = [first.id];
+    const { client: recorded, sent } = instrumentedClient();
+    const colliding = new DynamoDbPetRepository(recorded, db.tableName, { drawId: (nowMs) => draws.shift() ?? drawPetId(nowMs) });
+    const second = await colliding.create(newPet('Second'));
+    expect(second.id).not.toBe(first.id);
+    expect(sent).toEqual(['PutItem', 'PutItem']);
+    expect(await colliding.get(first.id)).toEqual(first);
+    expect(await colliding.get(second.id)).toEqual(second);
+  });
+
+  it('with an Idempotency-Key too: the transaction is sent again with a new id, and the record holds the pet that was written', async () => {
+    const { client } = instrumentedClient();
+    const first = await new DynamoDbPetRepository(client, db.tableName).create(newPet('Taken'));
+    const draws = [first.id];
+    const { client: recorded, sent } = instrumentedClient();
+    const colliding = new DynamoDbPetRepository(recorded, db.tableName, { drawId: (nowMs) => draws.shift() ?? drawPetId(nowMs) });
+    const key = { owner: '0123456789abcdef', value: 'collides-once' };
+    const created = await colliding.createOnce(newPet('Keyed'), key);
+    expect(created.replayed).toBe(false);
+    expect(created.pet.id).not.toBe(first.id);
+    expect(sent).toEqual(['GetItem', 'TransactWriteItems', 'TransactWriteItems']);
+    expect(await colliding.get(first.id)).toEqual(first);
+    expect(await colliding.get(created.pet.id)).toEqual(created.pet);
+    // The retry with the key replays the pet that was written.
+    expect(await colliding.createOnce(newPet('Keyed'), key)).toEqual({ pet: created.pet, replayed: true });
+  });
+
+  it('three draws in a row taken (never seen: 1 in 4,096 each) is a 503 the client may retry, never a 500, and writes nothing', async () => {
+    const { client } = instrumentedClient();
+    const taken = await new DynamoDbPetRepository(client, db.tableName).create(newPet('Always taken'));
+    const unlucky = new DynamoDbPetRepository(client, db.tableName, { drawId: () => taken.id });
+    await expect(unlucky.create(newPet('Unlucky'))).rejects.toMatchObject({ status: 503, code: 'service_unavailable' });
+    await expect(unlucky.createOnce(newPet('Unlucky'), { owner: '0123456789abcdef', value: 'unlucky' })).rejects.toMatchObject({ status: 503 });
+    expect((await db.storedPets()).filter((item) => item.name === 'Unlucky')).toEqual([]);
+  });
+});
+
+describe('a retry of the same write', () => {
+  /** Throttles the first attempt of a pet's write and moves the clock on by `lateByMs` meanwhile. */
+  function throttledOnce(lateByMs: number) {
+    let nowMs = START;
+    let throttled = false;
+    const { client, sent } = instrumentedClient((command) => {
+      if ((command === 'PutItemCommand' || command === 'TransactWriteItemsCommand') && !throttled) {
+        throttled = true;
+        nowMs += lateByMs;
+        throw new ProvisionedThroughputExceededException({ message: 'throttled', $metadata: { httpStatusCode: 400 } });
+      }
+    });
+    return { repository: new DynamoDbPetRepository(client, db.tableName, { now: () => nowMs }), sent };
+  }
+
+  it(`is sent while its id is younger than ${YOUNG_ID_MS} ms, with the same id`, async () => {
+    const { repository, sent } = throttledOnce(YOUNG_ID_MS - 1);
+    const pet = await repository.create(newPet('Retried young'));
+    expect(sent).toEqual(['PutItem', 'PutItem']);
+    expect(Math.floor(pet.id / 4096)).toBe(START - Date.UTC(2026, 0, 1));
+    expect(await repository.get(pet.id)).toEqual(pet);
+  });
+
+  it('is not sent once the id is older: the create answers 503 and writes nothing, rather than land below ids listings have shown', async () => {
+    const { repository, sent } = throttledOnce(YOUNG_ID_MS);
+    await expect(repository.create(newPet('Too late'))).rejects.toMatchObject({ status: 503, code: 'service_unavailable' });
+    expect(sent).toEqual(['PutItem']);
+    const keyed = throttledOnce(YOUNG_ID_MS);
+    await expect(keyed.repository.createOnce(newPet('Too late'), { owner: '0123456789abcdef', value: 'too-late' })).rejects.toMatchObject({ status: 503 });
+    expect(keyed.sent).toEqual(['GetItem', 'TransactWriteItems']);
+    expect((await db.storedPets()).filter((item) => item.name === 'Too late')).toEqual([]);
+    // Nothing was recorded either: the key creates on its retry.
+    const { client } = instrumentedClient();
+    expect((await new DynamoDbPetRepository(client, db.tableName).createOnce(newPet('Too late'), { owner: '0123456789abcdef', value: 'too-late' })).replayed).toBe(false);
+  });
+});
+
+describe('listings show a pet once its id is a second old', () => {
+  it('no page returns, and no cursor points past, an id drawn less than a second ago; getPet finds it at once', async () => {
+    let nowMs = Date.UTC(2027, 0, 1);
+    const { client } = instrumentedClient();
+    const repository = new DynamoDbPetRepository(client, db.tableName, { now: () => nowMs, listingSettleMs: LISTING_SETTLE_MS });
+    const older = await repository.create(newPet('Settled'));
+    nowMs += 500;
+    const newer = await repository.create(newPet('Settling'));
+    expect(await repository.get(newer.id)).toEqual(newer);
+    const ids = async () => {
+      const page = await repository.list({ afterId: older.id - 1, limit: 10, status: undefined });
+      return { ids: page.pets.map((pet) => pet.id), hasMore: page.hasMore };
+    };
+    nowMs = drawnAtOf(older.id) + LISTING_SETTLE_MS - 1;
+    expect(await ids()).toEqual({ ids: [], hasMore: false });
+    nowMs += 1;
+    expect(await ids()).toEqual({ ids: [older.id], hasMore: false });
+    nowMs = drawnAtOf(newer.id) + LISTING_SETTLE_MS;
+    expect(await ids()).toEqual({ ids: [older.id, newer.id], hasMore: false });
+    // The status filter follows the same rule.
+    nowMs = drawnAtOf(newer.id) + LISTING_SETTLE_MS - 1;
+    const available = await repository.list({ afterId: older.id - 1, limit: 10, status: 'available' });
+    expect(available.pets.map((pet) => pet.id)).toEqual([older.id]);
+  });
+
+  it('pages are eventually consistent reads (half the units), getPet strongly consistent', async () => {
+    const inputs: [string, unknown][] = [];
+    const { client } = instrumentedClient((command, input) => inputs.push([command, input.ConsistentRead]));
+    const repository = new DynamoDbPetRepository(client, db.tableName);
+    const pet = await repository.create(newPet('Consistency'));
+    inputs.length = 0;
+    await repository.get(pet.id);
+    await repository.list({ afterId: 0, limit: 5, status: undefined });
+    await repository.list({ afterId: 0, limit: 5, status: 'sold' });
+    expect(inputs[0]).toEqual(['GetItemCommand', true]);
+    expect(inputs.slice(1).length).toBeGreaterThanOrEqual(16);
+    for (const [command, consistent] of inputs.slice(1)) expect([command, consistent]).toEqual(['QueryCommand', undefined]);
+  });
+});
+
+describe('the id is drawn when the write is sent', () => {
+  it('after the rate limiter admitted the request, however long that took: a slow admission never lands a pet below ids already listed', async () => {
+    let nowMs = START;
+    const { client } = instrumentedClient();
+    const repository = new DynamoDbPetRepository(client, db.tableName, { now: () => nowMs });
+    const admitted = new Promise<void>((resolve) => setTimeout(() => {
+      nowMs += 5_000;
+      resolve();
+    }, 10));
+    const pet = await repository.create(newPet('Admitted late'), { beforeWrite: admitted });
+    expect(drawnAtOf(pet.id)).toBe(START + 5_000);
+    nowMs = START;
+    const keyed = await repository.createOnce(newPet('Admitted late'), { owner: '0123456789abcdef', value: 'admitted-late' }, {
+      beforeWrite: new Promise<void>((resolve) => setTimeout(() => {
+        nowMs += 5_000;
+        resolve();
+      }, 10)),
+    });
+    expect(drawnAtOf(keyed.pet.id)).toBe(START + 5_000);
+  });
+});
+
+const drawnAtOf = (id: number) => Date.UTC(2026, 0, 1) + Math.floor(id / 4096);

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { drawnAt, drawPetId, ID_EPOCH_MS, lastIdDrawnBy } from '../../shared/pets/pet-ids';
+
+const at = (iso: string) => Date.parse(iso);
+
+describe('time-ordered pet ids', () => {
+  it('a pet created a millisecond after another has the larger id, whatever their random bits', () => {
+    const t = at('2026-11-26T14:00:00.000Z');
+    expect(drawPetId(t + 1, () => 0)).toBeGreaterThan(drawPetId(t, () => 4095));
+    expect(drawPetId(t, () => 0)).toBe((t - ID_EPOCH_MS) * 4096);
+    expect(drawPetId(t, () => 4095)).toBe((t - ID_EPOCH_MS) * 4096 + 4095);
+  });
+
+  it('stay below 2^53 for at least 50 years from now (until 2095)', () => {
+    expect(Number.isSafeInteger(drawPetId(at('2076-11-26T00:00:00.000Z'), () => 4095))).toBe(true);
+    expect(Number.isSafeInteger(drawPetId(at('2095-08-01T00:00:00.000Z'), () => 4095))).toBe(true);
+    expect(Number.isSafeInteger(drawPetId(at('2096-01-01T00:00:00.000Z'), () => 4095))).toBe(false);
+  });
+
+  it('are larger than any id the retired counter handed out (1,000 creates a second for 100 years: 3.2 × 10^12)', () => {
+    expect(drawPetId(at('2026-11-26T00:00:00.000Z'), () => 0)).toBeGreaterThan(1_000 * 86_400 * 365 * 100);
+  });
+
+  it('tell when they were drawn, and the largest id drawn by a moment bounds a listing', () => {
+    const t = at('2026-11-26T14:00:00.123Z');
+    for (const random of [0, 1, 4095]) {
+      const id = drawPetId(t, () => random);
+      expect(drawnAt(id)).toBe(t);
+      expect(id).toBeLessThanOrEqual(lastIdDrawnBy(t));
+      expect(id).toBeGreaterThan(lastIdDrawnBy(t - 1));
+    }
+    expect(drawnAt(42)).toBe(ID_EPOCH_MS);
+  });
+
+  it('draw their low bits at random: 4,096 values', () => {
+    const t = at('2026-11-26T14:00:00.000Z');
+    const lows = new Set(Array.from({ length: 20_000 }, () => drawPetId(t) - drawPetId(t, () => 0)));
+    expect(Math.min(...lows)).toBe(0);
+    expect(Math.max(...lows)).toBe(4095);
+    expect(lows.size).toBeGreaterThan(4_000);
+  });
+});
