@@ -135,7 +135,8 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
           const [onPet, onRecord] = reasons;
           if (onRecord?.Item !== undefined) {
             // Our own write whose reply was lost (an id we drew), or another request's with the key.
-            if (drawn.has(Number(onRecord.Item.pet?.M?.id?.N))) return created(Number(onRecord.Item.pet?.M?.id?.N));
+            const recordedId = Number(onRecord.Item.pet?.M?.id?.N);
+            if (drawn.has(recordedId)) return created(recordedId);
             return answerRecord(context, decided.count, onRecord.Item, pet);
           }
           if (onRecord?.Code === 'ConditionalCheckFailed' || reasons.some((reason) => reason.Code === 'TransactionConflict')) {
@@ -161,56 +162,6 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
         if (draw === MAX_DRAWS) throw cause;
       }
     }
-  } catch {
-    return error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', { 'Retry-After': '1' });
-  }
-};
-    if (recordKey !== undefined && found !== undefined) {
-      const nowSeconds = Math.floor(now() / 1000);
-      const record = (await found).Item;
-      if (record !== undefined && Number(record.expiresAt?.N) > nowSeconds) return answerRecord(context, decided.count, record, pet);
-      try {
-        await db.send(
-          new TransactWriteItemsCommand({
-            TransactItems: [
-              { Put: { TableName: TABLE, Item: petItem, ConditionExpression: 'attribute_not_exists(pk)' } },
-              {
-                Put: {
-                  TableName: TABLE,
-                  Item: {
-                    ...recordKey,
-                    pet: { M: { id: petItem.id!, name: petItem.name!, categoryId: petItem.categoryId!, status: petItem.status! } },
-                    expiresAt: { N: String(nowSeconds + 86_400) },
-                    firstUsedAt: { S: new Date(now()).toISOString() },
-                  },
-                  ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
-                  ExpressionAttributeValues: { ':now': { N: String(nowSeconds) } },
-                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-                },
-              },
-            ],
-          }),
-        );
-      } catch (cause) {
-        if (!(cause instanceof TransactionCanceledException)) throw cause;
-        const [, onRecord] = cause.CancellationReasons ?? [];
-        if (onRecord?.Item !== undefined) {
-          if (onRecord.Item.pet?.M?.id?.N === String(id)) return respond(context, decided.count, 201, petBody(id, pet), { Location: `/v1/pets/${id}` });
-          return answerRecord(context, decided.count, onRecord.Item, pet);
-        }
-        if (onRecord?.Code === 'TransactionConflict') return error(context, decided.count, 409, 'idempotency_in_progress', 'Another request with this key is in progress.', { 'Retry-After': '1' });
-        throw cause;
-      }
-      return respond(context, decided.count, 201, petBody(id, pet), { Location: `/v1/pets/${id}` });
-    }
-    await db.send(
-      new PutItemCommand({
-        TableName: TABLE,
-        Item: petItem,
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-    return respond(context, decided.count, 201, petBody(id, pet), { Location: `/v1/pets/${id}` });
   } catch {
     return error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', { 'Retry-After': '1' });
   }

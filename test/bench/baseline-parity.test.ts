@@ -3,9 +3,11 @@ import { relative, resolve } from 'node:path';
 import type { Context } from 'aws-lambda';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ALL_CASES, BENCH_FUNCTIONS, entryOf, type BenchFunction, type Implementation, type NamedCase } from '../../bench/cases';
+import { ALL_CASES, BENCH_FUNCTIONS, BENCH_PET_ID, entryOf, type BenchFunction, type Implementation, type NamedCase } from '../../bench/cases';
 import { eventOf, invoke, lambdaContext, REFUSED_ADDRESS } from '../../bench/children/events.mjs';
-import { setClock } from '../../shared/clock';
+import { now, setClock } from '../../shared/clock';
+import { drawnAt } from '../../shared/pets/pet-ids';
+import { petSortKey, shardOf, shardPartition } from '../../shared/pets/pet-items';
 import { setLogSink } from '../../shared/log';
 import { authorizerContextOf } from '../support/api';
 import { testDatabase } from '../support/database';
@@ -73,6 +75,8 @@ beforeAll(async () => {
   const { DynamoDbPetRepository } = await import('../../shared/pets/repository');
   const pets = new DynamoDbPetRepository(client, tableName);
   for (let i = 0; i < 25; i += 1) await pets.create({ name: `Parity ${i}`, categoryId: 3, status: 'available' });
+  // The pet getPet's case reads.
+  await new DynamoDbPetRepository(client, tableName, { drawId: () => BENCH_PET_ID }).create({ name: 'Bench pet', categoryId: 3, status: 'available' });
   // An address that has used up this minute's allowance of requests without a valid key.
   const { rateLimiter } = await import('../../shared/limits/limiter-instance');
   const { addressSubject } = await import('../../shared/auth/authorize');
@@ -105,14 +109,32 @@ describe('the bench baseline answers like our stack', () => {
       // The authorizer's whole answer: the policy, the usage identifier and the context.
       expect(baseline.body).toEqual(ours.body);
     } else if (ours.response.statusCode === 201) {
-      // Each side creates the pet of its own request (the bench names each one), with the next id.
-      const id = (ours.body as { id: number }).id;
+      // Each side creates the pet of its own request (the bench names each one), with an id of its
+      // own drawn when it writes: both in the clock's (pinned) millisecond.
+      const [id, theirId] = [(ours.body as { id: number }).id, (baseline.body as { id: number }).id];
       expect(ours.body).toEqual({ ...JSON.parse(ours.event.body as string), id });
-      expect(baseline.body).toEqual({ ...JSON.parse(baseline.event.body as string), id: id + 1 });
-      expect([ours.response.headers?.Location, baseline.response.headers?.Location]).toEqual([`/v1/pets/${id}`, `/v1/pets/${id + 1}`]);
+      expect(baseline.body).toEqual({ ...JSON.parse(baseline.event.body as string), id: theirId });
+      expect(theirId).not.toBe(id);
+      expect([drawnAt(id), drawnAt(theirId)]).toEqual([now(), now()]);
+      expect([ours.response.headers?.Location, baseline.response.headers?.Location]).toEqual([`/v1/pets/${id}`, `/v1/pets/${theirId}`]);
+      // Each side stored its pet alike: in its shard, with the same attributes (the create's nonce its own).
+      const { documentClient, tableName } = testDatabase();
+      const petOf = async (petId: number) =>
+        (await documentClient.send(new GetCommand({ TableName: tableName, Key: { pk: shardPartition(shardOf(petId)), sk: petSortKey(petId) }, ConsistentRead: true }))).Item;
+      const [myPet, theirPet] = [await petOf(id), await petOf(theirId)];
+      expect(myPet).toMatchObject({ id, statusShard: `${(ours.body as { status: string }).status}#${shardOf(id)}`, nonce: expect.any(String) });
+      expect(theirPet).toEqual({
+        ...myPet,
+        pk: shardPartition(shardOf(theirId)),
+        sk: petSortKey(theirId),
+        id: theirId,
+        name: (baseline.body as { name: string }).name,
+        statusShard: `${(baseline.body as { status: string }).status}#${shardOf(theirId)}`,
+        nonce: expect.any(String),
+      });
+      expect(theirPet?.nonce).not.toBe(myPet?.nonce);
       if (spec.type === 'request' && spec.freshIdempotencyKey) {
         // Each side recorded its key with its pet, in the same form.
-        const { documentClient, tableName } = testDatabase();
         const recordOf = async (side: typeof ours) =>
           (await documentClient.send(new GetCommand({ TableName: tableName, Key: { pk: `IDEMPOTENCY#${authorizerContextOf(KEY).keyId}#${side.event.headers['Idempotency-Key']}`, sk: 'record' } }))).Item;
         const [mine, theirs] = [await recordOf(ours), await recordOf(baseline)];

@@ -9,7 +9,8 @@ import { deadlineBeforeTimeout } from '../../shared/dynamodb/call-deadline';
 import { AWS_CALL_BOUNDS, LOCAL_CALL_BOUNDS, worstCallMs } from '../../shared/dynamodb/client';
 import { stringLikeSource } from '../../local/dynamodb-rights';
 import { keyItemKey } from '../../shared/auth/key-registry';
-import { ITEM_PARTITIONS, tableDefinition } from '../../shared/dynamodb/table-definition';
+import { ITEM_PARTITIONS, PET_SHARDS, tableDefinition } from '../../shared/dynamodb/table-definition';
+import { petSortKey, shardPartition } from '../../shared/pets/pet-items';
 import { FUNCTIONS, OPERATIONS, type DataAccess, type DynamoDbAction } from '../../shared/functions';
 
 /**
@@ -18,7 +19,12 @@ import { FUNCTIONS, OPERATIONS, type DataAccess, type DynamoDbAction } from '../
  * answers every DynamoDB request a bench function is declared to make, in both the document
  * client's form (ours) and attribute values (the baseline), alike; and refuses the rest.
  */
-const TABLE = { partitionKey: tableDefinition.partitionKey.name, sortKey: tableDefinition.sortKey.name, partitions: Object.fromEntries(Object.entries(ITEM_PARTITIONS).map(([kind, pattern]) => [kind, stringLikeSource(pattern)])) };
+const TABLE = {
+  partitionKey: tableDefinition.partitionKey.name,
+  sortKey: tableDefinition.sortKey.name,
+  partitions: Object.fromEntries(Object.entries(ITEM_PARTITIONS).map(([kind, pattern]) => [kind, stringLikeSource(pattern)])),
+  petShards: PET_SHARDS,
+};
 const stub = () => dynamoDbStub({ table: TABLE, benchKey: 'bench-key' });
 
 /** A key of the kind: its pattern with some text for each `*`. */
@@ -56,12 +62,13 @@ function send(commands: { documentClient: StubCommands; client: StubCommands }, 
   }
 }
 
-type Reply = { Item?: Record<string, unknown>; Attributes?: Record<string, unknown>; Items?: Record<string, unknown>[] };
+type Reply = { Item?: Record<string, unknown>; Attributes?: Record<string, unknown>; Items?: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> };
 /** The baseline's reply in the document client's form. */
 const plainOf = (reply: Reply) => ({
   ...(reply.Item === undefined ? {} : { Item: unmarshall(reply.Item as never) }),
   ...(reply.Attributes === undefined ? {} : { Attributes: unmarshall(reply.Attributes as never) }),
   ...(reply.Items === undefined ? {} : { Items: reply.Items.map((item) => unmarshall(item as never)) }),
+  ...(reply.LastEvaluatedKey === undefined ? {} : { LastEvaluatedKey: unmarshall(reply.LastEvaluatedKey as never) }),
 });
 
 /** Every request a bench function is declared to make: an action on a kind of item, or on an index. */
@@ -81,10 +88,44 @@ describe('the overhead stub', () => {
 
   it('refuses a request it has no answer for, naming the item kind or the key', () => {
     const commands = stub();
-    expect(() => send(commands, 'DeleteItem', ITEM_PARTITIONS.idSequence)).toThrow('no stub for DeleteItem on idSequence');
+    expect(() => send(commands, 'DeleteItem', keyOf(ITEM_PARTITIONS.pets))).toThrow('no stub for DeleteItem on pets');
     expect(() => send(commands, 'GetItem', 'NOTHING#1')).toThrow('no stub for GetItem on the key "NOTHING#1"');
     expect(() => send(commands, 'Query', { index: 'byName' })).toThrow('no stub for Query on index byName');
-    expect(commands.misses[0]).toBe('no stub for DeleteItem on idSequence');
+    expect(commands.misses[0]).toBe('no stub for DeleteItem on pets');
+  });
+
+  it('answers a shard\'s query as DynamoDB pages it: that shard\'s pets above the lower bound, in ascending id, at most Limit, with where it stopped; alike for both sides', () => {
+    const { documentClient, client } = stub();
+    const shard = 3;
+    const input = (value: (text: string) => unknown) => ({
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+      ExpressionAttributeValues: { ':pk': value(shardPartition(shard)), ':first': value(petSortKey(20)), ':last': value(petSortKey(Number.MAX_SAFE_INTEGER)) },
+      Limit: 5,
+    });
+    const ours = documentClient.QueryCommand!(input((text) => text)) as Reply;
+    const baseline = client.QueryCommand!(input((text) => ({ S: text }))) as Reply;
+    expect(plainOf(baseline)).toEqual(ours);
+    const ids = (ours.Items ?? []).map((item) => item.id as number);
+    expect(ids).toHaveLength(5);
+    expect(ids.every((id) => id >= 20 && id % PET_SHARDS === shard)).toBe(true);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(ours.LastEvaluatedKey).toEqual({ pk: shardPartition(shard), sk: petSortKey(ids.at(-1) as number) });
+    // The status index's shard of a status, by id.
+    const byStatus = client.QueryCommand!({
+      IndexName: 'petsByStatus',
+      KeyConditionExpression: '#key = :key AND id BETWEEN :first AND :last',
+      ExpressionAttributeNames: { '#key': 'statusShard' },
+      ExpressionAttributeValues: { ':key': { S: `available#${shard}` }, ':first': { N: '20' }, ':last': { N: String(Number.MAX_SAFE_INTEGER) } },
+      Limit: 5,
+    }) as Reply;
+    expect(plainOf(byStatus).Items?.map((item) => item.id)).toEqual(ids);
+  });
+
+  it('finds a pet by its key in its own shard only', () => {
+    const { client } = stub();
+    const get = (id: number, shard: number) => plainOf(client.GetItemCommand!({ Key: { pk: { S: shardPartition(shard) }, sk: { S: petSortKey(id) } } }) as Reply);
+    expect(get(11, 11 % PET_SHARDS).Item).toMatchObject({ pk: shardPartition(11 % PET_SHARDS), sk: petSortKey(11), id: 11, statusShard: `available#${11 % PET_SHARDS}` });
+    expect(get(11, (11 + 1) % PET_SHARDS)).toEqual({});
   });
 
   it('tells the bench key from any other in the key registry', () => {
