@@ -28,7 +28,7 @@ import { logGroupSettings, petStoreFunction, type FunctionOptions, type PetStore
 import { addGatewayResponses } from './gateway-responses';
 import { acknowledgeKeyMirrorReads, grantKeyMirrorReads, scheduleKeyMirror } from './key-mirror';
 import { addReleases } from './releases';
-import type { Stage } from './stages';
+import { PET_LAYOUT_OF, type Stage } from './stages';
 import { petStoreTable } from './table';
 import { addUsagePlans } from './usage-plans';
 import { addWebAcl } from './waf';
@@ -50,7 +50,8 @@ export class PetStoreStack extends Stack {
   constructor(scope: Construct, id: string, props: PetStoreStackProps) {
     super(scope, id, props);
     const retain = props.stage === 'prod';
-    const table = petStoreTable(this, { retain });
+    const petLayout = PET_LAYOUT_OF[props.stage];
+    const table = petStoreTable(this, { retain, layout: petLayout });
 
     const cursorSecret = new Secret(this, 'CursorSecret', {
       description: 'Signs the page cursors of GET /pets (listPets reads it; docs/cursor-secret-rotation.md).',
@@ -80,7 +81,7 @@ export class PetStoreStack extends Stack {
         ...options,
         environment: {
           ...declaredEnvironment(declaration, { tableName: table.tableName, secrets }),
-          ...(name in OPERATIONS ? { METRICS_NAMESPACE: metricsNamespaceOf(props.stage) } : {}),
+          ...(name in OPERATIONS ? { METRICS_NAMESPACE: metricsNamespaceOf(props.stage), PET_LAYOUT: petLayout } : {}),
           ...options.environment,
         },
       });

@@ -1,3 +1,16 @@
+import type { PetLayout } from '../shared/dynamodb/table-definition';
+
 /** The deployed stages: one stack each, `PetStore-<stage>`, side by side in one account and region. */
 export const STAGES = ['staging', 'prod'] as const;
 export type Stage = (typeof STAGES)[number];
+
+/**
+ * Each stage's step in the move to the sharded pet layout (shared/dynamodb/table-definition.ts,
+ * PetLayout): `current` for a stage made by this version. A stage deployed before it holds its pets
+ * in the former layout and goes through `upgrading` and `copying` first, one deploy each, as
+ * docs/upgrading-pets.md says: set its step here, deploy, and commit the change. A stage of pets in
+ * the former layout deployed straight at `current` would serve none of them (and its template
+ * would add one index and remove another in one update, which DynamoDB does one at a time): the
+ * upgrade page's first command checks for that before the first deploy of this version.
+ */
+export const PET_LAYOUT_OF: Readonly<Record<Stage, PetLayout>> = { staging: 'current', prod: 'current' };

@@ -18,6 +18,7 @@ import { KeyRegistry } from '../shared/auth/key-registry';
 import { setLogSink } from '../shared/log';
 import { ensureTable } from './create-table';
 import { moveKeysToTheirPartitions } from './key-layout-upgrade';
+import { movePetsToTheirShards } from './pet-layout-upgrade';
 import { dataDirectory, endpointFile, LOCAL_REGION, LOCAL_TABLE_NAME } from './data-dir';
 import { cursorSecret, dynamoDbAccessKey, dynamoDbFolder, privateDataDirectory } from './data-dir-secrets';
 import { DEMO_KEYS } from './demo-keys';
@@ -107,8 +108,11 @@ async function main(): Promise<void> {
     // creation time (and anything `npm run keys` changed).
     if (!isInAws(target)) {
       const documentClient = DynamoDBDocumentClient.from(client);
-      // A data directory of an earlier version keeps its keys (the new demo keys would not see them).
+      // A data directory of an earlier version keeps its keys (the new demo keys would not see them),
+      // and its pets (copied to their shards; docs/upgrading-pets.md is the same for a stage in AWS).
       await moveKeysToTheirPartitions(documentClient, target.tableName);
+      const moved = await movePetsToTheirShards(client, target.tableName);
+      if (moved > 0) process.stdout.write(`Moved ${moved} pets of an earlier version to their shards.\n`);
       const registry = new KeyRegistry(documentClient, target.tableName);
       for (const demo of DEMO_KEYS) await registry.registerIfAbsent(demo.apiKey, demo.plan, demo.limits);
     }
@@ -203,3 +207,4 @@ function printBanner(baseUrl: string, dynamoDb: string, demoKeys: boolean): void
 }
 
 void main();
+

@@ -1,4 +1,8 @@
-import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { App, Stack } from 'aws-cdk-lib';
+import { Match, Template as Templates, type Template } from 'aws-cdk-lib/assertions';
+import { petStoreTable } from '../../infra/table';
+import { PET_LAYOUT_OF } from '../../infra/stages';
+import { tableDefinitionFor } from '../../shared/dynamodb/table-definition';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTableInput } from '../../local/create-table';
 import { removeOutdirs, synth } from '../support/synth';
@@ -19,10 +23,39 @@ describe('the table in the CDK stack', () => {
     expect(properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
   });
 
+  it('keeps the former status index while a stage upgrades, and only then (CloudFormation adds the new one first, removes the former one last)', () => {
+    const indexesIn = (layout: 'upgrading' | 'copying' | 'current') => {
+      const stack = new Stack(new App(), `Layout-${layout}`);
+      petStoreTable(stack, { retain: false, layout });
+      const [table] = Object.values(Templates.fromStack(stack).findResources('AWS::DynamoDB::GlobalTable')) as { Properties: Record<string, any> }[];
+      return (table?.Properties.GlobalSecondaryIndexes as { IndexName: string }[]).map((index) => index.IndexName);
+    };
+    expect(indexesIn('upgrading')).toEqual(['petsByStatus', 'registeredKeys', 'byStatus']);
+    expect(indexesIn('copying')).toEqual(['petsByStatus', 'registeredKeys', 'byStatus']);
+    expect(indexesIn('current')).toEqual(['petsByStatus', 'registeredKeys']);
+    expect(createTableInput('any', tableDefinitionFor('upgrading')).GlobalSecondaryIndexes?.map((index) => index.IndexName)).toEqual(['petsByStatus', 'registeredKeys', 'byStatus']);
+    // Both stages of this repository were made by this version.
+    expect(PET_LAYOUT_OF).toEqual({ staging: 'current', prod: 'current' });
+    for (const stage of ['staging', 'prod'] as const) {
+      const functions = Object.values(template(stage).findResources('AWS::Lambda::Function')) as { Properties: { Environment?: { Variables?: Record<string, unknown> } } }[];
+      expect(functions.filter((fn) => fn.Properties.Environment?.Variables?.PET_LAYOUT === 'current')).toHaveLength(3);
+    }
+  });
+
+  it('has the status index: sharded (`<status>#<id mod 8>`), sorted by id, projecting what a page returns', () => {
+    const [table] = Object.values(template('prod').findResources('AWS::DynamoDB::GlobalTable')) as { Properties: Record<string, any> }[];
+    const index = (table?.Properties.GlobalSecondaryIndexes as { IndexName: string; KeySchema: unknown; Projection: { NonKeyAttributes: string[] } }[]).find((candidate) => candidate.IndexName === 'petsByStatus');
+    expect(index?.KeySchema).toEqual([
+      { AttributeName: 'statusShard', KeyType: 'HASH' },
+      { AttributeName: 'id', KeyType: 'RANGE' },
+    ]);
+    expect(index?.Projection.NonKeyAttributes).toEqual(['name', 'categoryId']);
+  });
+
   it('has the key index: sparse (its partition key an attribute only key items carry), projecting what a listing of the keys reads', () => {
     const [table] = Object.values(template('staging').findResources('AWS::DynamoDB::GlobalTable')) as { Properties: Record<string, any> }[];
     const indexes = table?.Properties.GlobalSecondaryIndexes as { IndexName: string; KeySchema: unknown; Projection: { ProjectionType: string; NonKeyAttributes: string[] } }[];
-    expect(indexes.map((index) => index.IndexName)).toEqual(['byStatus', 'registeredKeys']);
+    expect(indexes.map((index) => index.IndexName)).toEqual(['petsByStatus', 'registeredKeys']);
     const keys = indexes.find((index) => index.IndexName === 'registeredKeys');
     expect(keys?.KeySchema).toEqual([
       { AttributeName: 'registry', KeyType: 'HASH' },

@@ -7,7 +7,10 @@ import { startDynamoDbLocal, type RunningDynamoDbLocal } from '../../local/dynam
 import { moveKeysToTheirPartitions } from '../../local/key-layout-upgrade';
 import { hashApiKey, keyIdOf } from '../../shared/auth/api-key-hash';
 import { KeyRegistry } from '../../shared/auth/key-registry';
-import { STATUS_INDEX, tableDefinition } from '../../shared/dynamodb/table-definition';
+import { FORMER_STATUS_INDEX, tableDefinition, tableDefinitionFor } from '../../shared/dynamodb/table-definition';
+import { movePetsToTheirShards } from '../../local/pet-layout-upgrade';
+import { DynamoDbPetRepository } from '../../shared/pets/repository';
+import { createDynamoDbClient } from '../../shared/dynamodb/client';
 import { STANDARD_PLAN_LIMITS } from '../../shared/limits/plans';
 
 /**
@@ -33,7 +36,7 @@ afterAll(() => database?.stop());
 describe('npm start on a data directory of the old key layout', () => {
   it('adds the key index the table lacks and moves every key to its own partition, once, keeping what it was', async () => {
     const tableName = `old-layout-${randomUUID()}`;
-    const oldDefinition = { ...tableDefinition, globalSecondaryIndexes: tableDefinition.globalSecondaryIndexes.filter((index) => index.indexName === STATUS_INDEX) };
+    const oldDefinition = { ...tableDefinition, globalSecondaryIndexes: tableDefinitionFor('upgrading').globalSecondaryIndexes.filter((index) => index.indexName === FORMER_STATUS_INDEX) };
     await db.client.send(new CreateTableCommand(createTableInput(tableName, oldDefinition)));
     const old = (apiKey: string, plan: string, limits: object) => ({ pk: 'APIKEY', sk: hashApiKey(apiKey), plan, limits, createdAt: '2026-01-02T03:04:05.000Z' });
     await db.documentClient.send(new PutCommand({ TableName: tableName, Item: old('old-pro-key', 'pro', STANDARD_PLAN_LIMITS.pro) }));
@@ -43,6 +46,7 @@ describe('npm start on a data directory of the old key layout', () => {
     const { Table } = await db.client.send(new DescribeTableCommand({ TableName: tableName }));
     expect(Table?.GlobalSecondaryIndexes?.map((index) => [index.IndexName, index.IndexStatus]).sort()).toEqual([
       ['byStatus', 'ACTIVE'],
+      ['petsByStatus', 'ACTIVE'],
       ['registeredKeys', 'ACTIVE'],
     ]);
 
@@ -74,5 +78,31 @@ describe('npm start on a data directory of the old key layout', () => {
     expect(await registry.resolve('moved-key')).toMatchObject({ plan: 'business' });
     const { Items = [] } = await db.documentClient.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'APIKEY' }, ConsistentRead: true }));
     expect(Items).toEqual([]);
+  });
+
+  it('moves the pets of the former layout (every pet under PET, ids from the counter) to their shards, with their ids; the counter is retired; once', async () => {
+    const tableName = `old-pets-${randomUUID()}`;
+    const oldDefinition = { ...tableDefinition, globalSecondaryIndexes: tableDefinitionFor('upgrading').globalSecondaryIndexes.filter((index) => index.indexName === FORMER_STATUS_INDEX) };
+    await db.client.send(new CreateTableCommand(createTableInput(tableName, oldDefinition)));
+    const statuses = ['available', 'pending', 'sold'] as const;
+    const pets = Array.from({ length: 25 }, (_, i) => ({ id: i + 1, name: `old ${i + 1}`, categoryId: 3, status: statuses[i % 3] as (typeof statuses)[number] }));
+    for (const pet of pets) {
+      await db.documentClient.send(new PutCommand({ TableName: tableName, Item: { pk: 'PET', sk: String(pet.id).padStart(16, '0'), ...pet, createdAt: '2026-01-02T03:04:05.000Z' } }));
+    }
+    await db.documentClient.send(new PutCommand({ TableName: tableName, Item: { pk: 'SEQUENCE', sk: 'pet', value: 25 } }));
+
+    await ensureTable(db.client, tableName);
+    expect(await movePetsToTheirShards(db.client, tableName)).toBe(25);
+    const repository = new DynamoDbPetRepository(createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: database.endpoint }), tableName);
+    for (const pet of pets) expect(await repository.get(pet.id)).toEqual(pet);
+    expect((await repository.list({ afterId: 0, limit: 100, status: undefined })).pets).toEqual(pets);
+    expect((await repository.list({ afterId: 0, limit: 100, status: 'sold' })).pets).toEqual(pets.filter((pet) => pet.status === 'sold'));
+    const { Items: former = [] } = await db.documentClient.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'PET' }, ConsistentRead: true }));
+    expect(former).toEqual([]);
+    const { Items: counter = [] } = await db.documentClient.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'SEQUENCE' }, ConsistentRead: true }));
+    expect(counter).toEqual([{ pk: 'SEQUENCE', sk: 'pet', value: Number.MAX_SAFE_INTEGER }]);
+    // New pets get time-ordered ids, above every old one; the next start finds nothing to do.
+    expect((await repository.create({ name: 'new', categoryId: 1, status: 'available' })).id).toBeGreaterThan(25);
+    expect(await movePetsToTheirShards(db.client, tableName)).toBe(0);
   });
 });
