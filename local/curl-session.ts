@@ -8,6 +8,8 @@
 import { request as httpRequest } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { setClock } from '../shared/clock';
+import { drawPetId, setIdRandomness } from '../shared/pets/pet-ids';
 
 interface Step {
   readonly method: 'GET' | 'POST';
@@ -18,6 +20,15 @@ interface Step {
   readonly show: readonly string[];
 }
 
+/** Where the session pretends to run: the README's quick start. */
+export const SESSION_BASE_URL = 'http://localhost:3000/v1';
+/**
+ * The service clock during the session, so that windows, resets and ids read the same every run:
+ * a step a second (a listing shows pets once their ids are a second old, as for a user typing).
+ */
+export const SESSION_TIME = Date.UTC(2026, 10, 23, 10, 0, 10);
+const STEP_MS = 1_000;
+
 const EVERY_OPERATION_HEADER = ['Content-Type', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit', 'Cache-Control', 'X-Content-Type-Options', 'X-Request-Id'];
 
 const STEPS: readonly Step[] = [
@@ -25,20 +36,33 @@ const STEPS: readonly Step[] = [
   { method: 'POST', path: '/pets', key: 'local-free-key', body: '{"name":"Bella","categoryId":3,"status":"pending"}', show: ['Location'] },
   { method: 'GET', path: '/pets?limit=1', key: 'local-free-key', show: ['Link', 'X-RateLimit-Remaining'] },
   { method: 'GET', path: '/pets?status=pending', key: 'local-free-key', show: ['X-RateLimit-Remaining'] },
-  { method: 'GET', path: '/pets/1', key: 'local-free-key', show: ['Deprecation', 'Sunset', 'Link'] },
+  { method: 'GET', path: `/pets/${drawPetId(SESSION_TIME, () => 1)}`, key: 'local-free-key', show: ['Deprecation', 'Sunset', 'Link'] },
   { method: 'POST', path: '/pets', key: 'local-free-key', body: '{"name":"","staus":"sold"}', show: ['Content-Type'] },
   { method: 'GET', path: '/pets', show: ['WWW-Authenticate'] },
 ];
 
-/** Where the session pretends to run: the README's quick start. */
-export const SESSION_BASE_URL = 'http://localhost:3000/v1';
-/** The service clock during the session, so that windows and resets read the same every run. */
-export const SESSION_TIME = Date.UTC(2026, 10, 23, 10, 0, 10);
 
-/** The session against a server at `serverUrl` (its requests name localhost:3000 as their Host). */
+/**
+ * The session against a local server at `serverUrl` in this process (its requests name
+ * localhost:3000 as their Host): it sets the service clock for each step, and the ids' random
+ * bits to 1, 2, 3, ... so that the ids are the same every run.
+ */
 export async function runCurlSession(serverUrl: string): Promise<string> {
   const parts: string[] = [];
-  for (const step of STEPS) parts.push(`$ ${curlCommand(step)}\n${await answerOf(serverUrl, step)}`);
+  let drawn = 0;
+  const restoreRandomness = setIdRandomness(() => (drawn += 1));
+  try {
+    for (const [i, step] of STEPS.entries()) {
+      const restoreClock = setClock(() => SESSION_TIME + i * STEP_MS);
+      try {
+        parts.push(`$ ${curlCommand(step)}\n${await answerOf(serverUrl, step)}`);
+      } finally {
+        restoreClock();
+      }
+    }
+  } finally {
+    restoreRandomness();
+  }
   return `\`\`\`sh\n${parts.join('\n\n')}\n\`\`\`\n`;
 }
 

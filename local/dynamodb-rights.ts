@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { ITEM_PARTITIONS, tableDefinition } from '../shared/dynamodb/table-definition';
+import { ITEM_PARTITIONS, tableDefinition, tableDefinitionFor } from '../shared/dynamodb/table-definition';
 import type { DataAccess, FunctionName } from '../shared/functions';
 
 /**
@@ -98,7 +98,8 @@ function tableNameOf(name: unknown): string {
 
 /** The partition a Query of this table reads, or `unreadable`. */
 function queriedPartition(body: RequestBody): string[] | 'unreadable' {
-  const index = tableDefinition.globalSecondaryIndexes.find((candidate) => candidate.indexName === body.IndexName);
+  // Every index a stage may have (the former status index while it upgrades).
+  const index = tableDefinitionFor('upgrading').globalSecondaryIndexes.find((candidate) => candidate.indexName === body.IndexName);
   const value = queriedPartitionValue(body, (index ?? tableDefinition).partitionKey.name);
   return value === undefined ? 'unreadable' : [value.S ?? value.N ?? ''];
 }

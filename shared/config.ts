@@ -51,8 +51,8 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     cursorSecretPrevious: env.CURSOR_SECRET_PREVIOUS || undefined,
     metricsNamespace: env.METRICS_NAMESPACE || 'PetStore/local',
     petLayout: petLayoutOf(env.PET_LAYOUT),
-    listingSettleMs: env.LISTING_SETTLE_MS ? Number(env.LISTING_SETTLE_MS) : undefined,
-    firstPageCache: env.FIRST_PAGE_CACHE !== 'off',
+    listingSettleMs: listingSettleMsOf(env.LISTING_SETTLE_MS),
+    firstPageCache: firstPageCacheOf(env.FIRST_PAGE_CACHE),
   };
 }
 
@@ -60,6 +60,18 @@ function petLayoutOf(value: string | undefined): PetLayout {
   if (value === undefined || value === '') return 'current';
   if (!(PET_LAYOUTS as readonly string[]).includes(value)) throw new Error(`PET_LAYOUT "${value}" is not one of ${PET_LAYOUTS.join(', ')}`);
   return value as PetLayout;
+}
+
+function listingSettleMsOf(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^(0|[1-9][0-9]{0,4})$/.test(value)) throw new Error(`LISTING_SETTLE_MS "${value}" is not a whole number of milliseconds from 0 to 99999`);
+  return Number(value);
+}
+
+function firstPageCacheOf(value: string | undefined): boolean {
+  if (value === undefined || value === '' || value === 'on') return true;
+  if (value === 'off') return false;
+  throw new Error(`FIRST_PAGE_CACHE "${value}" is not on or off`);
 }
 
 export const config: Config = readConfig(process.env);

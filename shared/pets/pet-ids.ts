@@ -14,8 +14,19 @@ export const ID_EPOCH_MS = Date.UTC(2026, 0, 1);
 export const RANDOM_BITS = 12;
 const RANDOM_RANGE = 2 ** RANDOM_BITS;
 
+let randomBits: (range: number) => number = randomInt;
+
+/** For the README's session and tests: replace the random bits; returns a function that restores them. */
+export function setIdRandomness(next: (range: number) => number): () => void {
+  const previous = randomBits;
+  randomBits = next;
+  return () => {
+    randomBits = previous;
+  };
+}
+
 /** An id for a pet whose write is sent now. */
-export function drawPetId(nowMs: number, random: (range: number) => number = randomInt): number {
+export function drawPetId(nowMs: number, random: (range: number) => number = randomBits): number {
   return (nowMs - ID_EPOCH_MS) * RANDOM_RANGE + random(RANDOM_RANGE);
 }
 

@@ -18,6 +18,8 @@ let fake: FakeSecretsManager;
 let api: TestApi;
 let nowMs = Date.now();
 let restoreClock: () => void;
+/** The pets' ids, ascending: the order of the listing. */
+const walked: number[] = [];
 const advance = (ms: number) => {
   nowMs += ms;
 };
@@ -29,7 +31,13 @@ beforeAll(async () => {
   process.env.SECRETS_MANAGER_ENDPOINT = fake.endpoint;
   restoreClock = setClock(() => nowMs);
   api = await startTestApi();
-  for (let i = 1; i <= 8; i += 1) expect((await api.request('POST', '/pets', { body: { name: `Walked ${i}`, categoryId: 1 } })).status).toBe(201);
+  for (let i = 1; i <= 8; i += 1) {
+    const created = await api.request('POST', '/pets', { body: { name: `Walked ${i}`, categoryId: 1 } });
+    expect(created.status).toBe(201);
+    walked.push(created.body.id);
+  }
+  // Made within one millisecond of the test's clock: their ids are in either order (decisions.md); listings go by id.
+  walked.sort((a, b) => a - b);
 });
 
 afterAll(async () => {
@@ -75,25 +83,25 @@ describe('the cursor secret in Secrets Manager', () => {
     // Past their age, the keys serve this request while they are read again in the background.
     const second = await page(signedBefore);
     expect(second.status).toBe(200);
-    expect(idsOf(second)).toEqual([3, 4]);
+    expect(idsOf(second)).toEqual(walked.slice(2, 4));
     await vi.waitFor(() => expect(fake.calls.length - calls).toBe(2)); // read again, for their age
     await settled();
     const signedAfter = cursorOf(await page(signedBefore));
     expect(signedWith(after, signedAfter)).toBe(true);
     expect(signedWith(before, signedAfter)).toBe(false);
-    expect(idsOf(await page(signedAfter))).toEqual([5, 6]);
+    expect(idsOf(await page(signedAfter))).toEqual(walked.slice(4, 6));
     // The cursor from before the rotation is still good (the previous value), again and again.
-    expect(idsOf(await page(signedBefore))).toEqual([3, 4]);
+    expect(idsOf(await page(signedBefore))).toEqual(walked.slice(2, 4));
   });
 
   it('reads the keys at once for a cursor signed with a value it does not know yet, even right after it read them (a rotation since)', async () => {
     // The keys were read for their age a moment ago (the test before); another instance has read the new value since.
     const rotated = fake.rotate();
     const calls = fake.calls.length;
-    const signedElsewhere = new CursorCodec(rotated).encode({ afterId: 2, status: undefined });
+    const signedElsewhere = new CursorCodec(rotated).encode({ afterId: walked[1] as number, status: undefined });
     const response = await page(signedElsewhere);
     expect(response.status).toBe(200);
-    expect(idsOf(response)).toEqual([3, 4]);
+    expect(idsOf(response)).toEqual(walked.slice(2, 4));
     expect(fake.calls.length - calls).toBe(2);
     expect(signedWith(rotated, cursorOf(response))).toBe(true);
   });
@@ -102,14 +110,14 @@ describe('the cursor secret in Secrets Manager', () => {
     advance(MIN_REREAD_INTERVAL_MS);
     const calls = fake.calls.length;
     for (let i = 0; i < 15; i += 1) {
-      const forged = new CursorCodec(randomSecret()).encode({ afterId: 2, status: undefined });
+      const forged = new CursorCodec(randomSecret()).encode({ afterId: walked[1] as number, status: undefined });
       const response = await page(forged);
       expectErrorShape(response, 400, 'invalid_request');
       expect(response.body.details).toEqual([{ path: 'query.cursor', message: expect.stringContaining('start again without a cursor') }]);
     }
     expect(fake.calls.length - calls).toBe(2); // one read (two stages) for the fifteen
     advance(MIN_REREAD_INTERVAL_MS);
-    expectErrorShape(await page(new CursorCodec(randomSecret()).encode({ afterId: 2, status: undefined })), 400, 'invalid_request');
+    expectErrorShape(await page(new CursorCodec(randomSecret()).encode({ afterId: walked[1] as number, status: undefined })), 400, 'invalid_request');
     expect(fake.calls.length - calls).toBe(4); // a minute later, one more
   });
 
@@ -139,7 +147,7 @@ describe('createPet and getPet', () => {
     const calls = fake.calls.length;
     for (let i = 0; i < 5; i += 1) {
       expect((await api.request('POST', '/pets', { body: { name: `Created ${i}`, categoryId: 2 } })).status).toBe(201);
-      expect((await api.request('GET', '/pets/1')).status).toBe(200);
+      expect((await api.request('GET', `/pets/${walked[0]}`)).status).toBe(200);
     }
     expect(fake.calls.length).toBe(calls);
     // listPets does read them now (its keys are too old): the calls above would have been seen.

@@ -95,7 +95,7 @@ describe('npm start with DYNAMODB_ENDPOINT', () => {
     expect(garbled.output().trim()).toBe('Cannot start: DYNAMODB_ENDPOINT must be an http:// or https:// URL, e.g. http://localhost:8000; got "localhost:8000".');
   });
 
-  it('with PARTITION_MODEL_FACTOR puts the partition model in front of it: says so, and a burst of creates over the id sequence\'s write rate is answered 503 with Retry-After', async () => {
+  it('with PARTITION_MODEL_FACTOR puts the partition model in front of it: says so, and a burst of creates over its partitions\' write rates is answered 503 with Retry-After', async () => {
     const port = await freePort();
     const baseUrl = `http://localhost:${port}/v1`;
     const env = { PORT: String(port), DATA_DIR: tempDir(), DYNAMODB_ENDPOINT: database.endpoint, TABLE_NAME: `modelled-${randomUUID()}`, PARTITION_MODEL_FACTOR: '1000' };
@@ -103,7 +103,7 @@ describe('npm start with DYNAMODB_ENDPOINT', () => {
     try {
       await waitFor(modelled, 'Press Ctrl-C to stop.');
       expect(modelled.output()).toContain("Partition model: DynamoDB's per-partition rates divided by 1000 (3 read and 1 write units a second per partition key value)");
-      // One write unit a second for the SEQUENCE item: a burst of creates cannot all be served.
+      // One write unit a second for each key's counter (two creates each) and each shard of pets: a burst of creates cannot all be served.
       const answers = await Promise.all(Array.from({ length: 8 }, (_, n) => send(baseUrl, 'POST', '/pets', { key: `local-${['free', 'pro', 'business', 'enterprise'][n % 4]}-key`, body: { name: `Burst ${n}`, categoryId: 1 } })));
       expect(answers.filter((answer) => answer.status === 503).length).toBeGreaterThan(0);
       for (const answer of answers) expect([201, 503]).toContain(answer.status);

@@ -14,6 +14,8 @@ import { startFakeSecretsManager, type FakeSecretsManager } from '../support/fak
  * and clock), invoked as Lambda invokes it.
  */
 const PETS = 12;
+/** The pets' ids, in the order they were made (ascending). */
+const ids: number[] = [];
 let fake: FakeSecretsManager;
 
 beforeAll(async () => {
@@ -23,7 +25,7 @@ beforeAll(async () => {
   const { client, tableName } = testDatabase();
   const { DynamoDbPetRepository } = await import('../../shared/pets/repository');
   const pets = new DynamoDbPetRepository(client, tableName);
-  for (let i = 0; i < PETS; i += 1) await pets.create({ name: `Fault ${i}`, categoryId: 1, status: 'available' });
+  for (let i = 0; i < PETS; i += 1) ids.push((await pets.create({ name: `Fault ${i}`, categoryId: 1, status: 'available' })).id);
 });
 afterEach(() => fake.heal());
 afterAll(async () => {
@@ -66,14 +68,14 @@ describe('at a cold start, when Secrets Manager fails', () => {
     expectUnavailable(await handler(listEvent(NEEDS_CURSOR), lambdaContext('listPets', 10_000)));
     expect(fake.calls.length - calls).toBe(4); // two stages, two attempts each
     // A cursor cannot be checked either; nor does it read again at once (a second's pause after a failed read).
-    expectUnavailable(await handler(listEvent({ ...NEEDS_CURSOR, cursor: cursorFrom(2) }), lambdaContext('listPets', 10_000)));
+    expectUnavailable(await handler(listEvent({ ...NEEDS_CURSOR, cursor: cursorFrom(ids[1] as number) }), lambdaContext('listPets', 10_000)));
     expect(fake.calls.length - calls).toBe(4);
 
     fake.heal();
     advance(1_000);
-    const response = await handler(listEvent({ ...NEEDS_CURSOR, cursor: cursorFrom(2) }), lambdaContext('listPets', 10_000));
+    const response = await handler(listEvent({ ...NEEDS_CURSOR, cursor: cursorFrom(ids[1] as number) }), lambdaContext('listPets', 10_000));
     expect(response.statusCode).toBe(200);
-    expect(JSON.parse(response.body).map((pet: { id: number }) => pet.id)).toEqual([3, 4]);
+    expect(JSON.parse(response.body).map((pet: { id: number }) => pet.id)).toEqual(ids.slice(2, 4));
     expect(response.headers?.Link).toMatch(/cursor=/);
   });
 
@@ -94,7 +96,7 @@ describe('at a cold start, when Secrets Manager fails', () => {
     expectUnavailable(await handler(listEvent(NEEDS_CURSOR), lambdaContext('listPets', 1_500)));
     expect(Date.now() - started).toBeLessThan(1_500);
     started = Date.now();
-    expectUnavailable(await handler(listEvent({ ...NEEDS_CURSOR, cursor: cursorFrom(2) }), lambdaContext('listPets', 1_500)));
+    expectUnavailable(await handler(listEvent({ ...NEEDS_CURSOR, cursor: cursorFrom(ids[1] as number) }), lambdaContext('listPets', 1_500)));
     expect(Date.now() - started).toBeLessThan(1_500);
     started = Date.now();
     const response = await handler(listEvent(NEEDS_NONE), lambdaContext('listPets', 1_500));
@@ -123,7 +125,7 @@ describe('in a warm container, when Secrets Manager fails', () => {
     const calls = fake.calls.length;
     const next = await handler(listEvent({ ...NEEDS_CURSOR, cursor }), lambdaContext('listPets', 10_000));
     expect(next.statusCode).toBe(200);
-    expect(JSON.parse(next.body).map((pet: { id: number }) => pet.id)).toEqual([3, 4]);
+    expect(JSON.parse(next.body).map((pet: { id: number }) => pet.id)).toEqual(ids.slice(2, 4));
     // Read again in the background (two stages, two attempts each), and failed.
     await vi.waitFor(() => expect(fake.calls.length - calls).toBe(4));
     for (let i = 0; i < 5; i += 1) expect((await handler(listEvent({ ...NEEDS_CURSOR, cursor }), lambdaContext('listPets', 10_000))).statusCode).toBe(200);

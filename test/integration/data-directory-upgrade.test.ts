@@ -97,6 +97,8 @@ describe('npm start on a data directory of the old key layout', () => {
     for (const pet of pets) expect(await repository.get(pet.id)).toEqual(pet);
     expect((await repository.list({ afterId: 0, limit: 100, status: undefined })).pets).toEqual(pets);
     expect((await repository.list({ afterId: 0, limit: 100, status: 'sold' })).pets).toEqual(pets.filter((pet) => pet.status === 'sold'));
+    // A cursor is "after id N" (shared/pets/cursor.ts): one handed out before the move continues its walk.
+    expect(await repository.list({ afterId: 10, limit: 5, status: undefined })).toEqual({ pets: pets.slice(10, 15), hasMore: true });
     const { Items: former = [] } = await db.documentClient.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'PET' }, ConsistentRead: true }));
     expect(former).toEqual([]);
     const { Items: counter = [] } = await db.documentClient.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'SEQUENCE' }, ConsistentRead: true }));

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { lambdaContext } from '../../local/api-gateway-event';
 import { freePort } from '../../local/dynamodb-local';
@@ -28,12 +28,21 @@ function expectUnavailable(response: Awaited<ReturnType<TestApi['request']>>): v
 }
 
 describe('when DynamoDB throttles or fails', () => {
-  it('answers 503 after the SDK retries a throttled write, and stores nothing', async () => {
+  it('answers 503 after the SDK retries a throttled write while its id is young (250 ms), and stores nothing', async () => {
     const before = await db.storedPets();
     proxy.inject('throttle', ['PutItem']);
-    const response = await api.request('POST', '/pets', { body: { name: 'Throttled', categoryId: 1 } });
-    expectUnavailable(response);
-    expect(proxy.seen.get('PutItem')).toBe(3); // the SDK's bounded attempts
+    // The SDK's backoff is random (full jitter): at its shortest, every attempt it allows is sent...
+    const random = vi.spyOn(Math, 'random').mockReturnValue(0);
+    try {
+      expectUnavailable(await api.request('POST', '/pets', { body: { name: 'Throttled', categoryId: 1 } }));
+      expect(proxy.seen.get('PutItem')).toBe(3); // the SDK's bounded attempts
+      // ...at its longest (the first wait up to a second), the retry would carry an id too old: not sent.
+      random.mockReturnValue(0.999);
+      expectUnavailable(await api.request('POST', '/pets', { body: { name: 'Throttled', categoryId: 1 } }));
+      expect(proxy.seen.get('PutItem')).toBe(3 + 1);
+    } finally {
+      random.mockRestore();
+    }
     expect(await db.storedPets()).toEqual(before);
 
     proxy.clear();

@@ -1,5 +1,7 @@
 import { PET_SHARDS } from '../../shared/dynamodb/table-definition';
-import { FORMER_PET_PARTITION, shardPartition } from '../../shared/pets/pet-items';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { FORMER_PET_PARTITION, shardPartition, toPet } from '../../shared/pets/pet-items';
+import type { Pet } from '../../shared/pets/schema';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, paginateQuery, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { KeyRegistry } from '../../shared/auth/key-registry';
@@ -33,6 +35,10 @@ export function testDatabase() {
         partitions.map((pk) => everyItem(paginateQuery({ client: documentClient }, { TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true }))),
       );
       return items.flat();
+    },
+    /** Every pet in the table as the service answers it (id, name, categoryId, status). */
+    async petsStored(): Promise<Pet[]> {
+      return (await this.storedPets()).map((item) => toPet(marshall(item)));
     },
     /**
      * Every idempotency record of an API key (its key id). Each record is a partition of its own

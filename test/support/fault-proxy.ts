@@ -183,13 +183,17 @@ function answerError(req: IncomingMessage, res: ServerResponse, type: string, fi
   res.end(JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, ...fields }));
 }
 
-/** The partition a DynamoDB request is about (`RATE`, `PET`, `SEQUENCE`, `APIKEY`, `IDEMPOTENCY`, `index …`), for labels. */
+/** The partition a DynamoDB request is about (`RATE`, `PET`, `APIKEY`, `IDEMPOTENCY`, `index …`), for labels. */
 function partitionOf(body: Buffer): string {
   try {
-    const request = JSON.parse(body.toString('utf8')) as { Key?: { pk?: { S?: string } }; Item?: { pk?: { S?: string } }; IndexName?: string };
-    const pk = request.Key?.pk?.S ?? request.Item?.pk?.S ?? (request.IndexName !== undefined ? `index ${request.IndexName}` : 'PET');
-    // A partition per counter, key or record: labelled by its kind, readable and the same for each.
-    return /^(RATE|APIKEY|IDEMPOTENCY)#/.exec(pk)?.[1] ?? pk;
+    type Keyed = { Key?: { pk?: { S?: string } }; Item?: { pk?: { S?: string } } };
+    const request = JSON.parse(body.toString('utf8')) as Keyed & { IndexName?: string; ExpressionAttributeValues?: { ':pk'?: { S?: string } }; TransactItems?: { Put?: Keyed }[] };
+    // A transaction by its first item's (createPet's: the pet).
+    const first = request.TransactItems?.[0]?.Put;
+    const pk =
+      request.Key?.pk?.S ?? request.Item?.pk?.S ?? first?.Item?.pk?.S ?? (request.IndexName !== undefined ? `index ${request.IndexName}` : (request.ExpressionAttributeValues?.[':pk']?.S ?? '?'));
+    // A partition per counter, key, record or shard of pets: labelled by its kind, readable and the same for each.
+    return /^(RATE|APIKEY|IDEMPOTENCY|PET)#/.exec(pk)?.[1] ?? pk;
   } catch {
     return '?';
   }

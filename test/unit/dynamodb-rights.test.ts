@@ -49,18 +49,20 @@ describe('the local rights check', () => {
       { actions: ['PutItem'], items: ['pets', 'idempotencyRecords'] },
     ];
     const allowed = (needed: Parameters<typeof allows>[2]) => allows(rights, TABLE, needed);
-    expect(allowed({ action: 'GetItem', tableName: TABLE, leadingKeys: ['PET'] })).toBe(true);
+    expect(allowed({ action: 'GetItem', tableName: TABLE, leadingKeys: ['PET#1'] })).toBe(true);
     expect(allowed({ action: 'GetItem', tableName: TABLE, leadingKeys: ['APIKEY#h'] })).toBe(false);
-    expect(allowed({ action: 'UpdateItem', tableName: TABLE, leadingKeys: ['PET'] })).toBe(false);
-    expect(allowed({ action: 'GetItem', tableName: 'another-table', leadingKeys: ['PET'] })).toBe(false);
+    expect(allowed({ action: 'UpdateItem', tableName: TABLE, leadingKeys: ['PET#1'] })).toBe(false);
+    expect(allowed({ action: 'GetItem', tableName: 'another-table', leadingKeys: ['PET#1'] })).toBe(false);
     expect(allowed({ action: 'Query', tableName: TABLE, indexName: 'byStatus', leadingKeys: ['sold'] })).toBe(true);
     expect(allowed({ action: 'Query', tableName: TABLE, indexName: 'anotherIndex', leadingKeys: ['sold'] })).toBe(false);
     // The table's right is not a right on its index, nor the other way round.
     expect(allows([{ actions: ['Query'], items: ['pets'] }], TABLE, { action: 'Query', tableName: TABLE, indexName: 'byStatus', leadingKeys: ['sold'] })).toBe(false);
-    expect(allows([{ actions: ['Query'], index: 'byStatus' }], TABLE, { action: 'Query', tableName: TABLE, leadingKeys: ['PET'] })).toBe(false);
+    expect(allows([{ actions: ['Query'], index: 'byStatus' }], TABLE, { action: 'Query', tableName: TABLE, leadingKeys: ['PET#1'] })).toBe(false);
+    // `pets` is every shard, not the former layout's partition.
+    expect(allowed({ action: 'GetItem', tableName: TABLE, leadingKeys: ['PET'] })).toBe(false);
     // Every key must be of a declared kind (ForAllValues).
-    expect(allowed({ action: 'PutItem', tableName: TABLE, leadingKeys: ['PET', 'IDEMPOTENCY#k#c'] })).toBe(true);
-    expect(allowed({ action: 'PutItem', tableName: TABLE, leadingKeys: ['PET', 'APIKEY#h'] })).toBe(false);
+    expect(allowed({ action: 'PutItem', tableName: TABLE, leadingKeys: ['PET#1', 'IDEMPOTENCY#k#c'] })).toBe(true);
+    expect(allowed({ action: 'PutItem', tableName: TABLE, leadingKeys: ['PET#1', 'APIKEY#h'] })).toBe(false);
     // IAM's ForAllValues holds for a request with no partition key (a Scan) once the action is
     // granted, so the whole table: a declaration cannot grant Scan on items at all.
     // @ts-expect-error Scan is not an action on items
