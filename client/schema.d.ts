@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * List all animals
-         * @description One page of animals in ascending `id` order, optionally only those of one status. When more follow, `Link: <URL>; rel="next"` gives the next page (the same request with an opaque `cursor`); the last page has no `Link`. The status filter reads an index that is eventually consistent: an animal created or changed a moment ago may be missing for up to a second.
+         * @description One page of animals in ascending `id` order, optionally only those of one status. When more follow, `Link: <URL>; rel="next"` gives the next page (the same request with an opaque `cursor`); the last page has no `Link`. A listing may be up to about a second behind: it does not show an animal whose `id` is less than a second old, and a busy first page may come from a cache of at most a second. A walk through the pages never repeats an animal, and never skips one created at least a second before the walk began. `getPet` finds an animal as soon as its create answered.
          */
         get: operations["listPets"];
         put?: never;
@@ -99,7 +99,7 @@ export interface components {
         Pet: {
             /**
              * Format: int64
-             * @description Unique identifier assigned by the service on creation; never reused, increasing.
+             * @description Unique identifier assigned by the service on creation; never reused. Increasing with creation time: an animal created more than a few milliseconds after another has the larger id (two created within that margin may have theirs in either order). Ids have gaps.
              */
             id: number;
             /** @description The animal's name. */

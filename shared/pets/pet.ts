@@ -7,7 +7,7 @@ import { PetStatus } from './pet-status';
 /** An animal as the service answers it: what the interface description declares (no function builds it). */
 export const Pet = described(
   z.strictObject({
-    id: describedCopy(Identifier, { description: 'Unique identifier assigned by the service on creation; never reused, increasing.' }),
+    id: describedCopy(Identifier, { description: 'Unique identifier assigned by the service on creation; never reused. Increasing with creation time: an animal created more than a few milliseconds after another has the larger id (two created within that margin may have theirs in either order). Ids have gaps.' }),
     name: described(z.string().check(z.minLength(1)), { maxLength: NAME_MAX_LENGTH, description: "The animal's name." }),
     categoryId: CategoryId,
     status: PetStatus,
