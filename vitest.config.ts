@@ -12,7 +12,7 @@ export default defineConfig({
       AWS_REGION: 'us-east-1',
       CURSOR_SECRET: 'test-cursor-secret',
       // Most tests list the pets they just made, each request on its own: listings show new ids at
-      // once and keep no first page (test/integration/listing-freshness.test.ts runs the defaults).
+      // once and keep no first page (test/integration/time-ordered-ids.test.ts and test/unit/first-page-cache.test.ts test the defaults).
       LISTING_SETTLE_MS: '0',
       FIRST_PAGE_CACHE: 'off',
       // The SDK warns once per process that its 2027 releases need Node 22 (the Lambda runtime).

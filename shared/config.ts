@@ -6,7 +6,7 @@ import { PET_LAYOUTS, type PetLayout } from './dynamodb/table-definition';
  * any handler module is imported.
  */
 export interface Config {
-  /** The single DynamoDB table that holds pets, the id sequence, the key registry and the rate counters. */
+  /** The single DynamoDB table that holds pets, the key registry, the rate counters and the idempotency records (shared/dynamodb/table-definition.ts). */
   readonly tableName: string;
   readonly region: string;
   /** Unset in AWS. Set to DynamoDB Local's URL, or by npm start to any DYNAMODB_ENDPOINT it is given (an AWS one included). */
