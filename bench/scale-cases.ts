@@ -3,8 +3,14 @@ import { randomUUID } from 'node:crypto';
 /**
  * The scale run's cases (bench/scale.ts): what is offered, from which keys, and at which factor
  * of the partition model. A case's factor keeps its rates on this machine between a few and about
- * a hundred requests a second: high enough to count 1 % in a step, low enough that DynamoDB
- * Local, the server and the load fit on two cores.
+ * sixty requests a second (this two-core machine serves some 60 to 70 a second of the mix, and
+ * answers late beyond): high enough to count 1 % in a step, low enough that DynamoDB Local, the
+ * server and the load fit on two cores, and high enough that the case's target (at DynamoDB's
+ * rates) and some way beyond it can be offered here. Cases that write stay at 1/200 or below: a
+ * partition's bucket holds one second of its divided rate, and at 1/400 that is 2.5 write units,
+ * so that a keyed create (2 units on its shard) finds it short after any other write there, a
+ * granularity DynamoDB's 1,000 units do not have (the mix at 1/400 was refused at 6,000 a second,
+ * at 1/200 it sustained 13,580).
  */
 export const SCALE = {
   /** Seconds each offered rate is held and counted, after a warm-up (the caches filled, the SDK's first retries done). */
@@ -16,11 +22,19 @@ export const SCALE = {
   achievedRateAtLeast: 0.97,
   /** Halvings of the gap between the last sustained and the first refused rate. */
   refinements: 2,
+  /**
+   * The instances the figures stand for: the local server is one process, so one instance of each
+   * function, and so one cache of busy first pages (shared/pets/first-page-cache.ts) for all the
+   * load. A deployed API at these rates runs many instances, each reading its own first pages.
+   */
+  instances: 1,
   /** API keys of the "many keys" cases, used in turn. */
   keys: 20,
   /** Keys of the key-lookup case, each used once per pass: more than its rate × the authorizer's 30 s cache. */
   rotatingKeys: 4_000,
   seedPets: 300,
+  /** The page size of every listing. */
+  pageSize: 20,
   /** A request without an answer by then counts as failed (the functions answer within 10 s). */
   answerTimeoutMs: 20_000,
 } as const;
@@ -34,9 +48,14 @@ export interface ScaleRequest {
   readonly headers?: Record<string, string>;
 }
 
-export interface ScaleKeys {
+/** What the cases' requests draw on, made before the run (bench/scale.ts). */
+export interface ScaleFixtures {
   readonly keys: readonly string[];
   readonly rotatingKeys: readonly string[];
+  /** The seeded pets' ids (ids are time-ordered: only the service knows them). */
+  readonly petIds: readonly number[];
+  /** The `cursor` of every page after the first of the seeded pets (limit pageSize), as the service's Link headers gave them. */
+  readonly cursors: readonly string[];
 }
 
 export interface ScaleCase {
@@ -47,76 +66,125 @@ export interface ScaleCase {
   /** Requests a second on this machine: the first offered, and the highest tried. */
   readonly startRate: number;
   readonly maxRate: number;
+  /** The rate it should sustain at DynamoDB's rates (requests a second), if it has a target. */
+  readonly target?: number;
   readonly success: readonly number[];
   /** The n-th request of the case (n counts across its steps). */
-  request(n: number, keys: ScaleKeys): ScaleRequest;
+  request(n: number, fixtures: ScaleFixtures): ScaleRequest;
 }
 
 const STATUSES = ['available', 'pending', 'sold'] as const;
-const many = (n: number, { keys }: ScaleKeys) => keys[n % keys.length] as string;
-const one = (_: number, { keys }: ScaleKeys) => keys[0] as string;
-const petId = () => 1 + Math.floor(Math.random() * SCALE.seedPets);
+const many = (n: number, { keys }: ScaleFixtures) => keys[n % keys.length] as string;
+const one = (_: number, { keys }: ScaleFixtures) => keys[0] as string;
+const anyOf = <T>(values: readonly T[]): T => values[Math.floor(Math.random() * values.length)] as T;
 const newPet = (n: number) => ({ name: `Scale ${n}`, categoryId: 1 + (n % 5) });
 
-const getPet = (key: string): ScaleRequest => ({ method: 'GET', path: `/pets/${petId()}`, key });
-const listPets = (key: string): ScaleRequest => ({ method: 'GET', path: '/pets?limit=20', key });
-const listByStatus = (n: number, key: string): ScaleRequest => ({ method: 'GET', path: `/pets?limit=20&status=${STATUSES[n % STATUSES.length]}`, key });
+const getPet = (key: string, { petIds }: ScaleFixtures): ScaleRequest => ({ method: 'GET', path: `/pets/${anyOf(petIds)}`, key });
+/** A first page: what every walk starts with, and what a busy instance serves from memory. */
+const firstPage = (key: string): ScaleRequest => ({ method: 'GET', path: `/pets?limit=${SCALE.pageSize}`, key });
+/** A page after the first (any of the seeded listing's): read from the shards every time. */
+const pageAfterCursor = (key: string, { cursors }: ScaleFixtures): ScaleRequest => ({
+  method: 'GET',
+  path: `/pets?limit=${SCALE.pageSize}&cursor=${encodeURIComponent(anyOf(cursors))}`,
+  key,
+});
+const listByStatus = (n: number, key: string): ScaleRequest => ({ method: 'GET', path: `/pets?limit=${SCALE.pageSize}&status=${STATUSES[n % STATUSES.length]}`, key });
 const createPet = (n: number, key: string): ScaleRequest => ({ method: 'POST', path: '/pets', key, body: newPet(n) });
 const keyedCreatePet = (n: number, key: string): ScaleRequest => ({ ...createPet(n, key), headers: { 'idempotency-key': randomUUID() } });
 
 export const SCALE_CASES = [
-  { name: 'getPet', description: 'getPet, 20 keys', factor: 100, startRate: 10, maxRate: 150, success: [200], request: (n, keys) => getPet(many(n, keys)) },
-  { name: 'listPets', description: 'listPets (limit 20), 20 keys', factor: 100, startRate: 10, maxRate: 150, success: [200], request: (n, keys) => listPets(many(n, keys)) },
+  {
+    name: 'getPet',
+    description: 'getPet, 20 keys',
+    factor: 400,
+    startRate: 20,
+    maxRate: 60,
+    target: 10_000,
+    success: [200],
+    request: (n, fixtures) => getPet(many(n, fixtures), fixtures),
+  },
+  {
+    name: 'listPets',
+    description: `listPets first pages (limit ${SCALE.pageSize}), 20 keys`,
+    factor: 400,
+    startRate: 20,
+    maxRate: 60,
+    success: [200],
+    request: (n, fixtures) => firstPage(many(n, fixtures)),
+  },
+  {
+    name: 'listPetsAfterCursor',
+    description: `listPets pages that follow a cursor (limit ${SCALE.pageSize}), 20 keys`,
+    factor: 200,
+    startRate: 15,
+    maxRate: 60,
+    target: 10_000,
+    success: [200],
+    request: (n, fixtures) => pageAfterCursor(many(n, fixtures), fixtures),
+  },
   {
     name: 'listPetsByStatus',
-    description: 'listPets with status (the three in turn, limit 20), 20 keys',
-    factor: 300,
-    startRate: 10,
-    maxRate: 150,
+    description: `listPets first pages with status (the three in turn, limit ${SCALE.pageSize}), 20 keys`,
+    factor: 400,
+    startRate: 20,
+    maxRate: 60,
     success: [200],
-    request: (n, keys) => listByStatus(n, many(n, keys)),
+    request: (n, fixtures) => listByStatus(n, many(n, fixtures)),
   },
-  { name: 'createPet', description: 'createPet, 20 keys', factor: 100, startRate: 4, maxRate: 150, success: [201], request: (n, keys) => createPet(n, many(n, keys)) },
+  {
+    name: 'createPet',
+    description: 'createPet, 20 keys',
+    factor: 200,
+    startRate: 15,
+    maxRate: 60,
+    target: 4_000,
+    success: [201],
+    request: (n, fixtures) => createPet(n, many(n, fixtures)),
+  },
   {
     name: 'keyedCreatePet',
     description: 'createPet with Idempotency-Key, 20 keys',
-    factor: 50,
-    startRate: 4,
-    maxRate: 150,
+    factor: 100,
+    startRate: 15,
+    maxRate: 60,
+    target: 2_000,
     success: [201],
-    request: (n, keys) => keyedCreatePet(n, many(n, keys)),
+    request: (n, fixtures) => keyedCreatePet(n, many(n, fixtures)),
   },
   {
     name: 'mix',
-    description: 'the mix: 70 % listPets, 10 % createPet, 10 % keyed createPet, 10 % getPet; 20 keys',
-    factor: 100,
-    startRate: 10,
-    maxRate: 150,
+    description: 'the mix: 35 % listPets first pages, 35 % listPets pages that follow a cursor, 10 % createPet, 10 % keyed createPet, 10 % getPet; 20 keys',
+    factor: 200,
+    startRate: 35,
+    maxRate: 80,
+    target: 10_000,
     success: [200, 201],
-    request: (n, keys) => {
-      const key = many(n, keys);
-      const slot = n % 10;
-      return slot < 7 ? listPets(key) : slot === 7 ? createPet(n, key) : slot === 8 ? keyedCreatePet(n, key) : getPet(key);
+    request: (n, fixtures) => {
+      const key = many(n, fixtures);
+      const slot = n % 20;
+      if (slot < 7) return firstPage(key);
+      if (slot < 14) return pageAfterCursor(key, fixtures);
+      return slot < 16 ? createPet(n, key) : slot < 18 ? keyedCreatePet(n, key) : getPet(key, fixtures);
     },
   },
-  { name: 'oneKeyGetPet', description: 'getPet, one key alone', factor: 100, startRate: 4, maxRate: 150, success: [200], request: (n, keys) => getPet(one(n, keys)) },
+  { name: 'oneKeyGetPet', description: 'getPet, one key alone', factor: 50, startRate: 8, maxRate: 40, success: [200], request: (n, fixtures) => getPet(one(n, fixtures), fixtures) },
   {
     name: 'oneKeyKeyedCreatePet',
     description: 'createPet with Idempotency-Key, one key alone',
     factor: 50,
-    startRate: 4,
-    maxRate: 150,
+    startRate: 8,
+    maxRate: 40,
     success: [201],
-    request: (n, keys) => keyedCreatePet(n, one(n, keys)),
+    request: (n, fixtures) => keyedCreatePet(n, one(n, fixtures)),
   },
   {
     name: 'keyLookups',
-    description: "listPets with status, each request with a key the authorizer's cache does not hold (a key lookup each)",
-    factor: 300,
-    startRate: 8,
-    maxRate: 120,
+    description: "listPets first pages with status, each request with a key the authorizer's cache does not hold (a key lookup each)",
+    factor: 400,
+    startRate: 20,
+    maxRate: 60,
     success: [200],
-    request: (n, keys) => listByStatus(n, keys.rotatingKeys[n % keys.rotatingKeys.length] as string),
+    request: (n, fixtures) => listByStatus(n, fixtures.rotatingKeys[n % fixtures.rotatingKeys.length] as string),
   },
 ] as const satisfies readonly ScaleCase[];
 
@@ -149,6 +217,8 @@ export interface ScaleCaseResult {
   readonly name: ScaleCaseName;
   readonly description: string;
   readonly factor: number;
+  /** The case's target at DynamoDB's rates (requests a second), if it has one. */
+  readonly target?: number | undefined;
   /** Requests a second on this machine (× factor for DynamoDB's rates). */
   readonly sustainedRate: number;
   /** No step failed up to the case's highest rate (maxRate): the figure is a floor. */

@@ -3,7 +3,9 @@
  * with the deployed handler modules and the authorizer, talks to DynamoDB Local through the
  * partition model (test/support/partition-model.ts: DynamoDB's per-partition rates divided by a
  * factor). For each case it finds the highest rate it sustains with fewer than 1 % throttled
- * answers (503), and which partition throttled first above it. Prints one JSON object.
+ * answers (503), and which partition throttled first above it. Prints one JSON object. The server
+ * is one process: one instance of each function, with one cache of busy first pages
+ * (SCALE.instances); listings run with the deployed settle time and that cache on.
  *
  *   tsx bench/scale.ts <DynamoDB endpoint> [case ...]
  *
@@ -17,7 +19,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ensureTable } from '../local/create-table';
 import { startPartitionModel, type PartitionUse } from '../test/support/partition-model';
-import { SCALE, SCALE_CASES, type ScaleCase, type ScaleCaseName, type ScaleCaseResult, type ScaleRequest, type ScaleStep } from './scale-cases';
+import { SCALE, SCALE_CASES, type ScaleCase, type ScaleCaseName, type ScaleCaseResult, type ScaleFixtures, type ScaleRequest, type ScaleStep } from './scale-cases';
 
 const [endpoint, ...only] = process.argv.slice(2) as [string, ...ScaleCaseName[]];
 const TABLE = `petstore-scale-${randomUUID().slice(0, 8)}`;
@@ -28,6 +30,7 @@ const model = await startPartitionModel(endpoint, { factor: 1 });
 process.env.DYNAMODB_ENDPOINT = model.endpoint;
 const { KeyRegistry } = await import('../shared/auth/key-registry');
 const { DynamoDbPetRepository } = await import('../shared/pets/repository');
+const { LISTING_SETTLE_MS } = await import('../shared/pets/pet-ids');
 const { startLocalServer } = await import('../local/server');
 
 // Set-up goes straight to DynamoDB Local, not through the model.
@@ -43,12 +46,37 @@ for (let start = 0; start < keys.length + rotatingKeys.length; start += 50) {
   await Promise.all([...keys, ...rotatingKeys].slice(start, start + 50).map((key) => registry.register(key, 'enterprise', UNLIMITED)));
 }
 const repository = new DynamoDbPetRepository(rawClient, TABLE);
-for (let n = 0; n < SCALE.seedPets; n += 1) await repository.create({ name: `Seed ${n}`, categoryId: (n % 5) + 1, status: (['available', 'pending', 'sold'] as const)[n % 3] ?? 'available' });
+const petIds: number[] = [];
+for (let n = 0; n < SCALE.seedPets; n += 1) {
+  petIds.push((await repository.create({ name: `Seed ${n}`, categoryId: (n % 5) + 1, status: (['available', 'pending', 'sold'] as const)[n % 3] ?? 'available' })).id);
+}
 
+// The server lists as deployed: pets show a settle time after their id was drawn, and busy first
+// pages come from its one cache (SCALE.instances).
 const server = await startLocalServer({ port: 0 });
+const cursors = await cursorsOfTheListing();
+const fixtures: ScaleFixtures = { keys, rotatingKeys, petIds, cursors };
+
+/** Walks the seeded pets' listing through the server, as a client does: the cursor of each page after the first. */
+async function cursorsOfTheListing(): Promise<string[]> {
+  await new Promise((resolve) => setTimeout(resolve, LISTING_SETTLE_MS + 100));
+  const found: string[] = [];
+  let next: string | undefined = `${server.baseUrl}/pets?limit=${SCALE.pageSize}`;
+  while (next !== undefined) {
+    const response: Response = await fetch(next, { headers: { authorization: `Bearer ${keys[0]}` } });
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`listing the seeded pets: ${response.status}`);
+    next = /<([^>]+)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
+    if (next !== undefined) found.push(new URL(next).searchParams.get('cursor') as string);
+  }
+  if (found.length !== Math.ceil(SCALE.seedPets / SCALE.pageSize) - 1) throw new Error(`the seeded listing gave ${found.length} cursors`);
+  return found;
+}
 
 interface Step extends ScaleStep {
   readonly use: PartitionUse[];
+  /** Whether any partition refused a request of the step, its late retries included. */
+  readonly partitionRefused: boolean;
 }
 
 /**
@@ -72,7 +100,7 @@ async function offer(scaleCase: ScaleCase, rate: number, counter: { n: number })
     const wait = due - performance.now();
     if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
     if (n === warmUp) model.reset({ buckets: 'keep' });
-    const request = scaleCase.request(counter.n++, { keys, rotatingKeys });
+    const request = scaleCase.request(counter.n++, fixtures);
     const at = performance.now();
     const counted = n >= warmUp;
     if (n === warmUp) firstCounted = at;
@@ -90,6 +118,10 @@ async function offer(scaleCase: ScaleCase, rate: number, counter: { n: number })
   const firstThrottled = model.throttledInOrder()[0];
   const mostThrottled = model.use().find((partition) => partition.throttled > 0)?.partition;
   await Promise.all(sent);
+  // A partition that refused only the late retries is named too (when none refused before).
+  const partitionRefused = model.throttledInOrder().length > 0;
+  const lateFirstThrottled = model.throttledInOrder()[0];
+  const lateMostThrottled = model.use().find((partition) => partition.throttled > 0)?.partition;
   latencies.sort((a, b) => a - b);
   const throttledAnswers = statuses.get('503') ?? 0;
   const otherAnswers = Object.fromEntries([...statuses].filter(([status]) => status !== '503' && !scaleCase.success.includes(Number(status))));
@@ -104,9 +136,10 @@ async function offer(scaleCase: ScaleCase, rate: number, counter: { n: number })
     otherAnswers,
     p50Ms: Math.round(latencies[Math.floor(latencies.length / 2)] ?? 0),
     p99Ms: Math.round(latencies[Math.floor(latencies.length * 0.99)] ?? 0),
-    firstThrottled,
-    mostThrottled,
+    firstThrottled: firstThrottled ?? lateFirstThrottled,
+    mostThrottled: mostThrottled ?? lateMostThrottled,
     use,
+    partitionRefused,
   };
 }
 
@@ -125,9 +158,12 @@ async function send({ method, path, key, body, headers = {} }: ScaleRequest): Pr
   }
 }
 
-/** Why a step was not sustained: its 503s, other answers, or this machine not sending at the rate. */
+/**
+ * Why a step was not sustained: its 503s (a partition's), other answers, or this machine (not
+ * sending at the rate, or 503s while no partition refused anything: answers too late).
+ */
 function failureOf(step: Step): 'throttled' | 'errors' | 'machine' | undefined {
-  if (step.throttledAnswers >= SCALE.throttledAnswersBelow * step.sent) return 'throttled';
+  if (step.throttledAnswers >= SCALE.throttledAnswersBelow * step.sent) return step.partitionRefused ? 'throttled' : 'machine';
   if (Object.keys(step.otherAnswers).length > 0) return 'errors';
   if (step.achievedRate < SCALE.achievedRateAtLeast * step.rate) return 'machine';
   return undefined;
@@ -162,6 +198,7 @@ async function ceilingOf(scaleCase: ScaleCase & { name: ScaleCaseName }): Promis
     name: scaleCase.name,
     description: scaleCase.description,
     factor: scaleCase.factor,
+    target: 'target' in scaleCase ? scaleCase.target : undefined,
     sustainedRate: good?.rate ?? 0,
     reachedCap: bad === undefined,
     failure: bad === undefined ? undefined : failureOf(bad),
@@ -169,7 +206,7 @@ async function ceilingOf(scaleCase: ScaleCase & { name: ScaleCaseName }): Promis
     mostThrottled: bad?.mostThrottled,
     refusedAt: bad?.rate,
     atCeiling: good?.use ?? [],
-    steps: steps.map(({ use: _use, ...step }) => step),
+    steps: steps.map(({ use: _use, partitionRefused: _refused, ...step }) => step),
   };
 }
 

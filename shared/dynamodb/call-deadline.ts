@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { WORST_CALL_MS } from './client';
 
 /**
@@ -30,6 +31,9 @@ export class TimedCallDeadline implements CallDeadline {
     const left = this.at - this.now();
     if (left >= worstCallMs) return undefined;
     const controller = new AbortController();
+    // Every call of the request listens to it: a page's shard queries are 8 or more at once, past
+    // Node's default warning at 10 listeners (not a leak: each call removes its own when it ends).
+    setMaxListeners(64, controller.signal);
     this.#controller = controller;
     this.#timer = setTimeout(function abortAtDeadline() {
       controller.abort(new DOMException('The operation ran into the function timeout.', 'TimeoutError'));

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { DynamoDBClient, ProvisionedThroughputExceededException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { KeyRegistry } from '../../shared/auth/key-registry';
+import { PET_SHARDS, STATUS_INDEX } from '../../shared/dynamodb/table-definition';
+import { ENTERPRISE_TEMPLATE_LIMITS } from '../../shared/limits/plans';
+import { shardPartition } from '../../shared/pets/pet-items';
 import { expectErrorShape, startTestApi, type TestApi } from '../support/api';
 import { testDatabase } from '../support/database';
 import { startPartitionModel, type PartitionModel } from '../support/partition-model';
@@ -38,17 +42,17 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('the partition model', () => {
   it('passes a request within budget untouched and charges what DynamoDB charges, per partition', async () => {
     model.reset();
-    const item = { pk: 'MODEL#a', sk: 'one', name: 'Rex', status: 'available', id: 1 };
+    const item = { pk: 'MODEL#a', sk: 'one', name: 'Rex', statusShard: 'available#1', id: 1 };
     await modelled.send(new PutCommand({ TableName: table(), Item: item }));
     const viaModel = await modelled.send(new GetCommand({ TableName: table(), Key: { pk: 'MODEL#a', sk: 'one' }, ConsistentRead: true }));
     const straight = await direct.send(new GetCommand({ TableName: table(), Key: { pk: 'MODEL#a', sk: 'one' }, ConsistentRead: true }));
     expect(viaModel.Item).toEqual(straight.Item);
     expect(viaModel.Item).toEqual(item);
-    // The put: 1 unit on its partition and 1 on the status index's; the strongly consistent read: 1.
+    // The put: 1 unit on its partition and 1 on the status index's (its shard of `available`); the strongly consistent read: 1.
     expect(model.use()).toEqual(
       expect.arrayContaining([
         { partition: 'MODEL#a', readUnits: 1, writeUnits: 1, throttled: 0 },
-        { partition: 'byStatus:available', readUnits: 0, writeUnits: 1, throttled: 0 },
+        { partition: `${STATUS_INDEX}:available#1`, readUnits: 0, writeUnits: 1, throttled: 0 },
       ]),
     );
     expect(model.throttledInOrder()).toEqual([]);
@@ -115,13 +119,13 @@ describe('the partition model', () => {
     onTestFinished(() => {
       model.factor = 1_000;
     });
-    await direct.send(new PutCommand({ TableName: table(), Item: { pk: 'MODEL#h', sk: 'taken', status: 'sold', id: 9 } }));
+    await direct.send(new PutCommand({ TableName: table(), Item: { pk: 'MODEL#h', sk: 'taken', statusShard: 'sold#1', id: 9 } }));
     model.reset();
     const cancelled = modelled.send(
       new TransactWriteCommand({
         TransactItems: [
-          { Put: { TableName: table(), Item: { pk: 'MODEL#i', sk: 'new', status: 'sold', id: 10 } } },
-          { Put: { TableName: table(), Item: { pk: 'MODEL#h', sk: 'taken', status: 'sold', id: 9 }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Put: { TableName: table(), Item: { pk: 'MODEL#i', sk: 'new', statusShard: 'sold#2', id: 10 } } },
+          { Put: { TableName: table(), Item: { pk: 'MODEL#h', sk: 'taken', statusShard: 'sold#1', id: 9 }, ConditionExpression: 'attribute_not_exists(pk)' } },
         ],
       }),
     );
@@ -135,7 +139,7 @@ describe('the partition model', () => {
 });
 
 describe('the service behind the partition model', () => {
-  it('answers 503 with Retry-After once the id sequence\'s partition is spent, and every pet it stored was answered 201', async () => {
+  it("answers 503 with Retry-After once the partition a burst of one key's creates shares is spent (its request counter: pets are spread over the shards), and every pet it stored was answered 201", async () => {
     model.reset();
     await pause(1_100);
     const before = (await db.storedPets()).length;
@@ -149,6 +153,129 @@ describe('the service behind the partition model', () => {
     const created = answers.filter((answer) => answer.status === 201);
     expect(created.length + refused.length).toBe(answers.length);
     expect((await db.storedPets()).length - before).toBe(created.length);
-    expect(model.throttledInOrder()).toContain('SEQUENCE');
+    // Every one of the six counts on the key's counter (1 unit a second here); no partition is written by every create any more.
+    expect(model.throttledInOrder()[0]).toMatch(/^RATE#key#[0-9a-f]{16}$/);
+  });
+
+  it('answers 503 with Retry-After once the pet partition a create writes is spent, and every pet it stored was answered 201', async () => {
+    // Six keys, each with its own counter, so that only the pets' partitions can run short: half
+    // the shards are spent for seconds beforehand, the other half have one write unit (a second's).
+    // Six creates cannot all find a shard with a unit left: at most four can.
+    const registry = new KeyRegistry(db.documentClient, table());
+    const keys = Array.from({ length: 6 }, (_, n) => `partition-model-shard-key-${n}`);
+    for (const key of keys) await registry.register(key, 'enterprise', ENTERPRISE_TEMPLATE_LIMITS);
+    // A key's first request opens its counter's windows (two writes, more than a second's unit here): at DynamoDB's rates.
+    model.factor = 1;
+    try {
+      for (const key of keys) expect((await api.request('GET', '/pets/1', { key })).status).toBe(404);
+    } finally {
+      model.factor = 1_000;
+    }
+    model.reset();
+    await pause(1_100);
+    const spent = Array.from({ length: PET_SHARDS / 2 }, (_, n) => shardPartition(2 * n));
+    // About 4 KB each: 4 units, three seconds' worth beyond the bucket (admitted full, charged what it cost).
+    for (const pk of spent) await modelled.send(new PutCommand({ TableName: table(), Item: { pk, sk: 'spent', filler: 'x'.repeat(4_000) } }));
+    const before = (await db.storedPets()).length;
+    const answers = await Promise.all(keys.map((key, n) => api.request('POST', '/pets', { key, body: { name: `Spread ${n}`, categoryId: 1 } })));
+    const refused = answers.filter((answer) => answer.status === 503);
+    expect(refused.length).toBeGreaterThanOrEqual(2);
+    for (const answer of refused) {
+      expectErrorShape(answer, 503, 'service_unavailable');
+      expect(answer.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    }
+    const created = answers.filter((answer) => answer.status === 201);
+    expect(created.length + refused.length).toBe(answers.length);
+    const stored = await db.storedPets();
+    expect(stored.length - before).toBe(created.length);
+    for (const answer of created) expect(stored).toContainEqual(expect.objectContaining({ id: answer.body.id, name: answer.body.name }));
+    // What refused them: pet shards (or their shards of the status index), never a key's counter.
+    expect(model.throttledInOrder().length).toBeGreaterThan(0);
+    for (const partition of model.throttledInOrder()) expect(partition).toMatch(new RegExp(`^(PET#[0-${PET_SHARDS - 1}]|${STATUS_INDEX}:available#[0-${PET_SHARDS - 1}])$`));
+  });
+});
+
+describe('the partition model with replica lag', () => {
+  /** Every write lags the whole LAG_MS: what a read right after it shows is certain. */
+  const LAG_MS = 1_000;
+  let lagging: PartitionModel;
+  let client: DynamoDBDocumentClient;
+  beforeAll(async () => {
+    lagging = await startPartitionModel(db.endpoint, { factor: 1, replicaLagMs: LAG_MS, lagFraction: () => 1 });
+    client = clientFor(lagging.endpoint);
+  });
+  afterAll(() => lagging.close());
+
+  const get = (pk: string, sk: string, ConsistentRead?: boolean) => client.send(new GetCommand({ TableName: table(), Key: { pk, sk }, ...(ConsistentRead === undefined ? {} : { ConsistentRead }) }));
+  const query = (pk: string, extra: Partial<ConstructorParameters<typeof QueryCommand>[0]> = {}) =>
+    client.send(new QueryCommand({ TableName: table(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ...extra }));
+  const byStatus = (shard: string) =>
+    client.send(new QueryCommand({ TableName: table(), IndexName: STATUS_INDEX, KeyConditionExpression: 'statusShard = :s', ExpressionAttributeValues: { ':s': shard } }));
+
+  it('hides an item written through it from eventually consistent reads (GetItem, Query, an index Query) until its lag has passed; strongly consistent reads show it at once', async () => {
+    const item = { pk: 'LAG#a', sk: '1', statusShard: 'lagging#a', id: 1, name: 'Late' };
+    await client.send(new PutCommand({ TableName: table(), Item: item }));
+    const answered = performance.now();
+    expect((await get('LAG#a', '1')).Item).toBeUndefined();
+    expect((await get('LAG#a', '1', false)).Item).toBeUndefined();
+    expect(await query('LAG#a')).toMatchObject({ Items: [], Count: 0, ScannedCount: 0 });
+    expect((await byStatus('lagging#a')).Items).toEqual([]);
+    expect((await get('LAG#a', '1', true)).Item).toEqual(item);
+    expect((await query('LAG#a', { ConsistentRead: true })).Items).toEqual([item]);
+    // (Each of these reads was made within the lag: otherwise they say nothing.)
+    expect(performance.now() - answered).toBeLessThan(LAG_MS);
+    await pause(answered + LAG_MS + 20 - performance.now());
+    expect((await get('LAG#a', '1')).Item).toEqual(item);
+    expect((await query('LAG#a')).Items).toEqual([item]);
+    expect((await byStatus('lagging#a')).Items).toEqual([{ pk: 'LAG#a', sk: '1', statusShard: 'lagging#a', id: 1, name: 'Late' }]);
+  });
+
+  it('leaves a hidden item out of a page without ending it: Count goes down, LastEvaluatedKey still names the last item read, and the next page follows it', async () => {
+    for (const sk of ['1', '2', '4']) await direct.send(new PutCommand({ TableName: table(), Item: { pk: 'LAG#b', sk } }));
+    await client.send(new PutCommand({ TableName: table(), Item: { pk: 'LAG#b', sk: '3' } }));
+    const first = await query('LAG#b', { Limit: 3 });
+    expect(first).toMatchObject({ Items: [{ pk: 'LAG#b', sk: '1' }, { pk: 'LAG#b', sk: '2' }], Count: 2, ScannedCount: 2, LastEvaluatedKey: { pk: 'LAG#b', sk: '3' } });
+    // A page of hidden items only still says more may follow.
+    const onlyHidden = await query('LAG#b', { Limit: 1, ExclusiveStartKey: { pk: 'LAG#b', sk: '2' } });
+    expect(onlyHidden).toMatchObject({ Items: [], Count: 0, LastEvaluatedKey: { pk: 'LAG#b', sk: '3' } });
+    const next = await query('LAG#b', { Limit: 3, ExclusiveStartKey: first.LastEvaluatedKey });
+    expect(next.Items).toEqual([{ pk: 'LAG#b', sk: '4' }]);
+    expect(next.LastEvaluatedKey).toBeUndefined();
+    // Read strongly, the same page holds the new item.
+    expect((await query('LAG#b', { Limit: 3, ConsistentRead: true })).Items?.map((item) => item.sk)).toEqual(['1', '2', '3']);
+  });
+
+  it('does not hide an item that a refused write left as it was, nor items written straight to DynamoDB Local; set to 0 it shows every item at once', async () => {
+    await direct.send(new PutCommand({ TableName: table(), Item: { pk: 'LAG#c', sk: 'there', name: 'Before' } }));
+    const refused = client.send(new PutCommand({ TableName: table(), Item: { pk: 'LAG#c', sk: 'there', name: 'After' }, ConditionExpression: 'attribute_not_exists(pk)' }));
+    await expect(refused).rejects.toThrow();
+    expect((await get('LAG#c', 'there')).Item).toEqual({ pk: 'LAG#c', sk: 'there', name: 'Before' });
+    await client.send(new PutCommand({ TableName: table(), Item: { pk: 'LAG#c', sk: 'new' } }));
+    expect((await get('LAG#c', 'new')).Item).toBeUndefined();
+    lagging.replicaLagMs = 0;
+    onTestFinished(() => {
+      lagging.replicaLagMs = LAG_MS;
+    });
+    expect((await get('LAG#c', 'new')).Item).toEqual({ pk: 'LAG#c', sk: 'new' });
+  });
+
+  it('draws each write\'s lag at random up to replicaLagMs: every item shows within it, and once shown stays shown', async () => {
+    const random = await startPartitionModel(db.endpoint, { factor: 1, replicaLagMs: 300 });
+    onTestFinished(() => random.close());
+    const randomClient = clientFor(random.endpoint);
+    const sks = Array.from({ length: 20 }, (_, n) => String(n).padStart(2, '0'));
+    await Promise.all(sks.map((sk) => randomClient.send(new PutCommand({ TableName: table(), Item: { pk: 'LAG#d', sk } }))));
+    const answered = performance.now();
+    const shown = new Set<string>();
+    for (;;) {
+      const at = performance.now();
+      const page = await randomClient.send(new QueryCommand({ TableName: table(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'LAG#d' } }));
+      const now = new Set((page.Items ?? []).map((item) => String(item.sk)));
+      for (const sk of shown) expect(now.has(sk)).toBe(true);
+      for (const sk of now) shown.add(sk);
+      if (at >= answered + 300) break;
+      await pause(15);
+    }
+    expect([...shown].sort()).toEqual(sks);
   });
 });

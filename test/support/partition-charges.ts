@@ -3,8 +3,8 @@ import { itemSize, readUnits, writeUnits, type AttributeValue, type Item, type R
 /**
  * Which partitions a DynamoDB request charges, and how many units, given the table's key schema
  * (as DescribeTable gives it) and the items before and after a write. A partition is one partition
- * key value of the table (`PET`) or of a global secondary index (`byStatus:available`): DynamoDB
- * serves each at most its per-partition rates, whatever the table's billing.
+ * key value of the table (`PET#3`) or of a global secondary index (`petsByStatus:available#3`):
+ * DynamoDB serves each at most its per-partition rates, whatever the table's billing.
  */
 export interface KeySchema {
   readonly partitionKey: string;
@@ -29,7 +29,7 @@ export interface Charge {
   readonly units: number;
 }
 
-/** A partition key value as text: `PET`, or `byStatus:available` for an index's. */
+/** A partition key value as text: `PET#3`, or `petsByStatus:available#3` for an index's. */
 export function partitionLabel(value: AttributeValue | undefined, index?: string): string {
   const text = value?.S ?? value?.N ?? value?.B ?? '?';
   return index === undefined ? text : `${index}:${text}`;
