@@ -98,8 +98,8 @@ function tableNameOf(name: unknown): string {
 
 /** The partition a Query of this table reads, or `unreadable`. */
 function queriedPartition(body: RequestBody): string[] | 'unreadable' {
-  // Every index a stage may have (the former status index while it upgrades).
-  const index = tableDefinitionFor('upgrading').globalSecondaryIndexes.find((candidate) => candidate.indexName === body.IndexName);
+  // Every index a stage may have: `copying` has them all (the former status index and the listing index).
+  const index = tableDefinitionFor('copying').globalSecondaryIndexes.find((candidate) => candidate.indexName === body.IndexName);
   const value = queriedPartitionValue(body, (index ?? tableDefinition).partitionKey.name);
   return value === undefined ? 'unreadable' : [value.S ?? value.N ?? ''];
 }

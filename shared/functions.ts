@@ -6,7 +6,7 @@
  * the interface description (openapi/) and the bench (bench/). Adding an operation starts here:
  * docs/adding-an-operation.md.
  */
-import { FORMER_STATUS_INDEX, KEY_INDEX, STATUS_INDEX, type IndexName, type ItemKind } from './dynamodb/table-definition';
+import { FORMER_STATUS_INDEX, KEY_INDEX, LIST_INDEX, STATUS_INDEX, type IndexName, type ItemKind } from './dynamodb/table-definition';
 
 export interface Route {
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -59,6 +59,7 @@ export const OPERATIONS = {
     dynamodb: [
       { actions: ['Query'], items: ['pets', 'formerPets'] },
       { actions: ['Query'], index: STATUS_INDEX },
+      { actions: ['Query'], index: LIST_INDEX },
       { actions: ['Query'], index: FORMER_STATUS_INDEX },
       COUNT_KEY_REQUESTS,
     ],

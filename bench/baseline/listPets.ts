@@ -16,19 +16,30 @@ const SETTLE_MS = process.env.LISTING_SETTLE_MS ? Number(process.env.LISTING_SET
 const cache = process.env.FIRST_PAGE_CACHE === 'off' ? undefined : new FirstPageCache(now);
 /** The shards, and while a stage upgrades the former partition after them. */
 const SOURCES = PET_SHARDS + (READS_FORMER ? 1 : 0);
+/** As ours: pages without a filter read the table's shards and the listing index's (petsById) in turn. */
+let unfilteredPages = 0;
 
 /** A page above `afterId`, merged from each source's eventually consistent query; no id drawn within the settle time. */
 function page(afterId: number, limit: number, status: string | undefined): Promise<MergedPage> {
   const newestId = lastIdDrawnBy(now() - SETTLE_MS);
-  return mergedPage(SOURCES, (source, after, share) => sourcePage(source, status, after, newestId, share), afterId, limit);
+  const fromListIndex = status === undefined && !READS_FORMER && (unfilteredPages++ & 1) === 1;
+  return mergedPage(SOURCES, (source, after, share) => sourcePage(source, status, fromListIndex, after, newestId, share), afterId, limit);
 }
 
-/** Source n < PET_SHARDS: the shard `PET#n` (by status: `<status>#n` in petsByStatus); PET_SHARDS: the former `PET` (by status: byStatus). */
-async function sourcePage(source: number, status: string | undefined, after: number, newestId: number, limit: number): Promise<SourcePage> {
+/** Source n < PET_SHARDS: the shard `PET#n` (or `pets#n` in petsById; by status: `<status>#n` in petsByStatus); PET_SHARDS: the former `PET` (by status: byStatus). */
+async function sourcePage(source: number, status: string | undefined, fromListIndex: boolean, after: number, newestId: number, limit: number): Promise<SourcePage> {
   if (after >= newestId) return { pets: [], resumeAfter: undefined };
   const former = source === PET_SHARDS;
   const { Items = [], LastEvaluatedKey } = await db.send(
-    status === undefined
+    fromListIndex
+      ? new QueryCommand({
+          TableName: TABLE,
+          IndexName: 'petsById',
+          KeyConditionExpression: 'listShard = :key AND id BETWEEN :first AND :last',
+          ExpressionAttributeValues: { ':key': { S: `pets#${source}` }, ':first': { N: String(after + 1) }, ':last': { N: String(newestId) } },
+          Limit: limit,
+        })
+      : status === undefined
       ? new QueryCommand({
           TableName: TABLE,
           KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',

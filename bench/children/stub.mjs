@@ -19,7 +19,7 @@ const pad = (id) => String(id).padStart(16, '0');
 const STUB_PETS = 1_024;
 const fieldsOf = (id) => ({ id, name: `Pet ${id}`, categoryId: 3 });
 /** A pet of the sharded layout (`pk` the shard's partition, as asked), and its status index projection. */
-const shardedPet = (pk, id, shards) => ({ pk, sk: pad(id), ...fieldsOf(id), statusShard: `available#${id % shards}`, createdAt: '2026-11-22T00:00:00.000Z', nonce: 'stub' });
+const shardedPet = (pk, id, shards) => ({ pk, sk: pad(id), ...fieldsOf(id), statusShard: `available#${id % shards}`, listShard: `pets#${id % shards}`, createdAt: '2026-11-22T00:00:00.000Z', nonce: 'stub' });
 const projectedShardedPet = (pk, id, shards) => ({ pk, sk: pad(id), ...fieldsOf(id), statusShard: `available#${id % shards}` });
 /** A pet of the former layout (`pk` its one partition, as asked), and its byStatus projection. */
 const formerPet = (pk, id) => ({ pk, sk: pad(id), ...fieldsOf(id), status: 'available', createdAt: '2026-11-22T00:00:00.000Z' });
@@ -98,6 +98,12 @@ function answersFor(benchKey, shards) {
         return shard === undefined || !String(pk).startsWith('available#')
           ? { Items: [] }
           : pageOf(idsOf(shard, shards, after, limit), limit, (id) => projectedShardedPet(`PET#${shard}`, id, shards), ({ pk: p, sk, statusShard, id }) => ({ pk: p, sk, statusShard, id }));
+      }),
+      'index petsById': built(({ pk, after, limit }) => {
+        const shard = shardNamed(pk, shards);
+        return shard === undefined || !String(pk).startsWith('pets#')
+          ? { Items: [] }
+          : pageOf(idsOf(shard, shards, after, limit), limit, (id) => ({ ...projectedShardedPet(`PET#${shard}`, id, shards), listShard: pk }), ({ pk: p, sk, listShard, id }) => ({ pk: p, sk, listShard, id }));
       }),
       'index byStatus': built(({ pk, after, limit }) =>
         pk === 'available' ? pageOf(idsOf(0, 1, after, limit), limit, (id) => projectedFormerPet('PET', id), ({ pk: p, sk, status, id }) => ({ pk: p, sk, status, id })) : { Items: [] },

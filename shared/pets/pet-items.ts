@@ -18,6 +18,9 @@ export const shardPartition = (shard: number): string => `${ITEM_PARTITIONS.pets
 /** The former layout's one partition, `PET`. */
 export const FORMER_PET_PARTITION = ITEM_PARTITIONS.formerPets;
 
+/** The listing index's key of a shard: `pets#3`. */
+export const listShard = (shard: number): string => `pets#${shard}`;
+
 /** The status index's key of a status in a shard: `available#3`. */
 export const statusShard = (status: PetStatus, shard: number): string => `${status}#${shard}`;
 
@@ -26,8 +29,9 @@ export const formerPetKey = (id: number): Item => ({ pk: text(FORMER_PET_PARTITI
 
 /**
  * A pet's item in the sharded layout: its key, its fields (the status as `statusShard`, which
- * keys the status index; no `status`, which would put it in the former index too), when it was
- * written, and the create's nonce, by which a create knows its own item from another's.
+ * keys the status index; no `status`, which would put it in the former index too), its shard of
+ * the listing index, when it was written, and the create's nonce, by which a create knows its own
+ * item from another's.
  */
 export function petItem(pet: Pet, createdAtMs: number, nonce: string): Item {
   return {
@@ -36,6 +40,7 @@ export function petItem(pet: Pet, createdAtMs: number, nonce: string): Item {
     name: text(pet.name),
     categoryId: integer(pet.categoryId),
     statusShard: text(statusShard(pet.status, shardOf(pet.id))),
+    listShard: text(listShard(shardOf(pet.id))),
     createdAt: text(isoTimestamp(createdAtMs)),
     nonce: text(nonce),
   };

@@ -2,11 +2,11 @@ import { GetItemCommand, QueryCommand, type DynamoDBClient } from '@aws-sdk/clie
 import { now as serviceClock } from '../clock';
 import { integer, text, textIn, type Item } from '../dynamodb/attribute-values';
 import type { CallDeadline } from '../dynamodb/call-deadline';
-import { FORMER_STATUS_INDEX, PET_SHARDS, STATUS_INDEX, type PetLayout } from '../dynamodb/table-definition';
+import { FORMER_STATUS_INDEX, LIST_INDEX, PET_SHARDS, STATUS_INDEX, type PetLayout } from '../dynamodb/table-definition';
 import { FirstPageCache } from './first-page-cache';
 import { mergedPage, type MergedPage, type SourcePage } from './page-merge';
 import { lastIdDrawnBy, LISTING_SETTLE_MS } from './pet-ids';
-import { FORMER_PET_PARTITION, formerPetKey, petKey, petSortKey, shardPartition, statusShard, toPet } from './pet-items';
+import { FORMER_PET_PARTITION, formerPetKey, listShard, petKey, petSortKey, shardPartition, statusShard, toPet } from './pet-items';
 import type { Pet, PetStatus } from './schema';
 
 export interface PageRequest {
@@ -38,6 +38,8 @@ export class DynamoDbPetReads implements PetReads {
   readonly #readsFormer: boolean;
   readonly #settleMs: number;
   readonly #cache: FirstPageCache | undefined;
+  /** Pages without a filter read the table's shards and the listing index's in turn. */
+  #unfilteredPages = 0;
 
   constructor(
     private readonly client: DynamoDBClient,
@@ -76,15 +78,32 @@ export class DynamoDbPetReads implements PetReads {
   #read({ afterId, limit, status }: PageRequest, deadline: CallDeadline | undefined): Promise<PetPage> {
     const newestId = lastIdDrawnBy(this.#now() - this.#settleMs);
     const sources = PET_SHARDS + (this.#readsFormer ? 1 : 0);
-    return mergedPage(sources, (source, after, share) => this.#query(source, status, after, newestId, share, deadline), afterId, limit);
+    // While a stage upgrades, pets copied from the former layout may lack their listing index entry.
+    const fromListIndex = status === undefined && !this.#readsFormer && (this.#unfilteredPages++ & 1) === 1;
+    return mergedPage(sources, (source, after, share) => this.#query(source, status, fromListIndex, after, newestId, share, deadline), afterId, limit);
   }
 
   /** Source 0..PET_SHARDS-1: a shard; PET_SHARDS: the former layout. Ids above `after`, up to `newestId`. */
-  async #query(source: number, status: PetStatus | undefined, after: number, newestId: number, limit: number, deadline: CallDeadline | undefined): Promise<SourcePage> {
+  async #query(
+    source: number,
+    status: PetStatus | undefined,
+    fromListIndex: boolean,
+    after: number,
+    newestId: number,
+    limit: number,
+    deadline: CallDeadline | undefined,
+  ): Promise<SourcePage> {
     if (after >= newestId) return { pets: [], resumeAfter: undefined };
     const former = source === PET_SHARDS;
-    const query =
-      status === undefined
+    const query = fromListIndex
+      ? new QueryCommand({
+          TableName: this.tableName,
+          IndexName: LIST_INDEX,
+          KeyConditionExpression: 'listShard = :key AND id BETWEEN :first AND :last',
+          ExpressionAttributeValues: { ':key': text(listShard(source)), ':first': integer(after + 1), ':last': integer(newestId) },
+          Limit: limit,
+        })
+      : status === undefined
         ? new QueryCommand({
             TableName: this.tableName,
             KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',

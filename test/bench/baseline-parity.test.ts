@@ -122,7 +122,7 @@ describe('the bench baseline answers like our stack', () => {
       const petOf = async (petId: number) =>
         (await documentClient.send(new GetCommand({ TableName: tableName, Key: { pk: shardPartition(shardOf(petId)), sk: petSortKey(petId) }, ConsistentRead: true }))).Item;
       const [myPet, theirPet] = [await petOf(id), await petOf(theirId)];
-      expect(myPet).toMatchObject({ id, statusShard: `${(ours.body as { status: string }).status}#${shardOf(id)}`, nonce: expect.any(String) });
+      expect(myPet).toMatchObject({ id, statusShard: `${(ours.body as { status: string }).status}#${shardOf(id)}`, listShard: `pets#${shardOf(id)}`, nonce: expect.any(String) });
       expect(theirPet).toEqual({
         ...myPet,
         pk: shardPartition(shardOf(theirId)),
@@ -130,6 +130,7 @@ describe('the bench baseline answers like our stack', () => {
         id: theirId,
         name: (baseline.body as { name: string }).name,
         statusShard: `${(baseline.body as { status: string }).status}#${shardOf(theirId)}`,
+        listShard: `pets#${shardOf(theirId)}`,
         nonce: expect.any(String),
       });
       expect(theirPet?.nonce).not.toBe(myPet?.nonce);

@@ -106,10 +106,19 @@ describe('the local rights check', () => {
   });
 
   it('listPets by status needs Query on the status index, not only on the pets', async () => {
-    const baseUrl = await serve(without('listPets', (right) => ('index' in right ? undefined : right)));
+    const baseUrl = await serve(without('listPets', (right) => ('index' in right && right.index === 'petsByStatus' ? undefined : right)));
     expect((await send(baseUrl, 'GET', '/pets?limit=1')).status).toBe(200);
     expect((await send(baseUrl, 'GET', '/pets?status=available')).status).toBe(500);
     expect(requestLines().at(-1)!.error.message).toMatch(/grants no dynamodb:Query on index petsByStatus for partition key "available#[0-7]"/);
+  });
+
+  it('listPets without a filter needs Query on the listing index too: pages read the table\'s shards and petsById\'s in turn', async () => {
+    const baseUrl = await serve(without('listPets', (right) => ('index' in right && right.index === 'petsById' ? undefined : right)));
+    const statuses = [(await send(baseUrl, 'GET', '/pets?limit=1')).status, (await send(baseUrl, 'GET', '/pets?limit=1')).status];
+    expect(statuses.sort()).toEqual([200, 500]);
+    expect(requestLines().filter((line) => line.status === 500).map((line) => line.error.message)).toEqual([
+      expect.stringMatching(/grants no dynamodb:Query on index petsById for partition key "pets#[0-7]"/),
+    ]);
   });
 
   it('an operation without its counter right fails before any answer: the rate limiter counts every request', async () => {

@@ -172,6 +172,7 @@ describe('the stack, per stage', () => {
     const indexRead = list.find((s) => s.Action === 'dynamodb:Query' && s.Condition === undefined);
     expect(JSON.stringify(indexRead?.Resource)).toContain('/index/petsByStatus');
     expect(JSON.stringify(indexRead?.Resource)).toContain('/index/byStatus');
+    expect(JSON.stringify(indexRead?.Resource)).toContain('/index/petsById');
     expect(JSON.stringify(indexRead?.Resource)).not.toContain('/index/registeredKeys');
     // Counting: the operations their key's counters; the authorizer the addresses'.
     expect(leadingKeys(list, 'dynamodb:UpdateItem')).toEqual([['RATE#key#*']]);
@@ -237,13 +238,15 @@ describe('the stack, per stage', () => {
       ['petsByStatusWrites', 'WriteThrottleEvents', ['GlobalSecondaryIndexName', 'TableName']],
       ['registeredKeysReads', 'ReadThrottleEvents', ['GlobalSecondaryIndexName', 'TableName']],
       ['registeredKeysWrites', 'WriteThrottleEvents', ['GlobalSecondaryIndexName', 'TableName']],
+      ['petsByIdReads', 'ReadThrottleEvents', ['GlobalSecondaryIndexName', 'TableName']],
+      ['petsByIdWrites', 'WriteThrottleEvents', ['GlobalSecondaryIndexName', 'TableName']],
     ]);
     // Every index of the table, each by its name.
     const indexOf = (id: string) => (throttleMetrics.find((metric) => metric.Id === id)?.MetricStat?.Metric.Dimensions as { Name: string; Value: unknown }[]).find((dimension) => dimension.Name === 'GlobalSecondaryIndexName')?.Value;
-    expect(['petsByStatusReads', 'petsByStatusWrites', 'registeredKeysReads', 'registeredKeysWrites'].map(indexOf)).toEqual(['petsByStatus', 'petsByStatus', 'registeredKeys', 'registeredKeys']);
+    expect(['petsByStatusReads', 'petsByStatusWrites', 'registeredKeysReads', 'registeredKeysWrites', 'petsByIdReads', 'petsByIdWrites'].map(indexOf)).toEqual(['petsByStatus', 'petsByStatus', 'registeredKeys', 'registeredKeys', 'petsById', 'petsById']);
     // A throttle metric exists only while throttled: every term is filled, or the sum has no value.
     expect(throttleMetrics.find((metric) => metric.Expression !== undefined)?.Expression).toBe(
-      'FILL(tableReads, 0) + FILL(tableWrites, 0) + FILL(petsByStatusReads, 0) + FILL(petsByStatusWrites, 0) + FILL(registeredKeysReads, 0) + FILL(registeredKeysWrites, 0)',
+      'FILL(tableReads, 0) + FILL(tableWrites, 0) + FILL(petsByStatusReads, 0) + FILL(petsByStatusWrites, 0) + FILL(registeredKeysReads, 0) + FILL(registeredKeysWrites, 0) + FILL(petsByIdReads, 0) + FILL(petsByIdWrites, 0)',
     );
   });
 

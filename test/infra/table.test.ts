@@ -23,16 +23,17 @@ describe('the table in the CDK stack', () => {
     expect(properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
   });
 
-  it('keeps the former status index while a stage upgrades, and only then (CloudFormation adds the new one first, removes the former one last)', () => {
+  it('changes one index per step of an upgrade (DynamoDB adds or removes one per update): the status index, then the listing index, then the former status index goes', () => {
     const indexesIn = (layout: 'upgrading' | 'copying' | 'current') => {
       const stack = new Stack(new App(), `Layout-${layout}`);
       petStoreTable(stack, { retain: false, layout });
       const [table] = Object.values(Templates.fromStack(stack).findResources('AWS::DynamoDB::GlobalTable')) as { Properties: Record<string, any> }[];
       return (table?.Properties.GlobalSecondaryIndexes as { IndexName: string }[]).map((index) => index.IndexName);
     };
+    // Before the change: byStatus and registeredKeys.
     expect(indexesIn('upgrading')).toEqual(['petsByStatus', 'registeredKeys', 'byStatus']);
-    expect(indexesIn('copying')).toEqual(['petsByStatus', 'registeredKeys', 'byStatus']);
-    expect(indexesIn('current')).toEqual(['petsByStatus', 'registeredKeys']);
+    expect(indexesIn('copying')).toEqual(['petsByStatus', 'registeredKeys', 'petsById', 'byStatus']);
+    expect(indexesIn('current')).toEqual(['petsByStatus', 'registeredKeys', 'petsById']);
     expect(createTableInput('any', tableDefinitionFor('upgrading')).GlobalSecondaryIndexes?.map((index) => index.IndexName)).toEqual(['petsByStatus', 'registeredKeys', 'byStatus']);
     // Both stages of this repository were made by this version.
     expect(PET_LAYOUT_OF).toEqual({ staging: 'current', prod: 'current' });
@@ -42,7 +43,7 @@ describe('the table in the CDK stack', () => {
     }
   });
 
-  it('has the status index: sharded (`<status>#<id mod 8>`), sorted by id, projecting what a page returns', () => {
+  it('has the status and listing indexes: sharded (`<status>#<id mod 8>`, `pets#<id mod 8>`), sorted by id, projecting what a page returns', () => {
     const [table] = Object.values(template('prod').findResources('AWS::DynamoDB::GlobalTable')) as { Properties: Record<string, any> }[];
     const index = (table?.Properties.GlobalSecondaryIndexes as { IndexName: string; KeySchema: unknown; Projection: { NonKeyAttributes: string[] } }[]).find((candidate) => candidate.IndexName === 'petsByStatus');
     expect(index?.KeySchema).toEqual([
@@ -50,12 +51,19 @@ describe('the table in the CDK stack', () => {
       { AttributeName: 'id', KeyType: 'RANGE' },
     ]);
     expect(index?.Projection.NonKeyAttributes).toEqual(['name', 'categoryId']);
+    // The listing index: every pet again, in the table's 8 shards, a second set of partitions for pages without a filter.
+    const list = (table?.Properties.GlobalSecondaryIndexes as { IndexName: string; KeySchema: unknown; Projection: { NonKeyAttributes: string[] } }[]).find((candidate) => candidate.IndexName === 'petsById');
+    expect(list?.KeySchema).toEqual([
+      { AttributeName: 'listShard', KeyType: 'HASH' },
+      { AttributeName: 'id', KeyType: 'RANGE' },
+    ]);
+    expect(list?.Projection.NonKeyAttributes).toEqual(['name', 'categoryId', 'statusShard']);
   });
 
   it('has the key index: sparse (its partition key an attribute only key items carry), projecting what a listing of the keys reads', () => {
     const [table] = Object.values(template('staging').findResources('AWS::DynamoDB::GlobalTable')) as { Properties: Record<string, any> }[];
     const indexes = table?.Properties.GlobalSecondaryIndexes as { IndexName: string; KeySchema: unknown; Projection: { ProjectionType: string; NonKeyAttributes: string[] } }[];
-    expect(indexes.map((index) => index.IndexName)).toEqual(['petsByStatus', 'registeredKeys']);
+    expect(indexes.map((index) => index.IndexName)).toEqual(['petsByStatus', 'registeredKeys', 'petsById']);
     const keys = indexes.find((index) => index.IndexName === 'registeredKeys');
     expect(keys?.KeySchema).toEqual([
       { AttributeName: 'registry', KeyType: 'HASH' },

@@ -46,6 +46,7 @@ describe('npm start on a data directory of the old key layout', () => {
     const { Table } = await db.client.send(new DescribeTableCommand({ TableName: tableName }));
     expect(Table?.GlobalSecondaryIndexes?.map((index) => [index.IndexName, index.IndexStatus]).sort()).toEqual([
       ['byStatus', 'ACTIVE'],
+      ['petsById', 'ACTIVE'],
       ['petsByStatus', 'ACTIVE'],
       ['registeredKeys', 'ACTIVE'],
     ]);

@@ -60,7 +60,9 @@ async function replayEveryKey(by: 'former' | PetRepository): Promise<void> {
 }
 
 beforeAll(async () => {
-  await client.send(new CreateTableCommand(createTableInput(tableName, tableDefinitionFor('upgrading'))));
+  // A stage's table during the steps: `copying`'s has every index (the `upgrading` deploy adds the
+  // status index, the `copying` one the listing index; versions of steps before never read one they lack).
+  await client.send(new CreateTableCommand(createTableInput(tableName, tableDefinitionFor('copying'))));
   await waitUntilTableExists({ client, maxWaitTime: 60 }, { TableName: tableName });
 });
 
