@@ -11,7 +11,7 @@ export class AttemptTooLateError extends Error {
 }
 
 interface CommandWithMiddleware {
-  middlewareStack: { add: (middleware: never, options: { step: 'finalizeRequest'; priority: 'low'; name: string }) => void };
+  middlewareStack: { add: (middleware: never, options: { step: 'finalizeRequest' }) => void };
 }
 
 export function attemptsOnlyUntil<C extends CommandWithMiddleware>(command: C, until: number, now: () => number): C {
@@ -20,7 +20,7 @@ export function attemptsOnlyUntil<C extends CommandWithMiddleware>(command: C, u
       if (now() >= until) return Promise.reject(new AttemptTooLateError());
       return next(args);
     };
-  // finalizeRequest at low priority sits inside the SDK's retry middleware: it runs before every attempt.
-  command.middlewareStack.add(middleware as never, { step: 'finalizeRequest', priority: 'low', name: 'attemptsOnlyUntil' });
+  // In the finalizeRequest step, below the SDK's retry middleware (its priority is high): it runs before every attempt.
+  command.middlewareStack.add(middleware as never, { step: 'finalizeRequest' });
   return command;
 }

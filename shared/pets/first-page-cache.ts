@@ -9,8 +9,8 @@ export const CACHED_PAGE_MS = 1_000;
 interface Entry {
   /** When the page was last asked for, the latest BUSY_REQUESTS times (oldest first). */
   readonly askedAt: number[];
-  page?: MergedPage | undefined;
-  readAt?: number | undefined;
+  /** The page kept, and when it was read. */
+  kept?: { readonly page: MergedPage; readonly readAt: number } | undefined;
 }
 
 /**
@@ -25,18 +25,17 @@ export class FirstPageCache {
   constructor(private readonly now: () => number) {}
 
   async page(status: PetStatus | undefined, limit: number, read: () => Promise<MergedPage>): Promise<MergedPage> {
-    const key = `${status ?? ''}:${limit}`;
+    const key = `${limit}:${status}`;
     const nowMs = this.now();
     let entry = this.#entries.get(key);
+    // Stryker disable next-line ArrayDeclaration: a first element that is no time is pushed out by the fifth request, before it could count
     if (entry === undefined) this.#entries.set(key, (entry = { askedAt: [] }));
     entry.askedAt.push(nowMs);
     if (entry.askedAt.length > BUSY_REQUESTS) entry.askedAt.shift();
     const busy = entry.askedAt.length === BUSY_REQUESTS && nowMs - (entry.askedAt[0] as number) < 1_000;
-    if (busy && entry.page !== undefined && nowMs - (entry.readAt as number) < CACHED_PAGE_MS) return entry.page;
+    if (busy && entry.kept !== undefined && nowMs - entry.kept.readAt < CACHED_PAGE_MS) return entry.kept.page;
     const page = await read();
-    const keep = busy && page.hasMore;
-    entry.page = keep ? page : undefined;
-    entry.readAt = keep ? nowMs : undefined;
+    entry.kept = busy && page.hasMore ? { page, readAt: nowMs } : undefined;
     return page;
   }
 }

@@ -56,5 +56,21 @@ describe('the first-page cache', () => {
     expect(await cache.page(undefined, 20, read(pageWith(9)))).toEqual(pageWith(1));
     expect(await cache.page('sold', 20, read(pageWith(2)))).toEqual(pageWith(2));
     expect(await cache.page(undefined, 21, read(pageWith(3)))).toEqual(pageWith(3));
+    for (let i = 0; i < BUSY_REQUESTS; i += 1) await cache.page('sold', 20, read(pageWith(4)));
+    expect(await cache.page('pending', 20, read(pageWith(5)))).toEqual(pageWith(5));
+    expect(await cache.page('sold', 20, read(pageWith(6)))).toEqual(pageWith(4));
+  });
+
+  it('reads afresh once the instance is no longer busy, even while the page it kept is young', async () => {
+    const { cache, read, tick, reads } = cacheOnAClock();
+    // Five within 999 ms: the fifth is kept.
+    for (const [i, wait] of [0, 250, 250, 250, 249].entries()) {
+      tick(wait);
+      await cache.page(undefined, 20, read(pageWith(i)));
+    }
+    // 301 ms later the page is young, but the last five requests span 1,050 ms: not busy.
+    tick(301);
+    expect(await cache.page(undefined, 20, read(pageWith(99)))).toEqual(pageWith(99));
+    expect(reads()).toBe(6);
   });
 });

@@ -66,4 +66,11 @@ describe('a page merged from the shards', () => {
     expect(asked.slice(8)).toEqual([{ source: 0, afterId: 8, limit: 21 - 8 + 2 }]);
     expect(asked).toHaveLength(9);
   });
+
+  it('asks again when exactly a page is known and a source stopped short: it cannot yet say whether more follow', async () => {
+    // A page of 4 over 8 sources: each is asked for 4; source 0 gives 10 to 40 and stops, the others are empty.
+    const { query, asked } = sourcesOf([[10, 20, 30, 40, 50, 60]]);
+    expect(await mergedPage(8, query, 0, 4)).toEqual({ pets: [10, 20, 30, 40].map(pet), hasMore: true });
+    expect(asked.slice(8)).toEqual([{ source: 0, afterId: 40, limit: 4 + 1 - 4 + 2 }]);
+  });
 });

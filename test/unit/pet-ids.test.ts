@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { drawnAt, drawPetId, ID_EPOCH_MS, lastIdDrawnBy } from '../../shared/pets/pet-ids';
+import { drawnAt, drawPetId, ID_EPOCH_MS, lastIdDrawnBy, setIdRandomness } from '../../shared/pets/pet-ids';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -38,5 +38,16 @@ describe('time-ordered pet ids', () => {
     expect(Math.min(...lows)).toBe(0);
     expect(Math.max(...lows)).toBe(4095);
     expect(lows.size).toBeGreaterThan(4_000);
+  });
+
+  it('take their random bits from a source the README\'s session can fix, and restore', () => {
+    const t = at('2026-11-26T14:00:00.000Z');
+    const restore = setIdRandomness(() => 7);
+    try {
+      expect(drawPetId(t) - drawPetId(t, () => 0)).toBe(7);
+    } finally {
+      restore();
+    }
+    expect(new Set(Array.from({ length: 50 }, () => drawPetId(t))).size).toBeGreaterThan(1);
   });
 });
