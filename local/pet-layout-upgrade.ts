@@ -7,7 +7,8 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { integer, sameItem, text, textIn, type Item } from '../shared/dynamodb/attribute-values';
-import { FORMER_PET_PARTITION, petItem, toPet } from '../shared/pets/pet-items';
+import { FORMER_PET_PARTITION, petItem, petKey, toPet } from '../shared/pets/pet-items';
+import type { Pet } from '../shared/pets/schema';
 
 /**
  * The steps that move a stage's pets from the former layout (all under `PET`, ids from the
@@ -48,6 +49,8 @@ export interface CopyProgress {
   copied: number;
   /** Pets whose copy was already there (an earlier run, cut short). */
   present: number;
+  /** Ids whose shard holds another pet (never expected: the two layouts draw from halves of the random bits); left as they are, and `check` fails. */
+  conflicts: number[];
 }
 
 /**
@@ -57,17 +60,18 @@ export interface CopyProgress {
  * lets a test stop it part way.
  */
 export async function copyFormerPets(client: DynamoDBClient, tableName: string, afterEach: (progress: CopyProgress) => void = () => {}): Promise<CopyProgress> {
-  const progress: CopyProgress = { copied: 0, present: 0 };
+  const progress: CopyProgress = { copied: 0, present: 0, conflicts: [] };
   for await (const former of formerItems(client, tableName)) {
     const pet = toPet(former);
     const createdAt = Date.parse(textIn(former, 'createdAt') ?? '');
     const copy = petItem(pet, Number.isNaN(createdAt) ? 0 : createdAt, textIn(former, 'nonce') ?? 'copied');
     try {
-      await client.send(new PutItemCommand({ TableName: tableName, Item: copy, ConditionExpression: 'attribute_not_exists(pk)' }));
+      await client.send(new PutItemCommand({ TableName: tableName, Item: copy, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
       progress.copied += 1;
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      progress.present += 1;
+      if (isCopyOf(pet, error.Item)) progress.present += 1;
+      else progress.conflicts.push(pet.id);
     }
     afterEach(progress);
   }
@@ -87,11 +91,7 @@ export async function checkCopy(client: DynamoDBClient, tableName: string): Prom
   for await (const item of formerItems(client, tableName)) {
     former += 1;
     const pet = toPet(item);
-    const expected = petItem(pet, 0, '');
-    const { Item: copy } = await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: expected.pk as Item[string], sk: expected.sk as Item[string] }, ConsistentRead: true }));
-    const { createdAt: _c, nonce: _n, ...fields } = expected;
-    const { createdAt: _cc, nonce: _nn, ...copied } = copy ?? {};
-    if (copy === undefined || !sameItem(copied, fields)) missing.push(pet.id);
+    if (!isCopyOf(pet, await shardItemOf(client, tableName, pet.id))) missing.push(pet.id);
   }
   return { former, missing };
 }
@@ -100,13 +100,24 @@ export async function checkCopy(client: DynamoDBClient, tableName: string): Prom
 export async function deleteCopiedFormerPets(client: DynamoDBClient, tableName: string): Promise<number> {
   let deleted = 0;
   for await (const item of formerItems(client, tableName)) {
-    const expected = petItem(toPet(item), 0, '');
-    const { Item: copy } = await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: expected.pk as Item[string], sk: expected.sk as Item[string] }, ConsistentRead: true }));
-    if (copy === undefined) throw new Error(`pet ${textIn(item, 'sk')} has no copy: run the copy first`);
+    const pet = toPet(item);
+    if (!isCopyOf(pet, await shardItemOf(client, tableName, pet.id))) throw new Error(`pet ${pet.id} has no copy in its shard, or another pet is there: run copy and check first`);
     await client.send(new DeleteItemCommand({ TableName: tableName, Key: { pk: item.pk as Item[string], sk: item.sk as Item[string] } }));
     deleted += 1;
   }
   return deleted;
+}
+
+async function shardItemOf(client: DynamoDBClient, tableName: string, id: number): Promise<Item | undefined> {
+  return (await client.send(new GetItemCommand({ TableName: tableName, Key: petKey(id), ConsistentRead: true }))).Item;
+}
+
+/** Whether a shard's item is the copy of this pet: the same id, name, category and status (its creation time and nonce aside). */
+function isCopyOf(pet: Pet, item: Item | undefined): boolean {
+  if (item === undefined) return false;
+  const { createdAt: _c, nonce: _n, ...fields } = petItem(pet, 0, '');
+  const { createdAt: _cc, nonce: _nn, ...copied } = item;
+  return sameItem(copied, fields);
 }
 
 async function* formerItems(client: DynamoDBClient, tableName: string): AsyncGenerator<Item> {

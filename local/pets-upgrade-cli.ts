@@ -5,11 +5,11 @@
  * 1 when `check` found pets without their copy, 2 on a usage error.
  */
 import { createDynamoDbClient } from '../shared/dynamodb/client';
-import { checkCopy, copyFormerPets, deleteCopiedFormerPets, retireCounter } from './pet-layout-upgrade';
+import { checkCopy, copyFormerPets, deleteCopiedFormerPets, hasFormerPets, retireCounter } from './pet-layout-upgrade';
 
 const USAGE = `Usage: TABLE_NAME=<table> [AWS_REGION=<region>] [DYNAMODB_ENDPOINT=<url>] npm run pets-upgrade -- <step>
   retire-counter   set the id counter past every id, so that the former version can no longer create
-  copy             copy every pet of the former layout to its shard (idempotent, resumable)
+  copy             copy every pet of the former layout to its shard (idempotent, resumable; exit 1 on a conflict)
   check            every former pet has its copy (exit 1 naming those that do not)
   delete-former    delete the former items whose copy checks out (once no version reads them)`;
 
@@ -27,11 +27,17 @@ async function main([step, ...extra]: string[]): Promise<number> {
       process.stdout.write(`The counter is retired; the last id it had handed out: ${await retireCounter(client, tableName)}.\n`);
       return 0;
     case 'copy': {
-      const { copied, present } = await copyFormerPets(client, tableName);
+      const { copied, present, conflicts } = await copyFormerPets(client, tableName);
       process.stdout.write(`Copied ${copied} pets; ${present} were already copied.\n`);
-      return 0;
+      if (conflicts.length === 0) return 0;
+      process.stdout.write(`${conflicts.length} ids hold another pet in their shard, left as they are: ${conflicts.slice(0, 20).join(', ')}. Do not go on to copied.\n`);
+      return 1;
     }
     case 'check': {
+      if (!(await hasFormerPets(client, tableName))) {
+        process.stdout.write('All 0 former pets have their copy.\n');
+        return 0;
+      }
       const { former, missing } = await checkCopy(client, tableName);
       if (missing.length > 0) {
         process.stdout.write(`${missing.length} of ${former} former pets have no copy (or another one): ${missing.slice(0, 20).join(', ')}${missing.length > 20 ? ', ...' : ''}. Run copy again.\n`);

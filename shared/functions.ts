@@ -71,8 +71,11 @@ export const OPERATIONS = {
     handler: 'functions/createPet.ts',
     dynamodb: [
       COUNT_KEY_REQUESTS,
+      // The former id counter: for the version before the sharded layout while a deploy replaces it (table-definition.ts).
+      { actions: ['UpdateItem'], items: ['formerIdCounter'] },
       // With an Idempotency-Key: reads the key's record, then writes pet and record in one transaction.
-      { actions: ['GetItem'], items: ['idempotencyRecords'] },
+      // Reads a pet back only when a write's outcome is unknown (shared/pets/pet-writes.ts).
+      { actions: ['GetItem'], items: ['idempotencyRecords', 'pets', 'formerPets'] },
       // formerPets: while a stage is `upgrading` (table-definition.ts, PetLayout).
       { actions: ['PutItem'], items: ['pets', 'formerPets', 'idempotencyRecords'] },
     ],

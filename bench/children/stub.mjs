@@ -84,7 +84,8 @@ function answersFor(benchKey, shards) {
       // An idempotency record is never found: every bench create with a key is its key's first use.
       idempotencyRecords: {},
     },
-    UpdateItem: { keyCounters: counters, addressCounters: counters },
+    // The former id counter: declared for the version before the sharded layout, never sent by this one.
+    UpdateItem: { keyCounters: counters, addressCounters: counters, formerIdCounter: { Attributes: { value: 7 } } },
     Query: {
       // A shard's pets; the former partition holds every pet (as while a stage copies them).
       pets: built(({ pk, after, limit }) => {

@@ -42,6 +42,12 @@ export function toDatastoreError(error: unknown): unknown {
   return isUnavailable(error) ? new ServiceUnavailableError(error, DATASTORE_RETRY_AFTER_SECONDS) : error;
 }
 
+/** DynamoDB refused the request for its rate, without doing it: a write so refused was not written. */
+export function isThrottling(error: unknown): boolean {
+  const name = (error as SdkLikeError | undefined)?.name;
+  return typeof name === 'string' && THROTTLING_ERRORS.has(name);
+}
+
 export function isUnavailable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { name, code, $metadata } = error as SdkLikeError;

@@ -84,13 +84,17 @@ export const PET_SHARDS = 8;
 
 /**
  * Where a stage is in the move from the former layout (every pet under `PET`, ids from the
- * `SEQUENCE` counter) to the sharded one (docs/upgrading-pets.md):
+ * `SEQUENCE` counter) to the sharded one (docs/upgrading-pets.md). A version of each step runs
+ * beside one of the step before it (a canary), so each reads what the other writes, and the table
+ * loses an index only a deploy after no code reads it:
  * - `upgrading`: reads both layouts, writes the former one (with time-ordered ids), so that the
- *   version it replaces, still serving during a canary, sees every pet;
- * - `copying`: reads both, writes the sharded one (once every function runs this version);
- * - `current`: reads the sharded layout alone (a fresh stage, or one whose pets were copied).
+ *   version it replaces sees every pet;
+ * - `copying`: reads both, writes the sharded one (once every function runs `upgrading`);
+ * - `copied`: reads and writes the sharded layout alone (once the pets are copied); the table still
+ *   has the former status index, which `copying` code beside it reads;
+ * - `current`: the same code, and the table without the former index (a fresh stage starts here).
  */
-export const PET_LAYOUTS = ['upgrading', 'copying', 'current'] as const;
+export const PET_LAYOUTS = ['upgrading', 'copying', 'copied', 'current'] as const;
 export type PetLayout = (typeof PET_LAYOUTS)[number];
 
 /** The key index's partition key and its one value, carried by key items only (which makes the index sparse). */
@@ -105,6 +109,13 @@ export const ITEM_PARTITIONS = {
   pets: 'PET#*',
   /** Every pet of the former layout: read while a stage upgrades (PetLayout), written while it is `upgrading`. */
   formerPets: 'PET',
+  /**
+   * The former id counter (`SEQUENCE`/`pet`), retired: no function of this version writes it. The
+   * createPet role keeps the right to, so that the version before the sharded layout, still serving
+   * while the first step's deploy replaces it (the role changes before the canary starts), creates
+   * as it did. Remove it with the former layout's rights once every stage is `current`.
+   */
+  formerIdCounter: 'SEQUENCE',
   /** One partition per key: `APIKEY#<hash>`. */
   keyRegistry: 'APIKEY#*',
   /**
@@ -135,8 +146,8 @@ const FORMER_STATUS_INDEX_DEFINITION: GlobalIndexDefinition = {
 
 /**
  * The table of a stage in this layout. DynamoDB adds or removes one index per update, so each step
- * changes one: `upgrading` adds the status index, `copying` the listing index, `current` removes
- * the former status index.
+ * changes one at most: `upgrading` adds the status index, `copying` the listing index, `current`
+ * removes the former status index (`copied` changes none: its code stops reading it).
  */
 export function tableDefinitionFor(layout: PetLayout): TableDefinition {
   if (layout === 'current') return tableDefinition;
@@ -173,3 +184,6 @@ export const tableDefinition: TableDefinition = {
   ],
   timeToLiveAttribute: 'expiresAt',
 };
+
+/** Whether code of this step reads the former layout too. */
+export const readsFormerLayout = (layout: PetLayout): boolean => layout === 'upgrading' || layout === 'copying';

@@ -3,8 +3,8 @@ import type { MergedPage } from './page-merge';
 
 /** A first page is served from memory only by an instance that was asked for it this often within a second... */
 export const BUSY_REQUESTS = 5;
-/** ...and for at most this long after it was read (decisions.md: a listing may be up to a second behind). */
-export const CACHED_PAGE_MS = 1_000;
+/** ...and for at most this long after it was read: with the settle time (LISTING_SETTLE_MS, as long again), a listing is at most a second behind (decisions.md). */
+export const CACHED_PAGE_MS = 500;
 
 interface Entry {
   /** When the page was last asked for, the latest BUSY_REQUESTS times (oldest first). */

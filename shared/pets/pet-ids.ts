@@ -49,8 +49,14 @@ export const YOUNG_ID_MS = 250;
 
 /**
  * How old an id must be before a listing shows it: no page returns, and no cursor points past, an
- * id drawn less than this long ago. A pet's write lands within YOUNG_ID_MS of its id (or never),
- * and an eventually consistent read shows it within the rest (DynamoDB: usually well under a
- * second), so a walk never passes a pet that is not yet visible.
+ * id drawn less than this long ago. Half the second a listing may be behind (decisions.md); a busy
+ * first page, kept up to CACHED_PAGE_MS (./first-page-cache.ts), takes the other half.
+ *
+ * What a walk is promised, that it never skips a pet created (answered) at least a second before
+ * it began, needs only that eventually consistent reads catch up within that second: such a pet
+ * was written before the walk began. The settle time also keeps pages from passing ids whose
+ * writes are still on their way: a write's last attempt is sent within YOUNG_ID_MS of its id, and
+ * DynamoDB answers in milliseconds, but an attempt may take up to its timeouts (1.5 s in AWS)
+ * before it lands or fails, so a pet created during a walk may, rarely, land below its cursor.
  */
-export const LISTING_SETTLE_MS = 1_000;
+export const LISTING_SETTLE_MS = 500;

@@ -2,7 +2,7 @@ import { GetItemCommand, QueryCommand, type DynamoDBClient } from '@aws-sdk/clie
 import { now as serviceClock } from '../clock';
 import { integer, text, textIn, type Item } from '../dynamodb/attribute-values';
 import type { CallDeadline } from '../dynamodb/call-deadline';
-import { FORMER_STATUS_INDEX, LIST_INDEX, PET_SHARDS, STATUS_INDEX, type PetLayout } from '../dynamodb/table-definition';
+import { FORMER_STATUS_INDEX, LIST_INDEX, PET_SHARDS, readsFormerLayout, STATUS_INDEX, type PetLayout } from '../dynamodb/table-definition';
 import { FirstPageCache } from './first-page-cache';
 import { mergedPage, type MergedPage, type SourcePage } from './page-merge';
 import { lastIdDrawnBy, LISTING_SETTLE_MS } from './pet-ids';
@@ -29,13 +29,15 @@ export interface PetReadOptions {
   readonly layout?: PetLayout | undefined;
   /** How old an id must be before a page shows it (LISTING_SETTLE_MS; 0 in most tests, which list what they just made). */
   readonly listingSettleMs?: number | undefined;
-  /** Serve busy first pages from memory for up to a second (./first-page-cache.ts); off in most tests. */
+  /** Serve busy first pages from memory for up to half a second (./first-page-cache.ts); off in most tests. */
   readonly firstPageCache?: boolean | undefined;
 }
 
 export class DynamoDbPetReads implements PetReads {
   readonly #now: () => number;
   readonly #readsFormer: boolean;
+  /** Where getPet looks first: while a stage is `upgrading`, new pets are in the former layout. */
+  readonly #keysInOrder: readonly ((id: number) => Item)[];
   readonly #settleMs: number;
   readonly #cache: FirstPageCache | undefined;
   /** Pages without a filter read the table's shards and the listing index's in turn. */
@@ -47,15 +49,19 @@ export class DynamoDbPetReads implements PetReads {
     { now = serviceClock, layout = 'current', listingSettleMs = LISTING_SETTLE_MS, firstPageCache = true }: PetReadOptions = {},
   ) {
     this.#now = now;
-    this.#readsFormer = layout !== 'current';
+    this.#readsFormer = readsFormerLayout(layout);
+    this.#keysInOrder = layout === 'upgrading' ? [formerPetKey, petKey] : this.#readsFormer ? [petKey, formerPetKey] : [petKey];
     this.#settleMs = listingSettleMs;
     this.#cache = firstPageCache ? new FirstPageCache(now) : undefined;
   }
 
-  /** Strongly consistent: a pet a create answered is always found. While a stage upgrades, the former layout is asked when the sharded one has no such pet. */
+  /** Strongly consistent: a pet a create answered is always found. While a stage upgrades, the other layout is asked when the first has no such pet. */
   async get(id: number, deadline?: CallDeadline): Promise<Pet | undefined> {
-    const item = (await this.#getItem(petKey(id), deadline)) ?? (this.#readsFormer ? await this.#getItem(formerPetKey(id), deadline) : undefined);
-    return item === undefined ? undefined : toPet(item);
+    for (const keyOf of this.#keysInOrder) {
+      const item = await this.#getItem(keyOf(id), deadline);
+      if (item !== undefined) return toPet(item);
+    }
+    return undefined;
   }
 
   async #getItem(key: Item, deadline: CallDeadline | undefined): Promise<Item | undefined> {
@@ -68,7 +74,7 @@ export class DynamoDbPetReads implements PetReads {
   /**
    * A page merged from the shards' queries (./page-merge.ts), eventually consistent, showing no id
    * drawn less than the settle time ago (./pet-ids.ts, LISTING_SETTLE_MS). A first page that this
-   * instance serves often may come from its cache, at most a second old.
+   * instance serves often may come from its cache, at most half a second old.
    */
   async list(request: PageRequest, deadline?: CallDeadline): Promise<PetPage> {
     if (request.afterId !== 0 || this.#cache === undefined) return this.#read(request, deadline);

@@ -6,12 +6,12 @@ import {
   TransactWriteItemsCommand,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { KEY_ID_PATTERN } from '../auth/api-key-hash';
 import { isoTimestamp, now as serviceClock } from '../clock';
-import { integer, numberOf, sameItem, text, type Item } from '../dynamodb/attribute-values';
+import { integer, numberOf, sameItem, text, textIn, type Item } from '../dynamodb/attribute-values';
 import type { CallDeadline } from '../dynamodb/call-deadline';
-import { DATASTORE_RETRY_AFTER_SECONDS } from '../dynamodb/datastore-errors';
+import { DATASTORE_RETRY_AFTER_SECONDS, isThrottling } from '../dynamodb/datastore-errors';
 import { AttemptTooLateError, attemptsOnlyUntil } from '../dynamodb/last-attempt';
 import type { PetLayout } from '../dynamodb/table-definition';
 import { IdempotencyInProgressError, ServiceUnavailableError } from '../errors';
@@ -76,7 +76,7 @@ export class DynamoDbPetWrites implements PetWrites {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
-    { now = serviceClock, layout = 'current', drawId = drawPetId }: PetStoreOptions = {},
+    { now = serviceClock, layout = 'current', drawId = drawIdFor(layout) }: PetStoreOptions = {},
   ) {
     this.#now = now;
     this.#drawId = drawId;
@@ -93,20 +93,21 @@ export class DynamoDbPetWrites implements PetWrites {
       const item = this.#itemOf(pet, nowMs, nonce);
       try {
         // The condition makes a write that would overwrite an existing pet fail instead.
-        await this.#send(
+        const sent = await this.#send(
           new PutItemCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
+          item,
           nowMs,
           deadline,
         );
-        return pet;
+        if (sent === 'written') return pet;
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
         // When the reply to a write that succeeded is lost, the SDK's retry meets the pet it wrote:
         // the nonce is this request's alone, so an item with it is ours, and the create succeeded.
         if (error.Item !== undefined && sameItem(error.Item, item)) return pet;
-        // Another create's pet holds the id: draw again.
-        if (draw === MAX_DRAWS) throw new ServiceUnavailableError(error, DATASTORE_RETRY_AFTER_SECONDS);
+        // Otherwise another create's pet holds the id: draw again.
       }
+      if (draw === MAX_DRAWS) throw new ServiceUnavailableError(new Error(`no id written in ${MAX_DRAWS} draws`), DATASTORE_RETRY_AFTER_SECONDS);
     }
   }
 
@@ -131,13 +132,14 @@ export class DynamoDbPetWrites implements PetWrites {
       drawn.add(pet.id);
       // The pet is kept as a map, so the record has no top-level `statusShard`, `status` or `id`: no status index holds it.
       const record: Item = { ...recordKey, pet: { M: petAttributes(pet) }, expiresAt: integer(expiryOf(nowMs)), firstUsedAt: text(isoTimestamp(nowMs)) };
+      const petItemWritten = this.#itemOf(pet, nowMs, nonce);
       try {
         // The SDK gives the transaction a ClientRequestToken that its retries reuse: a retry after a
         // lost reply is answered as the first attempt was, without writing again.
-        await this.#send(
+        const sent = await this.#send(
           new TransactWriteItemsCommand({
             TransactItems: [
-              { Put: { TableName: this.tableName, Item: this.#itemOf(pet, nowMs, nonce), ConditionExpression: 'attribute_not_exists(pk)' } },
+              { Put: { TableName: this.tableName, Item: petItemWritten, ConditionExpression: 'attribute_not_exists(pk)' } },
               {
                 Put: {
                   TableName: this.tableName,
@@ -150,28 +152,53 @@ export class DynamoDbPetWrites implements PetWrites {
               },
             ],
           }),
+          petItemWritten,
           nowMs,
           deadline,
         );
-        return { pet, replayed: false };
+        if (sent === 'written') return { pet, replayed: false };
       } catch (error) {
         if (!(error instanceof TransactionCanceledException)) throw error;
         const settled = settleCancelled(error, drawn, newPet);
         if (settled !== ID_TAKEN) return settled;
-        if (draw === MAX_DRAWS) throw new ServiceUnavailableError(error, DATASTORE_RETRY_AFTER_SECONDS);
       }
+      if (draw === MAX_DRAWS) throw new ServiceUnavailableError(new Error(`no id written in ${MAX_DRAWS} draws`), DATASTORE_RETRY_AFTER_SECONDS);
     }
   }
 
-  /** Sends a pet's write; its retries only while the id is young (YOUNG_ID_MS), else a 503. */
-  async #send(command: PutItemCommand | TransactWriteItemsCommand, drawnAtMs: number, deadline: CallDeadline | undefined): Promise<void> {
+  /**
+   * Sends a pet's write (alone, or with its record); its attempts only while the id is young
+   * (YOUNG_ID_MS). Past that: when no attempt went, or DynamoDB refused each for its rate (nothing
+   * written), the create may draw a new id ('redraw'); when an attempt's outcome is unknown (a
+   * timeout, a dropped connection), the pet is read back: ours (its nonce) means it was written,
+   * else a 503, as ambiguous as before (the write may still land).
+   */
+  async #send(command: PutItemCommand | TransactWriteItemsCommand, item: Item, drawnAtMs: number, deadline: CallDeadline | undefined): Promise<'written' | 'redraw'> {
     try {
       await this.client.send(attemptsOnlyUntil(command, drawnAtMs + YOUNG_ID_MS, this.#now) as PutItemCommand, { abortSignal: deadline?.signalForCall() });
+      return 'written';
     } catch (error) {
-      if (error instanceof AttemptTooLateError) throw new ServiceUnavailableError(error, DATASTORE_RETRY_AFTER_SECONDS);
-      throw error;
+      if (!(error instanceof AttemptTooLateError)) throw error;
+      if (error.failures.every(isThrottling)) return 'redraw';
+      const { Item: found } = await this.client.send(
+        new GetItemCommand({ TableName: this.tableName, Key: { pk: item.pk as Item[string], sk: item.sk as Item[string] }, ConsistentRead: true }),
+        { abortSignal: deadline?.signalForCall() },
+      );
+      if (found !== undefined && textIn(found, 'nonce') === textIn(item, 'nonce')) return 'written';
+      throw new ServiceUnavailableError(error, DATASTORE_RETRY_AFTER_SECONDS);
     }
   }
+}
+
+/**
+ * While a stage upgrades, `upgrading` code (the former layout) and `copying` code (the shards) run
+ * side by side during a canary, and a write's condition sees only its own layout's item: each
+ * draws from its own half of the 12 random bits, so that the two never draw the same id.
+ */
+function drawIdFor(layout: PetLayout): (nowMs: number) => number {
+  if (layout === 'upgrading') return (nowMs) => drawPetId(nowMs, (range) => range / 2 + randomInt(range / 2));
+  if (layout === 'copying') return (nowMs) => drawPetId(nowMs, (range) => randomInt(range / 2));
+  return (nowMs) => drawPetId(nowMs);
 }
 
 /** 96 random bits, by which a create tells its own pet item from another create's. */

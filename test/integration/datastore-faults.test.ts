@@ -28,7 +28,7 @@ function expectUnavailable(response: Awaited<ReturnType<TestApi['request']>>): v
 }
 
 describe('when DynamoDB throttles or fails', () => {
-  it('answers 503 after the SDK retries a throttled write while its id is young (250 ms), and stores nothing', async () => {
+  it('answers 503 after the SDK retries a throttled write while its id is young (250 ms), or draws a new id after, three at most; stores nothing', async () => {
     const before = await db.storedPets();
     proxy.inject('throttle', ['PutItem']);
     // The SDK's backoff is random (full jitter): at its shortest, every attempt it allows is sent...
@@ -36,10 +36,11 @@ describe('when DynamoDB throttles or fails', () => {
     try {
       expectUnavailable(await api.request('POST', '/pets', { body: { name: 'Throttled', categoryId: 1 } }));
       expect(proxy.seen.get('PutItem')).toBe(3); // the SDK's bounded attempts
-      // ...at its longest (the first wait up to a second), the retry would carry an id too old: not sent.
+      // ...at its longest (the first wait up to a second), the retry would carry an id too old: not
+      // sent, and since DynamoDB wrote nothing, a new id is drawn: three draws, one attempt each.
       random.mockReturnValue(0.999);
       expectUnavailable(await api.request('POST', '/pets', { body: { name: 'Throttled', categoryId: 1 } }));
-      expect(proxy.seen.get('PutItem')).toBe(3 + 1);
+      expect(proxy.seen.get('PutItem')).toBe(3 + 3);
     } finally {
       random.mockRestore();
     }

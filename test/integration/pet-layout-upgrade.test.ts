@@ -86,6 +86,11 @@ describe('upgrading a stage that holds pets, with old and new versions side by s
     await replayEveryKey('former');
     await replayEveryKey(upgrading);
     expect((await former.list(0, 1_000)).pets).toHaveLength(70);
+    // Its ids come from the upper half of the 12 random bits, the next step's from the lower half:
+    // running side by side they never draw the same id (each write's condition sees one layout).
+    const upgradingIds = [...answered.keys()].filter((id) => id > 1_000_000);
+    expect(upgradingIds.length).toBeGreaterThanOrEqual(20);
+    for (const id of upgradingIds) expect(id % 4096).toBeGreaterThanOrEqual(2048);
 
     // Step 2: writes switch to the shards (every alias runs the release), and at once the counter is
     // retired: a former version brought back by a rollback can no longer create.
@@ -98,6 +103,7 @@ describe('upgrading a stage that holds pets, with old and new versions side by s
 
     // Step 3: the copy, killed part way, resumed; creates, walks and replays go on meanwhile.
     let killed = false;
+    const before = new Set(answered.keys());
     await Promise.all([
       (async () => { for (let i = 70; i < 90; i += 1) await create(i, i % 2 === 0 ? copying : upgrading, [copying, upgrading]); })(),
       copyFormerPets(client, tableName, ({ copied }) => {
@@ -110,6 +116,8 @@ describe('upgrading a stage that holds pets, with old and new versions side by s
       walk(copying, 'pending'),
     ]);
     expect(killed).toBe(true);
+    // Pet i made by `upgrading` when i is odd (upper half of the random bits), by `copying` when even (lower half).
+    for (const [id, pet] of answered) if (!before.has(id)) expect([pet.name, id % 4096 >= 2048]).toEqual([pet.name, Number(pet.name.slice(4)) % 2 === 1]);
     expect((await checkCopy(client, tableName)).missing.length).toBeGreaterThan(0);
     const resumed = await copyFormerPets(client, tableName);
     expect(resumed.present).toBeGreaterThanOrEqual(25);
@@ -120,7 +128,16 @@ describe('upgrading a stage that holds pets, with old and new versions side by s
     await copyFormerPets(client, tableName);
     expect(await checkCopy(client, tableName)).toEqual({ former: 30 + 20 + 20 + 10, missing: [] });
 
-    // Step 5: the release that reads the shards alone finds every pet once, with its id.
+    // Step 5: the release that reads the shards alone (`copied`), beside `copying` (its canary);
+    // then `current`, the same code, whose deploy removes the former status index.
+    const copied = release('copied');
+    await Promise.all([
+      (async () => { for (let i = 90; i < 100; i += 1) await create(i, i % 2 === 0 ? copied : copying, [copied, copying]); })(),
+      walk(copied),
+      walk(copied, 'available'),
+      walk(copying, 'sold'),
+    ]);
+    await replayEveryKey(copied);
     const current = release('current');
     const all = await walk(current);
     expect(all).toEqual([...answered.values()].sort((a, b) => a.id - b.id));
@@ -129,8 +146,22 @@ describe('upgrading a stage that holds pets, with old and new versions side by s
     await replayEveryKey(current);
 
     // Then the former items go; nothing changes for the current release.
-    expect(await deleteCopiedFormerPets(client, tableName)).toBe(80);
+    expect(await deleteCopiedFormerPets(client, tableName)).toBe(30 + 20 + 20 + 10);
     expect(await hasFormerPets(client, tableName)).toBe(false);
     expect(await walk(current)).toEqual(all);
+  });
+
+  it('copies nothing over another pet: a shard holding another pet under the id is a conflict that check and delete-former report', async () => {
+    const other = `conflict-${randomUUID()}`;
+    await client.send(new CreateTableCommand(createTableInput(other, tableDefinitionFor('copying'))));
+    await waitUntilTableExists({ client, maxWaitTime: 60 }, { TableName: other });
+    const formerStore = new FormerPetStore(client, other);
+    const old = await formerStore.create({ name: 'Old', categoryId: 1, status: 'available' });
+    // Another pet under the same id in its shard (which the halves of the random bits prevent).
+    await new DynamoDbPetRepository(client, other, { drawId: () => old.id }).create({ name: 'New', categoryId: 2, status: 'sold' });
+    expect(await copyFormerPets(client, other)).toEqual({ copied: 0, present: 0, conflicts: [old.id] });
+    expect(await checkCopy(client, other)).toEqual({ former: 1, missing: [old.id] });
+    await expect(deleteCopiedFormerPets(client, other)).rejects.toThrow(`pet ${old.id} has no copy in its shard, or another pet is there`);
+    expect(await formerStore.get(old.id)).toEqual(old);
   });
 });

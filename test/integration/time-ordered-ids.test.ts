@@ -70,39 +70,71 @@ describe('a collision of ids (two creates in one millisecond drew the same 12 bi
 });
 
 describe('a retry of the same write', () => {
-  /** Throttles the first attempt of a pet's write and moves the clock on by `lateByMs` meanwhile. */
-  function throttledOnce(lateByMs: number) {
+  /**
+   * The first attempt of a pet's write fails as `fault` says, and the clock moves on by `lateByMs`
+   * meanwhile; 'lost' writes the pet and then loses the reply, 'timeout' fails before writing.
+   */
+  function failingOnce(fault: 'throttle' | 'lost' | 'timeout', lateByMs: number) {
     let nowMs = START;
-    let throttled = false;
-    const { client, sent } = instrumentedClient((command) => {
-      if ((command === 'PutItemCommand' || command === 'TransactWriteItemsCommand') && !throttled) {
-        throttled = true;
-        nowMs += lateByMs;
-        throw new ProvisionedThroughputExceededException({ message: 'throttled', $metadata: { httpStatusCode: 400 } });
-      }
-    });
-    return { repository: new DynamoDbPetRepository(client, db.tableName, { now: () => nowMs }), sent };
+    let failed = false;
+    const written: unknown[] = [];
+    const client = new DynamoDBClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const sent: string[] = [];
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const command = String(context.commandName).replace(/Command$/, '');
+        sent.push(command);
+        if ((command === 'PutItem' || command === 'TransactWriteItems') && !failed) {
+          failed = true;
+          nowMs += lateByMs;
+          if (fault === 'throttle') throw new ProvisionedThroughputExceededException({ message: 'throttled', $metadata: { httpStatusCode: 400 } });
+          if (fault === 'lost') written.push(await next(args));
+          throw Object.assign(new Error('the connection timed out'), { name: 'TimeoutError' });
+        }
+        return next(args);
+      },
+      { step: 'deserialize' },
+    );
+    return { repository: new DynamoDbPetRepository(client, db.tableName, { now: () => nowMs }), sent, written };
   }
+  const drawnMs = (id: number) => Math.floor(id / 4096);
 
   it(`is sent while its id is younger than ${YOUNG_ID_MS} ms, with the same id`, async () => {
-    const { repository, sent } = throttledOnce(YOUNG_ID_MS - 1);
+    const { repository, sent } = failingOnce('throttle', YOUNG_ID_MS - 1);
     const pet = await repository.create(newPet('Retried young'));
     expect(sent).toEqual(['PutItem', 'PutItem']);
-    expect(Math.floor(pet.id / 4096)).toBe(START - Date.UTC(2026, 0, 1));
+    expect(drawnMs(pet.id)).toBe(START - Date.UTC(2026, 0, 1));
     expect(await repository.get(pet.id)).toEqual(pet);
   });
 
-  it('is not sent once the id is older: the create answers 503 and writes nothing, rather than land below ids listings have shown', async () => {
-    const { repository, sent } = throttledOnce(YOUNG_ID_MS);
-    await expect(repository.create(newPet('Too late'))).rejects.toMatchObject({ status: 503, code: 'service_unavailable' });
-    expect(sent).toEqual(['PutItem']);
-    const keyed = throttledOnce(YOUNG_ID_MS);
-    await expect(keyed.repository.createOnce(newPet('Too late'), { owner: '0123456789abcdef', value: 'too-late' })).rejects.toMatchObject({ status: 503 });
-    expect(keyed.sent).toEqual(['GetItem', 'TransactWriteItems']);
-    expect((await db.storedPets()).filter((item) => item.name === 'Too late')).toEqual([]);
+  it('is not sent once the id is older; after a throttle (nothing written) the create draws a new id, once the clock has moved on', async () => {
+    const { repository, sent } = failingOnce('throttle', YOUNG_ID_MS);
+    const pet = await repository.create(newPet('Redrawn'));
+    expect(sent).toEqual(['PutItem', 'PutItem']);
+    expect(drawnMs(pet.id)).toBe(START + YOUNG_ID_MS - Date.UTC(2026, 0, 1));
+    expect((await db.petsStored()).filter((stored) => stored.name === 'Redrawn')).toEqual([pet]);
+    const keyed = failingOnce('throttle', YOUNG_ID_MS);
+    const created = await keyed.repository.createOnce(newPet('Redrawn keyed'), { owner: '0123456789abcdef', value: 'redrawn' });
+    expect(keyed.sent).toEqual(['GetItem', 'TransactWriteItems', 'TransactWriteItems']);
+    expect(drawnMs(created.pet.id)).toBe(START + YOUNG_ID_MS - Date.UTC(2026, 0, 1));
+  });
+
+  it('after an attempt whose outcome is unknown, reads the pet back: its own (the nonce) is a 201, a write that did not happen a 503, and nothing is written twice', async () => {
+    const lost = failingOnce('lost', YOUNG_ID_MS);
+    const pet = await lost.repository.create(newPet('Lost and found'));
+    expect(lost.sent).toEqual(['PutItem', 'GetItem']);
+    expect((await db.petsStored()).filter((stored) => stored.name === 'Lost and found')).toEqual([pet]);
+
+    const timedOut = failingOnce('timeout', YOUNG_ID_MS);
+    await expect(timedOut.repository.create(newPet('Timed out'))).rejects.toMatchObject({ status: 503, code: 'service_unavailable' });
+    expect(timedOut.sent).toEqual(['PutItem', 'GetItem']);
+    const keyed = failingOnce('timeout', YOUNG_ID_MS);
+    await expect(keyed.repository.createOnce(newPet('Timed out'), { owner: '0123456789abcdef', value: 'timed-out' })).rejects.toMatchObject({ status: 503 });
+    expect(keyed.sent).toEqual(['GetItem', 'TransactWriteItems', 'GetItem']);
+    expect((await db.petsStored()).filter((item) => item.name === 'Timed out')).toEqual([]);
     // Nothing was recorded either: the key creates on its retry.
     const { client } = instrumentedClient();
-    expect((await new DynamoDbPetRepository(client, db.tableName).createOnce(newPet('Too late'), { owner: '0123456789abcdef', value: 'too-late' })).replayed).toBe(false);
+    expect((await new DynamoDbPetRepository(client, db.tableName).createOnce(newPet('Timed out'), { owner: '0123456789abcdef', value: 'timed-out' })).replayed).toBe(false);
   });
 });
 

@@ -9,7 +9,7 @@ describe('the pet store settings read from the environment', () => {
   });
 
   it('refuse a value they cannot read, rather than list nothing or run the wrong layout', () => {
-    expect(() => readConfig({ PET_LAYOUT: 'new' })).toThrow('PET_LAYOUT "new" is not one of upgrading, copying, current');
+    expect(() => readConfig({ PET_LAYOUT: 'new' })).toThrow('PET_LAYOUT "new" is not one of upgrading, copying, copied, current');
     expect(() => readConfig({ LISTING_SETTLE_MS: 'abc' })).toThrow('LISTING_SETTLE_MS "abc" is not a whole number of milliseconds from 0 to 99999');
     expect(() => readConfig({ LISTING_SETTLE_MS: '-1' })).toThrow('LISTING_SETTLE_MS');
     expect(() => readConfig({ LISTING_SETTLE_MS: '1e3' })).toThrow('LISTING_SETTLE_MS');
