@@ -9,7 +9,7 @@ import {
 import { randomBytes, randomInt } from 'node:crypto';
 import { KEY_ID_PATTERN } from '../auth/api-key-hash';
 import { isoTimestamp, now as serviceClock } from '../clock';
-import { integer, numberOf, sameItem, text, textIn, type Item } from '../dynamodb/attribute-values';
+import { integer, numberOf, text, textIn, type Item } from '../dynamodb/attribute-values';
 import type { CallDeadline } from '../dynamodb/call-deadline';
 import { DATASTORE_RETRY_AFTER_SECONDS, isThrottling } from '../dynamodb/datastore-errors';
 import { AttemptTooLateError, attemptsOnlyUntil } from '../dynamodb/last-attempt';
@@ -85,30 +85,18 @@ export class DynamoDbPetWrites implements PetWrites {
 
   async create(newPet: NewPet, { deadline, beforeWrite }: CreateOptions = {}): Promise<Pet> {
     await beforeWrite;
-    const nonce = newNonce();
-    for (let draw = 1; ; draw += 1) {
-      // The id is drawn when the write is sent, after the request was admitted: ordered by time.
-      const nowMs = this.#now();
-      const pet: Pet = { id: this.#drawId(nowMs), name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
-      const item = this.#itemOf(pet, nowMs, nonce);
+    return this.#withFreshId(newPet, async (pet, item, nowMs) => {
       try {
         // The condition makes a write that would overwrite an existing pet fail instead.
-        const sent = await this.#send(
-          new PutItemCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
-          item,
-          nowMs,
-          deadline,
-        );
-        if (sent === 'written') return pet;
+        const command = new PutItemCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
+        return (await this.#send(command, item, nowMs, deadline)) === REDRAW ? REDRAW : pet;
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
-        // When the reply to a write that succeeded is lost, the SDK's retry meets the pet it wrote:
-        // the nonce is this request's alone, so an item with it is ours, and the create succeeded.
-        if (error.Item !== undefined && sameItem(error.Item, item)) return pet;
-        // Otherwise another create's pet holds the id: draw again.
+        // When the reply to a write that succeeded is lost, the SDK's retry meets the pet it wrote
+        // (its nonce); any other pet there is another create's: draw again.
+        return isOurs(error.Item, item) ? pet : REDRAW;
       }
-      if (draw === MAX_DRAWS) throw new ServiceUnavailableError(new Error(`no id written in ${MAX_DRAWS} draws`), DATASTORE_RETRY_AFTER_SECONDS);
-    }
+    });
   }
 
   async createOnce(newPet: NewPet, key: IdempotencyKey, { deadline, beforeWrite }: CreateOptions = {}): Promise<CreatedOnce> {
@@ -124,71 +112,83 @@ export class DynamoDbPetWrites implements PetWrites {
     // A replay writes nothing.
     if (recorded !== undefined && isLive(recorded, this.#now())) return { pet: replayOf(recorded, newPet), replayed: true };
 
-    const nonce = newNonce();
     const drawn = new Set<number>();
-    for (let draw = 1; ; draw += 1) {
-      const nowMs = this.#now();
-      const pet: Pet = { id: this.#drawId(nowMs), name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
+    return this.#withFreshId(newPet, async (pet, item, nowMs) => {
       drawn.add(pet.id);
-      // The pet is kept as a map, so the record has no top-level `statusShard`, `status` or `id`: no status index holds it.
+      // The pet is kept as a map, so the record has no top-level `statusShard`, `status` or `id`: no index of pets holds it.
       const record: Item = { ...recordKey, pet: { M: petAttributes(pet) }, expiresAt: integer(expiryOf(nowMs)), firstUsedAt: text(isoTimestamp(nowMs)) };
-      const petItemWritten = this.#itemOf(pet, nowMs, nonce);
+      // The SDK gives the transaction a ClientRequestToken that its retries reuse: a retry after a
+      // lost reply is answered as the first attempt was, without writing again.
+      const command = new TransactWriteItemsCommand({
+        TransactItems: [
+          { Put: { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+          {
+            Put: {
+              TableName: this.tableName,
+              Item: record,
+              // An expired record may still be there (TTL deletes within days): it is overwritten.
+              ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
+              ExpressionAttributeValues: { ':now': integer(Math.floor(nowMs / 1000)) },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            },
+          },
+        ],
+      });
       try {
-        // The SDK gives the transaction a ClientRequestToken that its retries reuse: a retry after a
-        // lost reply is answered as the first attempt was, without writing again.
-        const sent = await this.#send(
-          new TransactWriteItemsCommand({
-            TransactItems: [
-              { Put: { TableName: this.tableName, Item: petItemWritten, ConditionExpression: 'attribute_not_exists(pk)' } },
-              {
-                Put: {
-                  TableName: this.tableName,
-                  Item: record,
-                  // An expired record may still be there (TTL deletes within days): it is overwritten.
-                  ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
-                  ExpressionAttributeValues: { ':now': integer(Math.floor(nowMs / 1000)) },
-                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-                },
-              },
-            ],
-          }),
-          petItemWritten,
-          nowMs,
-          deadline,
-        );
-        if (sent === 'written') return { pet, replayed: false };
+        return (await this.#send(command, item, nowMs, deadline)) === REDRAW ? REDRAW : { pet, replayed: false };
       } catch (error) {
         if (!(error instanceof TransactionCanceledException)) throw error;
-        const settled = settleCancelled(error, drawn, newPet);
-        if (settled !== ID_TAKEN) return settled;
+        return settleCancelled(error, drawn, newPet);
       }
-      if (draw === MAX_DRAWS) throw new ServiceUnavailableError(new Error(`no id written in ${MAX_DRAWS} draws`), DATASTORE_RETRY_AFTER_SECONDS);
+    });
+  }
+
+  /**
+   * Draws an id for the pet and lets `write` write it, with its item (the create's nonce in it);
+   * `write` answers REDRAW when the id cannot be used (taken, or too old to resend), and a new id
+   * is drawn: MAX_DRAWS at most, then a 503.
+   */
+  async #withFreshId<T>(newPet: NewPet, write: (pet: Pet, item: Item, nowMs: number) => Promise<T | typeof REDRAW>): Promise<T> {
+    const nonce = newNonce();
+    for (let draw = 0; draw < MAX_DRAWS; draw += 1) {
+      // The id is drawn when the write is sent, after the request was admitted: ordered by time.
+      const nowMs = this.#now();
+      const pet: Pet = { id: this.#drawId(nowMs), name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
+      const written = await write(pet, this.#itemOf(pet, nowMs, nonce), nowMs);
+      if (written !== REDRAW) return written;
     }
+    throw new ServiceUnavailableError(new Error(`no id written in ${MAX_DRAWS} draws`), DATASTORE_RETRY_AFTER_SECONDS);
   }
 
   /**
    * Sends a pet's write (alone, or with its record); its attempts only while the id is young
    * (YOUNG_ID_MS). Past that: when no attempt went, or DynamoDB refused each for its rate (nothing
-   * written), the create may draw a new id ('redraw'); when an attempt's outcome is unknown (a
+   * written), the create may draw a new id (REDRAW); when an attempt's outcome is unknown (a
    * timeout, a dropped connection), the pet is read back: ours (its nonce) means it was written,
    * else a 503, as ambiguous as before (the write may still land).
    */
-  async #send(command: PutItemCommand | TransactWriteItemsCommand, item: Item, drawnAtMs: number, deadline: CallDeadline | undefined): Promise<'written' | 'redraw'> {
+  async #send(command: PutItemCommand | TransactWriteItemsCommand, item: Item, drawnAtMs: number, deadline: CallDeadline | undefined): Promise<'written' | typeof REDRAW> {
     try {
       await this.client.send(attemptsOnlyUntil(command, drawnAtMs + YOUNG_ID_MS, this.#now) as PutItemCommand, { abortSignal: deadline?.signalForCall() });
       return 'written';
     } catch (error) {
       if (!(error instanceof AttemptTooLateError)) throw error;
-      if (error.failures.every(isThrottling)) return 'redraw';
+      if (error.failures.every(isThrottling)) return REDRAW;
       const { Item: found } = await this.client.send(
         new GetItemCommand({ TableName: this.tableName, Key: { pk: item.pk as Item[string], sk: item.sk as Item[string] }, ConsistentRead: true }),
         { abortSignal: deadline?.signalForCall() },
       );
-      if (found !== undefined && textIn(found, 'nonce') === textIn(item, 'nonce')) return 'written';
+      if (isOurs(found, item)) return 'written';
       throw new ServiceUnavailableError(error, DATASTORE_RETRY_AFTER_SECONDS);
     }
   }
 }
+
+/** The answer of a write whose id cannot be used: draw another. */
+const REDRAW = Symbol('draw another id');
+
+/** A stored item is this create's when it holds its nonce (96 random bits, the request's alone). */
+const isOurs = (stored: Item | undefined, written: Item): boolean => stored !== undefined && textIn(stored, 'nonce') === textIn(written, 'nonce');
 
 /**
  * While a stage upgrades, `upgrading` code (the former layout) and `copying` code (the shards) run
@@ -210,15 +210,13 @@ function toRecord(item: Item): IdempotencyRecord {
 
 const THROTTLED_REASONS = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
 
-const ID_TAKEN = Symbol('the pet\'s id is taken');
-
 /**
  * A cancelled transaction wrote nothing. Its reasons tell why: the key's live record appeared
  * since it was read (a concurrent request with the key won, or our own attempt whose reply was
  * lost); a transaction on the record still running (its outcome unknown: 409); another create's
- * pet holding the id (ID_TAKEN: draw again); throttling (503). Any other reason is a fault of ours (500).
+ * pet holding the id (REDRAW: draw again); throttling (503). Any other reason is a fault of ours (500).
  */
-function settleCancelled(error: TransactionCanceledException, drawn: ReadonlySet<number>, request: NewPet): CreatedOnce | typeof ID_TAKEN {
+function settleCancelled(error: TransactionCanceledException, drawn: ReadonlySet<number>, request: NewPet): CreatedOnce | typeof REDRAW {
   const reasons = error.CancellationReasons ?? [];
   const [onPet, onRecord] = reasons;
   if (onRecord?.Code === 'ConditionalCheckFailed' && onRecord.Item !== undefined) {
@@ -231,7 +229,7 @@ function settleCancelled(error: TransactionCanceledException, drawn: ReadonlySet
   if (onRecord?.Code === 'ConditionalCheckFailed' || reasons.some((reason) => reason.Code === 'TransactionConflict')) {
     throw new IdempotencyInProgressError(DATASTORE_RETRY_AFTER_SECONDS);
   }
-  if (onPet?.Code === 'ConditionalCheckFailed') return ID_TAKEN;
+  if (onPet?.Code === 'ConditionalCheckFailed') return REDRAW;
   if (reasons.some((reason) => reason.Code !== undefined && THROTTLED_REASONS.has(reason.Code))) {
     throw new ServiceUnavailableError(error, DATASTORE_RETRY_AFTER_SECONDS);
   }
