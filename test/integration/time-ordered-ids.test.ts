@@ -9,17 +9,18 @@ const db = testDatabase();
 const START = Date.UTC(2026, 10, 26, 14);
 
 /**
- * A client that records the commands it sends and lets a test act before each attempt reaches
- * DynamoDB Local (inside the SDK's retries: the `deserialize` step runs once per attempt).
+ * A client that records the commands it sends (`PutItem`, ...) and lets a test act around each
+ * attempt on its way to DynamoDB Local (inside the SDK's retries: the `deserialize` step runs once
+ * per attempt); `send` sends the attempt.
  */
-function instrumentedClient(beforeAttempt: (command: string, input: Record<string, unknown>) => void = () => {}) {
+function instrumentedClient(aroundAttempt: (command: string, input: Record<string, unknown>, send: () => Promise<unknown>) => Promise<unknown> = (_, __, send) => send()) {
   const sent: string[] = [];
   const client = new DynamoDBClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      sent.push(String(context.commandName).replace(/Command$/, ''));
-      beforeAttempt(String(context.commandName), args.input as Record<string, unknown>);
-      return next(args);
+      const command = String(context.commandName).replace(/Command$/, '');
+      sent.push(command);
+      return (await aroundAttempt(command, args.input as Record<string, unknown>, () => next(args))) as Awaited<ReturnType<typeof next>>;
     },
     { step: 'deserialize' },
   );
@@ -77,25 +78,17 @@ describe('a retry of the same write', () => {
   function failingOnce(fault: 'throttle' | 'lost' | 'timeout', lateByMs: number) {
     let nowMs = START;
     let failed = false;
-    const written: unknown[] = [];
-    const client = new DynamoDBClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-    const sent: string[] = [];
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        const command = String(context.commandName).replace(/Command$/, '');
-        sent.push(command);
-        if ((command === 'PutItem' || command === 'TransactWriteItems') && !failed) {
-          failed = true;
-          nowMs += lateByMs;
-          if (fault === 'throttle') throw new ProvisionedThroughputExceededException({ message: 'throttled', $metadata: { httpStatusCode: 400 } });
-          if (fault === 'lost') written.push(await next(args));
-          throw Object.assign(new Error('the connection timed out'), { name: 'TimeoutError' });
-        }
-        return next(args);
-      },
-      { step: 'deserialize' },
-    );
-    return { repository: new DynamoDbPetRepository(client, db.tableName, { now: () => nowMs }), sent, written };
+    const { client, sent } = instrumentedClient(async (command, _, send) => {
+      if ((command === 'PutItem' || command === 'TransactWriteItems') && !failed) {
+        failed = true;
+        nowMs += lateByMs;
+        if (fault === 'throttle') throw new ProvisionedThroughputExceededException({ message: 'throttled', $metadata: { httpStatusCode: 400 } });
+        if (fault === 'lost') await send();
+        throw Object.assign(new Error('the connection timed out'), { name: 'TimeoutError' });
+      }
+      return send();
+    });
+    return { repository: new DynamoDbPetRepository(client, db.tableName, { now: () => nowMs }), sent };
   }
   const drawnMs = (id: number) => Math.floor(id / 4096);
 
@@ -165,16 +158,19 @@ describe('listings show a pet once its id is a second old', () => {
 
   it('pages are eventually consistent reads (half the units), getPet strongly consistent', async () => {
     const inputs: [string, unknown][] = [];
-    const { client } = instrumentedClient((command, input) => inputs.push([command, input.ConsistentRead]));
+    const { client } = instrumentedClient((command, input, send) => {
+      inputs.push([command, input.ConsistentRead]);
+      return send();
+    });
     const repository = new DynamoDbPetRepository(client, db.tableName);
     const pet = await repository.create(newPet('Consistency'));
     inputs.length = 0;
     await repository.get(pet.id);
     await repository.list({ afterId: 0, limit: 5, status: undefined });
     await repository.list({ afterId: 0, limit: 5, status: 'sold' });
-    expect(inputs[0]).toEqual(['GetItemCommand', true]);
+    expect(inputs[0]).toEqual(['GetItem', true]);
     expect(inputs.slice(1).length).toBeGreaterThanOrEqual(16);
-    for (const [command, consistent] of inputs.slice(1)) expect([command, consistent]).toEqual(['QueryCommand', undefined]);
+    for (const [command, consistent] of inputs.slice(1)) expect([command, consistent]).toEqual(['Query', undefined]);
   });
 });
 
