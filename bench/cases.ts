@@ -10,7 +10,7 @@ import { shareOf } from '../shared/pets/page-merge';
  * and its targets, the load run, the cost table and the parity test of the baseline.
  *
  * A declared operation without cases here is a type error (`satisfies` below); one without a
- * baseline twin (`bench/baseline/<id>.ts`) fails test/bench/baseline-parity.test.ts, and a DynamoDB
+ * baseline twin (`functions/<id>/baseline.ts`) fails test/bench/baseline-parity.test.ts, and a DynamoDB
  * right it declares that the overhead stub cannot answer fails test/bench/cases.test.ts.
  */
 import { join } from 'node:path';
@@ -142,7 +142,7 @@ export function caseLabelled(label: string): NamedCase & { readonly dynamoDb: No
 
 export type Implementation = 'ours' | 'baseline';
 
-/** The module whose `handler` a side runs: ours as declared, the baseline's twin in bench/baseline/. */
+/** The module whose `handler` a side runs: ours as declared, the baseline's twin beside it (functions/<name>/baseline.ts). */
 export function entryOf(root: string, implementation: Implementation, fn: BenchFunction): string {
-  return implementation === 'ours' ? join(root, FUNCTIONS[fn].handler) : join(root, 'bench', 'baseline', `${fn}.ts`);
+  return implementation === 'ours' ? join(root, FUNCTIONS[fn].handler) : join(root, 'functions', fn, 'baseline.ts');
 }

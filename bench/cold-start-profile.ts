@@ -90,8 +90,8 @@ export function groupOf(label: string): string {
   if (label === 'zod') return 'zod';
   if (label.startsWith('@middy/')) return 'middy';
   if (label === '@aws-sdk/lib-dynamodb' || label === '@aws-sdk/util-dynamodb') return 'DynamoDB document client (lib-dynamodb, util-dynamodb)';
+  if (label.startsWith('bench/baseline/') || /^functions\/[^/]+\/baseline\.ts$/.test(label)) return "the baseline's handler code";
   if (/^(shared|functions|infra)\//.test(label)) return 'our code (shared/, functions/)';
-  if (label.startsWith('bench/baseline/')) return "the baseline's handler code";
   // Packages: scoped, or a bare name (mnemonist, fast-xml-parser); Node's and V8's entries have a prefix or parentheses.
   if (/^(@aws-sdk|@smithy|@aws-crypto)\/|^[a-z][\w.-]*$/.test(label)) return 'AWS SDK and its dependencies (both)';
   if (label === 'node:internal/modules' || label === '(esbuild runtime and banner)' || label === 'ModuleWrap' || label === 'compileFunction') return 'loading and compiling the bundle';

@@ -30,7 +30,7 @@ import { stringLikeSource } from '../local/dynamodb-rights';
 /**
  * `npm run bench`: the declared operations and the authorizer (bench/cases.ts: the functions and
  * their cases), bundled exactly as the stack bundles them, against a framework-free baseline
- * (bench/baseline/) making the same DynamoDB requests. Measures bundle
+ * (`functions/<name>/baseline.ts`, on bench/baseline/) making the same DynamoDB requests. Measures bundle
  * size, cold start, the stack's own per-request cost (DynamoDB stubbed) and warm round trips to
  * DynamoDB Local with their request count and consumed capacity; ours and the baseline always
  * alternate (ABAB). Writes bench/results.json and bench/results.md. Every process it starts is
@@ -378,7 +378,7 @@ function reportOf(results: Results): string {
   lines.push('# Benchmark results', '');
   lines.push(`${results.date.slice(0, 10)}, ${results.machine.cpu}, ${results.machine.cores} cores, ${results.machine.memoryGiB} GiB, Node.js ${results.machine.node.slice(1)} (${results.machine.platform}).`);
   lines.push(`Versions: ${Object.entries(results.versions).map(([name, version]) => `${name} ${version}`).join(', ')}. The run took ${results.durationSeconds} s.`, '');
-  lines.push('"Ours" is each function as the CDK stack bundles it; "baseline" is a framework-free handler (bench/baseline/) making the same DynamoDB requests. Ours and the baseline alternate throughout (ABAB).', '');
+  lines.push('"Ours" is each function as the CDK stack bundles it; "baseline" is a framework-free handler (`functions/<name>/baseline.ts`, on bench/baseline/) making the same DynamoDB requests. Ours and the baseline alternate throughout (ABAB).', '');
 
   lines.push('## Bundle size', '', '| function | ours | baseline | ours − baseline | gzip: ours / baseline | target (≤ +80 KB) |', '|---|---|---|---|---|---|');
   for (const name of BENCH_FUNCTIONS) {

@@ -4,7 +4,7 @@
  * metric's value as a member, and an `_aws` block saying which members are metrics, in which
  * namespace, under which dimensions (members of the line too). The one writer of every metric line
  * of the service: the request metrics (shared/http/request-metrics.ts) and the key mirror's run
- * (functions/keyMirror.ts).
+ * (functions/keyMirror/handler.ts).
  */
 export type MetricUnit = 'Count' | 'Milliseconds';
 

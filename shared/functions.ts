@@ -53,7 +53,7 @@ const COUNT_KEY_REQUESTS: DataAccess = { actions: ['UpdateItem'], items: ['keyCo
 export const OPERATIONS = {
   listPets: {
     route: { method: 'GET', path: '/pets' },
-    handler: 'functions/listPets.ts',
+    handler: 'functions/listPets/handler.ts',
     // The former layout (`formerPets`, FORMER_STATUS_INDEX) is read only while a stage upgrades
     // (table-definition.ts, PetLayout); its rights go in the release after every stage is `current`.
     dynamodb: [
@@ -68,7 +68,7 @@ export const OPERATIONS = {
   },
   createPet: {
     route: { method: 'POST', path: '/pets' },
-    handler: 'functions/createPet.ts',
+    handler: 'functions/createPet/handler.ts',
     dynamodb: [
       COUNT_KEY_REQUESTS,
       // The former id counter: for the version before the sharded layout while a deploy replaces it (table-definition.ts).
@@ -82,7 +82,7 @@ export const OPERATIONS = {
   },
   getPet: {
     route: { method: 'GET', path: '/pets/{petId}' },
-    handler: 'functions/getPet.ts',
+    handler: 'functions/getPet/handler.ts',
     // formerPets: while a stage upgrades (table-definition.ts, PetLayout).
     dynamodb: [{ actions: ['GetItem'], items: ['pets', 'formerPets'] }, COUNT_KEY_REQUESTS],
   },
@@ -104,7 +104,7 @@ export const DOCUMENTATION_ROUTES = {
 export const SUPPORT_FUNCTIONS = {
   /** API Gateway's REQUEST authorizer: looks keys up by hash, counts requests without a valid key per address. */
   authorizer: {
-    handler: 'functions/authorizer.ts',
+    handler: 'functions/authorizer/handler.ts',
     dynamodb: [
       // formerKeyRegistry: for the previous version while a deploy replaces it (table-definition.ts).
       { actions: ['GetItem'], items: ['keyRegistry', 'formerKeyRegistry'] },
@@ -113,13 +113,13 @@ export const SUPPORT_FUNCTIONS = {
   },
   /** The interface description and its reference page, served without a key. */
   apiDocs: {
-    handler: 'functions/apiDocs.ts',
+    handler: 'functions/apiDocs/handler.ts',
     dynamodb: [],
     routes: DOCUMENTATION_ROUTES,
   },
   /** Copies API Gateway's keys and usage plans into the key registry, on a schedule. */
   keyMirror: {
-    handler: 'functions/keyMirror.ts',
+    handler: 'functions/keyMirror/handler.ts',
     dynamodb: [
       // Lists the registry through the key index, which holds key items alone (not the pets a Scan would read)...
       { actions: ['Query'], index: KEY_INDEX },

@@ -55,7 +55,7 @@ describe('two Authorization headers', () => {
 
 describe('an operation reached with two Authorization headers (in AWS, through an authorizer answer cached for one of them)', () => {
   it('refuses it with 401 although the authorizer\'s context allows the caller', async () => {
-    const { handler } = await import('../../functions/listPets');
+    const { handler } = await import('../../functions/listPets/handler');
     const event = listPetsEvent({ limit: '1' });
     expect((await handler(event, lambdaContext('listPets', 10_000))).statusCode).toBe(200);
     event.multiValueHeaders = { Authorization: ['Bearer local-business-key'], authorization: ['Bearer nope'] };

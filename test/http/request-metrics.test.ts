@@ -126,7 +126,7 @@ describe('LOG_LEVEL', () => {
   });
 
   it('a request without a plan (a function reached without the authorizer) has the operation alone as its dimension', async () => {
-    const { handler } = (await import('../../functions/listPets')) as unknown as { handler: (event: unknown, context: unknown) => Promise<{ statusCode: number }> };
+    const { handler } = (await import('../../functions/listPets/handler')) as unknown as { handler: (event: unknown, context: unknown) => Promise<{ statusCode: number }> };
     const { lambdaContext } = await import('../../local/api-gateway-event');
     const [line] = await linesOf(() => handler({ httpMethod: 'GET', resource: '/pets', path: '/pets', headers: {}, multiValueHeaders: {}, queryStringParameters: null, multiValueQueryStringParameters: null, pathParameters: null, body: null, isBase64Encoded: false, requestContext: { requestId: 'no-plan' } }, lambdaContext('metrics', 3_000)));
     expect(line).toMatchObject({ status: 401, Status4xx: 1 });

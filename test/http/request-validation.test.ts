@@ -157,7 +157,7 @@ describe('a media-type parameter is name=value (issue 36, finding 3)', () => {
 
 describe('a request already refused is not validated', () => {
   it('a function reached without the authorizer\'s caller answers 401, not the 400 its body would earn', async () => {
-    const { handler } = (await import('../../functions/createPet')) as unknown as { handler: (event: APIGatewayProxyEvent, context: unknown) => Promise<APIGatewayProxyResult> };
+    const { handler } = (await import('../../functions/createPet/handler')) as unknown as { handler: (event: APIGatewayProxyEvent, context: unknown) => Promise<APIGatewayProxyResult> };
     const event = {
       httpMethod: 'POST',
       resource: '/pets',

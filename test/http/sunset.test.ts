@@ -57,7 +57,7 @@ describe('getPet across its sunset', () => {
 
   it('does not read the datastore: with every GetItem frozen, the 410 comes at once', async () => {
     clock.setTime(SUNSET + 1_000);
-    const { handler } = (await import('../../functions/getPet')) as unknown as { handler: (event: APIGatewayProxyEvent, context: unknown) => Promise<APIGatewayProxyResult> };
+    const { handler } = (await import('../../functions/getPet/handler')) as unknown as { handler: (event: APIGatewayProxyEvent, context: unknown) => Promise<APIGatewayProxyResult> };
     proxy.inject('hang', ['GetItem']);
     const readsBefore = proxy.seen.get('GetItem') ?? 0;
     const event = {

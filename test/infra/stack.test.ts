@@ -518,7 +518,7 @@ describe('the bundled functions', () => {
     }
     // Shipped with its source map (stack traces name the TypeScript sources), without their text.
     const sourceMap = JSON.parse(readFileSync(join(assetDir, 'index.mjs.map'), 'utf8')) as { sources: string[]; sourcesContent?: unknown };
-    expect(sourceMap.sources.some((source) => source.endsWith('functions/listPets.ts'))).toBe(true);
+    expect(sourceMap.sources.some((source) => source.endsWith('functions/listPets/handler.ts'))).toBe(true);
     expect(sourceMap.sourcesContent).toBeUndefined();
     // Bundled with the aliases the bench measures (infra/bundling.ts): no import of node:stream/web.
     expect(readFileSync(join(assetDir, 'index.mjs'), 'utf8')).not.toContain('node:stream/web');

@@ -1,6 +1,6 @@
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handler } from '../../functions/authorizer';
+import { handler } from '../../functions/authorizer/handler';
 import { lambdaContext } from '../../local/api-gateway-event';
 import { principalFromContext } from '../../shared/auth/authorizer-contract';
 import { hashApiKey, keyIdOf } from '../../shared/auth/api-key-hash';

@@ -42,7 +42,7 @@ async function coldContainer(): Promise<{ handler: Handler; advance: (ms: number
   const { setClock } = await import('../../shared/clock');
   let nowMs = Date.now();
   setClock(() => nowMs);
-  const { handler } = await import('../../functions/listPets');
+  const { handler } = await import('../../functions/listPets/handler');
   return { handler: handler as unknown as Handler, advance: (ms) => (nowMs += ms) };
 }
 

@@ -116,7 +116,7 @@ describe('when DynamoDB throttles or fails', () => {
 
   it('answers 503 before the Lambda timeout when DynamoDB never answers', async () => {
     proxy.inject('hang', ['Query']);
-    const { handler } = await import('../../functions/listPets');
+    const { handler } = await import('../../functions/listPets/handler');
     const event = {
       httpMethod: 'GET',
       path: '/pets',

@@ -27,8 +27,8 @@ beforeAll(async () => {
   proxy = await startFaultProxy(db.endpoint);
   // Set before the handler modules are first imported: they read it once per container.
   process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
-  createPet = (await import('../../functions/createPet')).handler as unknown as Handler;
-  listPets = (await import('../../functions/listPets')).handler as unknown as Handler;
+  createPet = (await import('../../functions/createPet/handler')).handler as unknown as Handler;
+  listPets = (await import('../../functions/listPets/handler')).handler as unknown as Handler;
 });
 afterEach(() => proxy.clear());
 afterAll(() => proxy.close());

@@ -77,7 +77,9 @@ describe('the cold-start profile', () => {
     expect(groupOf('@aws-sdk/lib-dynamodb')).toBe('DynamoDB document client (lib-dynamodb, util-dynamodb)');
     expect(groupOf('@smithy/core')).toBe('AWS SDK and its dependencies (both)');
     expect(groupOf('node:internal/modules')).toBe('loading and compiling the bundle');
-    expect(groupOf('functions/getPet.ts')).toBe('our code (shared/, functions/)');
+    expect(groupOf('functions/getPet/handler.ts')).toBe('our code (shared/, functions/)');
+    expect(groupOf('functions/getPet/baseline.ts')).toBe("the baseline's handler code");
+    expect(groupOf('bench/baseline/common.ts')).toBe("the baseline's handler code");
     expect(groupOf('mnemonist')).toBe('AWS SDK and its dependencies (both)');
     // A native frame of Node's (a C++ binding) is not a package.
     expect(groupOf('native: writev')).toBe('Node and V8, other');

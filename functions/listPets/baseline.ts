@@ -7,8 +7,8 @@ import { FirstPageCache } from '../../shared/pets/first-page-cache';
 import { mergedPage, type MergedPage, type SourcePage } from '../../shared/pets/page-merge';
 import { lastIdDrawnBy, LISTING_SETTLE_MS } from '../../shared/pets/pet-ids';
 import type { PetStatus } from '../../shared/pets/schema';
-import { admitted, begin, refusedWithoutKey, db, error, pad, petJson, petOf, PET_SHARDS, READS_FORMER, respond, TABLE, type Context } from './common';
-import { cursorKeys, prepareCursorKeys, readCursor, signCursor } from './cursor';
+import { admitted, begin, refusedWithoutKey, db, error, pad, petJson, petOf, PET_SHARDS, READS_FORMER, respond, TABLE, type Context } from '../../bench/baseline/common';
+import { cursorKeys, prepareCursorKeys, readCursor, signCursor } from '../../bench/baseline/cursor';
 
 const STATUSES = new Set(['available', 'pending', 'sold']);
 /** As ours reads LISTING_SETTLE_MS and FIRST_PAGE_CACHE. */

@@ -1,11 +1,11 @@
-import { nextPageHeaders } from '../shared/http/pagination';
-import { JsonText, ok } from '../shared/http/result';
-import { httpOperation } from '../shared/http/stack';
-import { LIST_PETS_CHECKS } from '../shared/pets/list-pets-checks';
-import { petsJson } from '../shared/pets/pet-json';
-import { pageCursors } from '../shared/pets/cursor-store';
-import { listPets } from '../shared/pets/service';
-import { petReads } from '../shared/pets/pet-reads-store';
+import { nextPageHeaders } from '../../shared/http/pagination';
+import { JsonText, ok } from '../../shared/http/result';
+import { httpOperation } from '../../shared/http/stack';
+import { LIST_PETS_CHECKS } from '../../shared/pets/list-pets-checks';
+import { petsJson } from '../../shared/pets/pet-json';
+import { pageCursors } from '../../shared/pets/cursor-store';
+import { listPets } from '../../shared/pets/service';
+import { petReads } from '../../shared/pets/pet-reads-store';
 
 const listing = { pets: petReads, cursors: pageCursors };
 

@@ -6,7 +6,7 @@ import { isoTimestamp, now } from '../../shared/clock';
 // The same id rule and retry bound as ours, with the same helpers: features, not framework.
 import { drawPetId, YOUNG_ID_MS } from '../../shared/pets/pet-ids';
 import { attemptsOnlyUntil } from '../../shared/dynamodb/last-attempt';
-import { admitted, begin, refusedWithoutKey, db, error, pad, petPartition, PET_SHARDS, respond, TABLE, WRITES_FORMER, type Context, type Count } from './common';
+import { admitted, begin, refusedWithoutKey, db, error, pad, petPartition, PET_SHARDS, respond, TABLE, WRITES_FORMER, type Context, type Count } from '../../bench/baseline/common';
 
 const STATUSES = new Set(['available', 'pending', 'sold']);
 

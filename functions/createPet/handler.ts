@@ -1,10 +1,10 @@
-import { created, JsonText } from '../shared/http/result';
-import { API_BASE_PATH } from '../shared/http/routes';
-import { httpOperation } from '../shared/http/stack';
-import { CREATE_PET_CHECKS } from '../shared/pets/create-pet-checks';
-import { petJson } from '../shared/pets/pet-json';
-import { createPet } from '../shared/pets/service';
-import { petWrites } from '../shared/pets/pet-writes-store';
+import { created, JsonText } from '../../shared/http/result';
+import { API_BASE_PATH } from '../../shared/http/routes';
+import { httpOperation } from '../../shared/http/stack';
+import { CREATE_PET_CHECKS } from '../../shared/pets/create-pet-checks';
+import { petJson } from '../../shared/pets/pet-json';
+import { createPet } from '../../shared/pets/service';
+import { petWrites } from '../../shared/pets/pet-writes-store';
 
 const writing = { pets: petWrites };
 

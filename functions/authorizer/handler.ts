@@ -1,17 +1,17 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
-import { AUTHORIZER_UNAUTHORIZED, type RefusalContext, principalContext } from '../shared/auth/authorizer-contract';
-import { authorize } from '../shared/auth/authorize';
-import { readBearerHeaders } from '../shared/auth/bearer';
-import { KeyRegistry } from '../shared/auth/key-registry';
-import { config } from '../shared/config';
-import { deadlineBeforeTimeout } from '../shared/dynamodb/call-deadline';
-import { documentClient } from '../shared/dynamodb/document-client';
-import { requestHeader, requestHeaderCount } from '../shared/http/headers';
-import { setRateLimitHeaders } from '../shared/http/rate-limit-headers';
-import { OPERATION_IDS, OPERATIONS, type OperationId } from '../shared/functions';
-import { routeOf } from '../shared/http/routes';
-import { rateLimiter } from '../shared/limits/limiter-instance';
-import { loggedError, writeLog, type LogEntry } from '../shared/log';
+import { AUTHORIZER_UNAUTHORIZED, type RefusalContext, principalContext } from '../../shared/auth/authorizer-contract';
+import { authorize } from '../../shared/auth/authorize';
+import { readBearerHeaders } from '../../shared/auth/bearer';
+import { KeyRegistry } from '../../shared/auth/key-registry';
+import { config } from '../../shared/config';
+import { deadlineBeforeTimeout } from '../../shared/dynamodb/call-deadline';
+import { documentClient } from '../../shared/dynamodb/document-client';
+import { requestHeader, requestHeaderCount } from '../../shared/http/headers';
+import { setRateLimitHeaders } from '../../shared/http/rate-limit-headers';
+import { OPERATION_IDS, OPERATIONS, type OperationId } from '../../shared/functions';
+import { routeOf } from '../../shared/http/routes';
+import { rateLimiter } from '../../shared/limits/limiter-instance';
+import { loggedError, writeLog, type LogEntry } from '../../shared/log';
 
 const registry = new KeyRegistry(documentClient, config.tableName);
 

@@ -1,9 +1,9 @@
-import { ApiGatewayKeySource, createManagementClient } from '../shared/auth/api-gateway-keys';
-import { KeyRegistry } from '../shared/auth/key-registry';
-import { mirrorKeys } from '../shared/auth/key-mirror';
-import { logMirrorRun } from '../shared/auth/key-mirror-run-log';
-import { config } from '../shared/config';
-import { documentClient } from '../shared/dynamodb/document-client';
+import { ApiGatewayKeySource, createManagementClient } from '../../shared/auth/api-gateway-keys';
+import { KeyRegistry } from '../../shared/auth/key-registry';
+import { mirrorKeys } from '../../shared/auth/key-mirror';
+import { logMirrorRun } from '../../shared/auth/key-mirror-run-log';
+import { config } from '../../shared/config';
+import { documentClient } from '../../shared/dynamodb/document-client';
 
 const registry = new KeyRegistry(documentClient, config.tableName);
 const client = createManagementClient({ region: config.region });

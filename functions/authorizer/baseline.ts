@@ -3,7 +3,7 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { isoTimestamp, now } from '../../shared/clock';
 import { OPERATION_IDS, OPERATIONS } from '../../shared/functions';
-import { authorizationCount, count, db, TABLE } from './common';
+import { authorizationCount, count, db, TABLE } from '../../bench/baseline/common';
 
 /**
  * The baseline's REQUEST authorizer: the same decisions and DynamoDB requests as ours (the key by

@@ -1,7 +1,7 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { now } from '../../shared/clock';
-import { admitted, begin, refusedWithoutKey, db, error, pad, petJson, petOf, petPartition, READS_FORMER, respond, TABLE } from './common';
+import { admitted, begin, refusedWithoutKey, db, error, pad, petJson, petOf, petPartition, READS_FORMER, respond, TABLE } from '../../bench/baseline/common';
 
 const DEPRECATION = { Deprecation: '@1795305600', Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT', Link: '</v1/pets>; rel="successor-version"' };
 const SUNSET_MS = Date.UTC(2030, 11, 5);

@@ -1,10 +1,10 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import document from '../openapi/openapi.json' with { type: 'json' };
-import { REFERENCE_PAGE_CSP, REFERENCE_PAGE_HTML, referenceAsset } from '../shared/docs/reference-page';
-import { clientText, NotFoundError } from '../shared/errors';
-import { toErrorResponse } from '../shared/http/middleware/error-response';
-import { EVERY_ANSWER_HEADERS } from '../shared/http/every-answer';
-import { API_BASE_PATH, DOCUMENTATION_ROUTES } from '../shared/http/routes';
+import document from '../../openapi/openapi.json' with { type: 'json' };
+import { REFERENCE_PAGE_CSP, REFERENCE_PAGE_HTML, referenceAsset } from '../../shared/docs/reference-page';
+import { clientText, NotFoundError } from '../../shared/errors';
+import { toErrorResponse } from '../../shared/http/middleware/error-response';
+import { EVERY_ANSWER_HEADERS } from '../../shared/http/every-answer';
+import { API_BASE_PATH, DOCUMENTATION_ROUTES } from '../../shared/http/routes';
 
 /**
  * Served with the server it was fetched from first: a relative URL, so the reference page's
