@@ -3,8 +3,9 @@ import { shareOf } from '../shared/pets/page-merge';
 /**
  * What the bench runs, per function: the declared operations (shared/functions.ts) and the
  * authorizer, each with its cases. A case is a request (an event spec the children turn into API
- * Gateway's event: bench/children/events.mjs), the status it must answer, whether the stack
- * overhead is timed on it (DynamoDB stubbed), and, when its DynamoDB requests are measured, their
+ * Gateway's event: bench/children/events.mjs), the data each request needs made before it (its
+ * setup, bench/setups.ts: a fresh pet to read, or to use up), the status it must answer, whether
+ * the stack overhead is timed on it (DynamoDB stubbed), and, when its DynamoDB requests are measured, their
  * label, the round trips it may wait for and its share in the cost mix (bench/cost.ts). From this
  * follow the bundles, the cold starts, the overhead runs, the end-to-end runs, the DynamoDB table
  * and its targets, the load run, the cost table and the parity test of the baseline.
@@ -15,8 +16,8 @@ import { shareOf } from '../shared/pets/page-merge';
  */
 import { join } from 'node:path';
 import { FUNCTIONS, OPERATION_IDS, OPERATIONS, type OperationId } from '../shared/functions';
-import { drawPetId } from '../shared/pets/pet-ids';
-import type { AuthorizerEventSpec, EventSpec, RequestEventSpec } from './children/events.mjs';
+import { withFill, type AuthorizerEventSpec, type EventSpec, type RequestEventSpec } from './children/events.mjs';
+import { BENCH_SETUPS, type SetupName } from './setups';
 
 /** The functions the bench compares with a baseline: every operation, and the authorizer in front of them. */
 export type BenchFunction = OperationId | 'authorizer';
@@ -24,6 +25,12 @@ export const BENCH_FUNCTIONS: readonly BenchFunction[] = [...OPERATION_IDS, 'aut
 
 export interface BenchCase {
   readonly event: EventSpec;
+  /**
+   * Data each request needs, made before it and not timed (bench/setups.ts: a fresh pet, its id
+   * filled into the path): a request that reads or uses up data of its own. Every runner sending
+   * the case to a table makes it; where none is made (the overhead's stub) the setup's placeholder is sent.
+   */
+  readonly setup?: SetupName;
   /** What it answers; for the authorizer, what API Gateway then answers: 200 Allow, 401 Unauthorized, 429 Deny. */
   readonly status: number;
   /** Timed with DynamoDB answered by a stub (the overhead table, under the case's name). */
@@ -67,12 +74,6 @@ function authorization(key: AuthorizerEventSpec['key'], spec: Pick<AuthorizerEve
 const NEW_PET = { name: 'Bench {n}', categoryId: 3, status: 'available' };
 
 /**
- * The pet getPet's case reads: an id as a create draws them (one drawn on 2026-01-02), which
- * whoever runs the case against a table creates first with this id (bench/run.ts, the parity test).
- */
-export const BENCH_PET_ID = drawPetId(Date.UTC(2026, 0, 2), () => 1);
-
-/**
  * The round trips: an operation counts its key's request while it reads (one; a page's shard
  * queries go together); a create counts (and reads the key's record meanwhile), then draws the id
  * and writes (two); the authorizer looks a known key up (one), and without a valid key then counts
@@ -95,7 +96,8 @@ export const BENCH_CASES = {
     },
   }),
   getPet: casesOf('getPet', {
-    getPet: { event: request('getPet', { pathParameters: { petId: String(BENCH_PET_ID) } }), status: 200, timedWithoutIo: true, dynamoDb: { label: 'getPet', maxRoundTrips: 1, costShare: 0.1 } },
+    // Each request reads a pet of its own, created before it (its id filled into the path).
+    getPet: { event: request('getPet'), setup: 'freshPet', status: 200, timedWithoutIo: true, dynamoDb: { label: 'getPet', maxRoundTrips: 1, costShare: 0.1 } },
   }),
   authorizer: casesOf('authorize', {
     authorize: { event: authorization('bench'), status: 200, timedWithoutIo: true, dynamoDb: { label: 'authorizer (a known key)', maxRoundTrips: 1 } },
@@ -111,11 +113,15 @@ export interface NamedCase extends BenchCase {
   readonly fn: BenchFunction;
 }
 
-/** Every case, function by function in the declarations' order. */
+/** Every case, function by function in the declarations' order; a case with a setup with its placeholder filled in (a runner with a table fills its own data over it). */
 export const ALL_CASES: readonly NamedCase[] = BENCH_FUNCTIONS.flatMap((fn) => {
   // The type checker already refuses this; said again for a run without it (tsx, vitest).
   if (!Object.hasOwn(BENCH_CASES, fn)) throw new Error(`bench/cases.ts has no cases for ${fn}: every declared operation needs its cases there`);
-  return Object.entries(BENCH_CASES[fn].cases as Readonly<Record<string, BenchCase>>).map(([name, benchCase]) => ({ ...benchCase, name, fn }));
+  return Object.entries(BENCH_CASES[fn].cases as Readonly<Record<string, BenchCase>>).map(([name, benchCase]) => {
+    if (benchCase.setup !== undefined && !Object.hasOwn(BENCH_SETUPS, benchCase.setup)) throw new Error(`bench/cases.ts: ${name} names the setup ${benchCase.setup}, which bench/setups.ts does not have`);
+    const event = benchCase.setup === undefined ? benchCase.event : withFill(benchCase.event, BENCH_SETUPS[benchCase.setup].placeholder);
+    return { ...benchCase, event, name, fn };
+  });
 });
 
 for (const [what, values] of [

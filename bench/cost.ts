@@ -95,7 +95,7 @@ export function costOf(label: string, fn: string, measured: Measured, prices: Pr
   const measuredOf = (caseLabel: string) => {
     const found = measured.dynamoDb[caseLabel];
     // A case added to bench/cases.ts is priced from a measurement: the committed one predates it.
-    if (found === undefined) throw new Error(`bench/results.json has no measurement of "${caseLabel}": run npm run bench (it measures every case of bench/cases.ts and rewrites the results and the cost table)`);
+    if (found === undefined) throw new Error(`bench/results.json has no measurement of "${caseLabel}": run npm run bench (it measures every case of bench/cases.ts and rewrites the results and the cost table), or npm run bench -- --operation <its function> --only requests --only e2e (merged into the results)`);
     return found.ours;
   };
   const { capacityUnits, readUnits } = measuredOf(label);

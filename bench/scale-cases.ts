@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { BENCH_FUNCTIONS, type BenchFunction } from './cases';
 
 /**
  * The scale run's cases (bench/scale.ts): what is offered, from which keys, and at which factor
@@ -69,6 +70,11 @@ export interface ScaleCase {
   /** The rate it should sustain at DynamoDB's rates (requests a second), if it has a target. */
   readonly target?: number;
   readonly success: readonly number[];
+  /**
+   * The functions whose figures it gives: `npm run bench -- --only scale --operation <id>` runs
+   * the cases naming it (the mix names every function, so a re-measured function's mix is too).
+   */
+  readonly functions: readonly BenchFunction[];
   /** The n-th request of the case (n counts across its steps). */
   request(n: number, fixtures: ScaleFixtures): ScaleRequest;
 }
@@ -95,6 +101,7 @@ const keyedCreatePet = (n: number, key: string): ScaleRequest => ({ ...createPet
 export const SCALE_CASES = [
   {
     name: 'getPet',
+    functions: ['getPet'],
     description: 'getPet, 20 keys',
     factor: 400,
     startRate: 20,
@@ -105,6 +112,7 @@ export const SCALE_CASES = [
   },
   {
     name: 'listPets',
+    functions: ['listPets'],
     description: `listPets first pages (limit ${SCALE.pageSize}), 20 keys`,
     factor: 400,
     startRate: 20,
@@ -114,6 +122,7 @@ export const SCALE_CASES = [
   },
   {
     name: 'listPetsAfterCursor',
+    functions: ['listPets'],
     description: `listPets pages that follow a cursor (limit ${SCALE.pageSize}), 20 keys`,
     factor: 200,
     startRate: 15,
@@ -124,6 +133,7 @@ export const SCALE_CASES = [
   },
   {
     name: 'listPetsByStatus',
+    functions: ['listPets'],
     description: `listPets first pages with status (the three in turn, limit ${SCALE.pageSize}), 20 keys`,
     factor: 400,
     startRate: 20,
@@ -133,6 +143,7 @@ export const SCALE_CASES = [
   },
   {
     name: 'createPet',
+    functions: ['createPet'],
     description: 'createPet, 20 keys',
     factor: 200,
     startRate: 15,
@@ -143,6 +154,7 @@ export const SCALE_CASES = [
   },
   {
     name: 'keyedCreatePet',
+    functions: ['createPet'],
     description: 'createPet with Idempotency-Key, 20 keys',
     factor: 100,
     startRate: 15,
@@ -153,6 +165,8 @@ export const SCALE_CASES = [
   },
   {
     name: 'mix',
+    // Every operation's requests, each through the authorizer.
+    functions: BENCH_FUNCTIONS,
     description: 'the mix: 35 % listPets first pages, 35 % listPets pages that follow a cursor, 10 % createPet, 10 % keyed createPet, 10 % getPet; 20 keys',
     factor: 200,
     startRate: 35,
@@ -167,9 +181,10 @@ export const SCALE_CASES = [
       return slot < 16 ? createPet(n, key) : slot < 18 ? keyedCreatePet(n, key) : getPet(key, fixtures);
     },
   },
-  { name: 'oneKeyGetPet', description: 'getPet, one key alone', factor: 50, startRate: 8, maxRate: 40, success: [200], request: (n, fixtures) => getPet(one(n, fixtures), fixtures) },
+  { name: 'oneKeyGetPet', functions: ['getPet'], description: 'getPet, one key alone', factor: 50, startRate: 8, maxRate: 40, success: [200], request: (n, fixtures) => getPet(one(n, fixtures), fixtures) },
   {
     name: 'oneKeyKeyedCreatePet',
+    functions: ['createPet'],
     description: 'createPet with Idempotency-Key, one key alone',
     factor: 50,
     startRate: 8,
@@ -179,6 +194,7 @@ export const SCALE_CASES = [
   },
   {
     name: 'keyLookups',
+    functions: ['listPets', 'authorizer'],
     description: "listPets first pages with status, each request with a key the authorizer's cache does not hold (a key lookup each)",
     factor: 400,
     startRate: 20,

@@ -5,7 +5,7 @@ import type { components, operations, paths } from './schema';
 
 /**
  * A typed client of the pet store API: request and response types are generated from the
- * interface description (client/schema.d.ts, by `npm run openapi`); 429 and 503 are retried as the
+ * interface description (client/schema.d.ts, by `npm run generate`); 429 and 503 are retried as the
  * interface asks (Retry-After, then exponential backoff with jitter, see ./retry.ts). Each create
  * carries an `Idempotency-Key` (a fresh UUID v4 unless the caller gives one) that its retries
  * keep, so a retried create never adds a second animal.

@@ -1,10 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { ITEM_PARTITIONS, tableDefinition, tableDefinitionFor } from '../shared/dynamodb/table-definition';
-import type { DataAccess, FunctionName } from '../shared/functions';
+import { ITEM_PARTITIONS, tableDefinition, tableDefinitionFor, type IndexName, type ItemKind } from '../shared/dynamodb/table-definition';
+import { OPERATIONS, type DataAccess, type FunctionName } from '../shared/functions';
 
 /**
  * Least privilege, checked on this machine: DynamoDB Local checks no rights, so the local server
- * runs each function as a caller with its declared rights (shared/functions.ts, the same rights the
+ * runs each function as a caller with its declared rights (functions/<name>/operation.ts for an operation, shared/functions.ts for the others: the same rights the
  * stack grants: infra/declared-rights.ts), and a request to DynamoDB outside them is answered as
  * DynamoDB answers a role without the right: 400 AccessDeniedException, naming the action, the
  * resource and, beyond AWS's words, the declaration and the key. The handler sees the SDK's own
@@ -21,6 +21,9 @@ import type { DataAccess, FunctionName } from '../shared/functions';
  *
  * Only calls made inside `runAs` are checked: set-up code (npm start's, the tests', `npm run keys`)
  * runs with the rights of whoever runs it, as an administrator's credentials would.
+ *
+ * Which rights the requests let through used can be recorded (recordRightsUsed, off by default):
+ * test/http/declared-rights.test.ts requires every declared right to be used by a case of the bench.
  */
 export interface Caller {
   readonly functionName: FunctionName;
@@ -30,6 +33,9 @@ export interface Caller {
 }
 
 const current = new AsyncLocalStorage<Caller>();
+
+/** Where a function's rights are declared: an operation's own declaration, or the support functions' table. */
+export const declarationFileOf = (functionName: FunctionName): string => (functionName in OPERATIONS ? `functions/${functionName}/operation.ts` : 'shared/functions.ts');
 
 /** Runs `work` as the function: its DynamoDB calls, and those of what it leaves running, are checked. */
 export function runAs<T>(caller: Caller, work: () => T): T {
@@ -145,12 +151,84 @@ export function stringLike(pattern: string, value: string): boolean {
 /** Whether one of the rights allows this authorization, as IAM would evaluate the statements the stack writes. */
 export function allows(rights: readonly DataAccess[], tableName: string, needed: Authorization): boolean {
   if (needed.tableName !== tableName) return false;
-  return rights.some((right) => {
-    if (!(right.actions as readonly string[]).includes(needed.action)) return false;
-    if ('index' in right) return needed.indexName === right.index;
-    if (needed.indexName !== undefined || needed.leadingKeys === 'unreadable') return false;
-    return needed.leadingKeys.every((key) => right.items.some((kind) => stringLike(ITEM_PARTITIONS[kind], key)));
-  });
+  return rights.some((right) => grants(right, needed));
+}
+
+/** Whether this one right (one statement) allows the authorization, on the caller's table. */
+function grants(right: DataAccess, needed: Authorization): boolean {
+  if (!(right.actions as readonly string[]).includes(needed.action)) return false;
+  if ('index' in right) return needed.indexName === right.index;
+  if (needed.indexName !== undefined || needed.leadingKeys === 'unreadable') return false;
+  return needed.leadingKeys.every((key) => right.items.some((kind) => stringLike(ITEM_PARTITIONS[kind], key)));
+}
+
+/**
+ * One unit of a declared right, as a test accounts for it: one action on one item kind, or on the
+ * index. `{ actions: ['GetItem', 'PutItem'], items: ['pets', 'formerPets'] }` is four of them.
+ */
+export type RightPart = { readonly functionName: FunctionName; readonly action: string } & ({ readonly items: ItemKind } | { readonly index: IndexName });
+
+/** A part of a right that allowed requests while a recorder listened: which right of the caller's (its place in them), and how many authorizations. */
+export type RightUse = RightPart & {
+  /** The right's place in the rights the function ran with: in its declaration when it runs with the declared ones. */
+  readonly rightIndex: number;
+  /** The authorizations it allowed (a key of a batch, an item of a transaction: one each). */
+  readonly count: number;
+};
+
+/** Every part of a function's rights (RightPart), with each right's place in them. */
+export function partsOf(functionName: FunctionName, rights: readonly DataAccess[]): (RightPart & { readonly rightIndex: number })[] {
+  return rights.flatMap((right, rightIndex) =>
+    right.actions.flatMap((action): (RightPart & { readonly rightIndex: number })[] =>
+      'index' in right ? [{ functionName, rightIndex, action, index: right.index }] : right.items.map((items) => ({ functionName, rightIndex, action, items })),
+    ),
+  );
+}
+
+export interface RightsRecorder {
+  /** What was used since the recorder started (until it stopped), one entry per part of a right. */
+  used(): RightUse[];
+  stop(): void;
+}
+
+/** The recorders listening; none by default, and then the check records nothing. */
+const recorders = new Set<Map<string, RightUse>>();
+
+/**
+ * Records, from now until `stop`, which declared rights allow the requests checked (any function's,
+ * in this process): for each request let through, each of its authorizations is credited to the
+ * first of the caller's rights that allows it (as the check finds it) and, on items, to the item
+ * kind each of its partition keys matched. A refused request uses nothing. Off by default: with no
+ * recorder the check does no more than it did.
+ */
+export function recordRightsUsed(): RightsRecorder {
+  const uses = new Map<string, RightUse>();
+  recorders.add(uses);
+  return { used: () => [...uses.values()].map((use) => ({ ...use })), stop: () => void recorders.delete(uses) };
+}
+
+function recordUses(caller: Caller, authorizations: readonly Authorization[]): void {
+  const parts: (RightPart & { readonly rightIndex: number })[] = [];
+  for (const needed of authorizations) {
+    const rightIndex = caller.rights.findIndex((right) => grants(right, needed));
+    const right = caller.rights[rightIndex];
+    if (right === undefined) continue;
+    const base = { functionName: caller.functionName, rightIndex, action: needed.action };
+    if ('index' in right) parts.push({ ...base, index: right.index });
+    else if (needed.leadingKeys !== 'unreadable') {
+      for (const key of needed.leadingKeys) {
+        const kind = right.items.find((candidate) => stringLike(ITEM_PARTITIONS[candidate], key));
+        if (kind !== undefined) parts.push({ ...base, items: kind });
+      }
+    }
+  }
+  for (const uses of recorders) {
+    for (const part of parts) {
+      const id = `${part.functionName}\u0000${part.rightIndex}\u0000${part.action}\u0000${'index' in part ? `index:${part.index}` : `items:${part.items}`}`;
+      const known = uses.get(id);
+      uses.set(id, { ...part, count: (known?.count ?? 0) + 1 });
+    }
+  }
 }
 
 /** AWS's words for the refusal, and then ours: which declaration, which key. */
@@ -165,7 +243,7 @@ export function accessDeniedMessage(caller: Caller, needed: Authorization, regio
         : ` for partition key ${needed.leadingKeys.map((key) => JSON.stringify(key)).join(', ')}`;
   return (
     `User: arn:aws:sts::000000000000:assumed-role/petstore-local-${caller.functionName}/${caller.functionName} is not authorized to perform: dynamodb:${needed.action} on resource: ${resource} because no identity-based policy allows the dynamodb:${needed.action} action` +
-    ` (local rights check: the declaration of ${caller.functionName} in shared/functions.ts grants no dynamodb:${needed.action} on ${on}${keys})`
+    ` (local rights check: the declaration of ${caller.functionName} in ${declarationFileOf(caller.functionName)} grants no dynamodb:${needed.action} on ${on}${keys})`
   );
 }
 
@@ -209,8 +287,12 @@ export function checkDeclaredRights(client: ClientWithStack): void {
         // Not JSON: DynamoDB refuses it itself (a SerializationException), as it would in AWS.
         return next(args);
       }
-      const refused = authorizationsOf(operation, body).find((needed) => !allows(caller.rights, caller.tableName, needed));
-      if (refused === undefined) return next(args);
+      const authorizations = authorizationsOf(operation, body);
+      const refused = authorizations.find((needed) => !allows(caller.rights, caller.tableName, needed));
+      if (refused === undefined) {
+        if (recorders.size > 0) recordUses(caller, authorizations);
+        return next(args);
+      }
       const region = typeof client.config.region === 'function' ? await client.config.region() : client.config.region;
       const answer = JSON.stringify({ __type: 'com.amazon.coral.service#AccessDeniedException', Message: accessDeniedMessage(caller, refused, region) });
       return {

@@ -129,12 +129,12 @@ const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 /** The timeout the stack gives each function. */
 const FUNCTION_TIMEOUT_MS = 10_000;
 
-/** The handler modules the server runs, as declared (shared/functions.ts): the very files the stack deploys. */
+/** The handler modules the server runs, as declared (shared/functions.ts, functions/<name>/handler.ts for an operation): the very files the stack deploys. */
 export async function loadFunctionHandlers(declared: Readonly<Record<RoutedFunction | 'authorizer', { readonly handler: string }>> = FUNCTIONS): Promise<OperationHandlers> {
   const load = async (name: RoutedFunction | 'authorizer') => {
     const file = declared[name].handler;
     const module = (await import(new URL(`../${file}`, import.meta.url).href)) as { handler?: unknown };
-    if (typeof module.handler !== 'function') throw new Error(`${file} (the handler of ${name} in shared/functions.ts) exports no function named handler`);
+    if (typeof module.handler !== 'function') throw new Error(`${file} (the handler of ${name} as declared) exports no function named handler`);
     return module.handler;
   };
   const entries = await Promise.all([...OPERATION_IDS, 'apiDocs' as const, 'authorizer' as const].map(async (name) => [name, await load(name)] as const));

@@ -2,68 +2,20 @@ import * as z from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponseObject } from 'zod-openapi';
 import { BEARER_REALM } from '../shared/http/middleware/error-response';
 import { MAX_BODY_BYTES } from '../shared/http/middleware/validate-request';
-import { deprecationHeaders, GET_PET_DEPRECATION } from '../shared/http/deprecation';
+import { deprecationHeaders } from '../shared/http/deprecation';
+import type { ErrorStatus, OperationDeclaration, Success } from '../shared/function-declaration';
 import { ErrorBody, ErrorDetailBody } from '../shared/http/error-body';
 import { OPERATION_IDS, OPERATIONS, type OperationId } from '../shared/functions';
 import { API_BASE_PATH, DOCUMENTATION_ROUTES } from '../shared/http/routes';
 import { ENTERPRISE_TEMPLATE_LIMITS, STANDARD_PLAN_LIMITS, type RateLimits } from '../shared/limits/plans';
-import { OPERATION_SCHEMAS } from '../shared/pets/operation-schemas';
 import { NewPet, Pet, PetStatus } from '../shared/pets/schema';
 
 /**
  * The interface description, OpenAPI 3.1, built from the zod schemas the requests are validated against
  * (shared/pets/operation-schemas.ts, shared/http/error-body.ts; the functions' checks are held to them) and the route table. Never edited by
- * hand: `npm run openapi` writes openapi/openapi.json from this, and a test fails when they differ.
+ * hand: `npm run generate` writes openapi/openapi.json from this, and a test fails when they differ.
  */
 export const INTERFACE_VERSION = '1.0.0';
-
-/** A marker for how settled an operation is (the interface's "stability marker"). */
-export type Stability = 'stable' | 'beta' | 'experimental';
-
-/** What the service really answers, per operation, besides its success. */
-type ErrorStatus = 400 | 401 | 404 | 409 | 410 | 413 | 422 | 429 | 500 | 503;
-
-interface OperationDescription {
-  readonly summary: string;
-  readonly description: string;
-  readonly stability: Stability;
-  readonly errors: readonly ErrorStatus[];
-}
-
-const COMMON_ERRORS = [400, 401, 429, 500, 503] as const satisfies readonly ErrorStatus[];
-
-const OPERATION_DESCRIPTIONS: Record<OperationId, OperationDescription> = {
-  listPets: {
-    summary: 'List all animals',
-    description:
-      'One page of animals in ascending `id` order, optionally only those of one status. When more follow, ' +
-      '`Link: <URL>; rel="next"` gives the next page (the same request with an opaque `cursor`); the last page has no `Link`. ' +
-      'A listing may be up to about a second behind: it does not show an animal whose `id` is less than half a second old, and a busy first page may come from a cache of at most half a second. ' +
-      'A walk through the pages never repeats an animal, and never skips one created at least a second before the walk began. `getPet` finds an animal as soon as its create answered.',
-    stability: 'stable',
-    errors: COMMON_ERRORS,
-  },
-  createPet: {
-    summary: 'Add an animal',
-    description:
-      'Creates an animal (status `available` unless given) and answers 201 with it and its `Location`. ' +
-      'Send an `Idempotency-Key` to make retries safe: a retry with the same key and body within 24 hours answers the first ' +
-      'answer again, with `Idempotent-Replayed: true`, and never adds a second animal; the pet and the record of its key are ' +
-      'written together or not at all. Without the header a retry after a 503 or a lost answer may add the animal twice.',
-    stability: 'stable',
-    errors: [...COMMON_ERRORS, 409, 413, 422],
-  },
-  getPet: {
-    summary: 'Get an animal (deprecated)',
-    description:
-      `Deprecated since interface 1.0.0 and removed on ${GET_PET_DEPRECATION.sunsetAt.toISOString().slice(0, 10)}: ` +
-      `use \`GET ${GET_PET_DEPRECATION.successorPath}\` (with the \`status\` filter) instead. ` +
-      'Every answer carries `Deprecation`, `Sunset` and a `Link` to the successor. ' +
-      `From the \`Sunset\` instant (${GET_PET_DEPRECATION.sunsetAt.toISOString()}) on, by the service's clock, it answers 410 \`gone\` to every request, whatever the \`petId\` (still authenticated and counted).`,
-    stability: 'stable',
-    errors: [...COMMON_ERRORS, 404, 410],
-  },
-};
 
 const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   400: '`invalid_request`: a parameter, the body or its `Content-Type` is invalid; `details` names every failing field.',
@@ -123,17 +75,29 @@ const WWW_AUTHENTICATE = asComponents({
   'WWW-Authenticate': z.string().regex(new RegExp(`^Bearer realm="${BEARER_REALM}"`)).meta({ description: 'The Bearer challenge of RFC 6750; with `error="invalid_token"` when API Gateway refuses a key the service still knew (disabled or deleted in the console a moment ago).' }),
 });
 
-const getPetDeprecation = deprecationHeaders(GET_PET_DEPRECATION);
-const DEPRECATION_HEADERS = asComponents(
-  {
-    Deprecation: z.literal(getPetDeprecation.Deprecation).meta({ description: 'Since when the operation is deprecated (RFC 9745), Unix seconds.' }),
-    Sunset: z.literal(getPetDeprecation.Sunset).meta({ description: 'When the operation is removed (RFC 8594).' }),
-    Link: z.literal(getPetDeprecation.Link).meta({ description: 'The operation that replaces it.' }),
-  },
-  'getPet-',
-);
+/** A deprecated operation's headers (its declaration's `deprecation`), declared once per operation under components.headers. */
+const deprecationComponents = new Map<OperationId, Record<string, z.ZodType>>();
+function deprecationHeadersOf(operationId: OperationId): Record<string, z.ZodType> {
+  const deprecation = (OPERATIONS[operationId] as { deprecation?: Parameters<typeof deprecationHeaders>[0] }).deprecation;
+  if (deprecation === undefined) return {};
+  let headers = deprecationComponents.get(operationId);
+  if (headers === undefined) {
+    const values = deprecationHeaders(deprecation);
+    headers = asComponents(
+      {
+        Deprecation: z.literal(values.Deprecation).meta({ description: 'Since when the operation is deprecated (RFC 9745), Unix seconds.' }),
+        Sunset: z.literal(values.Sunset).meta({ description: 'When the operation is removed (RFC 8594).' }),
+        Link: z.literal(values.Link).meta({ description: 'The operation that replaces it.' }),
+      },
+      `${operationId}-`,
+    );
+    deprecationComponents.set(operationId, headers);
+  }
+  return headers;
+}
 
-const SUCCESS_HEADERS: Record<OperationId, Record<string, z.ZodType>> = {
+/** The headers of an operation's success besides every answer's: an operation without its own has no entry. */
+const SUCCESS_HEADERS: Partial<Record<OperationId, Record<string, z.ZodType>>> = {
   listPets: {
     Link: z
       .string()
@@ -148,12 +112,11 @@ const SUCCESS_HEADERS: Record<OperationId, Record<string, z.ZodType>> = {
       .optional()
       .meta({ description: 'Present when this is the answer of an earlier request with the same `Idempotency-Key` (nothing was written now); absent on the answer that created the animal.' }),
   },
-  getPet: {},
 };
 
 /** What every answer of the operation's function carries, errors included. */
 function functionHeaders(operationId: OperationId): Record<string, z.ZodType> {
-  return { ...OPERATION_HEADERS, ...(operationId === 'getPet' ? DEPRECATION_HEADERS : {}) };
+  return { ...OPERATION_HEADERS, ...deprecationHeadersOf(operationId) };
 }
 
 /** Every answer of the gateway itself (shared/http/gateway-responses.ts) carries these. */
@@ -168,9 +131,8 @@ const GATEWAY_HEADERS = {
  * requests without a valid key): the operation's own fixed headers are then absent.
  */
 function optionalOperationHeaders(operationId: OperationId): Record<string, z.ZodType> {
-  if (operationId !== 'getPet') return {};
   return Object.fromEntries(
-    Object.entries(getPetDeprecation).map(([name, value]) => [name, z.literal(value).optional().meta({ description: `As on every answer of the operation; absent when the gateway refused the client address.` })]),
+    Object.entries(deprecationHeadersOf(operationId)).map(([name, schema]) => [name, schema.optional().meta({ description: `As on every answer of the operation; absent when the gateway refused the client address.` })]),
   );
 }
 
@@ -201,31 +163,34 @@ const JSON_BODY_RULES =
   'Numbers are judged as written, as JSON Schema judges them: `1.0`, `1e0` and `20E-1` are integers, while `0.99999999999999999` is not, ' +
   'although a parser that reads numbers as doubles rounds it to 1 (a validator behind such a parser accepts what the service refuses).';
 
+/** An operation's success response (its declaration's `success`): its headers, and its JSON body; a success without a body (204) has no `content`. */
+export function successResponse(operationId: OperationId, success: Success = OPERATIONS[operationId].success): ZodOpenApiResponseObject {
+  const headers = z.object({ ...functionHeaders(operationId), ...SUCCESS_HEADERS[operationId] });
+  if (success.body === undefined) return { description: success.description, headers };
+  return { description: success.description, headers, content: { 'application/json': { schema: success.body } } };
+}
+
+/** A request part as zod-openapi takes parameters: an object schema (the declarations' are strict objects). */
+type ParameterSchema = z.core.$ZodType<unknown, Record<string, unknown>>;
+
 function operation(operationId: OperationId): ZodOpenApiOperationObject {
-  const { summary, description, stability, errors } = OPERATION_DESCRIPTIONS[operationId];
-  const { request, success } = OPERATION_SCHEMAS[operationId];
-  const successHeaders = { ...functionHeaders(operationId), ...SUCCESS_HEADERS[operationId] };
-  const responses: ZodOpenApiOperationObject['responses'] = {
-    [success.status]: {
-      description: success.status === 201 ? 'The animal as stored.' : operationId === 'listPets' ? 'A page of animals (a JSON array).' : 'The animal.',
-      headers: z.object(successHeaders),
-      content: { 'application/json': { schema: success.body } },
-    },
-  };
+  const declaration: OperationDeclaration = OPERATIONS[operationId];
+  const { summary, description, stability, errors, request, success, deprecation } = declaration;
+  const responses: ZodOpenApiOperationObject['responses'] = { [success.status]: successResponse(operationId, success) };
   for (const status of [...errors].sort()) responses[`${status}`] = errorResponse(operationId, status);
   return {
     operationId,
     summary,
     description,
     tags: ['pets'],
-    ...(operationId === 'getPet' ? { deprecated: true, 'x-sunset': GET_PET_DEPRECATION.sunsetAt.toISOString().slice(0, 10) } : {}),
+    ...(deprecation === undefined ? {} : { deprecated: true, 'x-sunset': deprecation.sunsetAt.toISOString().slice(0, 10) }),
     'x-stability': stability,
     requestParams: {
-      ...('query' in request ? { query: request.query } : {}),
-      ...('path' in request ? { path: request.path } : {}),
-      ...('headers' in request ? { header: request.headers } : {}),
+      query: request.query as ParameterSchema,
+      ...(request.path === undefined ? {} : { path: request.path as ParameterSchema }),
+      ...(request.headers === undefined ? {} : { header: request.headers as ParameterSchema }),
     },
-    ...('body' in request ? { requestBody: { required: true, description: JSON_BODY_RULES, content: { 'application/json': { schema: request.body } } } } : {}),
+    ...(request.body === undefined ? {} : { requestBody: { required: true, description: JSON_BODY_RULES, content: { 'application/json': { schema: request.body } } } }),
     responses,
   };
 }

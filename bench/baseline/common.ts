@@ -191,6 +191,14 @@ export function respond(context: Context, count: Count | undefined, status: numb
   };
 }
 
+/** A bodiless answer (204), as our stack's `noContent()`: the same headers and log line, but no body and no Content-Type. */
+export function noContent(context: Context, count: Count | undefined, headers?: Record<string, string>): APIGatewayProxyResult {
+  const { headers: withType, ...answer } = respond(context, count, 204, '', headers);
+  // A copy without it (no `delete`, which would leave the headers object slow to read).
+  const { 'Content-Type': _, ...bodiless } = withType as Record<string, string>;
+  return { ...answer, headers: bodiless };
+}
+
 /** An Error body; a 400 names its failing field in `details` too. */
 export function error(context: Context, count: Count | undefined, status: number, code: string, message: string, headers?: Record<string, string>, detail?: { path: string; message: string }): APIGatewayProxyResult {
   const details = detail ? `,"details":[{"path":"${detail.path}","message":${JSON.stringify(detail.message)}}]` : '';

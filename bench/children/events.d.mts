@@ -31,6 +31,19 @@ export interface AuthorizerEventSpec {
   readonly fromRefusedAddress?: boolean;
 }
 
+/**
+ * What a case's setup made for one request (bench/setups.ts), filled into its spec: path
+ * parameters (a fresh pet's id) and query parameters over the spec's own. Plain JSON, as a spec.
+ */
+export interface SetupFill {
+  readonly pathParameters?: Readonly<Record<string, string>>;
+  readonly query?: Readonly<Record<string, string>>;
+}
+
+export function withFill<Spec extends EventSpec>(spec: Spec, fill: SetupFill | undefined): Spec;
+export function poolOf(fills: readonly SetupFill[], name: string): { take(): SetupFill; readonly taken: number };
+export const END_TO_END: { readonly warmUp: number; readonly block: number };
+export function endToEndRequests(iterations: number): number;
 export const REFUSED_ADDRESS: string;
 export const BENCH_LIMITS: { perMinute: number; perDay: number };
 export const INVOCATION_MS: number;

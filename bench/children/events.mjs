@@ -43,6 +43,48 @@ export function pathOf(spec) {
   });
 }
 
+/**
+ * A request's spec with the data a setup made for it (bench/setups.ts): the fill's path
+ * parameters and query parameters over the spec's own.
+ */
+export function withFill(spec, fill) {
+  if (fill === undefined) return spec;
+  return {
+    ...spec,
+    ...(fill.pathParameters === undefined ? {} : { pathParameters: { ...spec.pathParameters, ...fill.pathParameters } }),
+    ...(fill.query === undefined ? {} : { query: { ...spec.query, ...fill.query } }),
+  };
+}
+
+/**
+ * The data a case's setup made before the timed run, one fill per request (bench/setups.ts): each
+ * handed out once, in order. Running out is an error, never a fill used again: a request that
+ * consumes its data (a delete) would answer otherwise the second time.
+ */
+export function poolOf(fills, name) {
+  let next = 0;
+  return {
+    take() {
+      if (next >= fills.length) throw new Error(`${name}: its setup made ${fills.length} requests' data, and a request more was sent: the pool must hold one fill per request sent`);
+      return fills[next++];
+    },
+    get taken() {
+      return next;
+    },
+  };
+}
+
+/**
+ * The end-to-end run's plan (end-to-end.mjs): each side's warm-up requests, then blocks of
+ * requests per side in turn until each has `iterations` timed.
+ */
+export const END_TO_END = { warmUp: 30, block: 25 };
+
+/** The requests the end-to-end run sends, both sides: what a case with a setup needs a fill for. */
+export function endToEndRequests(iterations) {
+  return 2 * (END_TO_END.warmUp + Math.ceil(iterations / END_TO_END.block) * END_TO_END.block);
+}
+
 /** The JSON body of a request; `{n}` in its strings stands for `n` (a number of its own per request). */
 export function bodyOf(spec, n) {
   return spec.body === undefined ? null : JSON.stringify(spec.body).replaceAll('{n}', String(n));

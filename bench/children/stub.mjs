@@ -69,7 +69,10 @@ function answersFor(benchKey, shards) {
   const tableKey = ({ pk, sk }) => ({ pk, sk });
   return {
     GetItem: {
-      // Every pet id is found, in its shard (in another shard's partition, none is).
+      // Every pet id is found, in its shard (in another shard's partition, none is): a case whose
+      // setup makes a fresh pet per request (bench/setups.ts) sends its placeholder id here, found
+      // every time, as its fresh pet would be (an operation that uses its pet up, a delete, adds its
+      // action's answer here the same way: test/bench/cases.test.ts refuses a declared right without one).
       pets: built(({ pk, sk }) => {
         const id = idOf(sk);
         return id !== undefined && shardNamed(pk, shards) === id % shards ? { Item: shardedPet(pk, id, shards) } : {};

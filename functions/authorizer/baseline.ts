@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { isoTimestamp, now } from '../../shared/clock';
-import { OPERATION_IDS, OPERATIONS } from '../../shared/functions';
+import { OPERATION_ROUTES } from '../../shared/http/operation-routes.generated';
 import { authorizationCount, count, db, TABLE } from '../../bench/baseline/common';
 
 /**
@@ -12,7 +12,7 @@ import { authorizationCount, count, db, TABLE } from '../../bench/baseline/commo
  */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 /** Which operation a method and resource are, from the declarations as ours reads them. */
-const ROUTES: Record<string, string> = Object.fromEntries(OPERATION_IDS.map((id) => [`${OPERATIONS[id].route.method} ${OPERATIONS[id].route.path}`, id]));
+const ROUTES: Record<string, string> = Object.fromEntries(Object.entries(OPERATION_ROUTES).map(([id, route]) => [`${route.method} ${route.path}`, id]));
 
 export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
   const startedAt = performance.now();

@@ -8,8 +8,7 @@ import { deadlineBeforeTimeout } from '../../shared/dynamodb/call-deadline';
 import { documentClient } from '../../shared/dynamodb/document-client';
 import { requestHeader, requestHeaderCount } from '../../shared/http/headers';
 import { setRateLimitHeaders } from '../../shared/http/rate-limit-headers';
-import { OPERATION_IDS, OPERATIONS, type OperationId } from '../../shared/functions';
-import { routeOf } from '../../shared/http/routes';
+import { OPERATION_IDS, OPERATION_ROUTES, routeOf, type OperationId } from '../../shared/http/routes';
 import { rateLimiter } from '../../shared/limits/limiter-instance';
 import { loggedError, writeLog, type LogEntry } from '../../shared/log';
 
@@ -102,5 +101,5 @@ function logRefusal(event: APIGatewayRequestAuthorizerEvent, startedAt: number, 
 }
 
 function operationOf(method: string | undefined, resource: string | undefined): OperationId | undefined {
-  return OPERATION_IDS.find((id) => OPERATIONS[id].route.method === method && OPERATIONS[id].route.path === resource);
+  return OPERATION_IDS.find((id) => OPERATION_ROUTES[id].method === method && OPERATION_ROUTES[id].path === resource);
 }

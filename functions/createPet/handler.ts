@@ -1,17 +1,16 @@
 import { created, JsonText } from '../../shared/http/result';
 import { API_BASE_PATH } from '../../shared/http/routes';
 import { httpOperation } from '../../shared/http/stack';
-import { CREATE_PET_CHECKS } from '../../shared/pets/create-pet-checks';
 import { petJson } from '../../shared/pets/pet-json';
 import { createPet } from '../../shared/pets/service';
 import { petWrites } from '../../shared/pets/pet-writes-store';
+import { REQUEST_CHECKS } from './request-checks.generated';
 
 const writing = { pets: petWrites };
 
 /** POST /v1/pets: 201 with the new pet and where to find it; with `Idempotency-Key`, at most once per key. */
 export const handler = httpOperation({
-  operationId: 'createPet',
-  ...CREATE_PET_CHECKS,
+  ...REQUEST_CHECKS,
   handle: async ({ body, headers, principal, deadline, admitted }) => {
     const key = headers['Idempotency-Key'];
     const idempotencyKey = key === undefined ? undefined : { owner: principal.keyId, value: key };

@@ -1,17 +1,16 @@
 import { GET_PET_DEPRECATION } from '../../shared/http/deprecation';
 import { JsonText, ok } from '../../shared/http/result';
 import { httpOperation } from '../../shared/http/stack';
-import { GET_PET_CHECKS } from '../../shared/pets/get-pet-checks';
 import { petJson } from '../../shared/pets/pet-json';
 import { getPet } from '../../shared/pets/service';
 import { petReads } from '../../shared/pets/pet-reads-store';
+import { REQUEST_CHECKS } from './request-checks.generated';
 
 const reading = { pets: petReads };
 
 /** GET /v1/pets/{petId} (deprecated): every answer says so and names the successor; from its sunset on, 410 `gone`. */
 export const handler = httpOperation({
-  operationId: 'getPet',
-  ...GET_PET_CHECKS,
+  ...REQUEST_CHECKS,
   deprecation: GET_PET_DEPRECATION,
   handle: async ({ path, deadline }) => ok(new JsonText(petJson(await getPet(reading, path.petId, deadline)))),
 });

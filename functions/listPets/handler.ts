@@ -1,18 +1,17 @@
 import { nextPageHeaders } from '../../shared/http/pagination';
 import { JsonText, ok } from '../../shared/http/result';
 import { httpOperation } from '../../shared/http/stack';
-import { LIST_PETS_CHECKS } from '../../shared/pets/list-pets-checks';
 import { petsJson } from '../../shared/pets/pet-json';
 import { pageCursors } from '../../shared/pets/cursor-store';
 import { listPets } from '../../shared/pets/service';
 import { petReads } from '../../shared/pets/pet-reads-store';
+import { REQUEST_CHECKS } from './request-checks.generated';
 
 const listing = { pets: petReads, cursors: pageCursors };
 
 /** GET /v1/pets: one page of pets in ascending id order; `Link: rel="next"` when more follow. */
 export const handler = httpOperation({
-  operationId: 'listPets',
-  ...LIST_PETS_CHECKS,
+  ...REQUEST_CHECKS,
   handle: async ({ query, baseUrl, deadline }) => {
     const page = await listPets(listing, query, deadline);
     const next = nextPageHeaders(`${baseUrl}/pets`, { limit: query.limit, status: query.status }, page.nextCursor);

@@ -1,5 +1,5 @@
 import type { ApiProblem } from '../errors';
-import { API_BASE_PATH } from './routes';
+import { API_BASE_PATH } from './base-path';
 
 /** A deprecated operation: since when, when it goes away, and what replaces it. */
 export interface Deprecation {

@@ -16,7 +16,7 @@ import { validateRequest } from './middleware/validate-request';
 import { deprecationHeaders, type Deprecation } from './deprecation';
 import type { HttpContext } from './request-context';
 import type { OutputOf, RequestHeadersSchema, RequestPartSchema } from '../validation/request-schema';
-import { jsonBodyOf, type HttpResult } from './result';
+import { jsonBodyOf, NO_BODY, type HttpResult } from './result';
 import { API_BASE_PATH, type OperationId } from './routes';
 
 /** What an operation receives: validated input and who is calling; no event, no context. */
@@ -109,6 +109,7 @@ export function httpOperation<
     work.catch(ignoreDiscarded);
     await admitted;
     const result = await work;
+    if (result.body === NO_BODY) return bodilessResult(result);
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     const given = result.headers;
     if (given !== undefined) for (const name in given) headers[name] = given[name] as string;
@@ -130,6 +131,14 @@ export function httpOperation<
   handler.use(validateRequest({ query: definition.query, path: definition.path, headers: definition.headers, body: definition.body }));
 
   return handler as unknown as ApiGatewayHandler;
+}
+
+/**
+ * A bodiless answer (204): the operation's headers, no Content-Type, and the empty body API Gateway
+ * (and the local server) send as none. The stack's headers are added after, as on any answer.
+ */
+function bodilessResult(result: HttpResult): APIGatewayProxyResult {
+  return { statusCode: result.status, headers: { ...result.headers }, body: '' };
 }
 
 /** The work of a refused request is discarded, its failure too (the 429 is the answer). */

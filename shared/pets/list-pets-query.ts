@@ -3,7 +3,7 @@ import { describeAs, described } from './describe';
 import { CURSOR_EMPTY_MESSAGE, PAGE_SIZE, PAGE_SIZE_MESSAGE, PAGE_SIZE_TEXT, PLAIN_DECIMAL_RULE } from './fields';
 import { PetStatus } from './pet-status';
 
-// The query of listPets (its function checks it with list-pets-checks.ts, held to these schemas).
+// The query of listPets (its function checks it with the checks generated from these schemas: functions/listPets/request-checks.generated.ts).
 
 /**
  * Query values arrive as strings; only canonical decimal digits are integers here ("1e1", " 5",
@@ -30,5 +30,5 @@ export const ListPetsQuery = z.strictObject({
 });
 export type ListPetsQuery = z.output<typeof ListPetsQuery>;
 
-/** What listPets takes (OPERATION_SCHEMAS declares it in the interface description). */
+/** What listPets takes (its declaration, functions/listPets/operation.ts, gives it to the checks and the interface description). */
 export const LIST_PETS_REQUEST = { query: ListPetsQuery } as const;

@@ -9,7 +9,7 @@ import { NAME_EMPTY_MESSAGE, NAME_RULES, NAME_TYPE_MESSAGE } from './pet-name-ru
 import { PetStatus } from './pet-status';
 
 /**
- * What createPet takes (its function checks it with create-pet-checks.ts, held to these schemas).
+ * What createPet takes (its function checks it with the checks generated from these schemas: functions/createPet/request-checks.generated.ts).
  * Messages are written for API clients; the validation layer prefixes each with where it failed
  * (`body.name: ...`).
  */
@@ -48,6 +48,6 @@ export const NewPet = described(
 );
 export type NewPet = z.output<typeof NewPet>;
 
-/** What createPet takes (OPERATION_SCHEMAS declares it in the interface description). */
+/** What createPet takes (its declaration, functions/createPet/operation.ts, gives it to the checks and the interface description). */
 export const CREATE_PET_REQUEST = { query: NoQuery, headers: z.object({ 'Idempotency-Key': IdempotencyKeyHeader }), body: NewPet } as const;
 export type CreatePetHeaders = z.output<typeof CREATE_PET_REQUEST.headers>;

@@ -4,7 +4,7 @@ import { ID_MESSAGE, MAX_ID, PET_ID_TEXT, PLAIN_DECIMAL_RULE } from './fields';
 import { Identifier } from './identifier';
 import { NoQuery } from './no-query';
 
-// What getPet takes (its function checks it with get-pet-checks.ts, held to these schemas).
+// What getPet takes (its function checks it with the checks generated from these schemas: functions/getPet/request-checks.generated.ts).
 
 /** `petId` in the path: canonical decimal digits of a positive safe integer. */
 export const PetIdPath = z.strictObject({
@@ -15,5 +15,5 @@ export const PetIdPath = z.strictObject({
 });
 export type PetIdPath = z.output<typeof PetIdPath>;
 
-/** What getPet takes (OPERATION_SCHEMAS declares it in the interface description). */
+/** What getPet takes (its declaration, functions/getPet/operation.ts, gives it to the checks and the interface description). */
 export const GET_PET_REQUEST = { query: NoQuery, path: PetIdPath } as const;

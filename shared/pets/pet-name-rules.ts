@@ -3,7 +3,7 @@ import { HIDDEN_CLASS, VISIBLE_CHARACTER_PATTERN } from './name-pattern';
 
 /**
  * A new pet's name, checked step by step to say which part failed: PetName (new-pet.ts) and the
- * createPet checks (create-pet-checks.ts) both take these. The name is trimmed first (ECMAScript's
+ * createPet checks generated from it both run these. The name is trimmed first (ECMAScript's
  * `String.prototype.trim`); name-pattern.ts states the same rule as two patterns for the interface
  * description.
  */

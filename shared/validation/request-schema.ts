@@ -1,9 +1,9 @@
 /**
  * What the request validation takes for each part of a request (query, path, headers, body): a
  * Standard Schema (standardschema.dev), synchronous, whose issues carry a path of plain keys, as
- * zod's do. zod's schemas are ones; the functions validate with checks written by hand from them
- * (shared/pets/*-checks.ts), which give the same answers without building a schema at a cold
- * start (docs/performance.md#what-a-cold-start-spends).
+ * zod's do. zod's schemas are ones; the functions validate with checks generated from them
+ * (`npm run generate`: functions/<operationId>/request-checks.generated.ts), which give the same
+ * answers without building a schema at a cold start (docs/performance.md#what-a-cold-start-spends).
  */
 
 /** A failure, as zod reports it: the request validation reads these fields and no other. */
@@ -53,4 +53,9 @@ export function requestPart<Output>(check: (value: unknown, issues: RequestIssue
       },
     },
   };
+}
+
+/** The headers' schema from a check: `names` are the headers it reads, in canonical spelling. */
+export function requestHeaders<Output>(names: readonly string[], check: (value: unknown, issues: RequestIssue[]) => CheckedValue<Output> | undefined): RequestHeadersSchema<Output> {
+  return { names, ...requestPart(check) };
 }

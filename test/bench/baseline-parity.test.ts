@@ -1,11 +1,17 @@
 import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import type { Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ALL_CASES, BENCH_FUNCTIONS, BENCH_PET_ID, entryOf, type BenchFunction, type Implementation, type NamedCase } from '../../bench/cases';
-import { eventOf, invoke, lambdaContext, REFUSED_ADDRESS } from '../../bench/children/events.mjs';
+import { ALL_CASES, BENCH_FUNCTIONS, entryOf, type BenchFunction, type Implementation, type NamedCase } from '../../bench/cases';
+import { eventOf, invoke, lambdaContext, REFUSED_ADDRESS, withFill, type SetupFill } from '../../bench/children/events.mjs';
+import { fillsFor, withPlaceholders } from '../../bench/setups';
+import { admitted, begin, noContent as baselineNoContent } from '../../bench/baseline/common';
 import { now, setClock } from '../../shared/clock';
+import { deprecationHeaders, GET_PET_DEPRECATION } from '../../shared/http/deprecation';
+import { noContent } from '../../shared/http/result';
+import { httpOperation } from '../../shared/http/stack';
+import { REQUEST_CHECKS } from '../../functions/getPet/request-checks.generated';
 import { drawnAt } from '../../shared/pets/pet-ids';
 import { petSortKey, shardOf, shardPartition } from '../../shared/pets/pet-items';
 import { setLogSink } from '../../shared/log';
@@ -27,7 +33,31 @@ const SAME_VALUE = ['Content-Type', 'X-RateLimit-Limit', 'X-RateLimit-Reset', 'R
 /** Log line fields that must be equal (the request id, time and duration differ by nature). */
 const SAME_LOG_FIELDS = ['level', 'msg', 'operation', 'route', 'status', 'keyId', 'plan', 'code', 'Requests', 'Status2xx', 'Status4xx', 'Status5xx', 'RateLimited', 'KeySuspended'];
 
-async function answer(side: Implementation, { fn, event: spec, status }: NamedCase) {
+/** A case of bench/cases.ts, or one of this file's own, answered by `handlers` instead of the functions'. */
+type ParityCase = NamedCase & { readonly handlers?: Readonly<Record<Implementation, Handler>> };
+
+/**
+ * A bodiless answer (204), which no operation gives yet: getPet's request, answered by our stack
+ * with `noContent()` and by the baseline with its `noContent`, both with getPet's headers.
+ */
+const BODILESS_CASE: ParityCase = {
+  ...(ALL_CASES.find((benchCase) => benchCase.name === 'getPet') as NamedCase),
+  name: 'a bodiless answer (204)',
+  status: 204,
+  handlers: {
+    ours: httpOperation({ ...REQUEST_CHECKS, deprecation: GET_PET_DEPRECATION, handle: async () => noContent() }),
+    baseline: async (event: APIGatewayProxyEvent) => {
+      const context = await begin(event, 'getPet', 'GET /v1/pets/{petId}');
+      const decided = await admitted(context);
+      return decided.refusal ?? baselineNoContent(context, decided.count, deprecationHeaders(GET_PET_DEPRECATION));
+    },
+  },
+};
+
+/** The JSON body; a bodiless answer's (204) as its text, which must be empty (checked with the answers). */
+const bodyOf = (response: { statusCode: number; body: string }): unknown => (response.statusCode === 204 ? response.body : JSON.parse(response.body));
+
+async function answer(side: Implementation, { fn, event: spec, status, handlers }: ParityCase) {
   const lines: string[] = [];
   const previousSink = setLogSink((line) => lines.push(line));
   const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
@@ -36,13 +66,13 @@ async function answer(side: Implementation, { fn, event: spec, status }: NamedCa
   });
   try {
     const event = eventOf(spec, { key: KEY });
-    const response = await invoke(HANDLERS[side][fn], event, lambdaContext());
+    const response = await invoke(handlers?.[side] ?? HANDLERS[side][fn], event, lambdaContext());
     // One log line per request; a request the authorizer allows is logged by the function it goes on to.
     expect(lines).toHaveLength(fn === 'authorizer' && status === 200 ? 0 : 1);
     return {
       event,
       response,
-      body: response.statusCode === 401 && fn === 'authorizer' ? {} : (JSON.parse(response.body) as unknown),
+      body: response.statusCode === 401 && fn === 'authorizer' ? {} : bodyOf(response),
       log: (lines[0] === undefined ? {} : JSON.parse(lines[0])) as Record<string, unknown>,
     };
   } finally {
@@ -75,8 +105,6 @@ beforeAll(async () => {
   const { DynamoDbPetRepository } = await import('../../shared/pets/repository');
   const pets = new DynamoDbPetRepository(client, tableName);
   for (let i = 0; i < 25; i += 1) await pets.create({ name: `Parity ${i}`, categoryId: 3, status: 'available' });
-  // The pet getPet's case reads.
-  await new DynamoDbPetRepository(client, tableName, { drawId: () => BENCH_PET_ID }).create({ name: 'Bench pet', categoryId: 3, status: 'available' });
   // An address that has used up this minute's allowance of requests without a valid key.
   const { rateLimiter } = await import('../../shared/limits/limiter-instance');
   const { addressSubject } = await import('../../shared/auth/authorize');
@@ -84,8 +112,19 @@ beforeAll(async () => {
   for (let i = 0; i < STANDARD_PLAN_LIMITS.free.perMinute; i += 1) await rateLimiter.check(addressSubject(REFUSED_ADDRESS), STANDARD_PLAN_LIMITS.free);
 });
 
+/**
+ * A case with a setup (bench/setups.ts) gets its data as every runner makes it, through the
+ * repository: each side its own (a delete would use the other's up), and the values it filled
+ * (a fresh pet's id) compared as the names they fill.
+ */
+async function withSetup<Case extends NamedCase>(benchCase: Case): Promise<{ benchCase: Case; fill: SetupFill | undefined }> {
+  const [fill] = (await fillsFor(benchCase, testDatabase(), 1)) ?? [];
+  return { benchCase: { ...benchCase, event: withFill(benchCase.event, fill) }, fill };
+}
+const named = <Answer extends { body: unknown }>(answered: Answer, fill: SetupFill | undefined): Answer => ({ ...answered, body: withPlaceholders(answered.body, fill) });
+
 describe('every function the bench runs has its baseline twin', () => {
-  it.each(BENCH_FUNCTIONS)('%s: ours as declared, and its twin bench/baseline/<name>.ts, both exporting handler', (fn) => {
+  it.each(BENCH_FUNCTIONS)('%s: ours as declared, and its twin functions/<name>/baseline.ts, both exporting handler', (fn) => {
     for (const side of ['ours', 'baseline'] as const) {
       const entry = relative(root, entryOf(root, side, fn));
       expect(existsSync(resolve(root, entry)), `${entry} is missing: the bench runs ${fn} ${side === 'ours' ? 'from its declaration' : 'against a framework-free twin there'}`).toBe(true);
@@ -95,10 +134,11 @@ describe('every function the bench runs has its baseline twin', () => {
 });
 
 describe('the bench baseline answers like our stack', () => {
-  it.each(ALL_CASES.map((benchCase) => [benchCase.name, benchCase] as const))('%s: same status, headers, body and log line fields', async (_, benchCase) => {
+  it.each([...ALL_CASES, BODILESS_CASE].map((benchCase) => [benchCase.name, benchCase] as const))('%s: same status, headers, body and log line fields', async (_, benchCase) => {
     const { fn, event: spec, status } = benchCase;
-    const ours = await answer('ours', benchCase);
-    const baseline = await answer('baseline', benchCase);
+    const [oursSetup, baselineSetup] = [await withSetup(benchCase), await withSetup(benchCase)];
+    const ours = named(await answer('ours', oursSetup.benchCase), oursSetup.fill);
+    const baseline = named(await answer('baseline', baselineSetup.benchCase), baselineSetup.fill);
 
     expect(ours.response.statusCode).toBe(status);
     expect(baseline.response.statusCode).toBe(ours.response.statusCode);
@@ -143,6 +183,10 @@ describe('the bench baseline answers like our stack', () => {
         expect(theirs).toMatchObject({ pet: baseline.body, expiresAt: mine?.expiresAt });
         expect(Object.keys(theirs ?? {}).sort()).toEqual(Object.keys(mine ?? {}).sort());
       }
+    } else if (ours.response.statusCode === 204) {
+      // No body, and nothing that says there is one, on either side.
+      expect([ours.body, baseline.body]).toEqual(['', '']);
+      expect([ours.response.headers?.['Content-Type'], baseline.response.headers?.['Content-Type']]).toEqual([undefined, undefined]);
     } else if (ours.response.statusCode >= 400) {
       const [mine, theirs] = [ours.body, baseline.body] as { code: string; status: number; details?: { path: string }[] }[];
       expect(theirs).toMatchObject({ code: mine?.code, status: mine?.status, message: expect.any(String) });

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { ALL_CASES, BENCH_FUNCTIONS, mainCaseOf } from '../../bench/cases';
-import { INVOCATION_MS, lambdaContext } from '../../bench/children/events.mjs';
+import { ALL_CASES, BENCH_CASES, BENCH_FUNCTIONS, mainCaseOf, type BenchCase } from '../../bench/cases';
+import { INVOCATION_MS, lambdaContext, pathOf } from '../../bench/children/events.mjs';
+import { BENCH_SETUPS } from '../../bench/setups';
 import { dynamoDbStub, type StubCommands } from '../../bench/children/stub.mjs';
 import { FUNCTION_SETTINGS } from '../../infra/functions';
 import { deadlineBeforeTimeout } from '../../shared/dynamodb/call-deadline';
@@ -145,6 +146,29 @@ describe('the bench cases', () => {
       expect(event.type).toBe('request');
       expect({ method: event.method, path: event.resource }).toEqual(OPERATIONS[fn].route);
     }
+  });
+
+  it.each(ALL_CASES.filter((benchCase) => benchCase.status < 300).map((benchCase) => [benchCase.name, benchCase] as const))(
+    '%s: a path parameter of a case that succeeds (an item of its own to read or use up) comes from its setup, never from data made by hand',
+    (_, { fn, name, event, setup }) => {
+      const declared = (BENCH_CASES[fn].cases as Readonly<Record<string, BenchCase>>)[name] as BenchCase;
+      const parameters = [...event.resource.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string);
+      for (const parameter of parameters) {
+        expect([parameter, declared.event.pathParameters?.[parameter]]).toEqual([parameter, undefined]);
+        const placeholder: Readonly<Record<string, string>> | undefined = setup === undefined ? undefined : BENCH_SETUPS[setup].placeholder.pathParameters;
+        expect([parameter, placeholder?.[parameter]]).toEqual([parameter, expect.any(String)]);
+      }
+      // Sent where no data is made (the overhead's stub), the case names every parameter of its route.
+      expect(() => pathOf(event)).not.toThrow();
+    },
+  );
+
+  it('the overhead stub answers a setup\'s placeholder as though its data were there: getPet\'s pet is found, each time', () => {
+    const { client } = stub();
+    const petId = Number(mainCaseOf('getPet').event.pathParameters?.petId);
+    const get = () => plainOf(client.GetItemCommand!({ Key: { pk: { S: shardPartition(petId % PET_SHARDS) }, sk: { S: petSortKey(petId) } } }) as Reply);
+    expect(get().Item).toMatchObject({ id: petId });
+    expect(get()).toEqual(get());
   });
 
   it.each(BENCH_FUNCTIONS)('%s: its main case succeeds and is measured against DynamoDB', (fn) => {

@@ -5,7 +5,7 @@ import { loadFunctionHandlers } from '../../local/server';
 import { ServiceUnavailableError } from '../../shared/errors';
 import { httpOperation } from '../../shared/http/stack';
 import { RateLimiter } from '../../shared/limits/rate-limiter';
-import { OPERATION_SCHEMAS } from '../../shared/pets/operation-schemas';
+import { OPERATIONS } from '../../shared/functions';
 import { FREE_KEY, startTestApi, testApiOnClock, TEST_KEY } from '../support/api';
 import { checkResponse } from '../support/contract';
 
@@ -74,7 +74,7 @@ describe('the typed client, against the local server', () => {
   it('backs off exponentially with jitter on 503 and answers the last 503 when retries run out', async () => {
     const handlers = await loadFunctionHandlers();
     const outage = new RateLimiter({ admit: async () => Promise.reject(new ServiceUnavailableError(new Error('counters unreachable'))) }, clock.time);
-    const unavailable = httpOperation({ operationId: 'listPets', ...OPERATION_SCHEMAS.listPets.request, rateLimiter: outage, handle: async () => ({ status: 200, body: [] }) });
+    const unavailable = httpOperation({ operationId: 'listPets', ...OPERATIONS.listPets.request, rateLimiter: outage, handle: async () => ({ status: 200, body: [] }) });
     const brokenApi = await startTestApi({ ...handlers, listPets: unavailable });
     try {
       const waits: number[] = [];

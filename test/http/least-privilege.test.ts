@@ -79,7 +79,7 @@ describe('the local rights check', () => {
     expect(line).toMatchObject({ operation: 'createPet', status: 500 });
     expect(line!.error.name).toBe('AccessDeniedException');
     expect(line!.error.message).toContain('is not authorized to perform: dynamodb:PutItem on resource: arn:aws:dynamodb:');
-    expect(line!.error.message).toContain('the declaration of createPet in shared/functions.ts grants no dynamodb:PutItem on table');
+    expect(line!.error.message).toContain('the declaration of createPet in functions/createPet/operation.ts grants no dynamodb:PutItem on table');
     expect(line!.error.message).toMatch(/for partition key "PET#[0-7]"/);
     await server!.close();
     server = undefined;

@@ -4,7 +4,7 @@ import { ServiceUnavailableError } from '../../shared/errors';
 import { RateLimiter } from '../../shared/limits/rate-limiter';
 import { deprecationHeaders, GET_PET_DEPRECATION } from '../../shared/http/deprecation';
 import { httpOperation } from '../../shared/http/stack';
-import { OPERATION_SCHEMAS } from '../../shared/pets/operation-schemas';
+import { OPERATIONS } from '../../shared/functions';
 import { NoQuery } from '../../shared/pets/schema';
 import { expectErrorShape, FREE_KEY, startTestApi, testApiOnClock, type ApiResponse } from '../support/api';
 import { testDatabase } from '../support/database';
@@ -179,7 +179,7 @@ describe('every status carries the headers', () => {
     );
     const noCounters = httpOperation({
       operationId: 'getPet',
-      ...OPERATION_SCHEMAS.getPet.request,
+      ...OPERATIONS.getPet.request,
       responseHeaders: deprecationHeaders(GET_PET_DEPRECATION),
       rateLimiter: outage,
       handle: async () => ({ status: 200, body: {} }),

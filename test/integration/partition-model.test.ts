@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { DynamoDBClient, ProvisionedThroughputExceededException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { KeyRegistry } from '../../shared/auth/key-registry';
+import { setClock } from '../../shared/clock';
 import { PET_SHARDS, LIST_INDEX, STATUS_INDEX } from '../../shared/dynamodb/table-definition';
 import { ENTERPRISE_TEMPLATE_LIMITS } from '../../shared/limits/plans';
 import { shardPartition } from '../../shared/pets/pet-items';
@@ -161,6 +162,11 @@ describe('the service behind the partition model', () => {
     // Six keys, each with its own counter, so that only the pets' partitions can run short: every
     // shard is spent for many seconds beforehand. A create whose write is throttled draws a new id
     // (nothing was written), three at most, and each lands on a spent shard.
+    // The service's clock runs from mid-minute: a minute that turned between a key's first request
+    // and its create would reopen its counter's windows (two writes), and throttle the counter.
+    const started = Date.now();
+    const midMinute = Math.floor(started / 60_000) * 60_000 + 30_000;
+    onTestFinished(setClock(() => midMinute + (Date.now() - started)));
     const registry = new KeyRegistry(db.documentClient, table());
     const keys = Array.from({ length: 6 }, (_, n) => `partition-model-shard-key-${n}`);
     for (const key of keys) await registry.register(key, 'enterprise', ENTERPRISE_TEMPLATE_LIMITS);

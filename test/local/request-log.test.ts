@@ -6,7 +6,7 @@ import { loadFunctionHandlers, startLocalServer, type AnsweredRequest, type Oper
 import { setLogSink, writeLog } from '../../shared/log';
 import { GET_PET_DEPRECATION } from '../../shared/http/deprecation';
 import { httpOperation } from '../../shared/http/stack';
-import { OPERATION_SCHEMAS } from '../../shared/pets/operation-schemas';
+import { OPERATIONS } from '../../shared/functions';
 import { send } from '../support/api';
 
 /**
@@ -187,7 +187,7 @@ describe('the local server reports every answered request once', () => {
     const handlers = await loadFunctionHandlers();
     const broken = httpOperation({
       operationId: 'getPet',
-      ...OPERATION_SCHEMAS.getPet.request,
+      ...OPERATIONS.getPet.request,
       deprecation: GET_PET_DEPRECATION,
       handle: async () => {
         throw new TypeError('the pet store broke');

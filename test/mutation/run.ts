@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { calculateMetrics } from 'mutation-testing-metrics';
 import groups from './groups.json';
@@ -21,7 +21,22 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 const selected = (positionals.length > 0 ? positionals : Object.keys(groups)) as Group[];
-const missing = selected.flatMap((group) => [...groups[group].mutate, ...groups[group].tests]).filter((path) => !existsSync(path));
+/**
+ * The files a path names: itself, or for a `*` in one of its folders or its name (the generated
+ * checks of every operation: functions/*\/request-checks.generated.ts), every match; Stryker
+ * reads the same pattern.
+ */
+export function filesOf(pattern: string): string[] {
+  if (!pattern.includes('*')) return [pattern];
+  let paths = [''];
+  for (const segment of pattern.split('/')) {
+    const matcher = new RegExp('^' + segment.split('*').map((part) => part.replace(/[.+?^$()|[\]{}\\]/g, '\\$&')).join('[^/]*') + '$');
+    paths = paths.flatMap((folder) => (segment.includes('*') ? (existsSync(folder || '.') ? readdirSync(folder || '.').filter((name) => matcher.test(name)).sort() : []) : [segment]).map((name) => (folder ? `${folder}/${name}` : name)));
+  }
+  return paths.filter((path) => existsSync(path));
+}
+
+const missing = selected.flatMap((group) => [...groups[group].mutate.flatMap((pattern) => (pattern.includes('*') && filesOf(pattern).length === 0 ? [pattern] : filesOf(pattern))), ...groups[group].tests]).filter((path) => !existsSync(path));
 if (missing.length > 0) {
   console.error(`test/mutation/groups.json names files that do not exist: ${missing.join(', ')}.`);
   process.exit(2);
@@ -61,7 +76,7 @@ for (const group of selected) {
     failedRuns.push(group);
     continue;
   }
-  for (const module of groups[group].mutate) {
+  for (const module of groups[group].mutate.flatMap(filesOf)) {
     // A module Stryker found nothing to change in (only types and constants `as const`) has no file in the report.
     const file = result.files[module];
     const { metrics } = calculateMetrics(file === undefined ? {} : { [module]: file });

@@ -17,9 +17,9 @@ const operations = Object.fromEntries(
 const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'];
 
 describe('the interface description', () => {
-  it('is committed exactly as `npm run openapi` generates it from the zod schemas, and so are the client types', async () => {
+  it('is committed exactly as `npm run generate` generates it from the zod schemas, and so are the client types', async () => {
     for (const [path, contents] of Object.entries(await generatedFiles())) {
-      expect(readFileSync(path, 'utf8'), `${path} is stale: run npm run openapi`).toBe(contents);
+      expect(readFileSync(path, 'utf8'), `${path} is stale: run npm run generate`).toBe(contents);
     }
   });
 

@@ -71,7 +71,7 @@ export function checkResponse(response: ObservedResponse, responder: Responder =
 
   const declaredHere = path === undefined ? undefined : DECLARED_ROUTES.find((route) => route.method === response.method && route.pattern.test(path));
   if (operation === undefined && declaredHere !== undefined && responder !== 'gateway') {
-    fail(response, `${declaredHere.operationId} is declared (shared/functions.ts) but not in the committed openapi/openapi.json: run npm run openapi`);
+    fail(response, `${declaredHere.operationId} is declared (functions/<operationId>/operation.ts) but not in the committed openapi/openapi.json: run npm run openapi`);
   }
   if (operation === undefined || responder === 'gateway') {
     // No operation answers this (or the gateway answered before any function ran): an Error body.
@@ -97,11 +97,24 @@ export function checkResponse(response: ObservedResponse, responder: Responder =
     if (!validate(typed)) fail(response, `header ${name}: ${JSON.stringify(value)} ${ajv.errorsText(validate.errors)}`);
   }
   const content = declared.content as Json | undefined;
-  if (content === undefined) {
-    if (response.text !== '') fail(response, 'a body where none is declared');
+  // A 204 has no content whatever a document says (RFC 9110).
+  if (content === undefined || response.status === 204) {
+    checkNoBody(response);
     return;
   }
   checkJsonBody(response, [...pointer, 'content', 'application/json', 'schema']);
+}
+
+/**
+ * A response declared without content (a 204): nothing to parse, and nothing that says there is
+ * something: no body, no Content-Type, and no Content-Length but 0 (RFC 9110: a 204 has none).
+ */
+function checkNoBody(response: ObservedResponse): void {
+  if (response.text !== '') fail(response, `a body where none is declared: ${response.text.slice(0, 300)}`);
+  const contentType = response.headers.get('content-type');
+  if (contentType !== null) fail(response, `Content-Type ${JSON.stringify(contentType)} where no content is declared`);
+  const contentLength = response.headers.get('content-length');
+  if (contentLength !== null && contentLength !== '0') fail(response, `Content-Length ${contentLength} where no content is declared`);
 }
 
 function checkJsonBody(response: ObservedResponse, schemaPointer: string[]): void {

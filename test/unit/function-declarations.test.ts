@@ -10,7 +10,6 @@ import { ITEM_PARTITIONS, tableDefinitionFor } from '../../shared/dynamodb/table
 import { idempotencyRecordKey } from '../../shared/pets/pet-writes';
 import { FUNCTION_NAMES, FUNCTIONS, OPERATION_IDS, OPERATIONS } from '../../shared/functions';
 import { DOCUMENTATION_ROUTES } from '../../shared/http/routes';
-import { OPERATION_SCHEMAS } from '../../shared/pets/operation-schemas';
 
 /**
  * The one declaration of each function (shared/functions.ts) is complete and consistent: what the
@@ -34,7 +33,7 @@ describe('the function declarations', () => {
   it('declare the path parameters each operation\'s schema reads', () => {
     for (const operationId of OPERATION_IDS) {
       const inPath = [...OPERATIONS[operationId].route.path.matchAll(/\{(\w+)\}/g)].map((found) => found[1]).sort();
-      const request = OPERATION_SCHEMAS[operationId].request as { path?: { def: { shape: Record<string, unknown> } } };
+      const request = OPERATIONS[operationId].request as { path?: { def: { shape: Record<string, unknown> } } };
       const inSchema = Object.keys(request.path?.def.shape ?? {}).sort();
       expect([operationId, inPath]).toEqual([operationId, inSchema]);
     }
@@ -74,6 +73,6 @@ describe('the function declarations', () => {
 
   it('fail the local server\'s start when a handler module is missing or exports no handler (planted)', async () => {
     await expect(loadFunctionHandlers({ ...FUNCTIONS, getPet: { ...FUNCTIONS.getPet, handler: 'functions/notThere.ts' } })).rejects.toThrow();
-    await expect(loadFunctionHandlers({ ...FUNCTIONS, getPet: { ...FUNCTIONS.getPet, handler: 'shared/clock.ts' } })).rejects.toThrow('shared/clock.ts (the handler of getPet in shared/functions.ts) exports no function named handler');
+    await expect(loadFunctionHandlers({ ...FUNCTIONS, getPet: { ...FUNCTIONS.getPet, handler: 'shared/clock.ts' } })).rejects.toThrow('shared/clock.ts (the handler of getPet as declared) exports no function named handler');
   });
 });

@@ -1,37 +1,47 @@
+/// <reference types="vite/client" />
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RequestIssue, RequestPartSchema } from '../../shared/validation/request-schema';
-import { CREATE_PET_CHECKS } from '../../shared/pets/create-pet-checks';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from '../../shared/pets/idempotency';
-import { GET_PET_CHECKS } from '../../shared/pets/get-pet-checks';
-import { LIST_PETS_CHECKS } from '../../shared/pets/list-pets-checks';
-import { OPERATION_SCHEMAS } from '../../shared/pets/operation-schemas';
-import { OPERATION_IDS, type OperationId } from '../../shared/functions';
+import { OPERATION_IDS, OPERATIONS, type OperationId } from '../../shared/functions';
 import { limitText, newPetJson, petIdText, statusText } from '../support/boundary-values';
 import { runSeed } from '../support/run-seed';
 
 /**
- * The functions check their requests with code written by hand (shared/pets/*-checks.ts), so that
- * no zod schema is built at a cold start; the zod schemas (OPERATION_SCHEMAS) stay the source of
- * the interface description and the types, and are the oracle here: every generated value, and
- * every odd one below, gets the same answer from both, the value it becomes or the same issues in
- * the same order (code, path, message and unknown members: all the request validation reads).
+ * The functions check their requests with code generated from the zod schemas
+ * (functions/<operationId>/request-checks.generated.ts, written by codegen/request-checks.ts), so
+ * that no zod schema is built at a cold start; the zod schemas (each operation's declaration) stay
+ * the source of the checks, the interface description and the types, and are the oracle here: every
+ * generated value, and every odd one below, gets the same answer from both, the value it becomes or
+ * the same issues in the same order (code, path, message and unknown members: all the request
+ * validation reads).
  */
 const SEED = runSeed('request checks');
 const RUNS = 3_000;
 
 type Part = 'query' | 'path' | 'headers' | 'body';
-type Parts = Partial<Record<Part, RequestPartSchema>>;
-/** Each operation's checks, as its function takes them: an operation without them does not compile. */
-const CHECKS: Record<OperationId, Parts> = { listPets: LIST_PETS_CHECKS, createPet: CREATE_PET_CHECKS, getPet: GET_PET_CHECKS };
-const partsOf = (parts: Parts) => (Object.keys(parts) as Part[]).sort();
+type Parts = Partial<Record<Part, RequestPartSchema>> & { readonly operationId: string };
+/** Each operation's generated checks, found beside its handler: a declared operation without them fails below. */
+const GENERATED = import.meta.glob<{ REQUEST_CHECKS: Parts }>('../../functions/*/request-checks.generated.ts', { eager: true });
+const checksOf = (operation: OperationId): Parts => {
+  const module = GENERATED[`../../functions/${operation}/request-checks.generated.ts`];
+  if (module === undefined) throw new Error(`functions/${operation}/request-checks.generated.ts is missing: run npm run generate`);
+  return module.REQUEST_CHECKS;
+};
+const PART_NAMES: readonly Part[] = ['query', 'path', 'headers', 'body'];
+const partsOf = (parts: object) => PART_NAMES.filter((part) => part in parts);
+/** The generated name of a part's check (checkPetIdPath): a part several operations share has one check, and one set of values here. */
+const checkNameOf = (checks: RequestPartSchema) => CHECK_NAMES.get(checks) as string;
+const CHECK_NAMES = new Map<unknown, string>(
+  Object.values(import.meta.glob<Record<string, unknown>>(['../../functions/*/request-checks.generated.ts', '../../shared/validation/request-checks.generated.ts'], { eager: true })).flatMap((module) =>
+    Object.entries(module).filter(([name]) => name.startsWith('check')).map(([name, value]) => [value, name] as [unknown, string]),
+  ),
+);
 const PAIRS = OPERATION_IDS.flatMap((operation) =>
-  partsOf(OPERATION_SCHEMAS[operation].request).map((part) => ({
-    operation,
-    part,
-    checks: CHECKS[operation][part] as RequestPartSchema,
-    schema: (OPERATION_SCHEMAS[operation].request as Parts)[part] as RequestPartSchema,
-  })),
+  partsOf(OPERATIONS[operation].request).map((part) => {
+    const checks = checksOf(operation)[part] as RequestPartSchema;
+    return { operation, part, checks, name: checkNameOf(checks), schema: (OPERATIONS[operation].request as Partial<Record<Part, RequestPartSchema>>)[part] as RequestPartSchema };
+  }),
 );
 const pair = (operation: string, part: Part) => PAIRS.find((each) => each.operation === operation && each.part === part) as (typeof PAIRS)[number];
 
@@ -77,16 +87,16 @@ const idempotencyKeyText = fc.oneof(
   fc.constantFrom(IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_MAX_LENGTH + 1).map((length) => `"${'k'.repeat(length)}"`),
 );
 
+/** Values for each part's check, by its generated name: a new part (a new schema) needs its entry here. */
 const ARBITRARIES: Record<string, fc.Arbitrary<unknown>> = {
-  'listPets query': fc.oneof(
+  checkListPetsQuery: fc.oneof(
     { weight: 20, arbitrary: objectOf([member('limit', rarelyOdd(limitText)), member('status', rarelyOdd(statusText)), member('cursor', rarelyOdd(fc.oneof(fc.constant(''), fc.string()))), extra]) },
     { weight: 1, arbitrary: odd },
   ),
-  'createPet query': fc.oneof({ weight: 20, arbitrary: objectOf([extraOften, extra]) }, { weight: 1, arbitrary: odd }),
-  'getPet query': fc.oneof({ weight: 20, arbitrary: objectOf([extraOften, extra]) }, { weight: 1, arbitrary: odd }),
-  'getPet path': fc.oneof({ weight: 20, arbitrary: objectOf([member('petId', rarelyOdd(petIdText), 10), extra]) }, { weight: 1, arbitrary: odd }),
-  'createPet headers': fc.oneof({ weight: 20, arbitrary: objectOf([member('Idempotency-Key', rarelyOdd(idempotencyKeyText)), extra]) }, { weight: 1, arbitrary: odd }),
-  'createPet body': fc.oneof(
+  checkNoQuery: fc.oneof({ weight: 20, arbitrary: objectOf([extraOften, extra]) }, { weight: 1, arbitrary: odd }),
+  checkPetIdPath: fc.oneof({ weight: 20, arbitrary: objectOf([member('petId', rarelyOdd(petIdText), 10), extra]) }, { weight: 1, arbitrary: odd }),
+  checkCreatePetRequestHeaders: fc.oneof({ weight: 20, arbitrary: objectOf([member('Idempotency-Key', rarelyOdd(idempotencyKeyText)), extra]) }, { weight: 1, arbitrary: odd }),
+  checkNewPet: fc.oneof(
     { weight: 10, arbitrary: newPetJson.map((json) => JSON.parse(json.replace(/^\ufeff/, '')) as unknown) },
     { weight: 3, arbitrary: objectOf([member('name', rarelyOdd(fc.string()), 10), member('categoryId', odd, 10), member('status', odd, 2), extra]) },
     { weight: 1, arbitrary: odd },
@@ -95,14 +105,31 @@ const ARBITRARIES: Record<string, fc.Arbitrary<unknown>> = {
 
 describe('the request checks of the functions give zod\'s answers', () => {
   it('each operation\'s checks check the parts of the request its schemas declare, and read the headers they declare', () => {
-    for (const operation of OPERATION_IDS) expect([operation, partsOf(CHECKS[operation])]).toEqual([operation, partsOf(OPERATION_SCHEMAS[operation].request)]);
-    expect(CREATE_PET_CHECKS.headers.names).toEqual(Object.keys(OPERATION_SCHEMAS.createPet.request.headers._zod.def.shape));
-    // Every part has its generated values.
-    expect(PAIRS.map(({ operation, part }) => `${operation} ${part}`).sort()).toEqual(Object.keys(ARBITRARIES).sort());
+    for (const operation of OPERATION_IDS) {
+      const checks = checksOf(operation);
+      expect([operation, checks.operationId, partsOf(checks)]).toEqual([operation, operation, partsOf(OPERATIONS[operation].request)]);
+      const headers = (OPERATIONS[operation].request as { headers?: { _zod: { def: { shape: object } } } }).headers;
+      if (headers !== undefined) expect([operation, (checks.headers as unknown as { names: string[] }).names]).toEqual([operation, Object.keys(headers._zod.def.shape)]);
+    }
+    // Every check has its generated values.
+    expect([...new Set(PAIRS.map(({ name }) => name))].sort(), 'a part\'s check without values in ARBITRARIES (named after the check)').toEqual(Object.keys(ARBITRARIES).sort());
+  });
+
+  it('a part two operations declare with the same schema is checked by one function, in the shared module', () => {
+    const sharedModule = import.meta.glob<Record<string, unknown>>('../../shared/validation/request-checks.generated.ts', { eager: true });
+    const shared = new Set(Object.values(Object.values(sharedModule)[0] ?? {}));
+    for (const a of PAIRS) {
+      for (const b of PAIRS) {
+        if (a.operation === b.operation || a.schema !== b.schema) continue;
+        expect([a.operation, b.operation, a.part, a.checks === b.checks, shared.has(a.checks)]).toEqual([a.operation, b.operation, a.part, true, true]);
+      }
+    }
+    // createPet and getPet take no query: one schema (NoQuery), one check.
+    expect(pair('createPet', 'query').checks).toBe(pair('getPet', 'query').checks);
   });
 
   it.each(PAIRS.map(({ operation, part }) => [`${operation} ${part}`, operation, part] as const))('%s, on every generated value', (label, operation, part) => {
-    const arbitrary = ARBITRARIES[label] as fc.Arbitrary<unknown>;
+    const arbitrary = ARBITRARIES[pair(operation, part).name] as fc.Arbitrary<unknown>;
     let valid = 0;
     fc.assert(
       fc.property(arbitrary, (value) => {
@@ -128,7 +155,8 @@ describe('the request checks of the functions give zod\'s answers', () => {
 
   it('the odd answers are among them: a name given as an empty array gets two issues, an unsafe negative id two of one message', () => {
     const idMessage = 'must be an integer from 1 to 9007199254740991';
-    expect(answerOf(CREATE_PET_CHECKS.body, { name: [], categoryId: -1e20 })).toStrictEqual({
+    const newPet = pair('createPet', 'body').checks;
+    expect(answerOf(newPet, { name: [], categoryId: -1e20 })).toStrictEqual({
       issues: [
         { path: ['name'], message: 'must be a string', code: 'invalid_type' },
         { path: ['name'], message: 'must not be empty or only white space' },
@@ -136,6 +164,6 @@ describe('the request checks of the functions give zod\'s answers', () => {
         { path: ['categoryId'], message: idMessage },
       ],
     });
-    expect(answerOf(CREATE_PET_CHECKS.body, { name: 'Rex', categoryId: 1e20 })).toStrictEqual({ issues: [{ path: ['categoryId'], message: idMessage }] });
+    expect(answerOf(newPet, { name: 'Rex', categoryId: 1e20 })).toStrictEqual({ issues: [{ path: ['categoryId'], message: idMessage }] });
   });
 });

@@ -1,0 +1,276 @@
+import { UNNAMED_MESSAGE } from '../shared/validation/value-checks';
+import type { ExportIndex, ExportedValue } from './exported-values';
+
+/**
+ * The request checks, written from the zod schemas: for each part of a request (query, path,
+ * headers, body) a function that gives the answer zod gives (the value it becomes, or the same
+ * issues in the same order: test/unit/request-checks.test.ts is the oracle), without zod, so that
+ * a function builds no schema at its cold start (docs/performance.md#what-a-cold-start-spends).
+ *
+ * It reads zod's own definitions (`schema._zod.def`) and knows the kinds this interface uses:
+ * objects (strict, or stripping unknown members: headers), strings with their checks (a pattern,
+ * a length, a trim, a refinement), safe integers with a minimum and a maximum, enums, optional and
+ * defaulted members, pipes and transforms. Anything else is refused with a message that names it
+ * and where it is, rather than checked loosely. The issues' codes are kept where the request
+ * validation reads them (`invalid_type`, `unrecognized_keys`); zod's message rule is followed: a
+ * check's own message, else its schema's, else zod's "Invalid input" (zod/mini loads no locale).
+ */
+
+/** A part of a request to check, and where its schema is exported (for its type). */
+export interface PartToCheck {
+  /** The check's exported name in the generated code: `checkPetIdPath`. */
+  readonly checkName: string;
+  readonly schema: unknown;
+  /** The schema's export, for `z.output<typeof …>`. */
+  readonly schemaExport: ExportedValue;
+  /** Headers: the schema takes only its declared members, whose names the validation reads (RequestHeadersSchema). */
+  readonly headers: boolean;
+}
+
+interface Def {
+  readonly type: string;
+  readonly [key: string]: any;
+}
+
+interface ZodLike {
+  readonly _zod: { readonly def: Def; readonly optin?: string; readonly optout?: string };
+}
+
+/** The generated module's text for `parts`, importing what they name from `exports` (modules relative to `fromDir`). */
+export class CheckWriter {
+  readonly #imports = new Map<string, Set<string>>();
+  readonly #typeImports = new Map<string, Set<string>>();
+  readonly #constants: string[] = [];
+  #counter = 0;
+
+  constructor(
+    private readonly exports: ExportIndex,
+    /** From the generated module to the project root: `../..`. */
+    private readonly toRoot: string,
+  ) {}
+
+  /** The exported check of one part. */
+  part(part: PartToCheck): string {
+    const schema = asSchema(part.schema, part.checkName);
+    const def = schema._zod.def;
+    if (def.type !== 'object') throw new Error(`${part.checkName}: a request part must be a zod object, not ${def.type}`);
+    const strict = def.catchall?._zod?.def?.type === 'never' || def.catchall?.def?.type === 'never';
+    if (def.catchall !== undefined && !strict) throw new Error(`${part.checkName}: an object with a catchall other than never (strictObject) is not supported`);
+    if (part.headers && strict) throw new Error(`${part.checkName}: headers are checked as a plain z.object (other headers are left out), not a strictObject`);
+    if (!part.headers && !strict) throw new Error(`${part.checkName}: a query, path or body must be a strictObject (an unknown member is a 400)`);
+    const { module, name, access } = part.schemaExport;
+    this.#typeImport(module, name);
+    this.#import('shared/validation/request-schema', part.headers ? 'requestHeaders' : 'requestPart');
+    this.#import('shared/validation/value-checks', 'checkObject');
+    const keys = Object.keys(def.shape as Record<string, unknown>);
+    const lines: string[] = [];
+    lines.push('if (!checkObject(input, issues)) return undefined;');
+    lines.push('const output: any = {};');
+    for (const key of keys) lines.push(...this.#member(part.checkName, key, asSchema(def.shape[key], `${part.checkName}.${key}`)));
+    if (strict) {
+      this.#import('shared/validation/value-checks', 'checkNoOtherMembers');
+      const members = `${part.checkName.replace(/^check/, '').replace(/[a-z0-9](?=[A-Z])/g, '$&_').toUpperCase()}_MEMBERS`;
+      this.#constants.push(`const ${members}: ReadonlySet<string> = /* @__PURE__ */ new Set(${JSON.stringify(keys)});`);
+      lines.push(`checkNoOtherMembers(input, ${members}, issues);`);
+    }
+    lines.push('return output;');
+    const type = `z.output<typeof ${name}${access}>`;
+    const opening = part.headers ? `requestHeaders<${type}>(${JSON.stringify(keys)}, (input, issues) => {` : `requestPart<${type}>((input, issues) => {`;
+    return [`export const ${part.checkName} = /* @__PURE__ */ ${opening}`, ...lines.map((line) => `  ${line}`), '});'].join('\n');
+  }
+
+  /** The module's constants (after every part was written): the members of strict objects. */
+  constantLines(): string[] {
+    return [...this.#constants];
+  }
+
+  /** The module's import lines (after every part was written). */
+  importLines(): string[] {
+    const lines = [`import type * as z from 'zod/mini';`];
+    for (const [module, names] of [...this.#typeImports].sort(([a], [b]) => a.localeCompare(b))) lines.push(`import type { ${[...names].sort().join(', ')} } from '${this.toRoot}/${module}';`);
+    for (const [module, names] of [...this.#imports].sort(([a], [b]) => a.localeCompare(b))) lines.push(`import { ${[...names].sort().join(', ')} } from '${this.toRoot}/${module}';`);
+    return lines;
+  }
+
+  /** One member of a part: its value checked, then kept (or not) as zod's object keeps it. */
+  #member(where: string, key: string, schema: ZodLike): string[] {
+    const at = `${where}.${key}`;
+    const value = this.#name('value');
+    const start = this.#name('start');
+    const read = `input[${JSON.stringify(key)}]`;
+    const present = `${JSON.stringify(key)} in input`;
+    const path = `[${JSON.stringify(key)}]`;
+    const { optin, optout } = schema._zod;
+    if (optin === 'optional' && optout === 'optional') {
+      // Left out when absent; kept, undefined included, when present.
+      return [`if (${present}) {`, `  let ${value}: any = ${read};`, `  const ${start} = issues.length;`, ...indent(this.#value(at, schema, value, path, start)), `  output[${JSON.stringify(key)}] = ${value};`, '}'];
+    }
+    const lines = [`{`, `  let ${value}: any = ${read};`, `  const ${start} = issues.length;`, ...indent(this.#value(at, schema, value, path, start))];
+    if (optin === 'defaulted' && optout === undefined) lines.push(`  output[${JSON.stringify(key)}] = ${value};`);
+    else if (optin === undefined && optout === undefined) {
+      // A required member: absent, it fails (when its schema did not already say so).
+      lines.push(`  if (${present}) output[${JSON.stringify(key)}] = ${value};`);
+      lines.push(`  else if (issues.length === ${start}) issues.push({ code: 'invalid_type', path: ${path}, message: ${JSON.stringify(UNNAMED_MESSAGE)} });`);
+    } else throw new Error(`${at}: a member that is ${optin ?? 'required'} in and ${optout ?? 'required'} out is not supported`);
+    lines.push('}');
+    return lines;
+  }
+
+  /** Checks the value in variable `value` (issues at `path`), leaving what it becomes in the same variable. */
+  #value(at: string, schema: ZodLike, value: string, path: string, start: string): string[] {
+    const def = schema._zod.def;
+    switch (def.type) {
+      case 'optional':
+        return [`if (${value} !== undefined) {`, ...indent(this.#value(at, asSchema(def.innerType, at), value, path, start)), '}'];
+      case 'default': {
+        const fallback = def.defaultValue;
+        if (fallback !== null && typeof fallback === 'object') throw new Error(`${at}: a default that is not a plain value is not supported`);
+        return [`if (${value} === undefined) ${value} = ${JSON.stringify(fallback)};`, 'else {', ...indent(this.#value(at, asSchema(def.innerType, at), value, path, start)), '}'];
+      }
+      case 'pipe':
+        // Any issue of the first stops the pipe (zod's handlePipeResult).
+        return [...this.#value(at, asSchema(def.in, at), value, path, start), `if (issues.length === ${start}) {`, ...indent(this.#value(at, asSchema(def.out, at), value, path, start)), '}'];
+      case 'transform':
+        return [`${value} = ${this.#callable(at, def.transform, 'transform')}(${value});`];
+      case 'string':
+        return this.#string(at, schema, value, path);
+      case 'number':
+        return this.#integer(at, schema, value, path);
+      case 'enum': {
+        const values = Object.values(def.entries as Record<string, unknown>);
+        return [`if (!${JSON.stringify(values)}.includes(${value})) issues.push({ path: ${path}, message: ${messageOf(def)} });`];
+      }
+      default:
+        throw new Error(`${at}: zod's ${def.type} is not among the kinds the generator writes checks for (codegen/request-checks.ts)`);
+    }
+  }
+
+  #string(at: string, schema: ZodLike, value: string, path: string): string[] {
+    const def = schema._zod.def;
+    // A format schema (z.email(), z.uuid(), …) is a check of its own.
+    if (def.check !== undefined) throw new Error(`${at}: the string format ${def.format} is not supported (only a pattern)`);
+    const checks = (def.checks ?? []) as ZodLike[];
+    const otherwise: string[] = [];
+    const inside: string[] = [];
+    for (const check of checks) {
+      const checkDef = check._zod.def;
+      const message = messageOf(checkDef, def);
+      if (checkDef.abort === true) throw new Error(`${at}: a check that aborts is not supported`);
+      switch (checkDef.check) {
+        case 'min_length':
+          // zod checks a length on any value that has one, a string or not.
+          otherwise.push(`if (${value} != null && ${value}.length !== undefined && !(${value}.length >= ${checkDef.minimum})) issues.push({ path: ${path}, message: ${message} });`);
+          inside.push(`if (!(${value}.length >= ${checkDef.minimum})) issues.push({ path: ${path}, message: ${message} });`);
+          break;
+        case 'max_length':
+          otherwise.push(`if (${value} != null && ${value}.length !== undefined && !(${value}.length <= ${checkDef.maximum})) issues.push({ path: ${path}, message: ${message} });`);
+          inside.push(`if (!(${value}.length <= ${checkDef.maximum})) issues.push({ path: ${path}, message: ${message} });`);
+          break;
+        case 'string_format': {
+          if (checkDef.format !== 'regex') throw new Error(`${at}: the string format ${checkDef.format} is not supported (only a pattern)`);
+          const pattern = checkDef.pattern as RegExp;
+          if (pattern.global || pattern.sticky) throw new Error(`${at}: a pattern with the g or y flag keeps state between tests`);
+          inside.push(`if (!${this.#pattern(pattern)}.test(${value})) issues.push({ path: ${path}, message: ${message} });`);
+          break;
+        }
+        case 'overwrite':
+          inside.push(`${value} = ${value}.${overwriteOf(at, checkDef.tx)}();`);
+          break;
+        case 'custom':
+          inside.push(`if (!${this.#callable(at, checkDef.fn, 'refinement')}(${value})) issues.push({ path: ${path}, message: ${message} });`);
+          break;
+        default:
+          throw new Error(`${at}: the string check ${checkDef.check} is not supported`);
+      }
+    }
+    return [
+      `if (typeof ${value} !== 'string') {`,
+      `  issues.push({ code: 'invalid_type', path: ${path}, message: ${messageOf(def)} });`,
+      ...indent(otherwise),
+      ...(inside.length === 0 ? ['}'] : ['} else {', ...indent(inside), '}']),
+    ];
+  }
+
+  /** A safe integer (zod's int), with its minimum and maximum. */
+  #integer(at: string, schema: ZodLike, value: string, path: string): string[] {
+    const def = schema._zod.def;
+    if (def.format !== 'safeint') throw new Error(`${at}: only integers (z.int(): the safe range) are supported, not a number of format ${def.format ?? 'none'}`);
+    const message = messageOf(def);
+    const range: string[] = [];
+    for (const check of (def.checks ?? []) as ZodLike[]) {
+      const checkDef = check._zod.def;
+      const below = checkDef.inclusive ? '<' : '<=';
+      const above = checkDef.inclusive ? '>' : '>=';
+      if (checkDef.check === 'greater_than') range.push(`if (${value} ${below} ${checkDef.value}) issues.push({ path: ${path}, message: ${messageOf(checkDef, def)} });`);
+      else if (checkDef.check === 'less_than') range.push(`if (${value} ${above} ${checkDef.value}) issues.push({ path: ${path}, message: ${messageOf(checkDef, def)} });`);
+      else throw new Error(`${at}: the number check ${checkDef.check} is not supported`);
+    }
+    return [
+      `if (!Number.isInteger(${value})) issues.push({ code: 'invalid_type', path: ${path}, message: ${message} });`,
+      'else {',
+      // Outside the safe range zod says so, and still checks the minimum and the maximum.
+      `  if (!Number.isSafeInteger(${value})) issues.push({ path: ${path}, message: ${message} });`,
+      ...indent(range),
+      '}',
+    ];
+  }
+
+  /** A function the schema runs, named by its export (or a global such as Number). */
+  #callable(at: string, fn: unknown, what: string): string {
+    if (typeof fn !== 'function') throw new Error(`${at}: the ${what} is not a function`);
+    if (fn === Number || fn === String) return fn.name;
+    const found = this.exports.find(fn);
+    if (found === undefined) throw new Error(`${at}: the ${what} ${fn.name || '(anonymous)'} is exported by no zod-free module of the domain; export it (or the list that holds it) so the checks can run the same function`);
+    this.#import(found.module, found.name);
+    return valueAt(found);
+  }
+
+  #pattern(pattern: RegExp): string {
+    const found = this.exports.find(pattern);
+    if (found === undefined) return String(pattern);
+    this.#import(found.module, found.name);
+    return valueAt(found);
+  }
+
+  #import(module: string, name: string): void {
+    const names = this.#imports.get(module) ?? new Set<string>();
+    names.add(name);
+    this.#imports.set(module, names);
+  }
+
+  #typeImport(module: string, name: string): void {
+    const names = this.#typeImports.get(module) ?? new Set<string>();
+    names.add(name);
+    this.#typeImports.set(module, names);
+  }
+
+  #name(base: string): string {
+    this.#counter += 1;
+    return `${base}${this.#counter}`;
+  }
+}
+
+function asSchema(value: unknown, at: string): ZodLike {
+  if (typeof value !== 'object' || value === null || !('_zod' in value)) throw new Error(`${at}: not a zod schema`);
+  return value as ZodLike;
+}
+
+/** zod's message rule: the check's own, else its schema's, else "Invalid input". */
+function messageOf(def: Def, owner?: Def): string {
+  const error = def.error ?? owner?.error;
+  const message = typeof error === 'function' ? error({}) : error;
+  return JSON.stringify(typeof message === 'string' ? message : UNNAMED_MESSAGE);
+}
+
+/** The string method an overwrite check runs (z.trim(), z.toLowerCase(), z.toUpperCase()), told by what it does. */
+function overwriteOf(at: string, tx: unknown): string {
+  if (typeof tx !== 'function') throw new Error(`${at}: an overwrite without a function`);
+  const probes = ['  Ab c\t', '\u00a0x\u2028', 'ÄÖ'];
+  for (const method of ['trim', 'toLowerCase', 'toUpperCase'] as const) if (probes.every((probe) => tx(probe) === probe[method]())) return method;
+  throw new Error(`${at}: an overwrite other than trim, toLowerCase or toUpperCase is not supported`);
+}
+
+/** An exported value as code: an element of a list is there (the generator found it). */
+const valueAt = ({ name, access }: ExportedValue): string => `${name}${access.replace(/\]/g, ']!')}`;
+
+const indent = (lines: readonly string[]): string[] => lines.map((line) => `  ${line}`);

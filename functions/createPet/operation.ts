@@ -1,0 +1,28 @@
+import { COMMON_ERRORS, COUNT_KEY_REQUESTS, declareOperation } from '../../shared/function-declaration';
+import { CREATE_PET_REQUEST } from '../../shared/pets/new-pet';
+import { Pet } from '../../shared/pets/pet';
+
+/** POST /v1/pets: adds a pet; with `Idempotency-Key`, at most once per key. */
+export const createPet = declareOperation({
+  route: { method: 'POST', path: '/pets' },
+  dynamodb: [
+    COUNT_KEY_REQUESTS,
+    // The former id counter: for the version before the sharded layout while a deploy replaces it (table-definition.ts).
+    { actions: ['UpdateItem'], items: ['formerIdCounter'] },
+    // With an Idempotency-Key: reads the key's record, then writes pet and record in one transaction.
+    // Reads a pet back only when a write's outcome is unknown (shared/pets/pet-writes.ts).
+    { actions: ['GetItem'], items: ['idempotencyRecords', 'pets', 'formerPets'] },
+    // formerPets: while a stage is `upgrading` (table-definition.ts, PetLayout).
+    { actions: ['PutItem'], items: ['pets', 'formerPets', 'idempotencyRecords'] },
+  ],
+  request: CREATE_PET_REQUEST,
+  success: { status: 201, body: Pet, description: 'The animal as stored.' },
+  errors: [...COMMON_ERRORS, 409, 413, 422],
+  summary: 'Add an animal',
+  description:
+    'Creates an animal (status `available` unless given) and answers 201 with it and its `Location`. ' +
+    'Send an `Idempotency-Key` to make retries safe: a retry with the same key and body within 24 hours answers the first ' +
+    'answer again, with `Idempotent-Replayed: true`, and never adds a second animal; the pet and the record of its key are ' +
+    'written together or not at all. Without the header a retry after a 503 or a lost answer may add the animal twice.',
+  stability: 'stable',
+});

@@ -1,0 +1,24 @@
+import { COMMON_ERRORS, COUNT_KEY_REQUESTS, declareOperation } from '../../shared/function-declaration';
+import { GET_PET_DEPRECATION } from '../../shared/http/deprecation';
+import { Pet } from '../../shared/pets/pet';
+import { GET_PET_REQUEST } from '../../shared/pets/pet-id-path';
+
+const sunsetDay = GET_PET_DEPRECATION.sunsetAt.toISOString().slice(0, 10);
+
+/** GET /v1/pets/{petId} (deprecated): one pet; from its sunset on, 410 `gone`. */
+export const getPet = declareOperation({
+  route: { method: 'GET', path: '/pets/{petId}' },
+  // formerPets: while a stage upgrades (table-definition.ts, PetLayout).
+  dynamodb: [{ actions: ['GetItem'], items: ['pets', 'formerPets'] }, COUNT_KEY_REQUESTS],
+  request: GET_PET_REQUEST,
+  success: { status: 200, body: Pet, description: 'The animal.' },
+  errors: [...COMMON_ERRORS, 404, 410],
+  summary: 'Get an animal (deprecated)',
+  description:
+    `Deprecated since interface 1.0.0 and removed on ${sunsetDay}: ` +
+    `use \`GET ${GET_PET_DEPRECATION.successorPath}\` (with the \`status\` filter) instead. ` +
+    'Every answer carries `Deprecation`, `Sunset` and a `Link` to the successor. ' +
+    `From the \`Sunset\` instant (${GET_PET_DEPRECATION.sunsetAt.toISOString()}) on, by the service's clock, it answers 410 \`gone\` to every request, whatever the \`petId\` (still authenticated and counted).`,
+  stability: 'stable',
+  deprecation: GET_PET_DEPRECATION,
+});

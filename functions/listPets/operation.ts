@@ -1,0 +1,31 @@
+import * as z from 'zod/mini';
+import { FORMER_STATUS_INDEX, LIST_INDEX, STATUS_INDEX } from '../../shared/dynamodb/table-definition';
+import { COMMON_ERRORS, COUNT_KEY_REQUESTS, declareOperation } from '../../shared/function-declaration';
+import { LIST_PETS_REQUEST } from '../../shared/pets/list-pets-query';
+import { Pet } from '../../shared/pets/pet';
+
+/** GET /v1/pets: one page of pets in ascending id order. */
+export const listPets = declareOperation({
+  route: { method: 'GET', path: '/pets' },
+  // The former layout (`formerPets`, FORMER_STATUS_INDEX) is read only while a stage upgrades
+  // (table-definition.ts, PetLayout); its rights go in the release after every stage is `current`.
+  dynamodb: [
+    { actions: ['Query'], items: ['pets', 'formerPets'] },
+    { actions: ['Query'], index: STATUS_INDEX },
+    { actions: ['Query'], index: LIST_INDEX },
+    { actions: ['Query'], index: FORMER_STATUS_INDEX },
+    COUNT_KEY_REQUESTS,
+  ],
+  // Signs and reads page cursors.
+  secrets: ['cursor'],
+  request: LIST_PETS_REQUEST,
+  success: { status: 200, body: z.array(Pet), description: 'A page of animals (a JSON array).' },
+  errors: COMMON_ERRORS,
+  summary: 'List all animals',
+  description:
+    'One page of animals in ascending `id` order, optionally only those of one status. When more follow, ' +
+    '`Link: <URL>; rel="next"` gives the next page (the same request with an opaque `cursor`); the last page has no `Link`. ' +
+    'A listing may be up to about a second behind: it does not show an animal whose `id` is less than half a second old, and a busy first page may come from a cache of at most half a second. ' +
+    'A walk through the pages never repeats an animal, and never skips one created at least a second before the walk began. `getPet` finds an animal as soon as its create answered.',
+  stability: 'stable',
+});

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { measuredIn, parseBenchArguments, PARTS } from '../../bench/arguments';
+import { BENCH_FUNCTIONS } from '../../bench/cases';
+
+/**
+ * `npm run bench`'s arguments (bench/arguments.ts): a whole run, a part of every function printed,
+ * or some functions' parts merged into the results; a name it does not know is refused with the
+ * names it knows.
+ */
+describe('npm run bench arguments', () => {
+  it('without arguments: every part but the profile, of every function, rewriting the results', () => {
+    expect(parseBenchArguments([])).toEqual({ parts: ['cold', 'overhead', 'e2e', 'requests', 'load', 'scale'], functions: BENCH_FUNCTIONS, write: 'all', scaleCases: undefined });
+  });
+
+  it('--only alone: those parts of every function, printed and written nowhere (as before --operation)', () => {
+    expect(parseBenchArguments(['--only', 'overhead', '--only', 'e2e'])).toEqual({ parts: ['overhead', 'e2e'], functions: BENCH_FUNCTIONS, write: 'none', scaleCases: undefined });
+    expect(parseBenchArguments(['--only', 'scale', '--case', 'mix'])).toMatchObject({ parts: ['scale'], write: 'none', scaleCases: ['mix'] });
+  });
+
+  it('--operation: that function\'s cases in those parts, merged; repeatable; the authorizer by its name', () => {
+    expect(parseBenchArguments(['--only', 'e2e', '--operation', 'getPet'])).toEqual({ parts: ['e2e'], functions: ['getPet'], write: 'merge', scaleCases: undefined });
+    // The profile only prints, with --operation too.
+    expect(parseBenchArguments(['--only', 'profile', '--operation', 'getPet'])).toMatchObject({ parts: ['profile'], functions: ['getPet'], write: 'none' });
+    expect(parseBenchArguments(['--only', 'e2e', '--only', 'requests', '--operation', 'getPet', '--operation', 'authorizer'])).toEqual({
+      parts: ['e2e', 'requests'],
+      functions: ['getPet', 'authorizer'],
+      write: 'merge',
+      scaleCases: undefined,
+    });
+  });
+
+  it('--operation without --only: every part that measures something of it (the authorizer has no load row of its own)', () => {
+    expect(parseBenchArguments(['--operation', 'getPet']).parts).toEqual(['cold', 'overhead', 'e2e', 'requests', 'load', 'scale']);
+    expect(parseBenchArguments(['--operation', 'authorizer']).parts).toEqual(['cold', 'overhead', 'e2e', 'requests', 'scale']);
+  });
+
+  it('refuses an unknown part, naming the parts', () => {
+    expect(() => parseBenchArguments(['--only', 'e3e'])).toThrow(`--only e3e: no such part; the parts are ${PARTS.join(', ')}`);
+    expect(() => parseBenchArguments(['--only', 'e3e', '--operation', 'getPet'])).toThrow('the parts are cold, overhead, e2e, requests, load, scale, profile');
+  });
+
+  it('refuses an unknown operation, naming the functions the bench runs', () => {
+    expect(() => parseBenchArguments(['--operation', 'getPets'])).toThrow(`--operation getPets: the bench runs no such function; it runs ${BENCH_FUNCTIONS.join(', ')}`);
+    expect(() => parseBenchArguments(['--operation', 'getPets'])).toThrow('listPets, createPet, getPet, authorizer');
+  });
+
+  it('refuses a part that measures nothing of the function, --case with --operation, an unknown scale case and an unknown option', () => {
+    expect(() => parseBenchArguments(['--only', 'load', '--operation', 'authorizer'])).toThrow('--only load --operation authorizer: that part measures nothing of authorizer');
+    expect(() => parseBenchArguments(['--only', 'scale', '--operation', 'getPet', '--case', 'mix'])).toThrow('leave --case out');
+    expect(() => parseBenchArguments(['--only', 'scale', '--case', 'max'])).toThrow('--case max: no such scale case; they are getPet, listPets');
+    expect(() => parseBenchArguments(['--operations', 'getPet'])).toThrow('npm run bench takes --only <part>, --operation <function> and --case <scale case>');
+  });
+
+  it('tells what each part measures of a function: its main case, its timed cases, its measured cases, its scale cases (the mix among them)', () => {
+    expect(measuredIn('e2e', 'getPet')).toEqual(['getPet']);
+    expect(measuredIn('overhead', 'listPets')).toEqual(['listPets', 'invalid', 'unauthorized']);
+    expect(measuredIn('requests', 'authorizer')).toEqual(['authorize', 'authorizeUnknown']);
+    expect(measuredIn('load', 'authorizer')).toEqual([]);
+    expect(measuredIn('scale', 'getPet')).toEqual(['getPet', 'mix', 'oneKeyGetPet']);
+    expect(measuredIn('scale', 'authorizer')).toEqual(['mix', 'keyLookups']);
+  });
+});
