@@ -10,13 +10,14 @@ import { shareOf } from '../shared/pets/page-merge';
  * follow the bundles, the cold starts, the overhead runs, the end-to-end runs, the DynamoDB table
  * and its targets, the load run, the cost table and the parity test of the baseline.
  *
- * A declared operation without cases here is a type error (`satisfies` below); one without a
+ * An operation's cases are in its declaration (functions/<operationId>/operation.ts: a declaration
+ * without them does not compile, a case answering a status it does not declare fails here); one without a
  * baseline twin (`functions/<id>/baseline.ts`) fails test/bench/baseline-parity.test.ts, and a DynamoDB
  * right it declares that the overhead stub cannot answer fails test/bench/cases.test.ts.
  */
 import { join } from 'node:path';
-import { FUNCTIONS, OPERATION_IDS, OPERATIONS, type OperationId } from '../shared/functions';
-import { withFill, type AuthorizerEventSpec, type EventSpec, type RequestEventSpec } from './children/events.mjs';
+import { FUNCTIONS, OPERATION_IDS, OPERATIONS, type OperationDeclaration, type OperationId } from '../shared/functions';
+import { withFill, type AuthorizerEventSpec, type EventSpec } from './children/events.mjs';
 import { BENCH_SETUPS, type SetupName } from './setups';
 
 /** The functions the bench compares with a baseline: every operation, and the authorizer in front of them. */
@@ -58,54 +59,43 @@ function casesOf<const Cases extends Record<string, BenchCase>>(main: NoInfer<ke
   return { main, cases };
 }
 
-/** A request on the operation's declared route. */
-function request(operation: OperationId, spec: Omit<RequestEventSpec, 'type' | 'method' | 'resource'> = {}): RequestEventSpec {
-  const { method, path } = OPERATIONS[operation].route;
-  return { type: 'request', method, resource: path, ...spec };
-}
-
 /** The authorizer asked about a listing. */
 function authorization(key: AuthorizerEventSpec['key'], spec: Pick<AuthorizerEventSpec, 'fromRefusedAddress'> = {}): AuthorizerEventSpec {
   const { method, path } = OPERATIONS.listPets.route;
   return { type: 'authorizer', method, resource: path, key, ...spec };
 }
 
-/** Each create names its pet apart (`{n}`: events.mjs). */
-const NEW_PET = { name: 'Bench {n}', categoryId: 3, status: 'available' };
+/**
+ * An operation's cases, from its declaration (functions/<operationId>/operation.ts): each request
+ * on its route, and each status one the declaration names (its success or one of its errors).
+ */
+function operationCases(operationId: OperationId): FunctionCases {
+  const { route, success, errors, bench } = OPERATIONS[operationId] as OperationDeclaration;
+  const statuses = [success.status, ...errors] as readonly number[];
+  const cases: Record<string, BenchCase> = {};
+  for (const [name, { request, ...rest }] of Object.entries(bench.cases)) {
+    if (!statuses.includes(rest.status)) throw new Error(`functions/${operationId}/operation.ts: the bench case ${name} answers ${rest.status}, which the declaration names neither as its success nor among its errors (${statuses.join(', ')})`);
+    cases[name] = { ...rest, event: { type: 'request', method: route.method, resource: route.path, ...request } };
+  }
+  if (!Object.hasOwn(cases, bench.main)) throw new Error(`functions/${operationId}/operation.ts: its main bench case ${bench.main} is not among its cases`);
+  return { main: bench.main, cases };
+}
 
 /**
  * The round trips: an operation counts its key's request while it reads (one; a page's shard
  * queries go together); a create counts (and reads the key's record meanwhile), then draws the id
  * and writes (two); the authorizer looks a known key up (one), and without a valid key then counts
- * the address (two).
+ * the address (two). The operations' cases are in their declarations.
  */
-export const BENCH_CASES = {
-  listPets: casesOf('listPets', {
-    listPets: { event: request('listPets', { query: { limit: '20' } }), status: 200, timedWithoutIo: true, dynamoDb: { label: 'listPets (limit 20)', maxRoundTrips: 1, maxItemsRead: PET_SHARDS * shareOf(20, PET_SHARDS), costShare: 0.7 } },
-    listPetsLimit100: { event: request('listPets', { query: { limit: '100' } }), status: 200, timedWithoutIo: false, dynamoDb: { label: 'listPets (limit 100)', maxRoundTrips: 1, maxItemsRead: PET_SHARDS * shareOf(100, PET_SHARDS) } },
-    invalid: { event: request('listPets', { query: { limit: '0' } }), status: 400, timedWithoutIo: true },
-    unauthorized: { event: request('listPets', { query: { limit: '20' }, withoutAuthorizer: true }), status: 401, timedWithoutIo: true },
-  }),
-  createPet: casesOf('createPet', {
-    createPet: { event: request('createPet', { body: NEW_PET }), status: 201, timedWithoutIo: true, dynamoDb: { label: 'createPet', maxRoundTrips: 2, costShare: 0.1 } },
-    createPetWithKey: {
-      event: request('createPet', { body: NEW_PET, freshIdempotencyKey: true }),
-      status: 201,
-      timedWithoutIo: true,
-      dynamoDb: { label: 'createPet with Idempotency-Key (first use)', maxRoundTrips: 2, costShare: 0.1 },
-    },
-  }),
-  getPet: casesOf('getPet', {
-    // Each request reads a pet of its own, created before it (its id filled into the path).
-    getPet: { event: request('getPet'), setup: 'freshPet', status: 200, timedWithoutIo: true, dynamoDb: { label: 'getPet', maxRoundTrips: 1, costShare: 0.1 } },
-  }),
+export const BENCH_CASES: Readonly<Record<BenchFunction, FunctionCases>> = {
+  ...(Object.fromEntries(OPERATION_IDS.map((operationId) => [operationId, operationCases(operationId)])) as Record<OperationId, FunctionCases>),
   authorizer: casesOf('authorize', {
     authorize: { event: authorization('bench'), status: 200, timedWithoutIo: true, dynamoDb: { label: 'authorizer (a known key)', maxRoundTrips: 1 } },
     authorizeUnknown: { event: authorization('unknown'), status: 401, timedWithoutIo: true, dynamoDb: { label: 'authorizer (no valid key)', maxRoundTrips: 2 } },
     // Needs an address over its allowance: the parity test alone runs it.
     authorizeRefused: { event: authorization('unknown', { fromRefusedAddress: true }), status: 429, timedWithoutIo: false },
   }),
-} satisfies Record<BenchFunction, FunctionCases>;
+};
 
 export interface NamedCase extends BenchCase {
   /** Unique over all functions: the overhead table's row. */

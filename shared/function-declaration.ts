@@ -6,6 +6,8 @@
  * no function bundles this module's values but the few constants it names.
  */
 import type * as z from 'zod/mini';
+import type { BenchCase } from '../bench/cases';
+import type { RequestEventSpec } from '../bench/children/events.mjs';
 import type { Deprecation } from './http/deprecation';
 import type { IndexName, ItemKind } from './dynamodb/table-definition';
 
@@ -69,6 +71,20 @@ export type Success =
   | { readonly status: 200 | 201 | 202; readonly body: z.ZodMiniType; readonly description: string }
   | { readonly status: 204; readonly body?: undefined; readonly description: string };
 
+/**
+ * A bench case of an operation (bench/cases.ts says what each field does): its request on the
+ * operation's route (query, path parameters, body, …), the status it answers (one the declaration
+ * names), and how it is measured. Every case also runs in `npm test`, through the local rights
+ * check (test/http/declared-rights.test.ts) and against the baseline twin.
+ */
+export type OperationBenchCase = Omit<BenchCase, 'event'> & { readonly request?: Omit<RequestEventSpec, 'type' | 'method' | 'resource'> };
+
+export interface OperationBenchCases {
+  /** The case its cold starts, warm end-to-end requests and load run serve. */
+  readonly main: string;
+  readonly cases: Readonly<Record<string, OperationBenchCase>>;
+}
+
 /** An operation, declared once: everything but its handler's code, its domain rule and its baseline twin follows from this. */
 export interface OperationDeclaration {
   readonly route: Route;
@@ -84,6 +100,8 @@ export interface OperationDeclaration {
   readonly stability: Stability;
   /** Deprecated: every answer says so, and from its sunset on it answers 410 (add 410 to `errors`). */
   readonly deprecation?: Deprecation;
+  /** Its cases for `npm run bench` and the tests that send every case. */
+  readonly bench: OperationBenchCases;
 }
 
 /** An operation's declaration, its types kept (route, schemas) for what derives from it. */

@@ -2,6 +2,9 @@ import { COMMON_ERRORS, COUNT_KEY_REQUESTS, declareOperation } from '../../share
 import { CREATE_PET_REQUEST } from '../../shared/pets/new-pet';
 import { Pet } from '../../shared/pets/pet';
 
+/** Each create names its pet apart (`{n}`: bench/children/events.mjs). */
+const NEW_PET = { name: 'Bench {n}', categoryId: 3, status: 'available' };
+
 /** POST /v1/pets: adds a pet; with `Idempotency-Key`, at most once per key. */
 export const createPet = declareOperation({
   route: { method: 'POST', path: '/pets' },
@@ -25,4 +28,13 @@ export const createPet = declareOperation({
     'answer again, with `Idempotent-Replayed: true`, and never adds a second animal; the pet and the record of its key are ' +
     'written together or not at all. Without the header a retry after a 503 or a lost answer may add the animal twice.',
   stability: 'stable',
+  // A create counts (and reads the key's record meanwhile), then draws the id and writes: two round trips.
+  bench: {
+    main: 'createPet',
+    cases: {
+      createPet: { request: { body: NEW_PET }, status: 201, timedWithoutIo: true, dynamoDb: { label: 'createPet', maxRoundTrips: 2, costShare: 0.1 } },
+      createPetWithKey: { request: { body: NEW_PET, freshIdempotencyKey: true }, status: 201, timedWithoutIo: true, dynamoDb: { label: 'createPet with Idempotency-Key (first use)', maxRoundTrips: 2, costShare: 0.1 } },
+      invalidPet: { request: { body: { name: ' ', categoryId: 3 } }, status: 400, timedWithoutIo: false },
+    },
+  },
 });

@@ -21,4 +21,13 @@ export const getPet = declareOperation({
     `From the \`Sunset\` instant (${GET_PET_DEPRECATION.sunsetAt.toISOString()}) on, by the service's clock, it answers 410 \`gone\` to every request, whatever the \`petId\` (still authenticated and counted).`,
   stability: 'stable',
   deprecation: GET_PET_DEPRECATION,
+  bench: {
+    main: 'getPet',
+    cases: {
+      // Each request reads a pet of its own, created before it (bench/setups.ts: its id filled into the path).
+      getPet: { setup: 'freshPet', status: 200, timedWithoutIo: true, dynamoDb: { label: 'getPet', maxRoundTrips: 1, costShare: 0.1 } },
+      // An id no create draws (one of 2026-01-01's first millisecond).
+      missingPet: { request: { pathParameters: { petId: '1' } }, status: 404, timedWithoutIo: false },
+    },
+  },
 });

@@ -1,7 +1,8 @@
 import * as z from 'zod/mini';
-import { FORMER_STATUS_INDEX, LIST_INDEX, STATUS_INDEX } from '../../shared/dynamodb/table-definition';
+import { FORMER_STATUS_INDEX, LIST_INDEX, PET_SHARDS, STATUS_INDEX } from '../../shared/dynamodb/table-definition';
 import { COMMON_ERRORS, COUNT_KEY_REQUESTS, declareOperation } from '../../shared/function-declaration';
 import { LIST_PETS_REQUEST } from '../../shared/pets/list-pets-query';
+import { shareOf } from '../../shared/pets/page-merge';
 import { Pet } from '../../shared/pets/pet';
 
 /** GET /v1/pets: one page of pets in ascending id order. */
@@ -28,4 +29,15 @@ export const listPets = declareOperation({
     'A listing may be up to about a second behind: it does not show an animal whose `id` is less than half a second old, and a busy first page may come from a cache of at most half a second. ' +
     'A walk through the pages never repeats an animal, and never skips one created at least a second before the walk began. `getPet` finds an animal as soon as its create answered.',
   stability: 'stable',
+  // A page counts the key's request while its shard queries run: one round trip.
+  bench: {
+    main: 'listPets',
+    cases: {
+      listPets: { request: { query: { limit: '20' } }, status: 200, timedWithoutIo: true, dynamoDb: { label: 'listPets (limit 20)', maxRoundTrips: 1, maxItemsRead: PET_SHARDS * shareOf(20, PET_SHARDS), costShare: 0.7 } },
+      listPetsLimit100: { request: { query: { limit: '100' } }, status: 200, timedWithoutIo: false, dynamoDb: { label: 'listPets (limit 100)', maxRoundTrips: 1, maxItemsRead: PET_SHARDS * shareOf(100, PET_SHARDS) } },
+      listPetsByStatus: { request: { query: { limit: '20', status: 'available' } }, status: 200, timedWithoutIo: false },
+      invalid: { request: { query: { limit: '0' } }, status: 400, timedWithoutIo: true },
+      unauthorized: { request: { query: { limit: '20' }, withoutAuthorizer: true }, status: 401, timedWithoutIo: true },
+    },
+  },
 });
