@@ -23,5 +23,7 @@ export default {
   thresholds: { high: 95, low: 90, break: 90 },
   concurrency: 2,
   tempDirName: '.stryker-tmp',
+  // Vitest checks no types, and test/codegen/generated-files.test.ts compares the sandbox's files as they are written.
+  disableTypeChecks: false,
   cleanTempDir: 'always',
 };

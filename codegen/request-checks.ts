@@ -70,7 +70,7 @@ export class CheckWriter {
     if (strict) {
       this.#import('shared/validation/value-checks', 'checkNoOtherMembers');
       const members = `${part.checkName.replace(/^check/, '').replace(/[a-z0-9](?=[A-Z])/g, '$&_').toUpperCase()}_MEMBERS`;
-      this.#constants.push(`const ${members}: ReadonlySet<string> = /* @__PURE__ */ new Set(${JSON.stringify(keys)});`);
+      this.#constants.push(`const ${members}: ReadonlySet<string> = /* @__PURE__ */ new Set(${keys.length === 0 ? '' : JSON.stringify(keys)});`);
       lines.push(`checkNoOtherMembers(input, ${members}, issues);`);
     }
     lines.push('return output;');
@@ -107,7 +107,10 @@ export class CheckWriter {
     }
     const lines = [`{`, `  let ${value}: any = ${read};`, `  const ${start} = issues.length;`, ...indent(this.#value(at, schema, value, path, start))];
     if (optin === 'defaulted' && optout === undefined) lines.push(`  output[${JSON.stringify(key)}] = ${value};`);
-    else if (optin === undefined && optout === undefined) {
+    else if (optin === undefined && optout === undefined && !takesUndefined(schema)) {
+      // A required member whose schema refuses undefined: absent, it has its issue already.
+      lines.push(`  output[${JSON.stringify(key)}] = ${value};`);
+    } else if (optin === undefined && optout === undefined) {
       // A required member: absent, it fails (when its schema did not already say so).
       lines.push(`  if (${present}) output[${JSON.stringify(key)}] = ${value};`);
       lines.push(`  else if (issues.length === ${start}) issues.push({ code: 'invalid_type', path: ${path}, message: ${JSON.stringify(UNNAMED_MESSAGE)} });`);
@@ -128,8 +131,7 @@ export class CheckWriter {
         return [`if (${value} === undefined) ${value} = ${JSON.stringify(fallback)};`, 'else {', ...indent(this.#value(at, asSchema(def.innerType, at), value, path, start)), '}'];
       }
       case 'pipe':
-        // Any issue of the first stops the pipe (zod's handlePipeResult).
-        return [...this.#value(at, asSchema(def.in, at), value, path, start), `if (issues.length === ${start}) {`, ...indent(this.#value(at, asSchema(def.out, at), value, path, start)), '}'];
+        return this.#stages(at, stagesOf(schema, at), value, path, start, undefined);
       case 'transform':
         return [`${value} = ${this.#callable(at, def.transform, 'transform')}(${value});`];
       case 'string':
@@ -143,6 +145,22 @@ export class CheckWriter {
       default:
         throw new Error(`${at}: zod's ${def.type} is not among the kinds the generator writes checks for (codegen/request-checks.ts)`);
     }
+  }
+
+  /**
+   * A pipe's stages in turn: any issue stops the pipe (zod's handlePipeResult), so what follows a
+   * stage that can raise one runs only when none was raised; a transform raises none. What a stage
+   * makes certain of the value (digits read as a number) spares the next one a check no value
+   * could fail.
+   */
+  #stages(at: string, stages: readonly ZodLike[], value: string, path: string, start: string, known: KnownNumber | undefined): string[] {
+    const [stage, ...rest] = stages as [ZodLike, ...ZodLike[]];
+    const def = stage._zod.def;
+    const lines = def.type === 'number' ? this.#integer(at, stage, value, path, known) : this.#value(at, stage, value, path, start);
+    if (rest.length === 0) return lines;
+    const next = def.type === 'string' ? digitsOf(stage) : def.type === 'transform' && def.transform === Number && known !== undefined && 'digits' in known ? numberOfDigits(known.digits) : undefined;
+    const following = this.#stages(at, rest, value, path, start, next);
+    return def.type === 'transform' ? [...lines, ...following] : [...lines, `if (issues.length === ${start}) {`, ...indent(following), '}'];
   }
 
   #string(at: string, schema: ZodLike, value: string, path: string): string[] {
@@ -192,27 +210,27 @@ export class CheckWriter {
   }
 
   /** A safe integer (zod's int), with its minimum and maximum. */
-  #integer(at: string, schema: ZodLike, value: string, path: string): string[] {
+  /** A safe integer (zod's int), with its minimum and maximum; `known`: an integer within these bounds whatever the request (digits read as a number). */
+  #integer(at: string, schema: ZodLike, value: string, path: string, known?: KnownNumber): string[] {
     const def = schema._zod.def;
     if (def.format !== 'safeint') throw new Error(`${at}: only integers (z.int(): the safe range) are supported, not a number of format ${def.format ?? 'none'}`);
     const message = messageOf(def);
     const range: string[] = [];
+    // Outside the safe range zod says so, and still checks the minimum and the maximum.
+    if (known === undefined || !('max' in known) || known.max > Number.MAX_SAFE_INTEGER) range.push(`if (!Number.isSafeInteger(${value})) issues.push({ path: ${path}, message: ${message} });`);
     for (const check of (def.checks ?? []) as ZodLike[]) {
       const checkDef = check._zod.def;
-      const below = checkDef.inclusive ? '<' : '<=';
-      const above = checkDef.inclusive ? '>' : '>=';
-      if (checkDef.check === 'greater_than') range.push(`if (${value} ${below} ${checkDef.value}) issues.push({ path: ${path}, message: ${messageOf(checkDef, def)} });`);
-      else if (checkDef.check === 'less_than') range.push(`if (${value} ${above} ${checkDef.value}) issues.push({ path: ${path}, message: ${messageOf(checkDef, def)} });`);
-      else throw new Error(`${at}: the number check ${checkDef.check} is not supported`);
+      const bound = checkDef.value as number;
+      if (checkDef.check === 'greater_than') {
+        if (known !== undefined && 'min' in known && (checkDef.inclusive ? known.min >= bound : known.min > bound)) continue;
+        range.push(`if (${value} ${checkDef.inclusive ? '<' : '<='} ${bound}) issues.push({ path: ${path}, message: ${messageOf(checkDef, def)} });`);
+      } else if (checkDef.check === 'less_than') {
+        if (known !== undefined && 'max' in known && (checkDef.inclusive ? known.max <= bound : known.max < bound)) continue;
+        range.push(`if (${value} ${checkDef.inclusive ? '>' : '>='} ${bound}) issues.push({ path: ${path}, message: ${messageOf(checkDef, def)} });`);
+      } else throw new Error(`${at}: the number check ${checkDef.check} is not supported`);
     }
-    return [
-      `if (!Number.isInteger(${value})) issues.push({ code: 'invalid_type', path: ${path}, message: ${message} });`,
-      'else {',
-      // Outside the safe range zod says so, and still checks the minimum and the maximum.
-      `  if (!Number.isSafeInteger(${value})) issues.push({ path: ${path}, message: ${message} });`,
-      ...indent(range),
-      '}',
-    ];
+    if (known !== undefined) return range;
+    return [`if (!Number.isInteger(${value})) issues.push({ code: 'invalid_type', path: ${path}, message: ${message} });`, ...(range.length === 0 ? [] : ['else {', ...indent(range), '}'])];
   }
 
   /** A function the schema runs, named by its export (or a global such as Number). */
@@ -248,6 +266,35 @@ export class CheckWriter {
     this.#counter += 1;
     return `${base}${this.#counter}`;
   }
+}
+
+/** What a stage makes certain of the value: text of 1 to `digits` decimal digits, the first not 0; or an integer within bounds. */
+type KnownNumber = { readonly digits: number } | { readonly min: number; readonly max: number };
+
+/** A pipe's stages, nested pipes laid flat. */
+function stagesOf(schema: ZodLike, at: string): ZodLike[] {
+  const def = schema._zod.def;
+  return def.type === 'pipe' ? [...stagesOf(asSchema(def.in, at), at), ...stagesOf(asSchema(def.out, at), at)] : [schema];
+}
+
+/** A string whose pattern admits only a positive integer's canonical digits (`^[1-9][0-9]{0,n}$`): how many at most. */
+function digitsOf(schema: ZodLike): KnownNumber | undefined {
+  for (const check of (schema._zod.def.checks ?? []) as ZodLike[]) {
+    const pattern = check._zod.def.pattern as RegExp | undefined;
+    const digits = pattern === undefined || pattern.flags !== '' ? null : /^\^\[1-9\]\[0-9\]\{0,(\d+)\}\$$/.exec(pattern.source);
+    if (digits) return { digits: Number(digits[1]) + 1 };
+  }
+  return undefined;
+}
+
+/** Such digits read as a number: an integer from 1 to 10^digits - 1. */
+const numberOfDigits = (digits: number): KnownNumber => ({ min: 1, max: 10 ** digits - 1 });
+
+/** Whether zod's schema can take `undefined` without an issue (a required member that can is checked for absence apart). */
+function takesUndefined(schema: ZodLike): boolean {
+  const def = schema._zod.def;
+  if (def.type === 'pipe') return takesUndefined(schema._zod.def.in as ZodLike);
+  return !['string', 'number', 'enum'].includes(def.type);
 }
 
 function asSchema(value: unknown, at: string): ZodLike {

@@ -48,8 +48,7 @@ export const checkNewPet = /* @__PURE__ */ requestPart<z.output<typeof NewPet>>(
       if (!NAME_RULES[2]!.holds(value3)) issues.push({ path: ["name"], message: "must not hold control characters or bidirectional controls" });
       if (!NAME_RULES[3]!.holds(value3)) issues.push({ path: ["name"], message: "must hold at least one visible character (not only format characters such as U+200B)" });
     }
-    if ("name" in input) output["name"] = value3;
-    else if (issues.length === start4) issues.push({ code: 'invalid_type', path: ["name"], message: "Invalid input" });
+    output["name"] = value3;
   }
   {
     let value5: any = input["categoryId"];
@@ -59,8 +58,7 @@ export const checkNewPet = /* @__PURE__ */ requestPart<z.output<typeof NewPet>>(
       if (!Number.isSafeInteger(value5)) issues.push({ path: ["categoryId"], message: "must be an integer from 1 to 9007199254740991" });
       if (value5 < 1) issues.push({ path: ["categoryId"], message: "must be an integer from 1 to 9007199254740991" });
     }
-    if ("categoryId" in input) output["categoryId"] = value5;
-    else if (issues.length === start6) issues.push({ code: 'invalid_type', path: ["categoryId"], message: "Invalid input" });
+    output["categoryId"] = value5;
   }
   {
     let value7: any = input["status"];

@@ -22,16 +22,9 @@ export const checkPetIdPath = /* @__PURE__ */ requestPart<z.output<typeof PetIdP
     }
     if (issues.length === start2) {
       value1 = Number(value1);
+      if (!Number.isSafeInteger(value1)) issues.push({ path: ["petId"], message: "must be an integer from 1 to 9007199254740991" });
     }
-    if (issues.length === start2) {
-      if (!Number.isInteger(value1)) issues.push({ code: 'invalid_type', path: ["petId"], message: "must be an integer from 1 to 9007199254740991" });
-      else {
-        if (!Number.isSafeInteger(value1)) issues.push({ path: ["petId"], message: "must be an integer from 1 to 9007199254740991" });
-        if (value1 < 1) issues.push({ path: ["petId"], message: "must be an integer from 1 to 9007199254740991" });
-      }
-    }
-    if ("petId" in input) output["petId"] = value1;
-    else if (issues.length === start2) issues.push({ code: 'invalid_type', path: ["petId"], message: "Invalid input" });
+    output["petId"] = value1;
   }
   checkNoOtherMembers(input, PET_ID_PATH_MEMBERS, issues);
   return output;

@@ -23,14 +23,7 @@ export const checkListPetsQuery = /* @__PURE__ */ requestPart<z.output<typeof Li
       }
       if (issues.length === start2) {
         value1 = Number(value1);
-      }
-      if (issues.length === start2) {
-        if (!Number.isInteger(value1)) issues.push({ code: 'invalid_type', path: ["limit"], message: "Invalid input" });
-        else {
-          if (!Number.isSafeInteger(value1)) issues.push({ path: ["limit"], message: "Invalid input" });
-          if (value1 < 1) issues.push({ path: ["limit"], message: "must be an integer from 1 to 100" });
-          if (value1 > 100) issues.push({ path: ["limit"], message: "must be an integer from 1 to 100" });
-        }
+        if (value1 > 100) issues.push({ path: ["limit"], message: "must be an integer from 1 to 100" });
       }
     }
     output["limit"] = value1;

@@ -5,7 +5,7 @@ import type { NoQuery } from '../../shared/pets/no-query';
 import { requestPart } from '../../shared/validation/request-schema';
 import { checkNoOtherMembers, checkObject } from '../../shared/validation/value-checks';
 
-const NO_QUERY_MEMBERS: ReadonlySet<string> = /* @__PURE__ */ new Set([]);
+const NO_QUERY_MEMBERS: ReadonlySet<string> = /* @__PURE__ */ new Set();
 
 export const checkNoQuery = /* @__PURE__ */ requestPart<z.output<typeof NoQuery>>((input, issues) => {
   if (!checkObject(input, issues)) return undefined;

@@ -13,7 +13,7 @@ const root = join(import.meta.dirname, '..', '..');
 /** Every *.generated.ts of the project (outside node_modules). */
 function generatedOnDisk(folder = root): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
-    if (entry.isDirectory()) return ['node_modules', '.git', 'bench', 'reports', 'test-output', 'cdk.out'].includes(entry.name) ? [] : generatedOnDisk(join(folder, entry.name));
+    if (entry.isDirectory()) return entry.name.startsWith('.') || ['node_modules', 'bench', 'reports', 'test-output', 'cdk.out'].includes(entry.name) ? [] : generatedOnDisk(join(folder, entry.name));
     return entry.name.endsWith('.generated.ts') ? [relative(root, join(folder, entry.name))] : [];
   });
 }

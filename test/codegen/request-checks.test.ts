@@ -27,6 +27,9 @@ const Sample = z.strictObject({
   size: z.optional(z.pipe(z.string(), z.transform(sampleRules.lengthOf))),
   digits: z.optional(z.pipe(z.pipe(z.string().check(z.regex(/^[0-9]{1,20}$/)), z.transform(Number)), z.int())),
   tag: z._default(z.enum(['a', 'b']), 'a'),
+  // Canonical digits read as a number: the checks no such number can fail are left out, the others kept.
+  page: z.optional(z.pipe(z.pipe(z.string().check(z.regex(/^[1-9][0-9]{0,2}$/, 'digits')), z.transform(Number)), z.int().check(z.minimum(1), z.gt(0), z.maximum(500, 'at most 500'), z.lt(1000, 'under 1000'), z.minimum(2, 'at least 2'), z.gt(1, 'over 1'), z.lt(999, 'under 999')))),
+  big: z.optional(z.pipe(z.pipe(z.string().check(z.regex(/^[1-9][0-9]{0,16}$/, 'digits')), z.transform(Number)), z.int({ error: 'safe' }).check(z.maximum(99_999_999_999_999_999, 'huge')))),
 });
 const SampleHeaders = z.object({ 'X-Tag': z.optional(z.enum(['a', 'b'], { error: 'a or b' })) });
 
@@ -71,6 +74,8 @@ const sample = fc.oneof(
         member('size', text),
         member('digits', fc.oneof(fc.stringMatching(/^[0-9]{1,18}$/), text)),
         member('tag', fc.constantFrom('a', 'b', 'c')),
+        member('page', fc.oneof(fc.integer({ min: 0, max: 1200 }).map(String), fc.constantFrom('01', '1', '2', '999', '998', '500', '501'))),
+        member('big', fc.oneof(fc.bigInt({ min: 1n, max: 10n ** 17n - 1n }).map(String), fc.constantFrom('9007199254740991', '9007199254740992', '99999999999999999'))),
         fc.option(fc.constantFrom<[string, unknown]>(['other', 1], ['X-Tag', 'a'], ['X-Tag', 'c'], ['__proto__', 1]), { freq: 3 }),
       )
       .map((members) => Object.fromEntries(members.filter((each) => each !== null) as [string, unknown][])),
@@ -105,7 +110,23 @@ describe('the generated request checks', () => {
     expect(code).toContain('lengthOf(');
     expect(code).toContain('= Number(');
     expect(writer.importLines()).toContain("import { CODE_TEXT, SAMPLE_RULES, isNotReserved, lengthOf } from '../../test/codegen/sample-rules';");
-    expect(writer.constantLines()).toEqual(['const SAMPLE_MEMBERS: ReadonlySet<string> = /* @__PURE__ */ new Set(["code","shout","count","ratio","size","digits","tag"]);']);
+    expect(writer.constantLines()).toEqual(['const SAMPLE_MEMBERS: ReadonlySet<string> = /* @__PURE__ */ new Set(["code","shout","count","ratio","size","digits","tag","page","big"]);']);
+    // Digits read as a number are an integer of their range: only the checks such a number can fail are written.
+    const page = code.slice(code.indexOf('input["page"]'), code.indexOf('input["big"]'));
+    expect(page).not.toContain('isInteger');
+    expect(page).not.toContain('isSafeInteger');
+    expect(page.match(/issues\.push/g)).toHaveLength(2 + 4);
+    expect(page).toContain('> 500)');
+    expect(page).toContain('< 2)');
+    expect(page).toContain('<= 1)');
+    expect(page).toContain('>= 999)');
+    const big = code.slice(code.indexOf('input["big"]'));
+    expect(big).toContain('isSafeInteger');
+    expect(big).not.toContain('isInteger(');
+    // An empty strict object: no member set to write.
+    const empty = new CheckWriter(indexOf(), '../..');
+    empty.part(part(z.strictObject({})));
+    expect(empty.constantLines()).toEqual(['const SAMPLE_MEMBERS: ReadonlySet<string> = /* @__PURE__ */ new Set();']);
   });
 
   it.each([

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
  * the README.
  */
 const root = resolve(__dirname, '../..');
-const PAGES = ['README.md', ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const PAGES = ['README.md', 'functions/README.md', ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
 
 function tokensOf(file: string, text = readFileSync(join(root, file), 'utf8')): Token[] {
   return marked.lexer(text);
