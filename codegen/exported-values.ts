@@ -60,7 +60,8 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => type
 export async function indexExports(root: string, folders: readonly string[]): Promise<{ readonly zodFree: ExportIndex; readonly all: ExportIndex }> {
   const modules = folders.flatMap((folder) =>
     readdirSync(join(root, folder))
-      .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts') && !file.includes('.generated.') && !file.endsWith('.test.ts'))
+      // A generated module is left out: it may be stale while the generator runs.
+      .filter((file) => file.endsWith('.ts') && !file.includes('.generated.'))
       .map((file) => join(root, folder, file)),
   );
   const sources = modules.map((file) => ({ file, text: readFileSync(file, 'utf8') }));
@@ -69,7 +70,7 @@ export async function indexExports(root: string, folders: readonly string[]): Pr
   const loaded = [];
   for (const { file, text } of sources) {
     const exports = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-    loaded.push({ module: relative(root, file).replace(/\.ts$/, '').split('\\').join('/'), exports, importsZod: /from 'zod(\/[^']*)?'/.test(text) });
+    loaded.push({ module: relative(root, file).replace(/\.ts$/, ''), exports, importsZod: /from 'zod(\/[^']*)?'/.test(text) });
   }
   const zodFree = new ExportIndex();
   zodFree.add(loaded.filter((each) => !each.importsZod));

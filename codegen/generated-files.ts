@@ -61,7 +61,7 @@ export async function generatedFiles(root: string): Promise<Map<string, string>>
   return files;
 }
 
-function registryText(operations: readonly FoundOperation[]): string {
+export function registryText(operations: readonly FoundOperation[]): string {
   return [
     ...HEADER('functions/*/operation.ts'),
     ...operations.map(({ operationId }) => `import { ${operationId} } from './${operationId}/operation';`),
@@ -72,7 +72,7 @@ function registryText(operations: readonly FoundOperation[]): string {
   ].join('\n');
 }
 
-function routesText(operations: readonly FoundOperation[]): string {
+export function routesText(operations: readonly FoundOperation[]): string {
   return [
     ...HEADER("the routes of functions/*/operation.ts"),
     '',
@@ -95,7 +95,7 @@ export function operationsTable(operations: readonly FoundOperation[]): string {
   return ['| Operation | Method and path | Success | Other statuses it may answer |', '|---|---|---|---|', ...rows].join('\n');
 }
 
-function withOperationsTable(page: string, text: string, operations: readonly FoundOperation[]): string {
+export function withOperationsTable(page: string, text: string, operations: readonly FoundOperation[]): string {
   const from = text.indexOf(TABLE_START);
   const to = text.indexOf(TABLE_END);
   if (from === -1 || to < from) throw new Error(`${page} has no "${TABLE_START}" ... "${TABLE_END}" markers around its table of operations`);
@@ -109,7 +109,7 @@ const PARTS: readonly PartName[] = ['query', 'path', 'headers', 'body'];
  * The checks of every operation's parts: a part whose schema two operations share (the same zod
  * object) is checked by one function, in the shared module; the others beside their operation.
  */
-function checksTexts(operations: readonly FoundOperation[], zodFree: ExportIndex, all: ExportIndex): Map<string, string> {
+export function checksTexts(operations: readonly FoundOperation[], zodFree: ExportIndex, all: ExportIndex): Map<string, string> {
   const users = new Map<unknown, Set<string>>();
   for (const { operationId, declaration } of operations) {
     for (const part of PARTS) {
@@ -176,4 +176,4 @@ function checksTexts(operations: readonly FoundOperation[], zodFree: ExportIndex
   return texts;
 }
 
-const pascal = (name: string): string => (/^[A-Z0-9_]+$/.test(name) ? name.toLowerCase().replace(/(^|_)([a-z0-9])/g, (_, __, c: string) => c.toUpperCase()) : name[0]!.toUpperCase() + name.slice(1));
+export const pascal = (name: string): string => (/^[A-Z0-9_]+$/.test(name) ? name.toLowerCase().replace(/(^|_)([a-z0-9])/g, (_, __, c: string) => c.toUpperCase()) : name[0]!.toUpperCase() + name.slice(1));

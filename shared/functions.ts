@@ -1,13 +1,15 @@
 /**
- * Every Lambda function of a stage, declared once: the module Lambda runs, where API Gateway routes
- * to it, and what it may touch. From this table follow the stack (each function, its role's rights,
- * its routes, metrics, alarms and release: infra/), the local server (routes, handler modules, and
- * the check that refuses a DynamoDB request outside the caller's rights: local/dynamodb-rights.ts),
- * the interface description (openapi/) and the bench (bench/). Adding an operation starts here:
- * docs/adding-an-operation.md.
+ * Every Lambda function of a stage: the operations, each declared in functions/<operationId>/operation.ts
+ * (gathered by `npm run generate` into functions/operations.generated.ts), and the functions that
+ * serve no operation, declared below. From this table follow the stack (each function, its role's
+ * rights, its routes, metrics, alarms and release: infra/), the local server (routes, handler
+ * modules, and the check that refuses a DynamoDB request outside the caller's rights:
+ * local/dynamodb-rights.ts), the interface description (openapi/) and the bench (bench/). No
+ * function bundles it: a function reads its route from shared/http/operation-routes.generated.ts.
+ * Adding an operation: docs/adding-an-operation.md.
  */
 import { OPERATION_DECLARATIONS } from '../functions/operations.generated';
-import type { DataAccess, FunctionDeclaration, OperationDeclaration, Route } from './function-declaration';
+import type { FunctionDeclaration, Route } from './function-declaration';
 import { KEY_INDEX } from './dynamodb/table-definition';
 import { DOCUMENTATION_ROUTES } from './http/documentation-routes';
 

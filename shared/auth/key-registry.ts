@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CallDeadline } from '../dynamodb/call-deadline';
+import { madeUnlessConditionFails } from '../dynamodb/conditional-write';
 import { KEY_INDEX, KEY_INDEX_PARTITION } from '../dynamodb/table-definition';
 import { isPlanName, isRateLimits, STANDARD_PLAN_LIMITS, type PlanName, type RateLimits } from '../limits/plans';
 import { hashApiKey, KEY_ID_PATTERN, keyIdOf } from './api-key-hash';
@@ -86,11 +86,7 @@ export class KeyRegistry {
   /** Registers a key unless it is there already: a known key keeps its plan, limits and creation time. */
   async registerIfAbsent(apiKey: string, plan: PlanName, customLimits?: RateLimits): Promise<void> {
     const item = { ...keyItemKey(hashApiKey(apiKey)), ...INDEXED, plan, limits: limitsFor(plan, customLimits), createdAt: new Date().toISOString() };
-    try {
-      await this.client.send(new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+    await madeUnlessConditionFails(this.client.send(new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' })));
   }
 
   /** Makes a new random key (192 bits) for a plan; the key is returned once and only its hash is kept. */
@@ -147,7 +143,7 @@ export class KeyRegistry {
    * may overlap: the later one read API Gateway later). False when it was left as it was.
    */
   async putMirrored(key: MirroredKey, runStartedAt: number): Promise<boolean> {
-    return conditional(
+    return madeUnlessConditionFails(
       this.client.send(
         new PutCommand({
           TableName: this.tableName,
@@ -170,7 +166,7 @@ export class KeyRegistry {
 
   /** Removes a key API Gateway no longer holds, unless a later mirror run wrote it meanwhile. */
   async removeMirrored(keyHash: string, runStartedAt: number): Promise<boolean> {
-    return conditional(
+    return madeUnlessConditionFails(
       this.client.send(
         new DeleteCommand({
           TableName: this.tableName,
@@ -234,16 +230,6 @@ export class KeyRegistry {
   async #holds(keyHash: string): Promise<boolean> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keyItemKey(keyHash), ConsistentRead: true, ProjectionExpression: 'pk' }));
     return Item !== undefined;
-  }
-}
-
-async function conditional(write: Promise<unknown>): Promise<boolean> {
-  try {
-    await write;
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
   }
 }
 
