@@ -31,7 +31,7 @@ const METHOD_ORDER = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 /** Every folder of functions/ with an operation.ts, its declaration exported under the folder's name; in route order (path, then method). */
 export async function findOperations(root: string): Promise<FoundOperation[]> {
   const found: FoundOperation[] = [];
-  for (const operationId of readdirSync(join(root, 'functions')).sort()) {
+  for (const operationId of readdirSync(join(root, 'functions'))) {
     const file = join(root, 'functions', operationId, 'operation.ts');
     if (!existsSync(file)) continue;
     const module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;

@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 import { UNNAMED_MESSAGE } from '../shared/validation/value-checks';
 import type { ExportIndex, ExportedValue } from './exported-values';
 
@@ -107,13 +108,12 @@ export class CheckWriter {
     }
     const lines = [`{`, `  let ${value}: any = ${read};`, `  const ${start} = issues.length;`, ...indent(this.#value(at, schema, value, path, start))];
     if (optin === 'defaulted' && optout === undefined) lines.push(`  output[${JSON.stringify(key)}] = ${value};`);
-    else if (optin === undefined && optout === undefined && !takesUndefined(schema)) {
-      // A required member whose schema refuses undefined: absent, it has its issue already.
+    else if (optin === undefined && optout === undefined) {
+      // A required member: of the kinds written here, one whose first step is a string, an
+      // integer or an enum (a transform, an optional or a default would make it optional in),
+      // which refuses undefined: absent, it has its issue already, and zod's own "nonoptional"
+      // issue never comes.
       lines.push(`  output[${JSON.stringify(key)}] = ${value};`);
-    } else if (optin === undefined && optout === undefined) {
-      // A required member: absent, it fails (when its schema did not already say so).
-      lines.push(`  if (${present}) output[${JSON.stringify(key)}] = ${value};`);
-      lines.push(`  else if (issues.length === ${start}) issues.push({ code: 'invalid_type', path: ${path}, message: ${JSON.stringify(UNNAMED_MESSAGE)} });`);
     } else throw new Error(`${at}: a member that is ${optin ?? 'required'} in and ${optout ?? 'required'} out is not supported`);
     lines.push('}');
     return lines;
@@ -140,6 +140,7 @@ export class CheckWriter {
         return this.#integer(at, schema, value, path);
       case 'enum': {
         const values = Object.values(def.entries as Record<string, unknown>);
+        if (values.some((each) => typeof each !== 'string')) throw new Error(`${at}: an enum of other values than text (a numeric TypeScript enum) is not supported`);
         return [`if (!${JSON.stringify(values)}.includes(${value})) issues.push({ path: ${path}, message: ${messageOf(def)} });`];
       }
       default:
@@ -156,7 +157,8 @@ export class CheckWriter {
   #stages(at: string, stages: readonly ZodLike[], value: string, path: string, start: string, known: KnownNumber | undefined): string[] {
     const [stage, ...rest] = stages as [ZodLike, ...ZodLike[]];
     const def = stage._zod.def;
-    const lines = def.type === 'number' ? this.#integer(at, stage, value, path, known) : this.#value(at, stage, value, path, start);
+    // Only a number known to be an integer of a range spares the integer's checks (digits still text do not).
+    const lines = def.type === 'number' ? this.#integer(at, stage, value, path, known !== undefined && 'min' in known ? known : undefined) : this.#value(at, stage, value, path, start);
     if (rest.length === 0) return lines;
     const next = def.type === 'string' ? digitsOf(stage) : def.type === 'transform' && def.transform === Number && known !== undefined && 'digits' in known ? numberOfDigits(known.digits) : undefined;
     const following = this.#stages(at, rest, value, path, start, next);
@@ -173,7 +175,6 @@ export class CheckWriter {
     for (const check of checks) {
       const checkDef = check._zod.def;
       const message = messageOf(checkDef, def);
-      if (checkDef.abort === true) throw new Error(`${at}: a check that aborts is not supported`);
       switch (checkDef.check) {
         case 'min_length':
           // zod checks a length on any value that has one, a string or not.
@@ -211,21 +212,21 @@ export class CheckWriter {
 
   /** A safe integer (zod's int), with its minimum and maximum. */
   /** A safe integer (zod's int), with its minimum and maximum; `known`: an integer within these bounds whatever the request (digits read as a number). */
-  #integer(at: string, schema: ZodLike, value: string, path: string, known?: KnownNumber): string[] {
+  #integer(at: string, schema: ZodLike, value: string, path: string, known?: { readonly min: number; readonly max: number }): string[] {
     const def = schema._zod.def;
     if (def.format !== 'safeint') throw new Error(`${at}: only integers (z.int(): the safe range) are supported, not a number of format ${def.format ?? 'none'}`);
     const message = messageOf(def);
     const range: string[] = [];
     // Outside the safe range zod says so, and still checks the minimum and the maximum.
-    if (known === undefined || !('max' in known) || known.max > Number.MAX_SAFE_INTEGER) range.push(`if (!Number.isSafeInteger(${value})) issues.push({ path: ${path}, message: ${message} });`);
+    if (known === undefined || known.max > Number.MAX_SAFE_INTEGER) range.push(`if (!Number.isSafeInteger(${value})) issues.push({ path: ${path}, message: ${message} });`);
     for (const check of (def.checks ?? []) as ZodLike[]) {
       const checkDef = check._zod.def;
       const bound = checkDef.value as number;
       if (checkDef.check === 'greater_than') {
-        if (known !== undefined && 'min' in known && (checkDef.inclusive ? known.min >= bound : known.min > bound)) continue;
+        if (known !== undefined && (checkDef.inclusive ? known.min >= bound : known.min > bound)) continue;
         range.push(`if (${value} ${checkDef.inclusive ? '<' : '<='} ${bound}) issues.push({ path: ${path}, message: ${messageOf(checkDef, def)} });`);
       } else if (checkDef.check === 'less_than') {
-        if (known !== undefined && 'max' in known && (checkDef.inclusive ? known.max <= bound : known.max < bound)) continue;
+        if (known !== undefined && (checkDef.inclusive ? known.max <= bound : known.max < bound)) continue;
         range.push(`if (${value} ${checkDef.inclusive ? '>' : '>='} ${bound}) issues.push({ path: ${path}, message: ${messageOf(checkDef, def)} });`);
       } else throw new Error(`${at}: the number check ${checkDef.check} is not supported`);
     }
@@ -234,8 +235,7 @@ export class CheckWriter {
   }
 
   /** A function the schema runs, named by its export (or a global such as Number). */
-  #callable(at: string, fn: unknown, what: string): string {
-    if (typeof fn !== 'function') throw new Error(`${at}: the ${what} is not a function`);
+  #callable(at: string, fn: Function, what: string): string {
     if (fn === Number || fn === String) return fn.name;
     const found = this.exports.find(fn);
     if (found === undefined) throw new Error(`${at}: the ${what} ${fn.name || '(anonymous)'} is exported by no zod-free module of the domain; export it (or the list that holds it) so the checks can run the same function`);
@@ -290,28 +290,67 @@ function digitsOf(schema: ZodLike): KnownNumber | undefined {
 /** Such digits read as a number: an integer from 1 to 10^digits - 1. */
 const numberOfDigits = (digits: number): KnownNumber => ({ min: 1, max: 10 ** digits - 1 });
 
-/** Whether zod's schema can take `undefined` without an issue (a required member that can is checked for absence apart). */
-function takesUndefined(schema: ZodLike): boolean {
-  const def = schema._zod.def;
-  if (def.type === 'pipe') return takesUndefined(schema._zod.def.in as ZodLike);
-  return !['string', 'number', 'enum'].includes(def.type);
+/**
+ * What each kind of definition may hold for the checks to be written: anything else (an object's
+ * own checks, a refinement's path, a `when`, coercion, …) changes zod's answer in a way the
+ * generator does not write, so it is refused rather than left out.
+ */
+const ALLOWED: Readonly<Record<string, readonly string[]>> = {
+  object: ['type', 'shape', 'catchall'],
+  // A format (z.email(), …) is a string schema and a check at once: #string names it.
+  string: ['type', 'error', 'checks', 'check', 'format', 'pattern', 'abort', 'when'],
+  number: ['type', 'check', 'abort', 'format', 'error', 'checks'],
+  enum: ['type', 'entries', 'error'],
+  optional: ['type', 'innerType'],
+  default: ['type', 'innerType', 'defaultValue'],
+  pipe: ['type', 'in', 'out'],
+  transform: ['type', 'transform'],
+  min_length: ['check', 'error', 'minimum', 'when'],
+  max_length: ['check', 'error', 'maximum', 'when'],
+  string_format: ['check', 'format', 'error', 'pattern'],
+  overwrite: ['check', 'tx'],
+  custom: ['type', 'check', 'fn', 'error'],
+  greater_than: ['check', 'error', 'value', 'inclusive'],
+  less_than: ['check', 'error', 'value', 'inclusive'],
+};
+
+/** zod's own `when` of a length check (any value with a length): another is the schema's author's. */
+const LENGTH_WHEN = z.minLength(0)._zod.def.when;
+
+/** Refuses a definition holding what the generator does not write. */
+function onlyWhatIsWritten(at: string, def: Def): void {
+  // A schema by its type; a check by its kind (a refinement is both: a check).
+  const kind = def.type !== undefined && def.type !== 'custom' ? def.type : (def.check as string);
+  const allowed = ALLOWED[kind];
+  if (allowed === undefined) return;
+  for (const key of Object.keys(def)) {
+    const value = def[key];
+    if (value === undefined || (key === 'abort' && value === false) || (key === 'checks' && (value as unknown[]).length === 0)) continue;
+    if (!allowed.includes(key)) throw new Error(`${at}: zod's ${kind} with \`${key}\` is not among what the generator writes (codegen/request-checks.ts)`);
+  }
+  if (def.when !== undefined && def.when !== LENGTH_WHEN) throw new Error(`${at}: a check with a \`when\` of its own is not supported`);
+  if (def.error !== undefined && (typeof def.error !== 'function' || def.error.length > 0)) throw new Error(`${at}: an error given as a function of the issue is not supported (give its message as text)`);
 }
 
 function asSchema(value: unknown, at: string): ZodLike {
   if (typeof value !== 'object' || value === null || !('_zod' in value)) throw new Error(`${at}: not a zod schema`);
-  return value as ZodLike;
+  const schema = value as ZodLike;
+  onlyWhatIsWritten(at, schema._zod.def);
+  for (const check of (schema._zod.def.checks ?? []) as ZodLike[]) onlyWhatIsWritten(at, check._zod.def);
+  return schema;
 }
 
 /** zod's message rule: the check's own, else its schema's, else "Invalid input". */
 function messageOf(def: Def, owner?: Def): string {
   const error = def.error ?? owner?.error;
-  const message = typeof error === 'function' ? error({}) : error;
-  return JSON.stringify(typeof message === 'string' ? message : UNNAMED_MESSAGE);
+  if (error === undefined) return JSON.stringify(UNNAMED_MESSAGE);
+  const message: unknown = error();
+  if (typeof message !== 'string') throw new Error(`an error message that is not text: ${String(message)}`);
+  return JSON.stringify(message);
 }
 
 /** The string method an overwrite check runs (z.trim(), z.toLowerCase(), z.toUpperCase()), told by what it does. */
-function overwriteOf(at: string, tx: unknown): string {
-  if (typeof tx !== 'function') throw new Error(`${at}: an overwrite without a function`);
+function overwriteOf(at: string, tx: (text: string) => string): string {
   const probes = ['  Ab c\t', '\u00a0x\u2028', 'ÄÖ'];
   for (const method of ['trim', 'toLowerCase', 'toUpperCase'] as const) if (probes.every((probe) => tx(probe) === probe[method]())) return method;
   throw new Error(`${at}: an overwrite other than trim, toLowerCase or toUpperCase is not supported`);

@@ -21,6 +21,8 @@ function generatedOnDisk(folder = root): string[] {
 describe('the generated files', () => {
   it('are what npm run generate writes from the declarations, and no other *.generated.ts is left over', async () => {
     const files = await generatedFiles(root);
+    // The pages with a table of operations are among them.
+    expect([...files.keys()]).toEqual(expect.arrayContaining(['docs/interface-and-decisions.md', 'docs/api-behaviour.md', 'functions/operations.generated.ts', 'shared/http/operation-routes.generated.ts']));
     for (const [path, text] of files) expect(readFileSync(join(root, path), 'utf8'), `${path} differs from what the declarations give: run npm run generate`).toBe(text);
     const stale = generatedOnDisk().filter((path) => !files.has(path));
     expect(stale, 'generated files no declaration gives any longer (an operation removed?): delete them').toEqual([]);

@@ -68,6 +68,7 @@ describe('the operations found', () => {
   it('refuse a declaration not exported under its folder\'s name, and a folder without its handler or baseline', async () => {
     await expect(findOperations(join(fixtures, 'no-export'))).rejects.toThrow('functions/oddOne/operation.ts exports no declaration named oddOne: write `export const oddOne = declareOperation({ ... })`');
     await expect(findOperations(join(fixtures, 'no-baseline'))).rejects.toThrow('functions/lonely/ has an operation.ts but no baseline.ts (docs/adding-an-operation.md)');
+    await expect(findOperations(join(fixtures, 'no-handler'))).rejects.toThrow('functions/handless/ has an operation.ts but no handler.ts (docs/adding-an-operation.md)');
   });
 });
 

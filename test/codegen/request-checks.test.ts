@@ -29,6 +29,8 @@ const Sample = z.strictObject({
   tag: z._default(z.enum(['a', 'b']), 'a'),
   // Canonical digits read as a number: the checks no such number can fail are left out, the others kept.
   page: z.optional(z.pipe(z.pipe(z.string().check(z.regex(/^[1-9][0-9]{0,2}$/, 'digits')), z.transform(Number)), z.int().check(z.minimum(1), z.gt(0), z.maximum(500, 'at most 500'), z.lt(1000, 'under 1000'), z.minimum(2, 'at least 2'), z.gt(1, 'over 1'), z.lt(999, 'under 999')))),
+  // Digits straight into an integer, no transform: still text, so zod refuses it as no integer.
+  text: z.optional(z.pipe(z.string().check(z.regex(/^[1-9][0-9]{0,2}$/, 'digits')), z.int({ error: 'not a number' }).check(z.maximum(5, 'five')) as never)),
   big: z.optional(z.pipe(z.pipe(z.string().check(z.regex(/^[1-9][0-9]{0,16}$/, 'digits')), z.transform(Number)), z.int({ error: 'safe' }).check(z.maximum(99_999_999_999_999_999, 'huge')))),
 });
 const SampleHeaders = z.object({ 'X-Tag': z.optional(z.enum(['a', 'b'], { error: 'a or b' })) });
@@ -74,6 +76,7 @@ const sample = fc.oneof(
         member('size', text),
         member('digits', fc.oneof(fc.stringMatching(/^[0-9]{1,18}$/), text)),
         member('tag', fc.constantFrom('a', 'b', 'c')),
+        member('text', fc.constantFrom('1', '7', 'x')),
         member('page', fc.oneof(fc.integer({ min: 0, max: 1200 }).map(String), fc.constantFrom('01', '1', '2', '999', '998', '500', '501'))),
         member('big', fc.oneof(fc.bigInt({ min: 1n, max: 10n ** 17n - 1n }).map(String), fc.constantFrom('9007199254740991', '9007199254740992', '99999999999999999'))),
         fc.option(fc.constantFrom<[string, unknown]>(['other', 1], ['X-Tag', 'a'], ['X-Tag', 'c'], ['__proto__', 1]), { freq: 3 }),
@@ -110,9 +113,10 @@ describe('the generated request checks', () => {
     expect(code).toContain('lengthOf(');
     expect(code).toContain('= Number(');
     expect(writer.importLines()).toContain("import { CODE_TEXT, SAMPLE_RULES, isNotReserved, lengthOf } from '../../test/codegen/sample-rules';");
-    expect(writer.constantLines()).toEqual(['const SAMPLE_MEMBERS: ReadonlySet<string> = /* @__PURE__ */ new Set(["code","shout","count","ratio","size","digits","tag","page","big"]);']);
+    expect(writer.constantLines()).toEqual(['const SAMPLE_MEMBERS: ReadonlySet<string> = /* @__PURE__ */ new Set(["code","shout","count","ratio","size","digits","tag","page","text","big"]);']);
     // Digits read as a number are an integer of their range: only the checks such a number can fail are written.
-    const page = code.slice(code.indexOf('input["page"]'), code.indexOf('input["big"]'));
+    const page = code.slice(code.indexOf('input["page"]'), code.indexOf('input["text"]'));
+    expect(code.slice(code.indexOf('input["text"]'), code.indexOf('input["big"]'))).toContain('isInteger');
     expect(page).not.toContain('isInteger');
     expect(page).not.toContain('isSafeInteger');
     expect(page.match(/issues\.push/g)).toHaveLength(2 + 4);
@@ -140,14 +144,24 @@ describe('the generated request checks', () => {
     ['an e-mail', z.strictObject({ a: z.email() }), false, 'checkSample.a: the string format email is not supported (only a pattern)'],
     ['a global pattern', z.strictObject({ a: z.string().check(z.regex(/a/g)) }), false, 'checkSample.a: a pattern with the g or y flag keeps state between tests'],
     ['a sticky pattern', z.strictObject({ a: z.string().check(z.regex(/a/y)) }), false, 'checkSample.a: a pattern with the g or y flag keeps state between tests'],
-    ['an aborting check', z.strictObject({ a: z.string().check(z.minLength(1, { abort: true })) }), false, 'checkSample.a: a check that aborts is not supported'],
-    ['another string check', z.strictObject({ a: z.string().check(z.startsWith('a')) }), false, 'checkSample.a: the string format starts_with is not supported (only a pattern)'],
+    ['an aborting check', z.strictObject({ a: z.string().check(z.minLength(1, { abort: true })) }), false, "checkSample.a: zod's min_length with `abort` is not among what the generator writes (codegen/request-checks.ts)"],
+    ['another string check', z.strictObject({ a: z.string().check(z.startsWith('a')) }), false, "checkSample.a: zod's string_format with `prefix` is not among what the generator writes (codegen/request-checks.ts)"],
     ['an unknown overwrite', z.strictObject({ a: z.string().check(z.overwrite((value) => `${value}!`)) }), false, 'checkSample.a: an overwrite other than trim, toLowerCase or toUpperCase is not supported'],
     ['an unexported refinement', z.strictObject({ a: z.string().check(z.refine((value) => value !== '')) }), false, 'checkSample.a: the refinement (anonymous) is exported by no zod-free module of the domain; export it (or the list that holds it) so the checks can run the same function'],
     ['an unexported transform', z.strictObject({ a: z.pipe(z.string(), z.transform(function twice(value: string) { return value + value; })) }), false, 'checkSample.a: the transform twice is exported by no zod-free module of the domain; export it (or the list that holds it) so the checks can run the same function'],
     ['an object default', z.strictObject({ a: z._default(z.enum(['a']), {} as never) }), false, 'checkSample.a: a default that is not a plain value is not supported'],
     ['a nullable', z.strictObject({ a: z.nullable(z.string()) }), false, "checkSample.a: zod's nullable is not among the kinds the generator writes checks for (codegen/request-checks.ts)"],
     ['an optional default', z.strictObject({ a: z.optional(z._default(z.string(), 'x')) }), false, 'checkSample.a: a member that is defaulted in and optional out is not supported'],
+    ['an object\'s own check', z.strictObject({ a: z.string() }).check(z.refine(() => true)), false, "checkSample: zod's object with `checks` is not among what the generator writes (codegen/request-checks.ts)"],
+    ['a check on an enum', z.strictObject({ a: z.enum(['a']).check(z.refine(() => true)) }), false, "checkSample.a: zod's enum with `checks` is not among what the generator writes (codegen/request-checks.ts)"],
+    ['a check on an optional', z.strictObject({ a: z.optional(z.string()).check(z.refine(() => true)) }), false, "checkSample.a: zod's optional with `checks` is not among what the generator writes (codegen/request-checks.ts)"],
+    ['a refinement\'s path', z.strictObject({ a: z.string().check(z.refine(sampleRules.isNotReserved, { message: 'r', path: ['b'] })) }), false, "checkSample.a: zod's custom with `path` is not among what the generator writes (codegen/request-checks.ts)"],
+    ['a when of its own', z.strictObject({ a: z.string().check(z.minLength(1, { message: 'x', when: () => true } as never)) }), false, 'checkSample.a: a check with a `when` of its own is not supported'],
+    ['a refinement\'s when', z.strictObject({ a: z.string().check(z.refine(sampleRules.isNotReserved, { message: 'r', when: () => true })) }), false, "checkSample.a: zod's custom with `when` is not among what the generator writes (codegen/request-checks.ts)"],
+    ['an error of the issue', z.strictObject({ a: z.string({ error: (issue) => (issue.input === undefined ? 'required' : 'text') }) }), false, 'checkSample.a: an error given as a function of the issue is not supported (give its message as text)'],
+    ['coercion', z.strictObject({ a: z.coerce.string() }), false, "checkSample.a: zod's string with `coerce` is not among what the generator writes (codegen/request-checks.ts)"],
+    ['a numeric enum', z.strictObject({ a: z.enum({ One: 1 } as never) }), false, 'checkSample.a: an enum of other values than text (a numeric TypeScript enum) is not supported'],
+    ['a transform first', z.strictObject({ a: z.pipe(z.transform(sampleRules.orEmpty), z.string()) }), false, 'checkSample.a: a member that is optional in and required out is not supported'],
     ['not a schema', z.strictObject({ a: 'text' as never }), false, 'checkSample.a: not a zod schema'],
   ])('refuse %s, naming it', (_what, schema, headers, message) => {
     expect(() => new CheckWriter(indexOf(), '../..').part(part(schema, headers))).toThrow(message);
