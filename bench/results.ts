@@ -188,7 +188,25 @@ export function mergeResults(old: Results, fresh: Results, scope: MergeScope, at
   }
   // In the functions' order, whatever order the runs came in.
   merged.measured = Object.fromEntries(BENCH_FUNCTIONS.flatMap((fn) => (measured[fn] === undefined ? [] : [[fn, measured[fn]]]))) as Measured;
-  return merged;
+  return withoutStale(merged);
+}
+
+/** Only what a current function or case has: a figure of a function, case or label since removed or renamed is dropped (it would name nothing the report can find). */
+function withoutStale(results: Results): Results {
+  const functions = new Set<string>(BENCH_FUNCTIONS);
+  const timed = new Set(ALL_CASES.filter((benchCase) => benchCase.timedWithoutIo).map((benchCase) => benchCase.name));
+  const labels = new Set(ALL_CASES.flatMap((benchCase) => (benchCase.dynamoDb === undefined ? [] : [benchCase.dynamoDb.label])));
+  const only = <V>(record: Readonly<Record<string, V>> | undefined, keys: ReadonlySet<string>): Record<string, V> | undefined => (record === undefined ? undefined : Object.fromEntries(Object.entries(record).filter(([key]) => keys.has(key))));
+  return {
+    ...results,
+    sizes: results.sizes === undefined ? undefined : { ours: only(results.sizes.ours, functions) ?? {}, baseline: only(results.sizes.baseline, functions) ?? {} },
+    coldStart: only(results.coldStart, functions),
+    coldStartPairedRatio: only(results.coldStartPairedRatio, functions),
+    overheadMicroseconds: only(results.overheadMicroseconds, timed),
+    endToEndMs: only(results.endToEndMs, functions),
+    dynamoDb: only(results.dynamoDb, labels),
+    load: results.load === undefined ? undefined : { ...results.load, operations: only(results.load.operations, functions) ?? {} },
+  } as Results;
 }
 
 /** Refuses a merge whose figures would not compare with the file's: another machine, Node.js or library version. */

@@ -12,7 +12,7 @@ import { NewPet, Pet, PetStatus } from '../shared/pets/schema';
 
 /**
  * The interface description, OpenAPI 3.1, built from the zod schemas the requests are validated against
- * (shared/pets/operation-schemas.ts, shared/http/error-body.ts; the functions' checks are held to them) and the route table. Never edited by
+ * (each operation's declaration, functions/<operationId>/operation.ts; shared/http/error-body.ts; the functions' checks are generated from them). Never edited by
  * hand: `npm run generate` writes openapi/openapi.json from this, and a test fails when they differ.
  */
 export const INTERFACE_VERSION = '1.0.0';

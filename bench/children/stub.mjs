@@ -71,8 +71,8 @@ function answersFor(benchKey, shards) {
     GetItem: {
       // Every pet id is found, in its shard (in another shard's partition, none is): a case whose
       // setup makes a fresh pet per request (bench/setups.ts) sends its placeholder id here, found
-      // every time, as its fresh pet would be (an operation that uses its pet up, a delete, adds its
-      // action's answer here the same way: test/bench/cases.test.ts refuses a declared right without one).
+      // every time, as its fresh pet would be (a delete's, below, too: test/bench/cases.test.ts refuses
+      // a declared right the stub has no answer for).
       pets: built(({ pk, sk }) => {
         const id = idOf(sk);
         return id !== undefined && shardNamed(pk, shards) === id % shards ? { Item: shardedPet(pk, id, shards) } : {};
@@ -114,6 +114,18 @@ function answersFor(benchKey, shards) {
       ),
     },
     PutItem: { pets: {}, formerPets: {}, idempotencyRecords: {} },
+    // A pet deleted was there, as a fresh pet per request would be (bench/setups.ts): its old item
+    // when asked for (ReturnValues ALL_OLD), whose condition on it holds.
+    DeleteItem: {
+      pets: built(({ pk, sk }) => {
+        const id = idOf(sk);
+        return id !== undefined && shardNamed(pk, shards) === id % shards ? { Attributes: shardedPet(pk, id, shards) } : {};
+      }),
+      formerPets: built(({ pk, sk }) => {
+        const id = idOf(sk);
+        return id === undefined ? {} : { Attributes: formerPet(pk, id) };
+      }),
+    },
   };
 }
 

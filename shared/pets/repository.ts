@@ -1,9 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { CallDeadline } from '../dynamodb/call-deadline';
-import type { IdempotencyKey } from './idempotency';
-import { DynamoDbPetReads, type PageRequest, type PetPage, type PetReadOptions, type PetReads } from './pet-reads';
-import { DynamoDbPetWrites, type CreatedOnce, type CreateOptions, type PetStoreOptions, type PetWrites } from './pet-writes';
-import type { NewPet, Pet } from './schema';
+import { DynamoDbPetReads, type PetReadOptions, type PetReads } from './pet-reads';
+import { DynamoDbPetWrites, type PetStoreOptions, type PetWrites } from './pet-writes';
 
 export type { CreatedOnce, CreateOptions } from './pet-writes';
 export type { PageRequest, PetPage } from './pet-reads';
@@ -16,29 +13,20 @@ export type { PageRequest, PetPage } from './pet-reads';
  */
 export interface PetRepository extends PetReads, PetWrites {}
 
-export class DynamoDbPetRepository implements PetRepository {
-  readonly #reads: DynamoDbPetReads;
-  readonly #writes: DynamoDbPetWrites;
+/** Every method of the reads and of the writes (declaration merging gives the class their types). */
+export interface DynamoDbPetRepository extends PetRepository {}
 
+export class DynamoDbPetRepository {
   /** The tools' and tests' repository: unless told otherwise, a listing shows what was just made and keeps no cache. */
   constructor(client: DynamoDBClient, tableName: string, options: PetStoreOptions & PetReadOptions = {}) {
-    this.#reads = new DynamoDbPetReads(client, tableName, { listingSettleMs: 0, firstPageCache: false, ...options });
-    this.#writes = new DynamoDbPetWrites(client, tableName, options);
-  }
-
-  create(pet: NewPet, options?: CreateOptions): Promise<Pet> {
-    return this.#writes.create(pet, options);
-  }
-
-  createOnce(pet: NewPet, key: IdempotencyKey, options?: CreateOptions): Promise<CreatedOnce> {
-    return this.#writes.createOnce(pet, key, options);
-  }
-
-  get(id: number, deadline?: CallDeadline): Promise<Pet | undefined> {
-    return this.#reads.get(id, deadline);
-  }
-
-  list(request: PageRequest, deadline?: CallDeadline): Promise<PetPage> {
-    return this.#reads.list(request, deadline);
+    const reads = new DynamoDbPetReads(client, tableName, { listingSettleMs: 0, firstPageCache: false, ...options });
+    const writes = new DynamoDbPetWrites(client, tableName, options);
+    // Each part's methods, bound to it: a method added to the reads or the writes needs no line here.
+    for (const part of [reads, writes] as object[]) {
+      const methods = part as Record<string, unknown>;
+      for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(part))) {
+        if (name !== 'constructor' && typeof methods[name] === 'function') (this as Record<string, unknown>)[name] = (methods[name] as (...args: unknown[]) => unknown).bind(part);
+      }
+    }
   }
 }

@@ -89,10 +89,10 @@ describe('the overhead stub', () => {
 
   it('refuses a request it has no answer for, naming the item kind or the key', () => {
     const commands = stub();
-    expect(() => send(commands, 'DeleteItem', keyOf(ITEM_PARTITIONS.pets))).toThrow('no stub for DeleteItem on pets');
+    expect(() => send(commands, 'DeleteItem', keyOf(ITEM_PARTITIONS.idempotencyRecords))).toThrow('no stub for DeleteItem on idempotencyRecords');
     expect(() => send(commands, 'GetItem', 'NOTHING#1')).toThrow('no stub for GetItem on the key "NOTHING#1"');
     expect(() => send(commands, 'Query', { index: 'byName' })).toThrow('no stub for Query on index byName');
-    expect(commands.misses[0]).toBe('no stub for DeleteItem on pets');
+    expect(commands.misses[0]).toBe('no stub for DeleteItem on idempotencyRecords');
   });
 
   it('answers a shard\'s query as DynamoDB pages it: that shard\'s pets above the lower bound, in ascending id, at most Limit, with where it stopped; alike for both sides', () => {

@@ -168,3 +168,23 @@ describe('merging one function\'s figures into the results', () => {
     expect(() => assertComparable(old, { machine: old.machine, versions: old.versions })).not.toThrow();
   });
 });
+
+describe('a merge after a case, label or function was removed', () => {
+  it('drops the figures nothing current names, so that the report finds every figure it prints', () => {
+    const old = committed();
+    const stale: Results = {
+      ...old,
+      sizes: { ours: { ...old.sizes.ours, gonePet: { bytes: 1, gzipBytes: 1 } }, baseline: { ...old.sizes.baseline, gonePet: { bytes: 1, gzipBytes: 1 } } },
+      coldStart: { ...old.coldStart, gonePet: old.coldStart.getPet as never },
+      endToEndMs: { ...old.endToEndMs, gonePet: { ours: side(1), baseline: side(1) } },
+      overheadMicroseconds: { ...old.overheadMicroseconds, goneCase: old.overheadMicroseconds.getPet as never },
+      dynamoDb: { ...old.dynamoDb, 'gonePet (a label no case has)': old.dynamoDb.getPet as never },
+    };
+    const merged = mergeResults(stale, freshGetPet(stale), { functions: ['getPet'], parts: ['size', 'e2e'] }, AT);
+    for (const record of [merged.sizes.ours, merged.sizes.baseline, merged.coldStart, merged.endToEndMs, merged.overheadMicroseconds, merged.dynamoDb]) {
+      expect(Object.keys(record).filter((key) => key.startsWith('gone'))).toEqual([]);
+    }
+    expect(merged.endToEndMs.listPets).toEqual(old.endToEndMs.listPets);
+    expect(() => reportOf(merged)).not.toThrow();
+  });
+});

@@ -46,7 +46,9 @@ describe('bench cases with a setup', () => {
       expect(await pets.get(Number(petId))).toEqual({ id: Number(petId), ...FRESH_PET });
       const response = await invoke(handler, eventOf(withFill(benchCase.event, fill), { key: KEY }), lambdaContext());
       expect(response.statusCode).toBe(benchCase.status);
-      expect(JSON.parse(response.body)).toMatchObject({ id: Number(petId) });
+      // A read answers the pet; a request that uses it up (a delete: 204) answers no body.
+      if (response.statusCode !== 204) expect(JSON.parse(response.body)).toMatchObject({ id: Number(petId) });
+      else expect(response.body).toBe('');
     }
   });
 
