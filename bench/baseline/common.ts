@@ -244,7 +244,8 @@ export const petPartition = (id: number): string => `PET#${id % PET_SHARDS}`;
  */
 const PET_LAYOUT = process.env.PET_LAYOUT || 'current';
 export const WRITES_FORMER = PET_LAYOUT === 'upgrading';
-export const READS_FORMER = PET_LAYOUT !== 'current';
+// Not in `copied`: the copy is done and checked, the shards hold every pet (as ours: readsFormerLayout).
+export const READS_FORMER = PET_LAYOUT === 'upgrading' || PET_LAYOUT === 'copying';
 
 type PetItem = Record<string, { S?: string; N?: string }>;
 

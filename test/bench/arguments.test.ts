@@ -41,7 +41,8 @@ describe('npm run bench arguments', () => {
 
   it('refuses an unknown operation, naming the functions the bench runs', () => {
     expect(() => parseBenchArguments(['--operation', 'getPets'])).toThrow(`--operation getPets: the bench runs no such function; it runs ${BENCH_FUNCTIONS.join(', ')}`);
-    expect(() => parseBenchArguments(['--operation', 'getPets'])).toThrow('listPets, createPet, getPet, authorizer');
+    // Every declared operation, then the authorizer.
+    expect(() => parseBenchArguments(['--operation', 'getPets'])).toThrow(/it runs listPets, createPet, (\w+, )*authorizer$/);
   });
 
   it('refuses a part that measures nothing of the function, --case with --operation, an unknown scale case and an unknown option', () => {
