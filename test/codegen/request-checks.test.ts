@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -31,6 +32,12 @@ const Sample = z.strictObject({
   page: z.optional(z.pipe(z.pipe(z.string().check(z.regex(/^[1-9][0-9]{0,2}$/, 'digits')), z.transform(Number)), z.int().check(z.minimum(1), z.gt(0), z.maximum(500, 'at most 500'), z.lt(1000, 'under 1000'), z.minimum(2, 'at least 2'), z.gt(1, 'over 1'), z.lt(999, 'under 999')))),
   // Digits straight into an integer, no transform: still text, so zod refuses it as no integer.
   text: z.optional(z.pipe(z.string().check(z.regex(/^[1-9][0-9]{0,2}$/, 'digits')), z.int({ error: 'not a number' }).check(z.maximum(5, 'five')) as never)),
+  // Patterns that admit more than canonical digits, and a transform other than Number after them: nothing spared.
+  zero: z.optional(z.pipe(z.pipe(z.string().check(z.regex(/^[1-9][0-9]{0,2}$|^0$/, 'digits or 0')), z.transform(Number)), z.int().check(z.minimum(1, 'positive')))),
+  word: z.optional(z.pipe(z.pipe(z.string().check(z.regex(/x|^[1-9][0-9]{0,2}$/, 'digits or x')), z.transform(Number)), z.int({ error: 'a number' }))),
+  flagged: z.optional(z.pipe(z.pipe(z.string().check(z.regex(/^[1-9][0-9]{0,2}$/i, 'digits')), z.transform(Number)), z.int().check(z.maximum(2_000, 'at most 2,000')))),
+  half: z.optional(z.pipe(z.pipe(z.string().check(z.regex(/^[1-9][0-9]{0,2}$/, 'digits')), z.transform(sampleRules.halve)), z.int({ error: 'whole' }).check(z.minimum(1, 'one'), z.maximum(999, 'most')))),
+  plain: z.optional(z.string().check(z.refine(sampleRules.isNotReserved))),
   big: z.optional(z.pipe(z.pipe(z.string().check(z.regex(/^[1-9][0-9]{0,16}$/, 'digits')), z.transform(Number)), z.int({ error: 'safe' }).check(z.maximum(99_999_999_999_999_999, 'huge')))),
 });
 const SampleHeaders = z.object({ 'X-Tag': z.optional(z.enum(['a', 'b'], { error: 'a or b' })) });
@@ -49,7 +56,8 @@ async function loadGenerated(name: string, parts: readonly PartToCheck[]): Promi
   const bodies = parts.map((each) => writer.part(each));
   const folder = join(root, 'test-output', 'codegen');
   mkdirSync(folder, { recursive: true });
-  const file = join(folder, `${name}.ts`);
+  // A file of its own each time: a module already imported under a name would be served again, whatever the generator now writes.
+  const file = join(folder, `${name}-${randomUUID()}.ts`);
   writeFileSync(file, [...writer.importLines(), ...writer.constantLines(), ...bodies].join('\n'));
   return (await import(pathToFileURL(file).href)) as Record<string, RequestPartSchema>;
 }
@@ -77,6 +85,11 @@ const sample = fc.oneof(
         member('digits', fc.oneof(fc.stringMatching(/^[0-9]{1,18}$/), text)),
         member('tag', fc.constantFrom('a', 'b', 'c')),
         member('text', fc.constantFrom('1', '7', 'x')),
+        member('zero', fc.constantFrom('0', '1', '12')),
+        member('word', fc.constantFrom('x', '5')),
+        member('flagged', fc.constantFrom('5', '999')),
+        member('half', fc.constantFrom('2', '3', '1')),
+        member('plain', fc.constantFrom('root', 'leaf')),
         member('page', fc.oneof(fc.integer({ min: 0, max: 1200 }).map(String), fc.constantFrom('01', '1', '2', '999', '998', '500', '501'))),
         member('big', fc.oneof(fc.bigInt({ min: 1n, max: 10n ** 17n - 1n }).map(String), fc.constantFrom('9007199254740991', '9007199254740992', '99999999999999999'))),
         fc.option(fc.constantFrom<[string, unknown]>(['other', 1], ['X-Tag', 'a'], ['X-Tag', 'c'], ['__proto__', 1]), { freq: 3 }),
@@ -112,8 +125,8 @@ describe('the generated request checks', () => {
     expect(code).toContain('/^[A-Z]*$/.test(');
     expect(code).toContain('lengthOf(');
     expect(code).toContain('= Number(');
-    expect(writer.importLines()).toContain("import { CODE_TEXT, SAMPLE_RULES, isNotReserved, lengthOf } from '../../test/codegen/sample-rules';");
-    expect(writer.constantLines()).toEqual(['const SAMPLE_MEMBERS: ReadonlySet<string> = /* @__PURE__ */ new Set(["code","shout","count","ratio","size","digits","tag","page","text","big"]);']);
+    expect(writer.importLines()).toContain("import { CODE_TEXT, SAMPLE_RULES, halve, isNotReserved, lengthOf } from '../../test/codegen/sample-rules';");
+    expect(writer.constantLines()).toEqual(['const SAMPLE_MEMBERS: ReadonlySet<string> = /* @__PURE__ */ new Set(["code","shout","count","ratio","size","digits","tag","page","text","zero","word","flagged","half","plain","big"]);']);
     // Digits read as a number are an integer of their range: only the checks such a number can fail are written.
     const page = code.slice(code.indexOf('input["page"]'), code.indexOf('input["text"]'));
     expect(code.slice(code.indexOf('input["text"]'), code.indexOf('input["big"]'))).toContain('isInteger');

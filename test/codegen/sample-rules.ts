@@ -4,3 +4,4 @@ export const SAMPLE_RULES = [{ holds: (code: string) => !code.includes('x'), mes
 export const lengthOf = (text: string): number => text.length;
 export const CODE_TEXT = /^[a-z]+$/;
 export const orEmpty = (value: unknown): unknown => value ?? '';
+export const halve = (text: string): number => Number(text) / 2;
