@@ -102,21 +102,19 @@ export class CheckWriter {
     const present = `${JSON.stringify(key)} in input`;
     const path = `[${JSON.stringify(key)}]`;
     const { optin, optout } = schema._zod;
+    const checks = this.#value(at, schema, value, path, start);
+    // The member's issue count at its start, for a pipe's stages only.
+    const opening = [`  let ${value}: any = ${read};`, ...(checks.some((line) => new RegExp(`\\b${start}\\b`).test(line)) ? [`  const ${start} = issues.length;`] : []), ...indent(checks)];
     if (optin === 'optional' && optout === 'optional') {
       // Left out when absent; kept, undefined included, when present.
-      return [`if (${present}) {`, `  let ${value}: any = ${read};`, `  const ${start} = issues.length;`, ...indent(this.#value(at, schema, value, path, start)), `  output[${JSON.stringify(key)}] = ${value};`, '}'];
+      return [`if (${present}) {`, ...opening, `  output[${JSON.stringify(key)}] = ${value};`, '}'];
     }
-    const lines = [`{`, `  let ${value}: any = ${read};`, `  const ${start} = issues.length;`, ...indent(this.#value(at, schema, value, path, start))];
-    if (optin === 'defaulted' && optout === undefined) lines.push(`  output[${JSON.stringify(key)}] = ${value};`);
-    else if (optin === undefined && optout === undefined) {
-      // A required member: of the kinds written here, one whose first step is a string, an
-      // integer or an enum (a transform, an optional or a default would make it optional in),
-      // which refuses undefined: absent, it has its issue already, and zod's own "nonoptional"
-      // issue never comes.
-      lines.push(`  output[${JSON.stringify(key)}] = ${value};`);
-    } else throw new Error(`${at}: a member that is ${optin ?? 'required'} in and ${optout ?? 'required'} out is not supported`);
-    lines.push('}');
-    return lines;
+    // Defaulted, or required: of the kinds written here, a required member's first step is a
+    // string, an integer or an enum (a transform, an optional or a default would make it optional
+    // in), which refuses undefined: absent, it has its issue already, and zod's own "nonoptional"
+    // issue never comes.
+    if ((optin === 'defaulted' || optin === undefined) && optout === undefined) return ['{', ...opening, `  output[${JSON.stringify(key)}] = ${value};`, '}'];
+    throw new Error(`${at}: a member that is ${optin ?? 'required'} in and ${optout ?? 'required'} out is not supported`);
   }
 
   /** Checks the value in variable `value` (issues at `path`), leaving what it becomes in the same variable. */

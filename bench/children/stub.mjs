@@ -67,20 +67,24 @@ function answersFor(benchKey, shards) {
   /** A pet's id from its sort key; undefined for any other text. */
   const idOf = (sk) => (/^[0-9]{16}$/.test(String(sk)) && Number(sk) >= 1 ? Number(sk) : undefined);
   const tableKey = ({ pk, sk }) => ({ pk, sk });
+  /** The pet a key names, under `field` (GetItem's Item, DeleteItem's Attributes); none in another shard's partition. */
+  const petAt = (field) => ({
+    pets: built(({ pk, sk }) => {
+      const id = idOf(sk);
+      return id !== undefined && shardNamed(pk, shards) === id % shards ? { [field]: shardedPet(pk, id, shards) } : {};
+    }),
+    formerPets: built(({ pk, sk }) => {
+      const id = idOf(sk);
+      return id === undefined ? {} : { [field]: formerPet(pk, id) };
+    }),
+  });
   return {
     GetItem: {
       // Every pet id is found, in its shard (in another shard's partition, none is): a case whose
       // setup makes a fresh pet per request (bench/setups.ts) sends its placeholder id here, found
       // every time, as its fresh pet would be (a delete's, below, too: test/bench/cases.test.ts refuses
       // a declared right the stub has no answer for).
-      pets: built(({ pk, sk }) => {
-        const id = idOf(sk);
-        return id !== undefined && shardNamed(pk, shards) === id % shards ? { Item: shardedPet(pk, id, shards) } : {};
-      }),
-      formerPets: built(({ pk, sk }) => {
-        const id = idOf(sk);
-        return id === undefined ? {} : { Item: formerPet(pk, id) };
-      }),
+      ...petAt('Item'),
       keyRegistry: bySortKey({ [benchKeyHash]: keyItem }, {}),
       // The previous layout's partition: read by no code of this version, empty.
       formerKeyRegistry: {},
@@ -116,16 +120,7 @@ function answersFor(benchKey, shards) {
     PutItem: { pets: {}, formerPets: {}, idempotencyRecords: {} },
     // A pet deleted was there, as a fresh pet per request would be (bench/setups.ts): its old item
     // when asked for (ReturnValues ALL_OLD), whose condition on it holds.
-    DeleteItem: {
-      pets: built(({ pk, sk }) => {
-        const id = idOf(sk);
-        return id !== undefined && shardNamed(pk, shards) === id % shards ? { Attributes: shardedPet(pk, id, shards) } : {};
-      }),
-      formerPets: built(({ pk, sk }) => {
-        const id = idOf(sk);
-        return id === undefined ? {} : { Attributes: formerPet(pk, id) };
-      }),
-    },
+    DeleteItem: petAt('Attributes'),
   };
 }
 

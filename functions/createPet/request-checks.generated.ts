@@ -36,7 +36,6 @@ export const checkNewPet = /* @__PURE__ */ requestPart<z.output<typeof NewPet>>(
   const output: any = {};
   {
     let value3: any = input["name"];
-    const start4 = issues.length;
     if (typeof value3 !== 'string') {
       issues.push({ code: 'invalid_type', path: ["name"], message: "must be a string" });
       if (value3 != null && value3.length !== undefined && !(value3.length >= 1)) issues.push({ path: ["name"], message: "must not be empty or only white space" });
@@ -52,7 +51,6 @@ export const checkNewPet = /* @__PURE__ */ requestPart<z.output<typeof NewPet>>(
   }
   {
     let value5: any = input["categoryId"];
-    const start6 = issues.length;
     if (!Number.isInteger(value5)) issues.push({ code: 'invalid_type', path: ["categoryId"], message: "must be an integer from 1 to 9007199254740991" });
     else {
       if (!Number.isSafeInteger(value5)) issues.push({ path: ["categoryId"], message: "must be an integer from 1 to 9007199254740991" });
@@ -62,7 +60,6 @@ export const checkNewPet = /* @__PURE__ */ requestPart<z.output<typeof NewPet>>(
   }
   {
     let value7: any = input["status"];
-    const start8 = issues.length;
     if (value7 === undefined) value7 = "available";
     else {
       if (!["available","pending","sold"].includes(value7)) issues.push({ path: ["status"], message: "must be one of available, pending, sold" });

@@ -30,7 +30,6 @@ export const checkListPetsQuery = /* @__PURE__ */ requestPart<z.output<typeof Li
   }
   if ("status" in input) {
     let value3: any = input["status"];
-    const start4 = issues.length;
     if (value3 !== undefined) {
       if (!["available","pending","sold"].includes(value3)) issues.push({ path: ["status"], message: "must be one of available, pending, sold" });
     }
@@ -38,7 +37,6 @@ export const checkListPetsQuery = /* @__PURE__ */ requestPart<z.output<typeof Li
   }
   if ("cursor" in input) {
     let value5: any = input["cursor"];
-    const start6 = issues.length;
     if (value5 !== undefined) {
       if (typeof value5 !== 'string') {
         issues.push({ code: 'invalid_type', path: ["cursor"], message: "Invalid input" });
