@@ -114,11 +114,20 @@ export function addOperationsAlarms(
     enableKeyRotation: true,
     removalPolicy: retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
   });
-  key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+  const { account, region, partition } = Stack.of(scope);
+  // CloudWatch encrypts what it publishes with this key: for this account's alarms only (a
+  // confused deputy in another account could otherwise use it through CloudWatch).
+  key.addToResourcePolicy(
+    new PolicyStatement({
+      principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+      actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+      resources: ['*'],
+      conditions: { StringEquals: { 'aws:SourceAccount': account } },
+    }),
+  );
   const topic = new Topic(scope, 'AlarmTopic', { displayName: `Pet store alarms (${Stack.of(scope).stackName})`, masterKey: key, enforceSSL: true });
   // The TLS-only policy replaces SNS's default one: CloudWatch must be allowed to publish, for
   // this account's alarms only.
-  const { account, region, partition } = Stack.of(scope);
   topic.addToResourcePolicy(
     new PolicyStatement({
       principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],

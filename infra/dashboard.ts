@@ -8,7 +8,7 @@ import { KEY_MIRROR_METRICS } from '../shared/auth/key-mirror';
 import { tableDefinition } from '../shared/dynamodb/table-definition';
 import { metricsNamespaceOf, REQUEST_METRICS } from '../shared/http/request-metrics';
 import type { OperationId } from '../shared/http/routes';
-import { P99_LATENCY_ALARM_MS } from './alarms';
+import { P99_LATENCY_ALARM_MINUTES, P99_LATENCY_ALARM_MS } from './alarms';
 
 export interface DashboardSources {
   readonly stage: string;
@@ -36,7 +36,9 @@ export function addDashboard(scope: Construct, sources: DashboardSources): Dashb
   const byPlan = (metricName: string, label: string) =>
     new MathExpression({ expression: `SEARCH('{${namespace},operation,plan} MetricName="${metricName}"', 'Sum', ${PERIOD.toSeconds()})`, label: `${label} \${PROP('Dim.operation')} \${PROP('Dim.plan')}`, period: PERIOD });
 
-  const dashboard = new Dashboard(scope, 'Dashboard', { dashboardName: `petstore-${sources.stage}` });
+  // No fixed name: a dashboard's name is the account's across regions, and the same stage in a second
+  // region would collide. CloudFormation names it; the stack's DashboardName output says which.
+  const dashboard = new Dashboard(scope, 'Dashboard');
   dashboard.addWidgets(
     new TextWidget({
       markdown: `# Pet store (${sources.stage})\nRequests are the functions' own metrics (namespace \`${namespace}\`, one per request line); alarms notify the \`AlarmTopicArn\` topic.`,
@@ -55,7 +57,7 @@ export function addDashboard(scope: Construct, sources: DashboardSources): Dashb
     graph('The gateway\'s 4XX (401s, and 429s of addresses without a valid key)', [sources.api.metricClientError({ period: PERIOD, statistic: 'Sum', label: 'API Gateway 4XX' })]),
   );
   dashboard.addWidgets(
-    graph(`API latency p50 / p99 (alarm: p99 > ${P99_LATENCY_ALARM_MS} ms for 15 min)`, [
+    graph(`API latency p50 / p99 (alarm: p99 > ${P99_LATENCY_ALARM_MS} ms for ${P99_LATENCY_ALARM_MINUTES} min)`, [
       sources.api.metricLatency({ period: PERIOD, statistic: 'p50', label: 'p50' }),
       sources.api.metricLatency({ period: PERIOD, statistic: 'p99', label: 'p99' }),
     ]),

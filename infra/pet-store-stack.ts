@@ -208,7 +208,7 @@ export class PetStoreStack extends Stack {
       `${everyFunction.length} functions in this stage; an uncached request runs two at once (authorizer and operation). Check the account's Lambda concurrency quota before the first deploy: aws lambda get-account-settings (ConcurrentExecutions); a new account may have 10. See docs/first-deploy.md.`,
     );
 
-    addDashboard(this, {
+    const dashboard = addDashboard(this, {
       stage: props.stage,
       api: this.api,
       table,
@@ -222,6 +222,7 @@ export class PetStoreStack extends Stack {
 
     new CfnOutput(this, 'BaseUrl', { description: 'The base address of this stage (ends in /v1).', value: this.api.url.replace(/\/$/, '') });
     new CfnOutput(this, 'TableName', { description: 'The DynamoDB table of pets, id sequence and rate counters.', value: table.tableName });
+    new CfnOutput(this, 'DashboardName', { description: 'The CloudWatch dashboard of this stage (CloudFormation names it: no two stacks collide).', value: dashboard.dashboardName });
     new CfnOutput(this, 'ApiId', { description: 'The REST API id, to find its keys and usage plans in the console.', value: this.api.restApiId });
     new CfnOutput(this, 'FreeLimitPerMinute', { description: 'Free plan: requests a minute, as the service enforces them.', value: String(STANDARD_PLAN_LIMITS.free.perMinute) });
   }

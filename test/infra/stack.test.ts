@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { P99_LATENCY_ALARM_MINUTES, P99_LATENCY_ALARM_MS } from '../../infra/alarms';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -128,6 +129,14 @@ describe('the stack, per stage', () => {
     for (const id of FUNCTION_NAMES.map(titleOf)) {
       const xray = allPolicyStatementsOf(prod, id).filter((statement) => JSON.stringify(statement).includes('xray:'));
       expect([id, xray]).toEqual([id, [XRAY_STATEMENT]]);
+    }
+    // cdk-nag's acknowledgement of Resource::* is role-wide: in every function's role, only X-Ray's
+    // actions (which name no resource) may have it.
+    for (const template of [prod, staging]) {
+      for (const id of FUNCTION_NAMES.map(titleOf)) {
+        const everywhere = allPolicyStatementsOf(template, id).filter((statement) => [statement.Resource].flat().some((resource) => resource === '*'));
+        expect([id, everywhere]).toEqual([id, [XRAY_STATEMENT]]);
+      }
     }
     for (const id of [...OPERATION_TITLES, 'Authorizer', 'ApiDocs']) {
       expect(prod.findResources('AWS::Lambda::Function')[functionLogicalId(prod, id)]?.Properties.Timeout).toBe(10);
@@ -264,9 +273,14 @@ describe('the stack, per stage', () => {
       template.hasOutput('AlarmTopicArn', { Value: { Ref: topicId } });
     }
     // CloudWatch may use the key to publish; the topic refuses anything but TLS.
-    prod.hasResourceProperties('AWS::KMS::Key', {
-      KeyPolicy: { Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: ['kms:Decrypt', 'kms:GenerateDataKey*'] })]) },
-    });
+    // CloudWatch may use the key, for this account's alarms only (aws:SourceAccount: no confused deputy).
+    for (const template of [prod, staging]) {
+      const [key] = Object.values(template.findResources('AWS::KMS::Key')) as { Properties: { KeyPolicy: { Statement: Record<string, unknown>[] } } }[];
+      const cloudWatch = key?.Properties.KeyPolicy.Statement.filter((statement) => JSON.stringify(statement.Principal).includes('cloudwatch.amazonaws.com'));
+      expect(cloudWatch).toEqual([
+        { Action: ['kms:Decrypt', 'kms:GenerateDataKey*'], Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } }, Effect: 'Allow', Principal: { Service: 'cloudwatch.amazonaws.com' }, Resource: '*' },
+      ]);
+    }
     prod.hasResourceProperties('AWS::SNS::TopicPolicy', { PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) } });
     // That policy replaces SNS's default: CloudWatch is allowed to publish, for this account's alarms only.
     prod.hasResourceProperties('AWS::SNS::TopicPolicy', {
@@ -286,7 +300,7 @@ describe('the stack, per stage', () => {
   it('has one dashboard per stage: requests and errors by operation, 429s by code and plan, latency, DynamoDB, the authorizer and the key mirror', () => {
     for (const [stage, template] of [['prod', prod], ['staging', staging]] as const) {
       template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
-      template.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardName: `petstore-${stage}` });
+      template.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardName: Match.absent() });
       const body = JSON.stringify(Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]);
       for (const text of [
         `PetStore/${stage}`,
@@ -296,6 +310,8 @@ describe('the stack, per stage', () => {
         'RateLimited',
         'KeySuspended',
         'p99',
+        // The widget names the alarm's own period.
+        `(alarm: p99 > ${P99_LATENCY_ALARM_MS} ms for ${P99_LATENCY_ALARM_MINUTES} min)`,
         'ConsumedReadCapacityUnits',
         'WriteThrottleEvents',
         'KeyMirrorSucceeded',
