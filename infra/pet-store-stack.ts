@@ -23,12 +23,12 @@ import { metricsNamespaceOf } from '../shared/http/request-metrics';
 import { ACCESS_LOG_FORMAT } from './access-log';
 import { addOperationsAlarms, alarmEmailOf, notifyOnAlarm } from './alarms';
 import { addDashboard } from './dashboard';
-import { declaredEnvironment, grantDeclaredRights } from './declared-rights';
+import { declarationForStage, declaredEnvironment, grantDeclaredRights } from './declared-rights';
 import { logGroupSettings, petStoreFunction, type FunctionOptions, type PetStoreFunction } from './functions';
 import { addGatewayResponses } from './gateway-responses';
 import { acknowledgeKeyMirrorReads, grantKeyMirrorReads, scheduleKeyMirror } from './key-mirror';
 import { addReleases } from './releases';
-import { PET_LAYOUT_OF, type Stage } from './stages';
+import { FORMER_KEYS_OF, PET_LAYOUT_OF, type Stage } from './stages';
 import { petStoreTable } from './table';
 import { addUsagePlans } from './usage-plans';
 import { addWebAcl } from './waf';
@@ -71,7 +71,7 @@ export class PetStoreStack extends Stack {
     // Far above what every key of every plan together should send in 5 minutes at this scale.
     const invocationAlarmThreshold = 200_000;
     const declaredFunction = (name: FunctionName, options: Partial<FunctionOptions> = {}): PetStoreFunction => {
-      const declaration: FunctionDeclaration = FUNCTIONS[name];
+      const declaration: FunctionDeclaration = declarationForStage(FUNCTIONS[name], { formerKeys: FORMER_KEYS_OF[props.stage] });
       // Its rights name the stage's usage plans, which exist once the API does: only the key mirror is made after it.
       if (declaration.readsUsagePlanKeys === true && name !== 'keyMirror') throw new Error(`${name}: readsUsagePlanKeys is granted to the key mirror only (infra/key-mirror.ts)`);
       const made = petStoreFunction(this, titleOf(name), {

@@ -14,3 +14,12 @@ export type Stage = (typeof STAGES)[number];
  * upgrade page's first command checks for that before the first deploy of this version.
  */
 export const PET_LAYOUT_OF: Readonly<Record<Stage, PetLayout>> = { staging: 'current', prod: 'current' };
+
+/**
+ * Whether a stage still has keys in the former key registry's shared partition (`APIKEY`, from
+ * before each key got a partition of its own: local/key-layout-upgrade.ts): only then may its
+ * authorizer read that partition, for the previous version while a deploy replaces it. A stage
+ * made by this version registered every key in its own partition: its authorizer gets no right on
+ * the shared one.
+ */
+export const FORMER_KEYS_OF: Readonly<Record<Stage, boolean>> = { staging: false, prod: false };

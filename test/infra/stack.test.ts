@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { declarationForStage } from '../../infra/declared-rights';
+import { FORMER_KEYS_OF } from '../../infra/stages';
 import { P99_LATENCY_ALARM_MINUTES, P99_LATENCY_ALARM_MS } from '../../infra/alarms';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
@@ -193,8 +195,14 @@ describe('the stack, per stage', () => {
     // Records, and a pet read back when its write's outcome is unknown.
     expect(leadingKeys(create, 'dynamodb:GetItem')).toEqual([['IDEMPOTENCY#*', 'PET#*', 'PET']]);
     expect(actionsOf(authorizer)).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
-    // Every key in a partition of its own (APIKEY#<hash>); the former shared one for the previous version while a deploy replaces it.
-    expect(leadingKeys(authorizer, 'dynamodb:GetItem')).toEqual([['APIKEY#*', 'APIKEY']]);
+    // Every key in a partition of its own (APIKEY#<hash>); not the former shared one: no stage here has a key there (FORMER_KEYS_OF).
+    expect(leadingKeys(authorizer, 'dynamodb:GetItem')).toEqual([['APIKEY#*']]);
+    expect(leadingKeys(policyStatementsOf(staging, 'Authorizer'), 'dynamodb:GetItem')).toEqual([['APIKEY#*']]);
+    // A stage that still has keys there grants it, for the previous version while a deploy replaces it.
+    expect(declarationForStage(FUNCTIONS.authorizer, { formerKeys: true }).dynamodb).toEqual(FUNCTIONS.authorizer.dynamodb);
+    expect(declarationForStage(FUNCTIONS.authorizer, { formerKeys: false }).dynamodb).toEqual([{ actions: ['GetItem'], items: ['keyRegistry'] }, { actions: ['UpdateItem'], items: ['addressCounters'] }]);
+    expect(declarationForStage({ handler: 'x', dynamodb: [{ actions: ['GetItem'], items: ['formerKeyRegistry'] }] }, { formerKeys: false }).dynamodb).toEqual([]);
+    expect(FORMER_KEYS_OF).toEqual({ staging: false, prod: false });
     expect(leadingKeys(authorizer, 'dynamodb:UpdateItem')).toEqual([['RATE#ip#*']]);
 
     // The key mirror: read-only on API Gateway's keys and usage plans (which ones: first-deploy.test.ts), and only the key registry's items.
@@ -209,8 +217,9 @@ describe('the stack, per stage', () => {
   });
 
   it('grants every function exactly the DynamoDB rights it declares (shared/functions.ts), which the local server enforces', () => {
-    for (const template of [prod, staging]) {
-      for (const name of FUNCTION_NAMES) expect([name, templateDynamoDbRights(template, name)]).toEqual([name, declaredDynamoDbRights(FUNCTIONS[name].dynamodb)]);
+    for (const [stage, template] of [['prod', prod], ['staging', staging]] as const) {
+      // As the stage grants them: the former key registry's only where the stage has keys there.
+      for (const name of FUNCTION_NAMES) expect([name, templateDynamoDbRights(template, name)]).toEqual([name, declaredDynamoDbRights(declarationForStage(FUNCTIONS[name], { formerKeys: FORMER_KEYS_OF[stage] }).dynamodb)]);
     }
     // The comparison sees a right the template lacks, or one it has besides (a planted difference).
     const createPet = FUNCTIONS.createPet.dynamodb;
