@@ -4,6 +4,7 @@ import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData } f
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { AlarmDestination } from './alarm-destination';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -34,14 +35,14 @@ export interface OperationsAlarms {
 /**
  * One SNS topic per stage that every alarm of the stack notifies, encrypted with a key of its own
  * (CloudWatch may use it; the AWS managed SNS key would not let CloudWatch publish), exported as
- * `AlarmTopicArn` so that an operator subscribes once (or `-c alarmEmail=` subscribes an address
- * at deploy). Also the stage's alarms on the API's 5XX rate, its p99 latency, any DynamoDB
+ * `AlarmTopicArn` so that an operator subscribes once (and the stage's alarm destination,
+ * infra/alarm-destination.ts: an address subscribed, an existing topic notified too). Also the stage's alarms on the API's 5XX rate, its p99 latency, any DynamoDB
  * throttling and any throttled function. None fires for a stage that is merely new: where a
  * metric has no data, nothing is wrong yet.
  */
 export function addOperationsAlarms(
   scope: Construct,
-  { api, table, functions, retain, alarmEmail }: { api: RestApi; table: TableV2; functions: readonly IFunction[]; retain: boolean; alarmEmail: string | undefined },
+  { api, table, functions, retain, destination }: { api: RestApi; table: TableV2; functions: readonly IFunction[]; retain: boolean; destination: AlarmDestination },
 ): OperationsAlarms {
   const period = Duration.minutes(5);
   const serverErrors = new Alarm(scope, 'Api5xxAlarm', {
@@ -136,31 +137,19 @@ export function addOperationsAlarms(
       conditions: { ArnLike: { 'aws:SourceArn': `arn:${partition}:cloudwatch:${region}:${account}:alarm:*` }, StringEquals: { 'aws:SourceAccount': account } },
     }),
   );
-  if (alarmEmail !== undefined) topic.addSubscription(new EmailSubscription(alarmEmail));
-  else {
-    // A subscription is part of the stack: a deploy without the address removes the one an earlier deploy made.
+  if (destination.email !== undefined) topic.addSubscription(new EmailSubscription(destination.email));
+  if (destination.email === undefined && destination.topicArn === undefined) {
+    // Only a stage that may go without (ALARM_DESTINATION_REQUIRED): say so at every synth.
     Annotations.of(scope).addInfo(
-      'No e-mail address is subscribed to this stage\'s alarms by this deploy (-c alarmEmail=ops@example.com, on every deploy, or "alarmEmail" in ~/.cdk.json\'s context): a subscription an earlier deploy made with it is removed; one made by hand on the AlarmTopicArn topic stays.',
+      'No alarm destination for this stage (-c alarmEmail=, -c alarmTopicArn=, or "alarmDestinations" in cdk.json\'s context): its alarms reach only the AlarmTopicArn topic, and whoever subscribed to it by hand.',
     );
   }
   new CfnOutput(scope, 'AlarmTopicArn', { description: 'Every alarm of this stage notifies this SNS topic: subscribe to it once.', value: topic.topicArn });
   return { topic, release: [serverErrors, latency] };
 }
 
-/**
- * `-c alarmEmail=ops@example.com`: the address to subscribe to the stage's alarm topic (SNS mails
- * it a confirmation link first). Checked at synth, so that a typo fails before the deploy.
- */
-export function alarmEmailOf(value: unknown): string | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string' || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value)) {
-    throw new Error(`-c alarmEmail must be one e-mail address, like ops@example.com; got ${JSON.stringify(value)}`);
-  }
-  return value;
-}
-
-/** Every alarm in the scope, those made elsewhere included, notifies the topic (call last). */
-export function notifyOnAlarm(scope: Construct, topic: Topic): void {
-  const action = new SnsAction(topic);
-  for (const construct of scope.node.findAll()) if (construct instanceof Alarm) construct.addAlarmAction(action);
+/** Every alarm in the scope, those made elsewhere included, notifies the topic, and the destination's existing topic if any (call last). */
+export function notifyOnAlarm(scope: Construct, topic: Topic, destination: AlarmDestination): void {
+  const actions = [new SnsAction(topic), ...(destination.topicArn === undefined ? [] : [new SnsAction(Topic.fromTopicArn(scope, 'AlarmDestinationTopic', destination.topicArn))])];
+  for (const construct of scope.node.findAll()) if (construct instanceof Alarm) construct.addAlarmAction(...actions);
 }

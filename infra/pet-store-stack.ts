@@ -21,7 +21,8 @@ import { API_BASE_PATH } from '../shared/http/routes';
 import { STANDARD_PLAN_LIMITS } from '../shared/limits/plans';
 import { metricsNamespaceOf } from '../shared/http/request-metrics';
 import { ACCESS_LOG_FORMAT } from './access-log';
-import { addOperationsAlarms, alarmEmailOf, notifyOnAlarm } from './alarms';
+import { alarmDestinationOf } from './alarm-destination';
+import { addOperationsAlarms, notifyOnAlarm } from './alarms';
 import { addDashboard } from './dashboard';
 import { declarationForStage, declaredEnvironment, grantDeclaredRights } from './declared-rights';
 import { logGroupSettings, petStoreFunction, type FunctionOptions, type PetStoreFunction } from './functions';
@@ -49,6 +50,8 @@ export class PetStoreStack extends Stack {
 
   constructor(scope: Construct, id: string, props: PetStoreStackProps) {
     super(scope, id, props);
+    // Checked first: a stage that needs an alarm destination (prod) and has none fails here, in one line.
+    const alarmDestination = alarmDestinationOf(this.node, props.stage);
     const retain = props.stage === 'prod';
     const petLayout = PET_LAYOUT_OF[props.stage];
     const table = petStoreTable(this, { retain, layout: petLayout });
@@ -182,7 +185,7 @@ export class PetStoreStack extends Stack {
       table,
       functions: everyFunction.map(({ fn }) => fn),
       retain,
-      alarmEmail: alarmEmailOf(this.node.tryGetContext('alarmEmail')),
+      destination: alarmDestination,
     });
 
     // Releases: the request path's functions shift to a new version gradually in prod, watched by
@@ -218,7 +221,7 @@ export class PetStoreStack extends Stack {
     });
 
     // Last: every alarm of the stage, the functions' included, notifies the one topic.
-    notifyOnAlarm(this, alarms.topic);
+    notifyOnAlarm(this, alarms.topic, alarmDestination);
 
     new CfnOutput(this, 'BaseUrl', { description: 'The base address of this stage (ends in /v1).', value: this.api.url.replace(/\/$/, '') });
     new CfnOutput(this, 'TableName', { description: 'The DynamoDB table of pets, id sequence and rate counters.', value: table.tableName });

@@ -23,3 +23,9 @@ export const PET_LAYOUT_OF: Readonly<Record<Stage, PetLayout>> = { staging: 'cur
  * the shared one.
  */
 export const FORMER_KEYS_OF: Readonly<Record<Stage, boolean>> = { staging: false, prod: false };
+
+/**
+ * The stages whose alarms must reach someone: `cdk synth` and `cdk deploy` of such a stage fail
+ * unless it is given an e-mail address or an existing SNS topic (infra/alarm-destination.ts).
+ */
+export const ALARM_DESTINATION_REQUIRED: Readonly<Record<Stage, boolean>> = { staging: false, prod: true };

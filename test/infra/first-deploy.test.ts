@@ -4,6 +4,7 @@ import { ACCESS_LOG_FIELDS } from '../../infra/access-log';
 import { FUNCTION_NAMES, OPERATION_IDS } from '../../shared/functions';
 import { DOCUMENTATION_ROUTES } from '../../shared/http/routes';
 import { removeOutdirs, synth, synthAccountSetup } from '../support/synth';
+import { ALARM_DESTINATION_REQUIRED } from '../../infra/stages';
 
 /**
  * Issue 22: what goes wrong after a first deploy into a fresh account that holds both stages.
@@ -139,16 +140,38 @@ describe.each(STAGES)('the %s stack in an account it shares', (stage) => {
     expect(wentWrong({ refused: 5 })).toBe(1);
   });
 
-  it('subscribes no address unless -c alarmEmail= names one, and says so at synth', () => {
-    template().resourceCountIs('AWS::SNS::Subscription', 0);
+  it('sends the alarms to a destination given on the command line or in cdk.json for the stage; prod refuses to synthesize without one, staging says so', () => {
+    const none = { alarmEmail: '' };
     const noteOf = (context: Record<string, unknown>) =>
-      Annotations.fromStack(synth(stage, false, context).app.node.findChild(`PetStore-${stage}`) as never).findInfo('*', Match.stringLikeRegexp('No e-mail address is subscribed'));
-    expect(noteOf({})).toHaveLength(1);
+      Annotations.fromStack(synth(stage, false, context).app.node.findChild(`PetStore-${stage}`) as never).findInfo('*', Match.stringLikeRegexp('No alarm destination for this stage'));
+    if (ALARM_DESTINATION_REQUIRED[stage]) {
+      expect(() => synth(stage, false, none)).toThrow(
+        `PetStore-${stage} needs an alarm destination: -c alarmEmail=ops@example.com, -c alarmTopicArn=arn:aws:sns:<region>:<account>:<topic>, or "alarmDestinations": { "${stage}": { "email": "ops@example.com" } } in cdk.json's context (docs/first-deploy.md)`,
+      );
+    } else {
+      synth(stage, false, none).template.resourceCountIs('AWS::SNS::Subscription', 0);
+      expect(noteOf(none)).toHaveLength(1);
+    }
     expect(noteOf({ alarmEmail: 'ops@example.com' })).toHaveLength(0);
-    const subscribed = synth(stage, false, { alarmEmail: 'ops@example.com' }).template;
-    subscribed.resourceCountIs('AWS::SNS::Subscription', 1);
-    subscribed.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: { Ref: idWithPrefix(subscribed, 'AWS::SNS::Topic', 'AlarmTopic') } });
-    for (const wrong of ['ops', 'ops@example', 'a@b.c d@e.f', 'ops@@example.com']) expect(() => synth(stage, false, { alarmEmail: wrong })).toThrow(/alarmEmail/);
+    // An address on the command line, or the stage's in cdk.json (the command line wins): subscribed.
+    for (const [context, address] of [
+      [{ alarmEmail: 'ops@example.com' }, 'ops@example.com'],
+      [{ ...none, alarmDestinations: { [stage]: { email: 'team@example.com' } } }, 'team@example.com'],
+      [{ alarmEmail: 'ops@example.com', alarmDestinations: { [stage]: { email: 'team@example.com' } } }, 'ops@example.com'],
+    ] as const) {
+      const subscribed = synth(stage, false, context).template;
+      subscribed.resourceCountIs('AWS::SNS::Subscription', 1);
+      subscribed.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: address, TopicArn: { Ref: idWithPrefix(subscribed, 'AWS::SNS::Topic', 'AlarmTopic') } });
+    }
+    // An existing topic: every alarm notifies it too, beside the stage's own.
+    const topicArn = 'arn:aws:sns:eu-west-1:123456789012:ops';
+    const notified = synth(stage, false, { ...none, alarmTopicArn: topicArn }).template;
+    notified.resourceCountIs('AWS::SNS::Subscription', 0);
+    const alarms = Object.values(notified.findResources('AWS::CloudWatch::Alarm')) as { Properties: { AlarmActions: unknown[] } }[];
+    expect(alarms.length).toBeGreaterThan(10);
+    for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: idWithPrefix(notified, 'AWS::SNS::Topic', 'AlarmTopic') }, topicArn]);
+    for (const wrong of ['ops', 'ops@example', 'a@b.c d@e.f', 'ops@@example.com']) expect(() => synth(stage, false, { alarmEmail: wrong })).toThrow(/alarmEmail must be one e-mail address/);
+    for (const wrong of ['ops', 'arn:aws:sqs:eu-west-1:123456789012:ops', 'arn:aws:sns:eu-west-1:1234:ops']) expect(() => synth(stage, false, { alarmTopicArn: wrong })).toThrow(/alarmTopicArn must be an SNS topic's ARN/);
   });
 
   it('lets each function write only its own log group: no managed policy, no log right on any other group', () => {

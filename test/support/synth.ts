@@ -10,13 +10,16 @@ const CDK_CONTEXT = (JSON.parse(readFileSync(new URL('../../cdk.json', import.me
 
 const outdirs: string[] = [];
 
+/** Prod needs an alarm destination (infra/alarm-destination.ts): the tests give it this one unless a test gives its own (or `alarmEmail: ''`, none). */
+export const PLACEHOLDER_DESTINATION = { alarmEmail: 'alarms@example.com' };
+
 /**
  * The app as `cdk synth -c stage=...` builds it (with cdk.json's context), in a temporary cloud assembly directory.
  * Template tests skip bundling (seconds instead of half a minute); pass `bundle` where the
  * bundles themselves are under test.
  */
 export function synth(stage: 'staging' | 'prod', bundle = false, context: Record<string, unknown> = {}): { app: App; template: Template } {
-  const app = new App({ outdir: newOutdir(), context: { ...CDK_CONTEXT, stage, ...context, ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) } });
+  const app = new App({ outdir: newOutdir(), context: { ...CDK_CONTEXT, stage, ...(stage === 'prod' ? PLACEHOLDER_DESTINATION : {}), ...context, ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) } });
   const { stack } = buildApp(app);
   return { app, template: Template.fromStack(stack) };
 }
