@@ -26,6 +26,15 @@ export const P99_LATENCY_ALARM_MINUTES = 5;
 /** Over this share of answers being 5XX in 5 minutes raises an alarm (a 500 is always our bug). */
 export const SERVER_ERROR_RATE_ALARM_PERCENT = 1;
 
+/**
+ * What a quiet stage must see before its stage-wide alarms judge it, so that one stray answer in a
+ * quiet hour rolls no release back: the 5XX rate at least 100 answers and 5 of them 5XX in its 5
+ * minutes (at 50 requests a minute, 250 answers: 5 is 2 %); the latency a minute of at least 20
+ * answers, and 3 such minutes of the 5 above the threshold: a minute without enough answers
+ * counts as fast, so a quiet minute cannot fire it, and two quiet minutes cannot hide three slow ones.
+ */
+export const STAGE_ALARM_MINIMUMS = { answers: 100, serverErrors: 5, answersAMinute: 20, slowMinutes: 3 } as const;
+
 export interface OperationsAlarms {
   readonly topic: Topic;
   /** The alarms that stop and roll back a release in prod: the API's 5XX rate and its latency. */
@@ -46,9 +55,10 @@ export function addOperationsAlarms(
 ): OperationsAlarms {
   const period = Duration.minutes(5);
   const serverErrors = new Alarm(scope, 'Api5xxAlarm', {
-    alarmDescription: `Over ${SERVER_ERROR_RATE_ALARM_PERCENT} % of the API's answers were 5XX in 5 minutes: a failing authorizer (every keyed request gets 503), functions failing or timing out, or the datastore out of reach (503s). See the functions' error alarms and log lines (level error).`,
+    alarmDescription: `Over ${SERVER_ERROR_RATE_ALARM_PERCENT} % of the API's answers were 5XX in 5 minutes (of at least ${STAGE_ALARM_MINIMUMS.answers} answers, ${STAGE_ALARM_MINIMUMS.serverErrors} of them 5XX): a failing authorizer (every keyed request gets 503), functions failing or timing out, or the datastore out of reach (503s). See the functions' error alarms and log lines (level error).`,
     metric: new MathExpression({
-      expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+      // Parenthesized throughout: CloudWatch documents AND and >=, not their precedence.
+      expression: `IF((requests >= ${STAGE_ALARM_MINIMUMS.answers}) AND (errors >= ${STAGE_ALARM_MINIMUMS.serverErrors}), 100 * errors / requests, 0)`,
       usingMetrics: { errors: api.metricServerError({ period, statistic: 'Sum' }), requests: api.metricCount({ period, statistic: 'Sum' }) },
       period,
       label: '5XX answers, % of all',
@@ -59,10 +69,17 @@ export function addOperationsAlarms(
     treatMissingData: TreatMissingData.NOT_BREACHING,
   });
   const latency = new Alarm(scope, 'ApiLatencyAlarm', {
-    alarmDescription: `The API's p99 latency stayed above ${P99_LATENCY_ALARM_MS} ms for ${P99_LATENCY_ALARM_MINUTES} minutes: not cold starts but a slow datastore, a slow authorizer, a slow new version, or requests waiting for concurrency. Compare the functions' durations and DynamoDB's latency.`,
-    metric: api.metricLatency({ period: Duration.minutes(1), statistic: 'p99' }),
+    alarmDescription: `The API's p99 latency was above ${P99_LATENCY_ALARM_MS} ms in ${STAGE_ALARM_MINIMUMS.slowMinutes} of ${P99_LATENCY_ALARM_MINUTES} minutes (each of at least ${STAGE_ALARM_MINIMUMS.answersAMinute} answers): not cold starts but a slow datastore, a slow authorizer, a slow new version, or requests waiting for concurrency. Compare the functions' durations and DynamoDB's latency.`,
+    metric: new MathExpression({
+      // A minute with too few answers counts as fast (0): it cannot fire the alarm, and with 3 slow minutes of 5 enough, two quiet ones cannot hide the slow ones.
+      expression: `IF(requests >= ${STAGE_ALARM_MINIMUMS.answersAMinute}, p99, 0)`,
+      usingMetrics: { p99: api.metricLatency({ period: Duration.minutes(1), statistic: 'p99' }), requests: api.metricCount({ period: Duration.minutes(1), statistic: 'Sum' }) },
+      period: Duration.minutes(1),
+      label: 'p99 latency (ms) of minutes with enough answers',
+    }),
     threshold: P99_LATENCY_ALARM_MS,
     evaluationPeriods: P99_LATENCY_ALARM_MINUTES,
+    datapointsToAlarm: STAGE_ALARM_MINIMUMS.slowMinutes,
     comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
     treatMissingData: TreatMissingData.NOT_BREACHING,
   });

@@ -277,8 +277,8 @@ describe.each(STAGES)('the %s stack in an account it shares', (stage) => {
       },
       { Action: 'cloudwatch:DescribeAlarms', Effect: 'Allow', Resource: '*' },
     ]);
-    // The latency alarm can fire within the canary: five one-minute periods.
-    template().hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Latency', Period: 60, EvaluationPeriods: 5 });
+    // The latency alarm can fire within the canary: three slow minutes of five one-minute periods.
+    template().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmDescription: Match.stringLikeRegexp('p99 latency'), EvaluationPeriods: 5, DatapointsToAlarm: 3 });
   });
 
   it('has a release alarm per function but the authorizer: over 1 % of its alias\'s invocations failed, once there are 20 and 2 failures', () => {

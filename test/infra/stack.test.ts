@@ -242,12 +242,21 @@ describe('the stack, per stage', () => {
     const rate = alarm('Over 1 %');
     expect(rate).toMatchObject({ Threshold: 1, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanThreshold', TreatMissingData: 'notBreaching' });
     const rateMetrics = rate?.Metrics as { Id: string; Expression?: string; MetricStat?: { Metric: { Namespace: string; MetricName: string }; Period: number; Stat: string } }[];
-    expect(rateMetrics.find((metric) => metric.Expression !== undefined)?.Expression).toBe('IF(requests > 0, 100 * errors / requests, 0)');
+    // Not before 100 answers and 5 of them 5XX in the 5 minutes: one stray 5XX of a quiet hour fires nothing (and rolls no release back).
+    expect(rateMetrics.find((metric) => metric.Expression !== undefined)?.Expression).toBe('IF((requests >= 100) AND (errors >= 5), 100 * errors / requests, 0)');
     expect(rateMetrics.filter((metric) => metric.MetricStat).map((metric) => [metric.Id, metric.MetricStat?.Metric.Namespace, metric.MetricStat?.Metric.MetricName, metric.MetricStat?.Period, metric.MetricStat?.Stat])).toEqual([
       ['errors', 'AWS/ApiGateway', '5XXError', 300, 'Sum'],
       ['requests', 'AWS/ApiGateway', 'Count', 300, 'Sum'],
     ]);
-    expect(alarm('The API\'s p99 latency')).toMatchObject({ Namespace: 'AWS/ApiGateway', MetricName: 'Latency', ExtendedStatistic: 'p99', Period: 60, Threshold: 1500, EvaluationPeriods: 5 });
+    // 3 slow minutes of 5, each of at least 20 answers: a quiet minute counts as fast, so it cannot fire the alarm, and two cannot hide three slow ones.
+    const latency = alarm('The API\'s p99 latency');
+    expect(latency).toMatchObject({ Threshold: 1500, EvaluationPeriods: 5, DatapointsToAlarm: 3, ComparisonOperator: 'GreaterThanThreshold', TreatMissingData: 'notBreaching' });
+    const latencyMetrics = latency?.Metrics as { Id: string; Expression?: string; MetricStat?: { Metric: { Namespace: string; MetricName: string }; Period: number; Stat: string } }[];
+    expect(latencyMetrics.find((metric) => metric.Expression !== undefined)?.Expression).toBe('IF(requests >= 20, p99, 0)');
+    expect(latencyMetrics.filter((metric) => metric.MetricStat).map((metric) => [metric.Id, metric.MetricStat?.Metric.Namespace, metric.MetricStat?.Metric.MetricName, metric.MetricStat?.Period, metric.MetricStat?.Stat])).toEqual([
+      ['p99', 'AWS/ApiGateway', 'Latency', 60, 'p99'],
+      ['requests', 'AWS/ApiGateway', 'Count', 60, 'Sum'],
+    ]);
     const throttling = alarm('DynamoDB throttled');
     expect(throttling).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
     const throttleMetrics = throttling?.Metrics as { Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string; Dimensions: { Name: string }[] } } }[];
