@@ -8,7 +8,7 @@ import { KEY_MIRROR_METRICS } from '../shared/auth/key-mirror';
 import { tableDefinition } from '../shared/dynamodb/table-definition';
 import { metricsNamespaceOf, REQUEST_METRICS } from '../shared/http/request-metrics';
 import type { OperationId } from '../shared/http/routes';
-import { P99_LATENCY_ALARM_MINUTES, P99_LATENCY_ALARM_MS } from './alarms';
+import { P99_LATENCY_ALARM_MINUTES, P99_LATENCY_ALARM_MS, STAGE_ALARM_MINIMUMS } from './alarms';
 
 export interface DashboardSources {
   readonly stage: string;
@@ -57,7 +57,7 @@ export function addDashboard(scope: Construct, sources: DashboardSources): Dashb
     graph('The gateway\'s 4XX (401s, and 429s of addresses without a valid key)', [sources.api.metricClientError({ period: PERIOD, statistic: 'Sum', label: 'API Gateway 4XX' })]),
   );
   dashboard.addWidgets(
-    graph(`API latency p50 / p99 (alarm: p99 > ${P99_LATENCY_ALARM_MS} ms for ${P99_LATENCY_ALARM_MINUTES} min)`, [
+    graph(`API latency p50 / p99 (alarm: p99 > ${P99_LATENCY_ALARM_MS} ms in ${STAGE_ALARM_MINIMUMS.slowMinutes} of ${P99_LATENCY_ALARM_MINUTES} min)`, [
       sources.api.metricLatency({ period: PERIOD, statistic: 'p50', label: 'p50' }),
       sources.api.metricLatency({ period: PERIOD, statistic: 'p99', label: 'p99' }),
     ]),

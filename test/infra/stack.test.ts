@@ -329,7 +329,7 @@ describe('the stack, per stage', () => {
         'KeySuspended',
         'p99',
         // The widget names the alarm's own period.
-        `(alarm: p99 > ${P99_LATENCY_ALARM_MS} ms for ${P99_LATENCY_ALARM_MINUTES} min)`,
+        `(alarm: p99 > ${P99_LATENCY_ALARM_MS} ms in 3 of ${P99_LATENCY_ALARM_MINUTES} min)`,
         'ConsumedReadCapacityUnits',
         'WriteThrottleEvents',
         'KeyMirrorSucceeded',
