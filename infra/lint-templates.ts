@@ -13,12 +13,16 @@ import { STAGES } from './stages';
  * it after `npm test` (.ci/run). cfn-lint is Python's: `pip install cfn-lint` where it is missing.
  */
 const root = join(import.meta.dirname, '..');
-const context = (JSON.parse(readFileSync(join(root, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> }).context ?? {};
+/** cdk.json's context (the feature flags among it), as `cdk synth` passes it to the app; the template tests synthesize with it too. */
+export const CDK_JSON_CONTEXT = (JSON.parse(readFileSync(join(root, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> }).context ?? {};
+
+/** Prod needs an alarm destination (infra/alarm-destination.ts): what a synth for checking gives it (the template's shape is what is checked). */
+export const PLACEHOLDER_DESTINATION = { alarmEmail: 'alarms@example.com' };
 
 /** Where each stage's template is written. */
 export function synthesizeStages(outdir: string, extra: Record<string, unknown> = {}): string[] {
   return STAGES.map((stage) => {
-    const app = new App({ outdir: join(outdir, stage), context: { ...context, stage, 'aws:cdk:bundling-stacks': [], ...extra } });
+    const app = new App({ outdir: join(outdir, stage), context: { ...CDK_JSON_CONTEXT, stage, 'aws:cdk:bundling-stacks': [], ...extra } });
     const { stack } = buildApp(app);
     app.synth();
     return join(outdir, stage, stack.templateFile);
@@ -28,8 +32,7 @@ export function synthesizeStages(outdir: string, extra: Record<string, unknown> 
 if (process.argv[1] === import.meta.filename) {
   const outdir = mkdtempSync(join(tmpdir(), 'petstore-lint-'));
   try {
-    // Prod needs an alarm destination: a placeholder (the template's shape is what is linted).
-    const templates = synthesizeStages(outdir, { alarmEmail: 'alarms@example.com' });
+    const templates = synthesizeStages(outdir, PLACEHOLDER_DESTINATION);
     const lint = spawnSync('cfn-lint', ['--format', 'parseable', ...templates], { cwd: root, encoding: 'utf8' });
     if (lint.error !== undefined) {
       process.stderr.write(`cfn-lint could not run (${lint.error.message}): install it with pip install cfn-lint\n`);

@@ -1,17 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { buildApp } from '../../infra/app';
+// Prod gets the placeholder alarm destination unless a test gives its own (or `alarmEmail: ''`, none).
+import { CDK_JSON_CONTEXT, PLACEHOLDER_DESTINATION } from '../../infra/lint-templates';
 
-/** cdk.json's context (the feature flags among it), as `cdk synth` passes it to the app. */
-const CDK_CONTEXT = (JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context?: Record<string, unknown> }).context ?? {};
 
 const outdirs: string[] = [];
 
-/** Prod needs an alarm destination (infra/alarm-destination.ts): the tests give it this one unless a test gives its own (or `alarmEmail: ''`, none). */
-export const PLACEHOLDER_DESTINATION = { alarmEmail: 'alarms@example.com' };
 
 /**
  * The app as `cdk synth -c stage=...` builds it (with cdk.json's context), in a temporary cloud assembly directory.
@@ -19,14 +17,14 @@ export const PLACEHOLDER_DESTINATION = { alarmEmail: 'alarms@example.com' };
  * bundles themselves are under test.
  */
 export function synth(stage: 'staging' | 'prod', bundle = false, context: Record<string, unknown> = {}): { app: App; template: Template } {
-  const app = new App({ outdir: newOutdir(), context: { ...CDK_CONTEXT, stage, ...(stage === 'prod' ? PLACEHOLDER_DESTINATION : {}), ...context, ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) } });
+  const app = new App({ outdir: newOutdir(), context: { ...CDK_JSON_CONTEXT, stage, ...(stage === 'prod' ? PLACEHOLDER_DESTINATION : {}), ...context, ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) } });
   const { stack } = buildApp(app);
   return { app, template: Template.fromStack(stack) };
 }
 
 /** The app as `cdk synth -c setup=account` builds it: the account's API Gateway logging role. */
 export function synthAccountSetup(): { app: App; template: Template } {
-  const app = new App({ outdir: newOutdir(), context: { ...CDK_CONTEXT, setup: 'account' } });
+  const app = new App({ outdir: newOutdir(), context: { ...CDK_JSON_CONTEXT, setup: 'account' } });
   const { stack } = buildApp(app);
   return { app, template: Template.fromStack(stack) };
 }
