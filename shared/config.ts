@@ -29,6 +29,8 @@ export interface Config {
   readonly cursorSecretPrevious: string | undefined;
   /** Where the request metrics go in CloudWatch: one namespace per stage (`PetStore/prod`). */
   readonly metricsNamespace: string;
+  /** The version of the function that runs (Lambda sets it: `7` when its `live` alias runs version 7; `$LATEST` elsewhere). */
+  readonly functionVersion: string;
   /** The stage's step in the move to the sharded pet layout (PET_LAYOUT; `current` unless set: shared/dynamodb/table-definition.ts). */
   readonly petLayout: PetLayout;
   /** How old a pet's id must be before a listing shows it (LISTING_SETTLE_MS; the tests set 0 to list what they just made). */
@@ -50,6 +52,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     cursorSecret: env.CURSOR_SECRET || undefined,
     cursorSecretPrevious: env.CURSOR_SECRET_PREVIOUS || undefined,
     metricsNamespace: env.METRICS_NAMESPACE || 'PetStore/local',
+    functionVersion: env.AWS_LAMBDA_FUNCTION_VERSION || '$LATEST',
     petLayout: petLayoutOf(env.PET_LAYOUT),
     listingSettleMs: listingSettleMsOf(env.LISTING_SETTLE_MS),
     firstPageCache: firstPageCacheOf(env.FIRST_PAGE_CACHE),

@@ -14,6 +14,16 @@ export interface MetricLine<Name extends string> {
   readonly dimensions: readonly (readonly string[])[];
   /** The metrics, in the order the line writes them. */
   readonly metrics: Readonly<Record<Name, MetricUnit>>;
+  /**
+   * Members the same on every line of the kind (the function's version), written once into the
+   * line's text: dimensions of `narrower` that the line's own fields do not hold.
+   */
+  readonly fixed?: Readonly<Record<string, string>>;
+  /**
+   * Further dimension sets for some of the metrics only: each adds a series per metric and value,
+   * so they are kept to what an alarm needs (a version's 5XX answers: docs/releases.md).
+   */
+  readonly narrower?: readonly { readonly dimensions: readonly (readonly string[])[]; readonly metrics: readonly NoInfer<Name>[] }[];
 }
 
 /** The metric members of one line: the values, then the `_aws` block, as JSON members to append to the line's other members. */
@@ -25,12 +35,17 @@ export type MetricMembers<Name extends string> = (values: Readonly<Record<Name, 
  */
 export function metricMembers<Name extends string>(line: MetricLine<Name>): MetricMembers<Name> {
   const names = Object.keys(line.metrics) as Name[];
+  const declared = (metrics: readonly Name[]) => metrics.map((name) => ({ Name: name, Unit: line.metrics[name] }));
   const directive = JSON.stringify([
-    { Namespace: line.namespace, Dimensions: line.dimensions, Metrics: names.map((name) => ({ Name: name, Unit: line.metrics[name] })) },
+    { Namespace: line.namespace, Dimensions: line.dimensions, Metrics: declared(names) },
+    ...(line.narrower ?? []).map(({ dimensions, metrics }) => ({ Namespace: line.namespace, Dimensions: dimensions, Metrics: declared(metrics) })),
   ]);
   const labels = names.map((name) => `${JSON.stringify(name)}:`);
+  const fixed = Object.entries(line.fixed ?? {})
+    .map(([name, value]) => `${JSON.stringify(name)}:${JSON.stringify(value)},`)
+    .join('');
   return (values, timestampMs) => {
-    let members = '';
+    let members = fixed;
     for (let i = 0; i < names.length; i += 1) members += `${labels[i]}${values[names[i] as Name]},`;
     return `${members}"_aws":{"Timestamp":${timestampMs},"CloudWatchMetrics":${directive}}`;
   };

@@ -14,6 +14,11 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 /** Which operation a method and resource are, from the declarations as ours reads them. */
 const ROUTES: Record<string, string> = Object.fromEntries(Object.entries(OPERATION_ROUTES).map(([id, route]) => [`${route.method} ${route.path}`, id]));
 
+// The same refusal metric as ours (shared/auth/refusal-metrics.ts), its directive written out by hand.
+const NAMESPACE = process.env.METRICS_NAMESPACE || 'PetStore/local';
+const REFUSAL_METRIC = `"function":"authorizer","version":${JSON.stringify(process.env.AWS_LAMBDA_FUNCTION_VERSION || '$LATEST')},"Refusals":1,"_aws":{"Timestamp":`;
+const REFUSAL_DIRECTIVE = `,"CloudWatchMetrics":[{"Namespace":"${NAMESPACE}","Dimensions":[["function"],["function","version"]],"Metrics":[{"Name":"Refusals","Unit":"Count"}]}]}`;
+
 export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
   const startedAt = performance.now();
   const authorization = event.headers?.Authorization ?? event.headers?.authorization ?? '';
@@ -42,7 +47,7 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
     process.stdout.write(
       `{"time":"${isoTimestamp(Date.now())}","level":"info","msg":"request","requestId":${JSON.stringify(event.requestContext?.requestId ?? 'unknown')}${
         operation ? `,"operation":"${operation}","route":"${event.httpMethod} /v1${event.resource}"` : ''
-      },"status":${status},"durationMs":${Math.round((performance.now() - startedAt) * 100) / 100},"code":"${code}"}\n`,
+      },"status":${status},"durationMs":${Math.round((performance.now() - startedAt) * 100) / 100},"code":"${code}",${REFUSAL_METRIC}${Date.now()}${REFUSAL_DIRECTIVE}}\n`,
     );
   if (counted.ok) {
     log(401, 'unauthorized');

@@ -3,6 +3,7 @@ import { AUTHORIZER_UNAUTHORIZED, type RefusalContext, principalContext } from '
 import { authorize } from '../../shared/auth/authorize';
 import { readBearerHeaders } from '../../shared/auth/bearer';
 import { KeyRegistry } from '../../shared/auth/key-registry';
+import { refusalMetricMembers } from '../../shared/auth/refusal-metrics';
 import { config } from '../../shared/config';
 import { deadlineBeforeTimeout } from '../../shared/dynamodb/call-deadline';
 import { documentClient } from '../../shared/dynamodb/document-client';
@@ -85,7 +86,7 @@ function policy(effect: 'Allow' | 'Deny', stageArn: string): APIGatewayAuthorize
   return { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: effect, Resource: `${stageArn}/*/*` }] };
 }
 
-/** A refused request never reaches a function: its one log line is written here. */
+/** A refused request never reaches a function: its one log line is written here, a refusal's (4XX) with its metric. */
 function logRefusal(event: APIGatewayRequestAuthorizerEvent, startedAt: number, status: number, code: string, failure?: unknown): void {
   const operationId = operationOf(event.httpMethod, event.resource);
   const entry: LogEntry = { level: status >= 500 ? 'error' : 'info', msg: 'request', requestId: event.requestContext?.requestId ?? 'unknown' };
@@ -97,7 +98,7 @@ function logRefusal(event: APIGatewayRequestAuthorizerEvent, startedAt: number, 
   entry.durationMs = Math.round((performance.now() - startedAt) * 100) / 100;
   entry.code = code;
   if (failure !== undefined) entry.error = loggedError(failure);
-  writeLog(entry);
+  writeLog(entry, status < 500 ? refusalMetricMembers(Date.now()) : undefined);
 }
 
 function operationOf(method: string | undefined, resource: string | undefined): OperationId | undefined {

@@ -2,7 +2,9 @@
  * Per-request metrics in CloudWatch's embedded metric format: the request's own log line carries
  * them (an `_aws` block naming which of its fields are metrics, under which dimensions), so
  * CloudWatch makes metrics of it with no API call and no extra line. Dimensions are the operation
- * and the plan, never a key id or an address (one metric per key would be unbounded).
+ * and the plan, never a key id or an address (one metric per key would be unbounded); and for the
+ * 5XX answers alone also the function's version, which a release's gate watches (infra/releases.ts:
+ * one more series per operation and version, docs/releases.md#what-the-gates-cost).
  *
  *   Requests       1 per request              Status2xx/4xx/5xx   1 for its status class, else 0
  *   Latency        the request's duration     RateLimited         1 for a 429 rate_limited
@@ -24,11 +26,11 @@ export const REQUEST_METRICS = {
   keySuspended: 'KeySuspended',
 } as const;
 
-/** The log line's fields that are the dimensions (the request line names them so already). */
-export const METRIC_DIMENSIONS = { operation: 'operation', plan: 'plan' } as const;
+/** The log line's fields that are the dimensions (the request line names them so already; the version is the metrics' own member). */
+export const METRIC_DIMENSIONS = { operation: 'operation', plan: 'plan', version: 'version' } as const;
 
-/** Every field a metric line refers to, for the line that keeps its metrics alone (shared/log.ts). */
-export const METRIC_DIMENSION_FIELDS: readonly string[] = Object.values(METRIC_DIMENSIONS);
+/** The entry's fields a metric line refers to, for the line that keeps its metrics alone (shared/log.ts); the version is written with the metrics. */
+export const METRIC_DIMENSION_FIELDS: readonly string[] = [METRIC_DIMENSIONS.operation, METRIC_DIMENSIONS.plan];
 
 type RequestMetric = (typeof REQUEST_METRICS)[keyof typeof REQUEST_METRICS];
 
@@ -37,9 +39,15 @@ const UNITS = Object.fromEntries(
   Object.values(REQUEST_METRICS).map((name) => [name, name === REQUEST_METRICS.latency ? 'Milliseconds' : 'Count']),
 ) as Record<RequestMetric, MetricUnit>;
 
+/** The 5XX answers by operation and version: what a release's gate counts of the new version alone. */
+const BY_VERSION = {
+  fixed: { [METRIC_DIMENSIONS.version]: config.functionVersion },
+  narrower: [{ dimensions: [[METRIC_DIMENSIONS.operation, METRIC_DIMENSIONS.version]], metrics: [REQUEST_METRICS.status5xx] }],
+};
+
 /** A request's line, with the plan, or without one (no key). */
-const WITH_PLAN = metricMembers({ namespace: config.metricsNamespace, dimensions: [[METRIC_DIMENSIONS.operation, METRIC_DIMENSIONS.plan], [METRIC_DIMENSIONS.operation]], metrics: UNITS });
-const WITHOUT_PLAN = metricMembers({ namespace: config.metricsNamespace, dimensions: [[METRIC_DIMENSIONS.operation]], metrics: UNITS });
+const WITH_PLAN = metricMembers({ namespace: config.metricsNamespace, dimensions: [[METRIC_DIMENSIONS.operation, METRIC_DIMENSIONS.plan], [METRIC_DIMENSIONS.operation]], metrics: UNITS, ...BY_VERSION });
+const WITHOUT_PLAN = metricMembers({ namespace: config.metricsNamespace, dimensions: [[METRIC_DIMENSIONS.operation]], metrics: UNITS, ...BY_VERSION });
 
 /**
  * The metric fields and the `_aws` block of one request, as JSON members to append to its log line

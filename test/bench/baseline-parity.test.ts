@@ -31,7 +31,7 @@ const KEY = 'local-pro-key';
 /** Headers whose values do not depend on the count or the request: they must be equal. */
 const SAME_VALUE = ['Content-Type', 'X-RateLimit-Limit', 'X-RateLimit-Reset', 'RateLimit-Policy', 'Cache-Control', 'WWW-Authenticate', 'Link', 'Deprecation', 'Sunset'];
 /** Log line fields that must be equal (the request id, time and duration differ by nature). */
-const SAME_LOG_FIELDS = ['level', 'msg', 'operation', 'route', 'status', 'keyId', 'plan', 'code', 'Requests', 'Status2xx', 'Status4xx', 'Status5xx', 'RateLimited', 'KeySuspended'];
+const SAME_LOG_FIELDS = ['level', 'msg', 'operation', 'route', 'status', 'keyId', 'plan', 'code', 'version', 'Requests', 'Status2xx', 'Status4xx', 'Status5xx', 'RateLimited', 'KeySuspended'];
 
 /** A case of bench/cases.ts, or one of this file's own, answered by `handlers` instead of the functions'. */
 type ParityCase = NamedCase & { readonly handlers?: Readonly<Record<Implementation, Handler>> };

@@ -26,13 +26,17 @@ async function linesOf(send: () => Promise<unknown>): Promise<Record<string, any
   return lines.map((line) => JSON.parse(line) as Record<string, any>).filter((entry) => entry.operation !== undefined);
 }
 
-/** What CloudWatch requires of an EMF line (docs: "Specification: Embedded metric format"). */
+/**
+ * What CloudWatch requires of an EMF line (docs: "Specification: Embedded metric format"): every
+ * request metric by operation (and plan), and the 5XX answers also by operation and version (the
+ * release gate's: infra/releases.ts), each dimension a string member of the line.
+ */
 function expectEmf(entry: Record<string, any>): void {
   const aws = entry._aws;
   expect(aws.Timestamp).toEqual(expect.any(Number));
-  expect(aws.CloudWatchMetrics).toHaveLength(1);
-  const [directive] = aws.CloudWatchMetrics;
-  expect(directive.Namespace).toBe('PetStore/local'); // METRICS_NAMESPACE unset: the local run's
+  expect(aws.CloudWatchMetrics).toHaveLength(2);
+  const [directive, byVersion] = aws.CloudWatchMetrics;
+  for (const { Namespace } of aws.CloudWatchMetrics) expect(Namespace).toBe('PetStore/local'); // METRICS_NAMESPACE unset: the local run's
   for (const set of directive.Dimensions as string[][]) {
     for (const dimension of set) {
       expect(['operation', 'plan']).toContain(dimension);
@@ -44,6 +48,8 @@ function expectEmf(entry: Record<string, any>): void {
     expect(typeof entry[Name]).toBe('number');
     expect(['Count', 'Milliseconds']).toContain(Unit);
   }
+  expect(byVersion).toEqual({ Namespace: 'PetStore/local', Dimensions: [['operation', 'version']], Metrics: [{ Name: 'Status5xx', Unit: 'Count' }] });
+  expect(entry.version).toBe('$LATEST'); // AWS_LAMBDA_FUNCTION_VERSION unset: not in Lambda
 }
 
 describe('per-request metrics (EMF) in the request line', () => {
@@ -82,10 +88,33 @@ describe('per-request metrics (EMF) in the request line', () => {
 
   it('no dimension of high cardinality: never a key id, an address or a request id', async () => {
     const [line] = await linesOf(() => clock.api().request('GET', '/pets?limit=1'));
-    const dimensions = (line!._aws.CloudWatchMetrics[0].Dimensions as string[][]).flat();
+    const dimensions = (line!._aws.CloudWatchMetrics as { Dimensions: string[][] }[]).flatMap(({ Dimensions }) => Dimensions.flat());
     expect(dimensions).not.toContain('keyId');
     expect(dimensions).not.toContain('requestId');
-    expect(new Set(dimensions)).toEqual(new Set(['operation', 'plan']));
+    // The version: one value per deployed version of the function, a few a month.
+    expect(new Set(dimensions)).toEqual(new Set(['operation', 'plan', 'version']));
+  });
+});
+
+describe('the authorizer\'s refusals (EMF), which a release of the authorizer is judged by', () => {
+  it('a 401 (no valid key): Refusals 1, by function and by function and version; an allowed request has none', async () => {
+    clock.setTime(Date.UTC(2026, 10, 23, 13, 0, 1));
+    const api = clock.api();
+    const [refused] = await linesOf(() => api.request('GET', '/pets?limit=1', { key: 'not-a-key-of-anyone' }));
+    expect(refused).toMatchObject({ status: 401, code: 'unauthorized', function: 'authorizer', version: '$LATEST', Refusals: 1 });
+    expect(refused!._aws.CloudWatchMetrics).toEqual([
+      { Namespace: 'PetStore/local', Dimensions: [['function'], ['function', 'version']], Metrics: [{ Name: 'Refusals', Unit: 'Count' }] },
+    ]);
+    const allowed = await linesOf(() => api.request('GET', '/pets?limit=1'));
+    expect(allowed.map((line) => line.Refusals)).toEqual([undefined]);
+  });
+
+  it('a 429 (the address over its allowance) is a refusal too', async () => {
+    clock.setTime(Date.UTC(2026, 10, 23, 13, 10, 1));
+    const api = clock.api();
+    let line: Record<string, any> | undefined;
+    for (let i = 0; i < 200 && line?.status !== 429; i += 1) [line] = await linesOf(() => api.request('GET', '/pets?limit=1', { key: `unknown-${i}` }));
+    expect(line).toMatchObject({ status: 429, code: 'rate_limited', Refusals: 1 });
   });
 });
 
@@ -106,7 +135,7 @@ describe('LOG_LEVEL', () => {
     restoreLevel();
     restoreLevel = setLogLevel('error');
     const [metricsOnly] = await linesOf(() => clock.api().request('GET', '/pets?limit=1'));
-    expect(Object.keys(metricsOnly!).sort()).toEqual(['_aws', 'operation', 'plan', ...Object.values(REQUEST_METRICS)].sort());
+    expect(Object.keys(metricsOnly!).sort()).toEqual(['_aws', 'operation', 'plan', 'version', ...Object.values(REQUEST_METRICS)].sort());
     lines = [];
     writeLog({ level: 'error', msg: 'request', requestId: 'r-1', operation: 'getPet', status: 500 }, '"Requests":1');
     expect(lines.map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ level: 'error', msg: 'request', requestId: 'r-1', operation: 'getPet', status: 500, Requests: 1 })]);

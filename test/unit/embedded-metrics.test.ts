@@ -23,8 +23,26 @@ describe('metricMembers', () => {
     expect(write({ First: 1, Second: 2.5 }, 1_000).startsWith('"Second":2.5,"First":1,"_aws":')).toBe(true);
   });
 
+  it('a narrower set: some metrics only, by dimensions that may be the line\'s fixed members', () => {
+    const write = metricMembers({ namespace: 'NS', dimensions: [['a']], metrics: { Second: 'Count', First: 'Count' }, fixed: { v: '7' }, narrower: [{ dimensions: [['a', 'v']], metrics: ['First'] }] });
+    expect(JSON.parse(`{"a":"x",${write({ First: 1, Second: 0 }, 5)}}`)).toEqual({
+      a: 'x',
+      v: '7',
+      Second: 0,
+      First: 1,
+      _aws: {
+        Timestamp: 5,
+        CloudWatchMetrics: [
+          { Namespace: 'NS', Dimensions: [['a']], Metrics: [{ Name: 'Second', Unit: 'Count' }, { Name: 'First', Unit: 'Count' }] },
+          { Namespace: 'NS', Dimensions: [['a', 'v']], Metrics: [{ Name: 'First', Unit: 'Count' }] },
+        ],
+      },
+    });
+  });
+
   it('a request\'s members: one request, its latency, its status class, and whether it was rate limited or suspended', () => {
     expect(JSON.parse(`{${requestMetricMembers(429, 'key_suspended', 3.25, false, 7)}}`)).toEqual({
+      version: '$LATEST',
       Requests: 1,
       Latency: 3.25,
       Status2xx: 0,
@@ -40,6 +58,8 @@ describe('metricMembers', () => {
             Dimensions: [['operation']],
             Metrics: ['Requests', 'Latency', 'Status2xx', 'Status4xx', 'Status5xx', 'RateLimited', 'KeySuspended'].map((name) => ({ Name: name, Unit: name === 'Latency' ? 'Milliseconds' : 'Count' })),
           },
+          // The release gate's: the 5XX answers of one version (infra/releases.ts).
+          { Namespace: 'PetStore/local', Dimensions: [['operation', 'version']], Metrics: [{ Name: 'Status5xx', Unit: 'Count' }] },
         ],
       },
     });
