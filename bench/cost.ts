@@ -134,6 +134,8 @@ export function costTable(measured: Measured, prices: Prices): string {
   );
   const gatewayOnly = prices.apiGatewayRestPerMillion + prices.wafPerMillionRequests;
   const metricSeries = Object.keys(REQUEST_METRICS).length * OPERATION_IDS.length * (1 + PLAN_NAMES.length);
+  // For the release gates (infra/releases.ts): each operation's 5XX answers by version, the authorizer's refusals in all and by version.
+  const versionSeries = OPERATION_IDS.length + 2;
   const lines = [
     `Prices: ${prices.region}, as of ${prices.date} (\`bench/prices.json\`); measured figures: \`bench/results.json\` (warm duration p50 against DynamoDB Local, consumed capacity as DynamoDB Local reports it). Dollars per million requests:`,
     '',
@@ -145,7 +147,7 @@ export function costTable(measured: Measured, prices: Prices): string {
     `| the same traffic answered by API Gateway usage plans alone, no function | ${money(prices.apiGatewayRestPerMillion)} | – | – | ${money(prices.wafPerMillionRequests)} | – | – | **${money(gatewayOnly)}** |`,
     '',
     `The limiter's exactness (rate-limit headers, the exact per-key counts, suspensions) and everything a function does cost ${money(total(mix) - gatewayOnly)} a million requests over the gateway alone in this mix, ${(total(mix) / gatewayOnly).toFixed(1)}× its price.`,
-    `Fixed a month per stage, whatever the traffic: the web ACL ${money(prices.wafPerWebAclMonth + Object.keys(WAF_RULES).length * prices.wafPerRuleMonth)} (${Object.keys(WAF_RULES).length} rules), the request metrics ${money(metricSeries * prices.cloudWatchCustomMetricPerMonth)} (${metricSeries} series at most: ${Object.keys(REQUEST_METRICS).length} metrics × ${OPERATION_IDS.length} operations × (1 + ${PLAN_NAMES.length} plans; a custom Enterprise usage plan reports as \`enterprise\`)), the alarms and the dashboard (a few dollars).`,
+    `Fixed a month per stage, whatever the traffic: the web ACL ${money(prices.wafPerWebAclMonth + Object.keys(WAF_RULES).length * prices.wafPerRuleMonth)} (${Object.keys(WAF_RULES).length} rules), the request metrics ${money((metricSeries + versionSeries) * prices.cloudWatchCustomMetricPerMonth)} (${metricSeries + versionSeries} series at most: ${Object.keys(REQUEST_METRICS).length} metrics × ${OPERATION_IDS.length} operations × (1 + ${PLAN_NAMES.length} plans; a custom Enterprise usage plan reports as \`enterprise\`), and ${versionSeries} by the version that runs, which the release gates watch; a release adds ${versionSeries - 1} more for its hour), the alarms and the dashboard (a few dollars).`,
     `Assumed: the authorizer runs for ${ASSUMPTIONS.authorizerMissShare * 100} % of requests (its 30 s cache), X-Ray records ${ASSUMPTIONS.tracedShare * 100} % (its default sampling), log lines of ${requestLineBytes()} bytes (the request line with its metrics, measured) + ${ASSUMPTIONS.accessLogLineBytes} (API Gateway's access log) + ${ASSUMPTIONS.platformLinesBytes} (Lambda's start, end and report lines) a request; Lambda's duration is the warm p50 against DynamoDB Local, longer than against DynamoDB in the region, so the Lambda column is an upper figure.`,
   ];
   return `${lines.join('\n')}\n`;

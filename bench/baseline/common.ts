@@ -158,11 +158,11 @@ export async function begin(event: APIGatewayProxyEvent, operation: string, rout
 // The same embedded metrics as ours, their directive written out by hand.
 const EMF_METRICS = '[{"Name":"Requests","Unit":"Count"},{"Name":"Latency","Unit":"Milliseconds"},{"Name":"Status2xx","Unit":"Count"},{"Name":"Status4xx","Unit":"Count"},{"Name":"Status5xx","Unit":"Count"},{"Name":"RateLimited","Unit":"Count"},{"Name":"KeySuspended","Unit":"Count"}]';
 const NAMESPACE = process.env.METRICS_NAMESPACE || 'PetStore/local';
-// The release gate's: the 5XX answers by operation and the version that ran.
+// The release gate's, on 5XX lines only: the 5XX answers by operation and the version that ran.
 const EMF_BY_VERSION = `{"Namespace":"${NAMESPACE}","Dimensions":[["operation","version"]],"Metrics":[{"Name":"Status5xx","Unit":"Count"}]}`;
-const EMF_WITH_PLAN = `[{"Namespace":"${NAMESPACE}","Dimensions":[["operation","plan"],["operation"]],"Metrics":${EMF_METRICS}},${EMF_BY_VERSION}]`;
-const EMF_WITHOUT_PLAN = `[{"Namespace":"${NAMESPACE}","Dimensions":[["operation"]],"Metrics":${EMF_METRICS}},${EMF_BY_VERSION}]`;
-const VERSION = JSON.stringify(process.env.AWS_LAMBDA_FUNCTION_VERSION || '$LATEST');
+const EMF_WITH_PLAN = `{"Namespace":"${NAMESPACE}","Dimensions":[["operation","plan"],["operation"]],"Metrics":${EMF_METRICS}}`;
+const EMF_WITHOUT_PLAN = `{"Namespace":"${NAMESPACE}","Dimensions":[["operation"]],"Metrics":${EMF_METRICS}}`;
+const VERSION = `,"version":${JSON.stringify(process.env.AWS_LAMBDA_FUNCTION_VERSION || '$LATEST')}`;
 
 /** The same answer and log line as ours: rate-limit headers (both forms), request id, no caching. */
 export function respond(context: Context, count: Count | undefined, status: number, body: string, headers: Record<string, string> = {}, code?: string): APIGatewayProxyResult {
@@ -174,7 +174,7 @@ export function respond(context: Context, count: Count | undefined, status: numb
   process.stdout.write(
     `{"time":"${isoTimestamp(Date.now())}","level":"${status >= 500 ? 'error' : 'info'}","msg":"request","requestId":${JSON.stringify(context.requestId)},${context.logFields},"status":${status},"durationMs":${durationMs}${
       who ? `,"keyId":"${who.keyId}","plan":"${who.plan}"` : ''
-    }${code ? `,"code":"${code}"` : ''},"version":${VERSION},"Requests":1,"Latency":${durationMs},"Status2xx":${statusClass === 2 ? 1 : 0},"Status4xx":${statusClass === 4 ? 1 : 0},"Status5xx":${statusClass === 5 ? 1 : 0},"RateLimited":${code === 'rate_limited' ? 1 : 0},"KeySuspended":${code === 'key_suspended' ? 1 : 0},"_aws":{"Timestamp":${Date.now()},"CloudWatchMetrics":${who ? EMF_WITH_PLAN : EMF_WITHOUT_PLAN}}}\n`,
+    }${code ? `,"code":"${code}"` : ''}${statusClass === 5 ? VERSION : ''},"Requests":1,"Latency":${durationMs},"Status2xx":${statusClass === 2 ? 1 : 0},"Status4xx":${statusClass === 4 ? 1 : 0},"Status5xx":${statusClass === 5 ? 1 : 0},"RateLimited":${code === 'rate_limited' ? 1 : 0},"KeySuspended":${code === 'key_suspended' ? 1 : 0},"_aws":{"Timestamp":${Date.now()},"CloudWatchMetrics":[${who ? EMF_WITH_PLAN : EMF_WITHOUT_PLAN}${statusClass === 5 ? `,${EMF_BY_VERSION}` : ''}]}}\n`,
   );
   return {
     statusCode: status,

@@ -3,8 +3,8 @@
  * them (an `_aws` block naming which of its fields are metrics, under which dimensions), so
  * CloudWatch makes metrics of it with no API call and no extra line. Dimensions are the operation
  * and the plan, never a key id or an address (one metric per key would be unbounded); and for the
- * 5XX answers alone also the function's version, which a release's gate watches (infra/releases.ts:
- * one more series per operation and version, docs/releases.md#what-the-gates-cost).
+ * 5XX answers alone also the function's version, which a release's gate watches (infra/releases.ts;
+ * written on 5XX lines only: docs/releases.md#what-the-gates-cost).
  *
  *   Requests       1 per request              Status2xx/4xx/5xx   1 for its status class, else 0
  *   Latency        the request's duration     RateLimited         1 for a 429 rate_limited
@@ -39,15 +39,23 @@ const UNITS = Object.fromEntries(
   Object.values(REQUEST_METRICS).map((name) => [name, name === REQUEST_METRICS.latency ? 'Milliseconds' : 'Count']),
 ) as Record<RequestMetric, MetricUnit>;
 
-/** The 5XX answers by operation and version: what a release's gate counts of the new version alone. */
+/**
+ * A 5XX answer's line also counts it by operation and version: what a release's gate counts of
+ * the new version alone (missing data is no failure there). Only on those lines, so that the
+ * series exists, and costs, only for a version that answered 5XX, and no other line grows.
+ */
 const BY_VERSION = {
   fixed: { [METRIC_DIMENSIONS.version]: config.functionVersion },
   narrower: [{ dimensions: [[METRIC_DIMENSIONS.operation, METRIC_DIMENSIONS.version]], metrics: [REQUEST_METRICS.status5xx] }],
 };
+const BY_OPERATION_AND_PLAN = { namespace: config.metricsNamespace, dimensions: [[METRIC_DIMENSIONS.operation, METRIC_DIMENSIONS.plan], [METRIC_DIMENSIONS.operation]], metrics: UNITS };
+const BY_OPERATION = { namespace: config.metricsNamespace, dimensions: [[METRIC_DIMENSIONS.operation]], metrics: UNITS };
 
-/** A request's line, with the plan, or without one (no key). */
-const WITH_PLAN = metricMembers({ namespace: config.metricsNamespace, dimensions: [[METRIC_DIMENSIONS.operation, METRIC_DIMENSIONS.plan], [METRIC_DIMENSIONS.operation]], metrics: UNITS, ...BY_VERSION });
-const WITHOUT_PLAN = metricMembers({ namespace: config.metricsNamespace, dimensions: [[METRIC_DIMENSIONS.operation]], metrics: UNITS, ...BY_VERSION });
+/** A request's line, with the plan, or without one (no key); a 5XX answer's also by version. */
+const WITH_PLAN = metricMembers(BY_OPERATION_AND_PLAN);
+const WITHOUT_PLAN = metricMembers(BY_OPERATION);
+const FAILED_WITH_PLAN = metricMembers({ ...BY_OPERATION_AND_PLAN, ...BY_VERSION });
+const FAILED_WITHOUT_PLAN = metricMembers({ ...BY_OPERATION, ...BY_VERSION });
 
 /**
  * The metric fields and the `_aws` block of one request, as JSON members to append to its log line
@@ -55,7 +63,8 @@ const WITHOUT_PLAN = metricMembers({ namespace: config.metricsNamespace, dimensi
  */
 export function requestMetricMembers(status: number, code: string | undefined, latencyMs: number, withPlan: boolean, nowMs: number): string {
   const statusClass = Math.floor(status / 100);
-  return (withPlan ? WITH_PLAN : WITHOUT_PLAN)(
+  const write = statusClass === 5 ? (withPlan ? FAILED_WITH_PLAN : FAILED_WITHOUT_PLAN) : withPlan ? WITH_PLAN : WITHOUT_PLAN;
+  return write(
     {
       [REQUEST_METRICS.requests]: 1,
       [REQUEST_METRICS.latency]: latencyMs,

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ALL_CASES, BENCH_FUNCTIONS, entryOf, type BenchFunction, type Implementation, type NamedCase } from '../../bench/cases';
 import { eventOf, invoke, lambdaContext, REFUSED_ADDRESS, withFill, type SetupFill } from '../../bench/children/events.mjs';
 import { fillsFor, withPlaceholders } from '../../bench/setups';
-import { admitted, begin, noContent as baselineNoContent } from '../../bench/baseline/common';
+import { admitted, begin, error as baselineError, noContent as baselineNoContent } from '../../bench/baseline/common';
+import { ServiceUnavailableError } from '../../shared/errors';
 import { now, setClock } from '../../shared/clock';
 import { deprecationHeaders, GET_PET_DEPRECATION } from '../../shared/http/deprecation';
 import { noContent } from '../../shared/http/result';
@@ -50,6 +51,31 @@ const BODILESS_CASE: ParityCase = {
       const context = await begin(event, 'getPet', 'GET /v1/pets/{petId}');
       const decided = await admitted(context);
       return decided.refusal ?? baselineNoContent(context, decided.count, deprecationHeaders(GET_PET_DEPRECATION));
+    },
+  },
+};
+
+/**
+ * A 503 (the datastore out of reach), which a bench case cannot cause: getPet's request, answered
+ * by our stack from a thrown ServiceUnavailableError and by the baseline with its own 503. Its line
+ * also counts the 5XX by version (the release gate's metric), on both sides.
+ */
+const UNAVAILABLE_CASE: ParityCase = {
+  ...(ALL_CASES.find((benchCase) => benchCase.name === 'getPet') as NamedCase),
+  name: 'a 503 answer',
+  status: 503,
+  handlers: {
+    ours: httpOperation({
+      ...REQUEST_CHECKS,
+      deprecation: GET_PET_DEPRECATION,
+      handle: async () => {
+        throw new ServiceUnavailableError(new Error('out of reach'));
+      },
+    }),
+    baseline: async (event: APIGatewayProxyEvent) => {
+      const context = await begin(event, 'getPet', 'GET /v1/pets/{petId}');
+      const decided = await admitted(context);
+      return decided.refusal ?? baselineError(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', { 'Retry-After': '1', ...deprecationHeaders(GET_PET_DEPRECATION) });
     },
   },
 };
@@ -134,7 +160,7 @@ describe('every function the bench runs has its baseline twin', () => {
 });
 
 describe('the bench baseline answers like our stack', () => {
-  it.each([...ALL_CASES, BODILESS_CASE].map((benchCase) => [benchCase.name, benchCase] as const))('%s: same status, headers, body and log line fields', async (_, benchCase) => {
+  it.each([...ALL_CASES, BODILESS_CASE, UNAVAILABLE_CASE].map((benchCase) => [benchCase.name, benchCase] as const))('%s: same status, headers, body and log line fields', async (_, benchCase) => {
     const { fn, event: spec, status } = benchCase;
     const [oursSetup, baselineSetup] = [await withSetup(benchCase), await withSetup(benchCase)];
     const ours = named(await answer('ours', oursSetup.benchCase), oursSetup.fill);
@@ -195,9 +221,13 @@ describe('the bench baseline answers like our stack', () => {
       expect(baseline.body).toEqual(ours.body);
     }
 
-    expect(Object.keys(baseline.log).sort()).toEqual(Object.keys(ours.log).sort());
+    // A 5XX line of ours also describes the failure (`error`: name, message, stack), which the
+    // baseline's synthetic 503 has none of.
+    const withoutFailure = (log: Record<string, unknown>) => Object.keys(log).filter((key) => !(ours.response.statusCode >= 500 && key === 'error'));
+    expect(withoutFailure(baseline.log).sort()).toEqual(withoutFailure(ours.log).sort());
+    if (ours.response.statusCode >= 500) expect(ours.log.error).toMatchObject({ name: 'ServiceUnavailableError' });
     for (const field of SAME_LOG_FIELDS) expect([field, baseline.log[field]]).toEqual([field, ours.log[field]]);
-    // The same embedded metrics (the authorizer's line has none of its own).
+    // The same embedded metrics (a 5XX's by version too; an authorizer's refusal its own).
     const directive = (log: Record<string, unknown>) => (log._aws as { CloudWatchMetrics?: unknown } | undefined)?.CloudWatchMetrics;
     expect(directive(baseline.log)).toEqual(directive(ours.log));
   });

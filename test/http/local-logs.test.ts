@@ -133,11 +133,10 @@ describe('Pretty and JSON log formats', () => {
         .replace(`"Timestamp":${entry._aws.Timestamp}`, '"Timestamp":0');
       expect(shape).toBe(
         '{"time":"T","level":"info","msg":"request","requestId":"ID","operation":"createPet","route":"POST /v1/pets","status":201,"durationMs":0,' +
-          '"keyId":"b8f8e5e2f9798cc4","plan":"pro","version":"$LATEST","Requests":1,"Latency":0,"Status2xx":1,"Status4xx":0,"Status5xx":0,"RateLimited":0,"KeySuspended":0,' +
+          '"keyId":"b8f8e5e2f9798cc4","plan":"pro","Requests":1,"Latency":0,"Status2xx":1,"Status4xx":0,"Status5xx":0,"RateLimited":0,"KeySuspended":0,' +
           '"_aws":{"Timestamp":0,"CloudWatchMetrics":[{"Namespace":"PetStore/local","Dimensions":[["operation","plan"],["operation"]],"Metrics":[' +
           '{"Name":"Requests","Unit":"Count"},{"Name":"Latency","Unit":"Milliseconds"},{"Name":"Status2xx","Unit":"Count"},{"Name":"Status4xx","Unit":"Count"},' +
-          '{"Name":"Status5xx","Unit":"Count"},{"Name":"RateLimited","Unit":"Count"},{"Name":"KeySuspended","Unit":"Count"}]},' +
-          '{"Namespace":"PetStore/local","Dimensions":[["operation","version"]],"Metrics":[{"Name":"Status5xx","Unit":"Count"}]}]}}',
+          '{"Name":"Status5xx","Unit":"Count"},{"Name":"RateLimited","Unit":"Count"},{"Name":"KeySuspended","Unit":"Count"}]}]}}',
       );
       expect(entry.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       expect(entry.durationMs).toBe(entry.Latency);

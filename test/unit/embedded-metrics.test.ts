@@ -42,7 +42,6 @@ describe('metricMembers', () => {
 
   it('a request\'s members: one request, its latency, its status class, and whether it was rate limited or suspended', () => {
     expect(JSON.parse(`{${requestMetricMembers(429, 'key_suspended', 3.25, false, 7)}}`)).toEqual({
-      version: '$LATEST',
       Requests: 1,
       Latency: 3.25,
       Status2xx: 0,
@@ -58,11 +57,22 @@ describe('metricMembers', () => {
             Dimensions: [['operation']],
             Metrics: ['Requests', 'Latency', 'Status2xx', 'Status4xx', 'Status5xx', 'RateLimited', 'KeySuspended'].map((name) => ({ Name: name, Unit: name === 'Latency' ? 'Milliseconds' : 'Count' })),
           },
-          // The release gate's: the 5XX answers of one version (infra/releases.ts).
-          { Namespace: 'PetStore/local', Dimensions: [['operation', 'version']], Metrics: [{ Name: 'Status5xx', Unit: 'Count' }] },
         ],
       },
     });
+  });
+});
+
+describe('a 5XX answer\'s members', () => {
+  it('also count it by operation and the version that ran, which a release\'s gate judges the new version by', () => {
+    const line = JSON.parse(`{${requestMetricMembers(503, 'service_unavailable', 1, true, 7)}}`);
+    expect(line).toMatchObject({ version: '$LATEST', Status5xx: 1, Status2xx: 0 });
+    expect(line._aws.CloudWatchMetrics).toHaveLength(2);
+    expect(line._aws.CloudWatchMetrics[0].Dimensions).toEqual([['operation', 'plan'], ['operation']]);
+    // The release gate's (infra/releases.ts): only 5XX lines carry it, so no other line grows.
+    expect(line._aws.CloudWatchMetrics[1]).toEqual({ Namespace: 'PetStore/local', Dimensions: [['operation', 'version']], Metrics: [{ Name: 'Status5xx', Unit: 'Count' }] });
+    for (const status of [200, 201, 400, 404, 429]) expect(requestMetricMembers(status, undefined, 1, true, 7)).not.toContain('version');
+    expect(JSON.parse(`{${requestMetricMembers(500, 'internal_error', 1, false, 7)}}`)._aws.CloudWatchMetrics[1].Dimensions).toEqual([['operation', 'version']]);
   });
 });
 
