@@ -85,6 +85,8 @@ export class PetStoreStack extends Stack {
         environment: {
           ...declaredEnvironment(declaration, { tableName: table.tableName, secrets }),
           ...(name in OPERATIONS ? { METRICS_NAMESPACE: metricsNamespaceOf(props.stage), PET_LAYOUT: petLayout } : {}),
+          // The authorizer's refusals are a metric too (shared/auth/refusal-metrics.ts).
+          ...(name === 'authorizer' ? { METRICS_NAMESPACE: metricsNamespaceOf(props.stage) } : {}),
           ...options.environment,
         },
       });
@@ -178,8 +180,18 @@ export class PetStoreStack extends Stack {
     }
     scheduleKeyMirror(this, keyMirror, this.api.restApiId);
 
+    // CodeDeploy's check before traffic of each release (functions/releaseCheck, infra/releases.ts).
+    const releaseCheck = declaredFunction('releaseCheck', {
+      // It must report to CodeDeploy within a minute (functions/releaseCheck).
+      timeout: Duration.seconds(60),
+      // Outside any request: no trace, and so no X-Ray right.
+      tracing: false,
+      // Runs once per function per release: its failures are the release's, reported to CodeDeploy.
+      errorAlarm: false,
+      invocationAlarmThreshold: undefined,
+    });
     // The API's 5XX rate (a failing authorizer among its causes), p99 latency, DynamoDB and Lambda throttling.
-    const everyFunction = [...Object.values(functions), authorizerFunction, docsFunction, keyMirror];
+    const everyFunction = [...Object.values(functions), authorizerFunction, docsFunction, keyMirror, releaseCheck];
     const alarms = addOperationsAlarms(this, {
       api: this.api,
       table,
@@ -188,21 +200,23 @@ export class PetStoreStack extends Stack {
       destination: alarmDestination,
     });
 
-    // Releases: the request path's functions shift to a new version gradually in prod, watched by
-    // the 5XX and latency alarms. The key mirror's alias moves at once (docs/deploying-and-operating.md).
+    // Releases: the request path's functions shift to a new version gradually in prod, once the
+    // check before traffic passed, watched by gates on the new version alone and by the stage's
+    // 5XX and latency alarms. The key mirror's alias moves at once (docs/releases.md).
     addReleases(
       this,
       {
         ...Object.fromEntries(
-          (Object.keys(functions) as OperationId[]).map((operationId) => [titleOf(operationId), { function: functions[operationId], operation: operationId, failuresMeanBroken: true }]),
+          (Object.keys(functions) as OperationId[]).map((operationId) => [titleOf(operationId), { name: operationId, function: functions[operationId], operation: operationId, judgedBy: 'failures' }]),
         ),
-        Authorizer: { function: authorizerFunction, failuresMeanBroken: false },
-        ApiDocs: { function: docsFunction, failuresMeanBroken: true },
+        Authorizer: { name: 'authorizer', function: authorizerFunction, judgedBy: 'refusals' },
+        ApiDocs: { name: 'apiDocs', function: docsFunction, judgedBy: 'failures' },
       },
       {
         stage: props.stage,
         stageAlarms: alarms.release,
         ignoreAlarms: [true, 'true'].includes(this.node.tryGetContext('ignoreReleaseAlarms')),
+        check: releaseCheck,
       },
     );
 

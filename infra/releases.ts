@@ -1,44 +1,69 @@
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData, type IAlarm, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
-import { LambdaApplication, LambdaDeploymentConfig, LambdaDeploymentGroup, type ILambdaDeploymentConfig } from 'aws-cdk-lib/aws-codedeploy';
+import { LambdaApplication, LambdaDeploymentConfig, LambdaDeploymentGroup, TrafficRouting } from 'aws-cdk-lib/aws-codedeploy';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { metricsNamespaceOf, REQUEST_METRICS } from '../shared/http/request-metrics';
+import { AUTHORIZER_DIMENSIONS, AUTHORIZER_FUNCTION, AUTHORIZER_METRICS } from '../shared/auth/refusal-metrics';
+import { METRIC_DIMENSIONS, metricsNamespaceOf, REQUEST_METRICS } from '../shared/http/request-metrics';
+import type { FunctionName } from '../shared/functions';
 import type { OperationId } from '../shared/http/routes';
-import type { PetStoreFunction } from './functions';
+import { P99_LATENCY_ALARM_MS } from './alarms';
+import { LIVE_ALIAS, type PetStoreFunction } from './functions';
+import type { Canary, FailureGate } from './release-odds';
 import type { Stage } from './stages';
 
 /**
- * How a new version of a request-path function takes its alias's traffic, per stage: in prod 10 %
- * for 10 minutes, then all, rolled back by CodeDeploy (and the stack update with it) when an alarm
- * it watches fires meanwhile; in staging all at once. Ten minutes, not five: the latency alarm
- * needs five one-minute periods above its threshold (infra/alarms.ts), plus the metrics' delay, to
- * fire while the canary still runs.
+ * How a new version of a request-path function takes its alias's traffic, per stage. In prod a
+ * quarter of its requests for 30 minutes, then all, rolled back by CodeDeploy (and the stack
+ * update with it) when an alarm it watches fires meanwhile: at 50 requests a minute a 10 % canary
+ * for 10 minutes gave the gate no whole 5-minute period of the new version's requests to judge
+ * (docs/releases.md#the-odds, infra/release-odds.ts). In staging all at once. Either way the
+ * check before traffic (functions/releaseCheck) runs first.
  */
-export const RELEASE_OF: Record<Stage, { readonly config: ILambdaDeploymentConfig; readonly watchAlarms: boolean }> = {
-  prod: { config: LambdaDeploymentConfig.CANARY_10PERCENT_10MINUTES, watchAlarms: true },
-  staging: { config: LambdaDeploymentConfig.ALL_AT_ONCE, watchAlarms: false },
+export const CANARY_OF: Record<Stage, Canary | undefined> = {
+  prod: { percent: 25, minutes: 30 },
+  staging: undefined,
 };
 
 /**
- * A function's own release alarm: over 1 % of its alias's invocations failed in 5 minutes (a
- * crash or timeout, and for an operation also an answer of 500 or more), once there were at least
- * 20 invocations and 2 failures, so that one 503 of a quiet stage stops no release. The stage's
- * 5XX rate dilutes a canary of a little-used operation (10 % of 5 % of the traffic is 0.5 %); this
- * does not.
+ * A function's own gate, on its new version alone (the `ExecutedVersion` dimension of its alias's
+ * metrics, and the operation's 5XX answers by version): over 1 % of the version's invocations
+ * failed (a crash, a timeout, a throttle, and for an operation an answer of 500 or more) in a
+ * 5-minute period, once it had at least 20 invocations and 2 failures, so that one 503 of a quiet
+ * stage stops no release. The chances it rolls a version back: docs/releases.md#the-odds.
  */
-export const RELEASE_ALARM = { percent: 1, minInvocations: 20, minFailures: 2 } as const;
+export const VERSION_GATE: FailureGate = { periodMinutes: 5, percent: 1, minInvocations: 20, minFailures: 2 };
+
+/**
+ * The new version's p99 duration above this in a 5-minute period of at least 20 invocations: the
+ * API's own bound (infra/alarms.ts), which a function's share of a request stays far below. Lambda's
+ * Duration leaves the cold start's init out, so a version's first invocations do not trip it.
+ */
+export const VERSION_LATENCY_GATE = { p99Ms: P99_LATENCY_ALARM_MS, minInvocations: 20 } as const;
+
+/**
+ * The authorizer's gate: its new version refused (401 or 429) more than 3 times the share of its
+ * invocations that the old version refused in the same 5 minutes, at least 10 refusals. The old
+ * version serving the rest of the canary is the usual level, measured in the same minutes by the
+ * same clients: no other hour's traffic to compare with. 3 times: a good version's share is the
+ * old one's, give or take chance; with 10 refusals and more, 3 times the old share is far past
+ * chance (under 1 in 1,000 for shares up to 30 %, docs/releases.md#the-authorizer). A version that
+ * refuses every valid key has a share of 100 %.
+ */
+export const REFUSAL_GATE = { factor: 3, minRefusals: 10, minOtherInvocations: 20 } as const;
 
 export interface ReleasedFunction {
+  /** Its name in the declarations (shared/functions.ts), which the check before traffic knows it by. */
+  readonly name: FunctionName;
   readonly function: PetStoreFunction;
-  /** The operation whose request metrics count its answers of 500 or more (none: only crashes count). */
+  /** The operation whose request metrics count its answers of 500 or more (none: only failed invocations count). */
   readonly operation?: OperationId;
   /**
-   * Whether its failed invocations mean a broken version: not for the authorizer, whose
-   * "Unauthorized" is a failed invocation by API Gateway's design (the stage's 5XX alarm sees a
-   * failing authorizer: every request it fails is a 503).
+   * What shows its new version broken besides its latency: its failures (crashes, timeouts,
+   * throttles, 5XX answers), or for the authorizer its refusals, since its "Unauthorized" is a
+   * failed invocation by API Gateway's design (a failing authorizer shows as the stage's 5XX).
    */
-  readonly failuresMeanBroken: boolean;
+  readonly judgedBy: 'failures' | 'refusals';
 }
 
 export interface ReleaseOptions {
@@ -50,27 +75,37 @@ export interface ReleaseOptions {
    * would otherwise stop the rollout at once, and the fix with it). Still gradual in prod.
    */
   readonly ignoreAlarms: boolean;
+  /** The check before traffic (functions/releaseCheck): CodeDeploy runs it before any request reaches a new version. */
+  readonly check: PetStoreFunction;
 }
 
 /**
  * One CodeDeploy application per stage and one deployment group per alias, sharing one service
- * role that may move these aliases and read alarms, nothing else.
+ * role that may move these aliases, run the check before traffic and read alarms, nothing else.
+ * Each group's gates judge the new version alone (its own alarms, below), beside the stage's.
  */
 export function addReleases(scope: Construct, released: Record<string, ReleasedFunction>, options: ReleaseOptions): Record<string, LambdaDeploymentGroup> {
-  const release = RELEASE_OF[options.stage];
+  const canary = CANARY_OF[options.stage];
+  const config =
+    canary === undefined
+      ? LambdaDeploymentConfig.ALL_AT_ONCE
+      : // No name: CloudFormation makes one per stack, so the stages of an account never collide.
+        new LambdaDeploymentConfig(scope, 'ReleaseCanary', { trafficRouting: TrafficRouting.timeBasedCanary({ percentage: canary.percent, interval: Duration.minutes(canary.minutes) }) });
   const application = new LambdaApplication(scope, 'Releases');
   const role = new Role(scope, 'ReleasesRole', {
     assumedBy: new ServicePrincipal('codedeploy.amazonaws.com'),
     description: `CodeDeploy moves the live aliases of ${Stack.of(scope).stackName}'s functions to their new versions.`,
   });
   // What AWS's AWSCodeDeployRoleForLambdaLimited grants for a Lambda deployment, narrowed to this
-  // stage's functions (S3 and hook rights left out: no AppSpec file in S3, no hook functions).
+  // stage's functions and its one hook (no S3 rights: no AppSpec file in S3).
   role.addToPolicy(
     new PolicyStatement({
       actions: ['lambda:GetAlias', 'lambda:UpdateAlias', 'lambda:GetProvisionedConcurrencyConfig'],
       resources: Object.values(released).flatMap(({ function: { fn } }) => [fn.functionArn, `${fn.functionArn}:*`]),
     }),
   );
+  // CodeDeploy invokes the hook unqualified: its $LATEST, which this stack update has already made.
+  role.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [options.check.fn.functionArn] }));
   role.addToPolicy(new PolicyStatement({ actions: ['cloudwatch:DescribeAlarms'], resources: ['*'] }));
   Validations.of(role).acknowledge(
     {
@@ -85,46 +120,131 @@ export function addReleases(scope: Construct, released: Record<string, ReleasedF
 
   const groups: Record<string, LambdaDeploymentGroup> = {};
   for (const [id, item] of Object.entries(released)) {
-    const own = item.failuresMeanBroken ? [releaseAlarm(scope, id, item, options.stage)] : [];
+    const own = [versionLatencyGate(scope, id, item), item.judgedBy === 'failures' ? versionFailureGate(scope, id, item, options.stage) : refusalGate(scope, id, item, options.stage)];
     groups[id] = new LambdaDeploymentGroup(scope, `${id}Release`, {
       application,
       alias: item.function.live,
       // As is: LambdaDeploymentGroup would attach AWSCodeDeployRoleForLambdaLimited (UpdateAlias on any function of the account).
       role: role.withoutPolicyUpdates(),
-      deploymentConfig: release.config,
-      alarms: release.watchAlarms ? [...options.stageAlarms, ...own] : [],
-      ignoreAlarmConfiguration: release.watchAlarms && options.ignoreAlarms,
+      deploymentConfig: config,
+      preHook: options.check.fn,
+      alarms: canary === undefined ? [] : [...options.stageAlarms, ...own],
+      ignoreAlarmConfiguration: canary !== undefined && options.ignoreAlarms,
     });
-    // The group is used at the next release only, but its role's rights come first anyway.
-    groups[id].node.addDependency(role);
+    // The alias moves (a release) once CodeDeploy's rights, the hook's code, its list of versions
+    // and its rights are all updated. (Not the group on CodeDeploy's rights: those name the hook,
+    // whose rights name the groups.)
+    item.function.live.node.addDependency(role, options.check.fn, options.check.role);
   }
+  grantReleaseCheck(options.check, released);
   return groups;
 }
 
-function releaseAlarm(scope: Construct, id: string, { function: { live }, operation }: ReleasedFunction, stage: Stage): Alarm {
-  const period = Duration.minutes(5);
+/**
+ * The check's rights: invoke the versions this update publishes, each by its qualified ARN, and
+ * report to CodeDeploy (each group grants that: LambdaDeploymentGroup's preHook); nothing else.
+ * RELEASE_CHECK_TARGETS tells it which versions (function name → qualified ARN).
+ */
+function grantReleaseCheck(check: PetStoreFunction, released: Record<string, ReleasedFunction>): void {
+  const versions = Object.values(released).map(({ function: { fn } }) => fn.currentVersion);
+  check.role.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: versions.map((version) => version.functionArn) }));
+  check.fn.addEnvironment(
+    RELEASE_CHECK_TARGETS,
+    Stack.of(check.fn).toJsonString(Object.fromEntries(Object.values(released).map(({ name, function: { fn } }) => [name, fn.currentVersion.functionArn]))),
+  );
+}
+
+/** The environment variable naming the versions the check invokes. */
+export const RELEASE_CHECK_TARGETS = 'RELEASE_CHECK_TARGETS';
+
+/** One of Lambda's metrics of the new version alone: its alias's, by the version that ran. */
+function versionMetric({ fn }: PetStoreFunction, metricName: string, statistic: string, period: Duration): IMetric {
+  return new Metric({
+    namespace: 'AWS/Lambda',
+    metricName,
+    dimensionsMap: { FunctionName: fn.functionName, Resource: `${fn.functionName}:${LIVE_ALIAS}`, ExecutedVersion: fn.currentVersion.version },
+    statistic,
+    period,
+  });
+}
+
+function versionFailureGate(scope: Construct, id: string, { function: released, operation }: ReleasedFunction, stage: Stage): Alarm {
+  const period = Duration.minutes(VERSION_GATE.periodMinutes);
   const usingMetrics: Record<string, IMetric> = {
-    invocations: live.metricInvocations({ period, statistic: 'Sum' }),
-    errors: live.metricErrors({ period, statistic: 'Sum' }),
+    invocations: versionMetric(released, 'Invocations', 'Sum', period),
+    errors: versionMetric(released, 'Errors', 'Sum', period),
+    throttles: versionMetric(released, 'Throttles', 'Sum', period),
   };
-  let failures = 'FILL(errors, 0)';
+  let failures = 'FILL(errors, 0) + FILL(throttles, 0)';
   if (operation !== undefined) {
-    usingMetrics.answers5xx = new Metric({ namespace: metricsNamespaceOf(stage), metricName: REQUEST_METRICS.status5xx, dimensionsMap: { operation }, statistic: 'Sum', period });
-    failures = 'FILL(errors, 0) + FILL(answers5xx, 0)';
+    usingMetrics.answers5xx = new Metric({
+      namespace: metricsNamespaceOf(stage),
+      metricName: REQUEST_METRICS.status5xx,
+      dimensionsMap: { [METRIC_DIMENSIONS.operation]: operation, [METRIC_DIMENSIONS.version]: released.fn.currentVersion.version },
+      statistic: 'Sum',
+      period,
+    });
+    failures += ' + FILL(answers5xx, 0)';
   }
-  const { percent, minInvocations, minFailures } = RELEASE_ALARM;
+  const { percent, minInvocations, minFailures } = VERSION_GATE;
   return new Alarm(scope, `${id}ReleaseAlarm`, {
-    alarmDescription: `${id}: over ${percent} % of its invocations failed in 5 minutes (crashes or timeouts${operation === undefined ? '' : ', and answers of 500 or more'}; at least ${minInvocations} invocations and ${minFailures} failures). During a prod release this rolls the new version back.`,
+    alarmDescription: `${id}: its version now live (or being released): over ${percent} % of its invocations failed in 5 minutes (crashes, timeouts, throttles${operation === undefined ? '' : ', answers of 500 or more'}; at least ${minInvocations} invocations and ${minFailures} failures). During a prod release this rolls the new version back.`,
     metric: new MathExpression({
       // Parenthesized throughout: CloudWatch documents AND and >=, not their precedence.
       expression: `IF((invocations >= ${minInvocations}) AND ((${failures}) >= ${minFailures}), 100 * (${failures}) / invocations, 0)`,
       usingMetrics,
       period,
-      label: 'failed invocations, %',
+      label: 'failed invocations of the version, %',
     }),
     threshold: percent,
     evaluationPeriods: 1,
     comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+}
+
+function versionLatencyGate(scope: Construct, id: string, { function: released }: ReleasedFunction): Alarm {
+  const period = Duration.minutes(VERSION_GATE.periodMinutes);
+  const { p99Ms, minInvocations } = VERSION_LATENCY_GATE;
+  return new Alarm(scope, `${id}ReleaseLatencyAlarm`, {
+    alarmDescription: `${id}: its version now live (or being released): p99 duration above ${p99Ms} ms in 5 minutes of at least ${minInvocations} invocations. During a prod release this rolls the new version back.`,
+    metric: new MathExpression({
+      expression: `IF(invocations >= ${minInvocations}, p99, 0)`,
+      usingMetrics: { invocations: versionMetric(released, 'Invocations', 'Sum', period), p99: versionMetric(released, 'Duration', 'p99', period) },
+      period,
+      label: 'p99 duration of the version (ms)',
+    }),
+    threshold: p99Ms,
+    evaluationPeriods: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+}
+
+function refusalGate(scope: Construct, id: string, { function: released }: ReleasedFunction, stage: Stage): Alarm {
+  const period = Duration.minutes(VERSION_GATE.periodMinutes);
+  const refusals = (dimensionsMap: Record<string, string>) =>
+    new Metric({ namespace: metricsNamespaceOf(stage), metricName: AUTHORIZER_METRICS.refusals, dimensionsMap, statistic: 'Sum', period });
+  const { factor, minRefusals, minOtherInvocations } = REFUSAL_GATE;
+  return new Alarm(scope, `${id}ReleaseRefusalAlarm`, {
+    alarmDescription: `${id}: while a new version is being released, it refused (401 or 429) over ${factor} times the share of its invocations that the old version refused in the same 5 minutes (at least ${minRefusals} refusals). During a prod release this rolls the new version back; between releases it stays quiet (no old version serves).`,
+    metric: new MathExpression({
+      // Shares compared without dividing (no old invocations: no comparison, 0).
+      expression:
+        `IF((FILL(newRefusals, 0) >= ${minRefusals}) AND ((FILL(allInvocations, 0) - FILL(newInvocations, 0)) >= ${minOtherInvocations}) AND ` +
+        `(FILL(newRefusals, 0) * (FILL(allInvocations, 0) - FILL(newInvocations, 0)) > ${factor} * (FILL(allRefusals, 0) - FILL(newRefusals, 0)) * FILL(newInvocations, 0)), 1, 0)`,
+      usingMetrics: {
+        newRefusals: refusals({ [AUTHORIZER_DIMENSIONS.function]: AUTHORIZER_FUNCTION, [AUTHORIZER_DIMENSIONS.version]: released.fn.currentVersion.version }),
+        allRefusals: refusals({ [AUTHORIZER_DIMENSIONS.function]: AUTHORIZER_FUNCTION }),
+        newInvocations: versionMetric(released, 'Invocations', 'Sum', period),
+        allInvocations: released.live.metricInvocations({ period, statistic: 'Sum' }),
+      },
+      period,
+      label: 'new version refusing far more than the old (1)',
+    }),
+    threshold: 1,
+    evaluationPeriods: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
     treatMissingData: TreatMissingData.NOT_BREACHING,
   });
 }

@@ -37,6 +37,8 @@ export interface Config {
   readonly listingSettleMs: number | undefined;
   /** FIRST_PAGE_CACHE=off turns the per-instance cache of busy first pages off (the tests). */
   readonly firstPageCache: boolean;
+  /** The release check only (functions/releaseCheck): the versions it probes, as JSON, function name → qualified version ARN (RELEASE_CHECK_TARGETS; the stack sets it). */
+  readonly releaseCheckTargets: string | undefined;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv): Config {
@@ -56,6 +58,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     petLayout: petLayoutOf(env.PET_LAYOUT),
     listingSettleMs: listingSettleMsOf(env.LISTING_SETTLE_MS),
     firstPageCache: firstPageCacheOf(env.FIRST_PAGE_CACHE),
+    releaseCheckTargets: env.RELEASE_CHECK_TARGETS || undefined,
   };
 }
 

@@ -60,6 +60,8 @@ export const SUPPORT_FUNCTIONS = {
     ],
     readsUsagePlanKeys: true,
   },
+  /** CodeDeploy's check before traffic: invokes each new version with synthetic requests and reports; no table, no secret. */
+  releaseCheck: { handler: 'functions/releaseCheck/handler.ts', dynamodb: [] },
 } as const satisfies Record<string, FunctionDeclaration & { readonly routes?: Record<string, Route> }>;
 
 export const FUNCTIONS: typeof OPERATIONS & typeof SUPPORT_FUNCTIONS = /* @__PURE__ */ Object.assign({}, OPERATIONS, SUPPORT_FUNCTIONS);

@@ -63,6 +63,7 @@ const RIGHTS_NO_CASE_USES: readonly (RightPart & { readonly reason: string })[] 
  */
 const NOT_SERVED: Readonly<Partial<Record<FunctionName, string>>> = {
   keyMirror: 'runs on a schedule (copying API Gateway\'s keys into the registry), never behind a route: test/integration/key-mirror.test.ts runs it with its declared rights',
+  releaseCheck: 'runs as CodeDeploy\'s hook before a release, never behind a route, and has no DynamoDB right: test/unit/release-check-hook.test.ts runs it, and test/local/release-drill.test.ts its check against the deployed bundles',
 };
 
 /**

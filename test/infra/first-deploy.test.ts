@@ -26,8 +26,6 @@ const idsOf = (template: Template, type: string) => Object.keys(resourcesOf(temp
 const titleOf = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 /** Every declared function (shared/functions.ts), by the logical id prefix of its construct. */
 const FUNCTIONS = FUNCTION_NAMES.map(titleOf);
-/** What CodeDeploy releases gradually: the request path (operations, authorizer) and the docs; not the key mirror. */
-const RELEASED = [...OPERATION_IDS.map(titleOf), 'Authorizer', 'ApiDocs'];
 const idWithPrefix = (template: Template, type: string, prefix: string): string => {
   const ids = idsOf(template, type).filter((id) => id.startsWith(prefix));
   if (ids.length !== 1) throw new Error(`${ids.length} ${type} named ${prefix}…`);
@@ -238,86 +236,22 @@ describe.each(STAGES)('the %s stack in an account it shares', (stage) => {
     expect(rule?.Properties.Targets[0].Arn).toEqual({ Ref: idWithPrefix(template(), 'AWS::Lambda::Alias', 'KeyMirrorLive') });
   });
 
-  it(stage === 'prod' ? 'releases the request path 10 % for 10 minutes, rolled back by the 5XX or latency alarm' : 'releases everything at once', () => {
-    const groups = resourcesOf(template(), 'AWS::CodeDeploy::DeploymentGroup');
-    const [application] = idsOf(template(), 'AWS::CodeDeploy::Application');
-    const alarm = (prefix: string) => ({ Name: { Ref: idWithPrefix(template(), 'AWS::CloudWatch::Alarm', prefix) } });
-    // The request path and the docs; the key mirror's alias moves at once, without CodeDeploy (docs).
-    for (const id of RELEASED) {
-      const groupId = idWithPrefix(template(), 'AWS::CodeDeploy::DeploymentGroup', `${id}Release`);
-      const group = groups[groupId]?.Properties;
-      expect(group).toMatchObject({ ApplicationName: { Ref: application }, DeploymentStyle: { DeploymentType: 'BLUE_GREEN', DeploymentOption: 'WITH_TRAFFIC_CONTROL' } });
-      if (stage === 'prod') {
-        expect(group).toMatchObject({
-          DeploymentConfigName: 'CodeDeployDefault.LambdaCanary10Percent10Minutes',
-          // The stage's 5XX rate and latency, and the function's own failures (not the authorizer's: its "Unauthorized" is a failure).
-          AlarmConfiguration: { Enabled: true, Alarms: [alarm('Api5xxAlarm'), alarm('ApiLatencyAlarm'), ...(id === 'Authorizer' ? [] : [alarm(`${id}ReleaseAlarm`)])] },
-          AutoRollbackConfiguration: { Enabled: true, Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM'] },
-        });
-      } else {
-        expect(group).toMatchObject({ DeploymentConfigName: 'CodeDeployDefault.LambdaAllAtOnce', AlarmConfiguration: { Enabled: false } });
-      }
-      const alias = resourcesOf(template(), 'AWS::Lambda::Alias')[idWithPrefix(template(), 'AWS::Lambda::Alias', `${id}Live`)];
-      expect(alias?.UpdatePolicy).toEqual({ CodeDeployLambdaAliasUpdate: { ApplicationName: { Ref: application }, DeploymentGroupName: { Ref: groupId } } });
-    }
-    expect(Object.keys(groups)).toHaveLength(RELEASED.length);
-    expect(resourcesOf(template(), 'AWS::Lambda::Alias')[idWithPrefix(template(), 'AWS::Lambda::Alias', 'KeyMirrorLive')]?.UpdatePolicy).toBeUndefined();
-    // CodeDeploy's role may move these aliases and read alarms: no managed policy (AWS's would allow any alias of the account).
-    const roleId = idWithPrefix(template(), 'AWS::IAM::Role', 'ReleasesRole');
-    const role = resourcesOf(template(), 'AWS::IAM::Role')[roleId];
-    expect(role?.Properties.ManagedPolicyArns).toBeUndefined();
-    expect(role?.Properties.AssumeRolePolicyDocument.Statement).toEqual([{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'codedeploy.amazonaws.com' } }]);
-    for (const group of Object.values(groups)) expect(group.Properties.ServiceRoleArn).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
-    const released = [...RELEASED].sort().map((id) => idWithPrefix(template(), 'AWS::Lambda::Function', id));
-    expect(statementsOfRole(template(), 'Releases')).toEqual([
-      {
-        Action: ['lambda:GetAlias', 'lambda:GetProvisionedConcurrencyConfig', 'lambda:UpdateAlias'],
-        Effect: 'Allow',
-        Resource: [...released.map((fn) => ({ 'Fn::GetAtt': [fn, 'Arn'] })), ...released.map((fn) => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [fn, 'Arn'] }, ':*']] }))],
-      },
-      { Action: 'cloudwatch:DescribeAlarms', Effect: 'Allow', Resource: '*' },
-    ]);
-    // The latency alarm can fire within the canary: three slow minutes of five one-minute periods.
-    template().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmDescription: Match.stringLikeRegexp('p99 latency'), EvaluationPeriods: 5, DatapointsToAlarm: 3 });
-  });
+  // The releases (CodeDeploy, the check before traffic, the gates): test/infra/releases.test.ts.
 
-  it('has a release alarm per function but the authorizer: over 1 % of its alias\'s invocations failed, once there are 20 and 2 failures', () => {
+  it('has an alarm on any throttled function: every function\'s throttles summed, each filled with 0', () => {
     const alarms = resourcesOf(template(), 'AWS::CloudWatch::Alarm');
-    for (const id of ['ListPets', 'CreatePet', 'GetPet', 'ApiDocs']) {
-      const properties = alarms[idWithPrefix(template(), 'AWS::CloudWatch::Alarm', `${id}ReleaseAlarm`)]?.Properties as Record<string, any>;
-      expect(properties).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 1, TreatMissingData: 'notBreaching' });
-      const metrics = properties.Metrics as { Id: string; Expression?: string; MetricStat?: { Metric: { Namespace: string; MetricName: string; Dimensions: { Name: string; Value: unknown }[] } } }[];
-      const failures = id === 'ApiDocs' ? 'FILL(errors, 0)' : 'FILL(errors, 0) + FILL(answers5xx, 0)';
-      expect(metrics.find((metric) => metric.Expression)?.Expression).toBe(`IF((invocations >= 20) AND ((${failures}) >= 2), 100 * (${failures}) / invocations, 0)`);
-      const fn = idWithPrefix(template(), 'AWS::Lambda::Function', id);
-      const onAlias = [{ Name: 'FunctionName', Value: { Ref: fn } }, { Name: 'Resource', Value: { 'Fn::Join': ['', [{ Ref: fn }, ':live']] } }];
-      expect(metrics.filter((metric) => metric.MetricStat).map(({ Id, MetricStat }) => [Id, MetricStat?.Metric.Namespace, MetricStat?.Metric.MetricName, MetricStat?.Metric.Dimensions])).toEqual([
-        ['invocations', 'AWS/Lambda', 'Invocations', onAlias],
-        ['errors', 'AWS/Lambda', 'Errors', onAlias],
-        ...(id === 'ApiDocs' ? [] : [['answers5xx', `PetStore/${stage}`, 'Status5xx', [{ Name: 'operation', Value: id.charAt(0).toLowerCase() + id.slice(1) }]]]),
-      ]);
-    }
-    expect(idsOf(template(), 'AWS::CloudWatch::Alarm').filter((id) => id.startsWith('AuthorizerReleaseAlarm'))).toEqual([]);
-    // The throttle alarm sums every function's throttles, each filled with 0.
     const throttle = Object.values(alarms).find((alarm) => alarm.Properties.AlarmDescription.startsWith('Lambda refused'))?.Properties as Record<string, any>;
     const terms = (throttle.Metrics as { Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string; Dimensions: { Value: unknown }[] } } }[]).filter((metric) => metric.MetricStat);
     expect(terms.map((metric) => [metric.MetricStat?.Metric.MetricName, metric.MetricStat?.Metric.Dimensions])).toEqual(
       FUNCTIONS.map((id) => ['Throttles', [{ Name: 'FunctionName', Value: { Ref: idWithPrefix(template(), 'AWS::Lambda::Function', id) } }]]),
     );
     expect(throttle.Metrics.find((metric: { Expression?: string }) => metric.Expression).Expression).toBe(terms.map((metric) => `FILL(${metric.Id}, 0)`).join(' + '));
+    // The latency alarm can fire within a canary: three slow minutes of five one-minute periods.
+    template().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmDescription: Match.stringLikeRegexp('p99 latency'), EvaluationPeriods: 5, DatapointsToAlarm: 3 });
   });
 
   it('tells the person deploying to check the account\'s Lambda concurrency quota', () => {
     Annotations.fromStack(synth(stage).app.node.findChild(`PetStore-${stage}`) as never).hasInfo(`/PetStore-${stage}`, Match.stringLikeRegexp('concurrency quota.*aws lambda get-account-settings.*docs/first-deploy.md'));
-  });
-});
-
-describe('releasing a fix while an alarm fires', () => {
-  it('-c ignoreReleaseAlarms=true keeps prod\'s canary but lets CodeDeploy ignore the alarms for that deploy', () => {
-    const { template } = synth('prod', false, { ignoreReleaseAlarms: 'true' });
-    for (const group of Object.values(resourcesOf(template, 'AWS::CodeDeploy::DeploymentGroup'))) {
-      expect(group.Properties).toMatchObject({ DeploymentConfigName: 'CodeDeployDefault.LambdaCanary10Percent10Minutes', AlarmConfiguration: { Enabled: false } });
-    }
   });
 });
 

@@ -37,7 +37,7 @@ describe('function bundles', () => {
       expect([operation, inputs.includes(checksOf(operation))]).toEqual([operation, true]);
       expect([operation, inputs.filter((input) => others.includes(input))]).toEqual([operation, []]);
     }
-    for (const name of [...OPERATION_IDS, 'authorizer' as const]) {
+    for (const name of [...OPERATION_IDS, 'authorizer' as const, 'releaseCheck' as const]) {
       const inputs = await inputsOf(name);
       expect([name, inputs.some((input) => input.startsWith('shared/'))]).toEqual([name, true]);
       expect([name, inputs.filter((input) => input.includes('node_modules/zod/'))]).toEqual([name, []]);

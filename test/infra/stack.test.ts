@@ -116,7 +116,7 @@ describe('the stack, per stage', () => {
     expect(() => app.synth()).toThrow();
   });
 
-  it('has its declared functions (the operations, the authorizer, the docs, the key mirror) on Node.js 22, arm64, with bounded memory, timeout and log retention', () => {
+  it('has its declared functions (the operations, the authorizer, the docs, the key mirror, the check before traffic) on Node.js 22, arm64, with bounded memory, timeout and log retention', () => {
     prod.resourceCountIs('AWS::Lambda::Function', FUNCTION_NAMES.length);
     for (const name of FUNCTION_NAMES) {
       expect(prod.findResources('AWS::Lambda::Function')[functionLogicalId(prod, titleOf(name))]?.Properties.Handler).toBe('index.handler');
@@ -126,18 +126,21 @@ describe('the stack, per stage', () => {
       Architectures: ['arm64'],
       MemorySize: 512,
       LoggingConfig: Match.objectLike({ LogFormat: 'JSON' }),
-      TracingConfig: { Mode: 'Active' },
     });
+    // Traced, but for the check before traffic, which runs outside any request.
+    const traced = FUNCTION_NAMES.filter((name) => name !== 'releaseCheck').map(titleOf);
+    for (const id of traced) expect([id, prod.findResources('AWS::Lambda::Function')[functionLogicalId(prod, id)]?.Properties.TracingConfig]).toEqual([id, { Mode: 'Active' }]);
+    expect(prod.findResources('AWS::Lambda::Function')[functionLogicalId(prod, 'ReleaseCheck')]?.Properties.TracingConfig).toBeUndefined();
     for (const id of FUNCTION_NAMES.map(titleOf)) {
       const xray = allPolicyStatementsOf(prod, id).filter((statement) => JSON.stringify(statement).includes('xray:'));
-      expect([id, xray]).toEqual([id, [XRAY_STATEMENT]]);
+      expect([id, xray]).toEqual([id, traced.includes(id) ? [XRAY_STATEMENT] : []]);
     }
     // cdk-nag's acknowledgement of Resource::* is role-wide: in every function's role, only X-Ray's
     // actions (which name no resource) may have it.
     for (const template of [prod, staging]) {
       for (const id of FUNCTION_NAMES.map(titleOf)) {
         const everywhere = allPolicyStatementsOf(template, id).filter((statement) => [statement.Resource].flat().some((resource) => resource === '*'));
-        expect([id, everywhere]).toEqual([id, [XRAY_STATEMENT]]);
+        expect([id, everywhere]).toEqual([id, traced.includes(id) ? [XRAY_STATEMENT] : []]);
       }
     }
     for (const id of [...OPERATION_TITLES, 'Authorizer', 'ApiDocs']) {
@@ -147,19 +150,20 @@ describe('the stack, per stage', () => {
     prod.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
     staging.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 14 });
     prod.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ TABLE_NAME: Match.anyValue() }) } });
-    // Each operation and the docs: a runaway, an error and a release alarm; the authorizer (whose "Unauthorized"
-    // is a failed invocation by design) only the runaway one; the key mirror its own (first-deploy.test.ts).
+    // Each operation and the docs: a runaway, an error and two release gates (failures and latency); the
+    // authorizer (whose "Unauthorized" is a failed invocation by design) the runaway one and its gates
+    // of latency and refusals (releases.test.ts); the key mirror its own (first-deploy.test.ts).
     const alarms = Object.values(prod.findResources('AWS::CloudWatch::Alarm')) as { Properties: { AlarmDescription: string } }[];
     const described = (prefix: string) => alarms.filter((alarm) => alarm.Properties.AlarmDescription.startsWith(prefix)).length;
-    for (const id of [...OPERATION_TITLES, 'ApiDocs']) expect([id, described(`${id}:`)]).toEqual([id, 3]);
-    expect(described('Authorizer:')).toBe(1);
+    for (const id of [...OPERATION_TITLES, 'ApiDocs']) expect([id, described(`${id}:`)]).toEqual([id, 4]);
+    expect(described('Authorizer:')).toBe(3);
     expect(described('The key mirror')).toBe(1);
     expect(described('Over 1 % of the API\'s answers were 5XX')).toBe(1);
     expect(described('The API\'s p99 latency')).toBe(1);
     expect(described('DynamoDB throttled')).toBe(1);
     expect(described('Lambda refused to run a function')).toBe(1);
-    // No other alarm: 3 per operation and the docs, 1 for the authorizer and the mirror each, and the stage's 4 above.
-    expect(alarms).toHaveLength(3 * (OPERATION_IDS.length + 1) + 2 + 4);
+    // No other alarm: 4 per operation and the docs, 3 for the authorizer, 1 for the mirror, and the stage's 4 above.
+    expect(alarms).toHaveLength(4 * (OPERATION_IDS.length + 1) + 3 + 1 + 4);
   });
 
   it('gives each function only the rights it needs: no API Gateway rights on the request path, reads scoped to the items each needs', () => {

@@ -1,0 +1,154 @@
+import { CodeDeployClient, PutLifecycleEventHookExecutionStatusCommand } from '@aws-sdk/client-codedeploy';
+import { InvokeCommand, LambdaClient, type InvokeCommandOutput } from '@aws-sdk/client-lambda';
+import { config } from '../../shared/config';
+import { loggedError, writeLog } from '../../shared/log';
+import type { InvocationOutcome, Invoke } from '../../shared/release-check/invocation';
+import { RELEASED_FUNCTIONS, type ReleasedFunction } from '../../shared/release-check/released-functions';
+import { CHECK_DEADLINE_MS, runReleaseCheck, type ProbeResult, type ReleaseCheckResult } from '../../shared/release-check/run-release-check';
+
+/**
+ * CodeDeploy's BeforeAllowTraffic hook: before any request reaches the new versions, invokes each
+ * one (RELEASE_CHECK_TARGETS: function name → qualified version ARN) with the release check's
+ * synthetic requests (shared/release-check/), then reports Succeeded or Failed to CodeDeploy,
+ * always, whatever the probes did: a Failed stops the release, the alias stays where it was.
+ * One log line per failed probe and one for the check. No other AWS call (docs/release-check.md).
+ */
+
+/** What CodeDeploy invokes a lifecycle hook with. */
+export interface LifecycleHookEvent {
+  readonly DeploymentId: string;
+  readonly LifecycleEventHookExecutionId: string;
+}
+
+/** The two calls the hook makes (the clients below; the tests give their own). */
+export interface HookClients {
+  readonly lambda: { send(command: InvokeCommand, options: { abortSignal: AbortSignal }): Promise<InvokeCommandOutput> };
+  readonly codeDeploy: { send(command: PutLifecycleEventHookExecutionStatusCommand, options: { abortSignal: AbortSignal }): Promise<unknown> };
+}
+
+/** The report, with the SDK's attempts: CodeDeploy answers in milliseconds. */
+export const REPORT_DEADLINE_MS = 10_000;
+/** Left between the check's deadline and the report's, and the function's timeout. */
+const MARGIN_MS = 1_000;
+
+export function releaseCheckHook(clients: HookClients, targetsJson: string | undefined, settings: { readonly checkDeadlineMs?: number } = {}) {
+  return async (event: LifecycleHookEvent, context?: { getRemainingTimeInMillis(): number }): Promise<void> => {
+    const startedAt = performance.now();
+    const deploymentId = event?.DeploymentId;
+    const lifecycleEventHookExecutionId = event?.LifecycleEventHookExecutionId;
+    if (typeof deploymentId !== 'string' || typeof lifecycleEventHookExecutionId !== 'string') {
+      writeLog({ level: 'error', msg: 'release check', reason: 'not invoked by CodeDeploy: no DeploymentId and LifecycleEventHookExecutionId to report to' });
+      throw new Error('The release check runs as a CodeDeploy lifecycle hook only.');
+    }
+    const targets = readReleaseTargets(targetsJson);
+    let result: ReleaseCheckResult | undefined;
+    let problem: string | undefined;
+    if (typeof targets === 'string') problem = targets;
+    else {
+      try {
+        result = await runReleaseCheck(invokeVersions(clients.lambda, targets), { deadlineMs: checkDeadlineMs(settings.checkDeadlineMs, context) });
+      } catch (error) {
+        // runReleaseCheck does not throw; should it, the release fails rather than go unchecked.
+        problem = `the check failed: ${error instanceof Error ? error.message : String(error)}`;
+      }
+    }
+    const failed = result?.probes.filter((probe): probe is Extract<ProbeResult, { passed: false }> => !probe.passed) ?? [];
+    for (const probe of failed) writeLog({ level: 'error', msg: 'release check probe failed', deploymentId, probe: probe.name, function: probe.functionName, reason: probe.reason });
+    const status = result?.passed === true ? 'Succeeded' : 'Failed';
+    writeLog({
+      level: status === 'Succeeded' ? 'info' : 'error',
+      msg: 'release check',
+      deploymentId,
+      status,
+      ...(problem === undefined ? {} : { reason: problem }),
+      ...(typeof targets === 'string' ? {} : { versions: versionsOf(targets) }),
+      probes: result?.probes.length ?? 0,
+      failedProbes: failed.length,
+      durationMs: Math.round(performance.now() - startedAt),
+    });
+    try {
+      await clients.codeDeploy.send(new PutLifecycleEventHookExecutionStatusCommand({ deploymentId, lifecycleEventHookExecutionId, status }), {
+        abortSignal: AbortSignal.timeout(REPORT_DEADLINE_MS),
+      });
+    } catch (error) {
+      // Thrown on: the invocation fails, and CodeDeploy fails the hook once its own wait ends.
+      writeLog({ level: 'error', msg: 'release check not reported', deploymentId, status, error: loggedError(error) });
+      throw error;
+    }
+  };
+}
+
+/** A Lambda version's ARN: `arn:aws:lambda:eu-west-1:123456789012:function:name:7`; never `$LATEST` or an alias. */
+const QUALIFIED_VERSION_ARN = /^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:[A-Za-z0-9_-]{1,64}:\d+$/;
+
+/** RELEASE_CHECK_TARGETS: each released function's version to check; else the one line that says why it is unusable. */
+export function readReleaseTargets(json: string | undefined): Readonly<Record<ReleasedFunction, string>> | string {
+  if (json === undefined || json === '') return 'RELEASE_CHECK_TARGETS is not set';
+  let targets: unknown;
+  try {
+    targets = JSON.parse(json);
+  } catch {
+    return 'RELEASE_CHECK_TARGETS is not JSON';
+  }
+  if (typeof targets !== 'object' || targets === null || Array.isArray(targets)) return 'RELEASE_CHECK_TARGETS is not a JSON object';
+  const given = targets as Record<string, unknown>;
+  const unknown = Object.keys(given).filter((name) => !(RELEASED_FUNCTIONS as readonly string[]).includes(name));
+  if (unknown.length > 0) return `RELEASE_CHECK_TARGETS names functions the check has no probe for: ${unknown.join(', ')}`;
+  const missing = RELEASED_FUNCTIONS.filter((name) => given[name] === undefined);
+  if (missing.length > 0) return `RELEASE_CHECK_TARGETS gives no version of ${missing.join(', ')}`;
+  const unqualified = RELEASED_FUNCTIONS.filter((name) => typeof given[name] !== 'string' || !QUALIFIED_VERSION_ARN.test(given[name]));
+  if (unqualified.length > 0) return `RELEASE_CHECK_TARGETS gives no qualified version ARN for ${unqualified.join(', ')}`;
+  return given as Record<ReleasedFunction, string>;
+}
+
+/** Each version by number, for the log line. */
+function versionsOf(targets: Readonly<Record<ReleasedFunction, string>>): Record<string, string> {
+  return Object.fromEntries(RELEASED_FUNCTIONS.map((name) => [name, targets[name].slice(targets[name].lastIndexOf(':') + 1)]));
+}
+
+/** The check's deadline: its own, or less when the function has less time left than it and the report need (none left: every probe fails at once, and Failed is reported). */
+function checkDeadlineMs(configured: number | undefined, context: { getRemainingTimeInMillis(): number } | undefined): number {
+  const own = configured ?? CHECK_DEADLINE_MS;
+  if (typeof context?.getRemainingTimeInMillis !== 'function') return own;
+  return Math.max(0, Math.min(own, context.getRemainingTimeInMillis() - REPORT_DEADLINE_MS - MARGIN_MS));
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Invokes the version of each function, synchronously, as API Gateway would; a function error is an outcome, not a failure. */
+function invokeVersions(lambda: HookClients['lambda'], targets: Readonly<Record<ReleasedFunction, string>>): Invoke {
+  return async (functionName, event, signal): Promise<InvocationOutcome> => {
+    const output = await lambda.send(
+      new InvokeCommand({ FunctionName: targets[functionName], InvocationType: 'RequestResponse', Payload: encoder.encode(JSON.stringify(event)) }),
+      { abortSignal: signal },
+    );
+    const text = output.Payload === undefined ? '' : decoder.decode(output.Payload);
+    if (output.FunctionError !== undefined) {
+      // Lambda's error payload: {"errorType":"Error","errorMessage":"Unauthorized","trace":[...]}.
+      const error = parsedOrUndefined(text) as { errorType?: unknown; errorMessage?: unknown } | undefined;
+      return {
+        kind: 'functionError',
+        errorType: typeof error?.errorType === 'string' ? error.errorType : output.FunctionError,
+        errorMessage: typeof error?.errorMessage === 'string' ? error.errorMessage : '',
+      };
+    }
+    return { kind: 'returned', payload: text === '' ? null : (JSON.parse(text) as unknown) };
+  };
+}
+
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+// An invocation may last a function's timeout (10 s) and its cold start. Attempts again when throttled
+// (a release starts every function's check at once, and a new account's concurrency quota is small);
+// the probe's deadline aborts whatever attempt is still running.
+const lambda = new LambdaClient({ maxAttempts: 3, requestHandler: { connectionTimeout: 1_000, requestTimeout: 20_000, throwOnRequestTimeout: true } });
+const codeDeploy = new CodeDeployClient({ maxAttempts: 3, requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true } });
+
+export const handler = releaseCheckHook({ lambda, codeDeploy }, config.releaseCheckTargets);

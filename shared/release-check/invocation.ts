@@ -1,0 +1,15 @@
+import type { ReleasedFunction } from './released-functions';
+
+/** What one synchronous invocation of a function gave back, as Lambda tells it. */
+export type InvocationOutcome =
+  /** The handler returned: its result, as JSON carries it. */
+  | { readonly kind: 'returned'; readonly payload: unknown }
+  /** Lambda's function error: the handler threw, its module failed to load, or it ran out of time. */
+  | { readonly kind: 'functionError'; readonly errorType: string; readonly errorMessage: string };
+
+/**
+ * Invokes the version under check of a function with an event and waits for its outcome; rejects
+ * when the invocation itself failed (no outcome at all). `signal` aborts when the probe's deadline
+ * passes.
+ */
+export type Invoke = (functionName: ReleasedFunction, event: unknown, signal: AbortSignal) => Promise<InvocationOutcome>;

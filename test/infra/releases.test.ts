@@ -1,0 +1,243 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { binomialAtLeast, failuresToFire, judgedPeriods, rollbackChance, smallestCaught } from '../../infra/release-odds';
+import { CANARY_OF, REFUSAL_GATE, RELEASE_CHECK_TARGETS, VERSION_GATE, VERSION_LATENCY_GATE } from '../../infra/releases';
+import { OPERATION_IDS } from '../../shared/functions';
+import { RELEASED_FUNCTIONS } from '../../shared/release-check/released-functions';
+import { removeOutdirs, synth } from '../support/synth';
+
+/**
+ * Issue 39: prod releases that catch a bad version. What CodeDeploy does with each function's
+ * `live` alias, asserted on the synthesized templates: the check before any traffic, the gates on
+ * the new version alone, their minimum counts, and the odds docs/releases.md states for them.
+ */
+type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string[]; UpdatePolicy?: Record<string, any> };
+type MetricQuery = { Id: string; Expression?: string; MetricStat?: { Metric: { Namespace: string; MetricName: string; Dimensions: { Name: string; Value: unknown }[] }; Period: number; Stat: string } };
+
+const templates = {} as Record<'staging' | 'prod', Template>;
+beforeAll(() => {
+  templates.staging = synth('staging').template;
+  templates.prod = synth('prod').template;
+});
+afterAll(removeOutdirs);
+
+const titleOf = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
+/** Released through CodeDeploy, by construct id → declared name. */
+const RELEASED: Record<string, string> = { ...Object.fromEntries(OPERATION_IDS.map((id) => [titleOf(id), id])), Authorizer: 'authorizer', ApiDocs: 'apiDocs' };
+const resourcesOf = (template: Template, type: string) => template.findResources(type) as Record<string, Resource>;
+const idWithPrefix = (template: Template, type: string, prefix: string): string => {
+  const ids = Object.keys(resourcesOf(template, type)).filter((id) => id.startsWith(prefix) && !id.slice(prefix.length).match(/^[A-Z][a-z]/));
+  if (ids.length !== 1) throw new Error(`${ids.length} ${type} named ${prefix}…: ${ids.join(', ')}`);
+  return ids[0] as string;
+};
+/** The version this update publishes of a function: the one its alias points at. */
+const versionOf = (template: Template, id: string): string => {
+  const alias = resourcesOf(template, 'AWS::Lambda::Alias')[idWithPrefix(template, 'AWS::Lambda::Alias', `${id}Live`)];
+  return alias?.Properties.FunctionVersion['Fn::GetAtt'][0] as string;
+};
+const alarmOf = (template: Template, prefix: string) => resourcesOf(template, 'AWS::CloudWatch::Alarm')[idWithPrefix(template, 'AWS::CloudWatch::Alarm', prefix)]?.Properties as Record<string, any>;
+const statOf = (alarm: Record<string, any>) =>
+  Object.fromEntries((alarm.Metrics as MetricQuery[]).filter((query) => query.MetricStat).map(({ Id, MetricStat }) => [Id, { ...MetricStat!.Metric, Period: MetricStat!.Period, Stat: MetricStat!.Stat }]));
+const expressionOf = (alarm: Record<string, any>) => (alarm.Metrics as MetricQuery[]).find((query) => query.Expression)?.Expression;
+
+describe.each(['staging', 'prod'] as const)('releases of the %s stack', (stage) => {
+  const template = () => templates[stage];
+
+  it('one deployment group per released alias, CodeDeploy\'s role narrowed to them and the hook; not the key mirror, not the check', () => {
+    const groups = resourcesOf(template(), 'AWS::CodeDeploy::DeploymentGroup');
+    const [application] = Object.keys(resourcesOf(template(), 'AWS::CodeDeploy::Application'));
+    const roleId = idWithPrefix(template(), 'AWS::IAM::Role', 'ReleasesRole');
+    for (const id of Object.keys(RELEASED)) {
+      const groupId = idWithPrefix(template(), 'AWS::CodeDeploy::DeploymentGroup', `${id}Release`);
+      expect(groups[groupId]?.Properties).toMatchObject({
+        ApplicationName: { Ref: application },
+        DeploymentStyle: { DeploymentType: 'BLUE_GREEN', DeploymentOption: 'WITH_TRAFFIC_CONTROL' },
+        ServiceRoleArn: { 'Fn::GetAtt': [roleId, 'Arn'] },
+      });
+      const alias = resourcesOf(template(), 'AWS::Lambda::Alias')[idWithPrefix(template(), 'AWS::Lambda::Alias', `${id}Live`)];
+      expect(alias?.UpdatePolicy?.CodeDeployLambdaAliasUpdate).toMatchObject({ ApplicationName: { Ref: application }, DeploymentGroupName: { Ref: groupId } });
+    }
+    expect(Object.keys(groups)).toHaveLength(Object.keys(RELEASED).length);
+    for (const unreleased of ['KeyMirrorLive', 'ReleaseCheckLive']) expect(resourcesOf(template(), 'AWS::Lambda::Alias')[idWithPrefix(template(), 'AWS::Lambda::Alias', unreleased)]?.UpdatePolicy).toBeUndefined();
+    // No managed policy (AWS's would allow any alias of the account).
+    const role = resourcesOf(template(), 'AWS::IAM::Role')[roleId];
+    expect(role?.Properties.ManagedPolicyArns).toBeUndefined();
+    expect(role?.Properties.AssumeRolePolicyDocument.Statement).toEqual([{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'codedeploy.amazonaws.com' } }]);
+    const released = Object.keys(RELEASED).sort().map((id) => idWithPrefix(template(), 'AWS::Lambda::Function', id));
+    const statements = resourcesOf(template(), 'AWS::IAM::Policy')[idWithPrefix(template(), 'AWS::IAM::Policy', 'ReleasesRoleDefaultPolicy')]?.Properties.PolicyDocument.Statement;
+    expect(statements).toEqual([
+      {
+        Action: ['lambda:GetAlias', 'lambda:GetProvisionedConcurrencyConfig', 'lambda:UpdateAlias'],
+        Effect: 'Allow',
+        Resource: [...released.map((fn) => ({ 'Fn::GetAtt': [fn, 'Arn'] })), ...released.map((fn) => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [fn, 'Arn'] }, ':*']] }))],
+      },
+      { Action: 'lambda:InvokeFunction', Effect: 'Allow', Resource: { 'Fn::GetAtt': [idWithPrefix(template(), 'AWS::Lambda::Function', 'ReleaseCheck'), 'Arn'] } },
+      { Action: 'cloudwatch:DescribeAlarms', Effect: 'Allow', Resource: '*' },
+    ]);
+  });
+
+  it('each released alias runs the check before traffic: the hook, its wiring and its rights', () => {
+    const checkFn = idWithPrefix(template(), 'AWS::Lambda::Function', 'ReleaseCheck');
+    const checkPolicy = idWithPrefix(template(), 'AWS::IAM::Policy', 'ReleaseCheckRoleDefaultPolicy');
+    const aliases = resourcesOf(template(), 'AWS::Lambda::Alias');
+    const groups: string[] = [];
+    for (const id of Object.keys(RELEASED)) {
+      const alias = aliases[idWithPrefix(template(), 'AWS::Lambda::Alias', `${id}Live`)] as Resource;
+      expect(alias.UpdatePolicy?.CodeDeployLambdaAliasUpdate.BeforeAllowTrafficHook).toEqual({ Ref: checkFn });
+      // The hook's code, its list of versions and its rights are updated before the alias moves.
+      expect(alias.DependsOn).toEqual(expect.arrayContaining([checkFn, checkPolicy]));
+      groups.push(idWithPrefix(template(), 'AWS::CodeDeploy::DeploymentGroup', `${id}Release`));
+    }
+    const check = resourcesOf(template(), 'AWS::Lambda::Function')[checkFn]?.Properties as Record<string, any>;
+    expect(check.Timeout).toBe(60);
+    // Not traced (outside any request), so no X-Ray right.
+    expect(check.TracingConfig).toBeUndefined();
+    // The versions to check, by declared name: the ones this update publishes.
+    const [, parts] = check.Environment.Variables[RELEASE_CHECK_TARGETS]['Fn::Join'] as [string, (string | { Ref: string })[]];
+    const targets = JSON.parse(parts.map((part) => (typeof part === 'string' ? part : `<${part.Ref}>`)).join('')) as Record<string, string>;
+    expect(targets).toEqual(Object.fromEntries(Object.entries(RELEASED).map(([id, name]) => [name, `<${versionOf(template(), id)}>`])));
+    // Exactly the functions the check has probes for (it fails a release whose list differs).
+    expect(Object.keys(targets).sort()).toEqual([...RELEASED_FUNCTIONS].sort());
+    // Its rights: its own log group, invoke those versions, report to these deployment groups; nothing else (no X-Ray).
+    const statements = resourcesOf(template(), 'AWS::IAM::Policy')[checkPolicy]?.Properties.PolicyDocument.Statement as Record<string, any>[];
+    expect(statements.map((statement) => statement.Action)).toEqual([['logs:CreateLogStream', 'logs:PutLogEvents'], 'codedeploy:PutLifecycleEventHookExecutionStatus', 'lambda:InvokeFunction']);
+    expect(statements[0]?.Resource).toEqual({ 'Fn::GetAtt': [idWithPrefix(template(), 'AWS::Logs::LogGroup', 'ReleaseCheckLogs'), 'Arn'] });
+    const application = Object.keys(resourcesOf(template(), 'AWS::CodeDeploy::Application'))[0];
+    expect(new Set(statements[1]?.Resource)).toEqual(
+      new Set(
+        groups.map((group) => ({
+          'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':codedeploy:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':deploymentgroup:', { Ref: application }, '/', { Ref: group }]],
+        })),
+      ),
+    );
+    expect(statements[1]?.Resource).toHaveLength(groups.length);
+    expect([...statements[2]?.Resource].sort((a, b) => a.Ref.localeCompare(b.Ref))).toEqual(Object.keys(RELEASED).map((id) => ({ Ref: versionOf(template(), id) })).sort((a, b) => a.Ref.localeCompare(b.Ref)));
+    for (const statement of statements) expect(statement.Effect).toBe('Allow');
+  });
+
+  it(stage === 'prod' ? 'prod: a quarter of the traffic for 30 minutes, gated by the stage\'s alarms and the new version\'s own' : 'staging: all at once, the check before traffic its only gate', () => {
+    const groups = resourcesOf(template(), 'AWS::CodeDeploy::DeploymentGroup');
+    const configs = resourcesOf(template(), 'AWS::CodeDeploy::DeploymentConfig');
+    const alarm = (prefix: string) => ({ Name: { Ref: idWithPrefix(template(), 'AWS::CloudWatch::Alarm', prefix) } });
+    if (stage === 'staging') {
+      expect(configs).toEqual({});
+      for (const group of Object.values(groups)) expect(group.Properties).toMatchObject({ DeploymentConfigName: 'CodeDeployDefault.LambdaAllAtOnce', AlarmConfiguration: { Enabled: false } });
+      return;
+    }
+    // No name: CloudFormation makes one, so two stages of an account never collide.
+    const [configId, config] = Object.entries(configs)[0] as [string, Resource];
+    expect(Object.keys(configs)).toHaveLength(1);
+    expect(config.Properties).toEqual({
+      ComputePlatform: 'Lambda',
+      TrafficRoutingConfig: { Type: 'TimeBasedCanary', TimeBasedCanary: { CanaryPercentage: CANARY_OF.prod?.percent, CanaryInterval: CANARY_OF.prod?.minutes } },
+    });
+    expect(CANARY_OF.prod).toEqual({ percent: 25, minutes: 30 });
+    for (const id of Object.keys(RELEASED)) {
+      const own = id === 'Authorizer' ? 'AuthorizerReleaseRefusalAlarm' : `${id}ReleaseAlarm`;
+      expect(groups[idWithPrefix(template(), 'AWS::CodeDeploy::DeploymentGroup', `${id}Release`)]?.Properties).toMatchObject({
+        DeploymentConfigName: { Ref: configId },
+        AlarmConfiguration: { Enabled: true, Alarms: [alarm('Api5xxAlarm'), alarm('ApiLatencyAlarm'), alarm(`${id}ReleaseLatencyAlarm`), alarm(own)] },
+        AutoRollbackConfiguration: { Enabled: true, Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM'] },
+      });
+    }
+  });
+
+  it('each function\'s gates see its new version alone: Lambda\'s metrics by ExecutedVersion, the 5XX answers by version, with minimum counts', () => {
+    for (const [id, name] of Object.entries(RELEASED)) {
+      const fn = idWithPrefix(template(), 'AWS::Lambda::Function', id);
+      const version = { 'Fn::GetAtt': [versionOf(template(), id), 'Version'] };
+      const onAlias = [{ Name: 'FunctionName', Value: { Ref: fn } }, { Name: 'Resource', Value: { 'Fn::Join': ['', [{ Ref: fn }, ':live']] } }];
+      const ofVersion = [{ Name: 'ExecutedVersion', Value: version }, ...onAlias];
+      const lambda = (MetricName: string, Stat: string, Dimensions = ofVersion) => ({ Namespace: 'AWS/Lambda', MetricName, Dimensions, Period: 300, Stat });
+
+      const latency = alarmOf(template(), `${id}ReleaseLatencyAlarm`);
+      expect(latency).toMatchObject({ Threshold: VERSION_LATENCY_GATE.p99Ms, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 1, TreatMissingData: 'notBreaching' });
+      expect(expressionOf(latency)).toBe('IF(invocations >= 20, p99, 0)');
+      expect(statOf(latency)).toEqual({ invocations: lambda('Invocations', 'Sum'), p99: lambda('Duration', 'p99') });
+
+      if (id === 'Authorizer') {
+        const refusals = alarmOf(template(), 'AuthorizerReleaseRefusalAlarm');
+        expect(refusals).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1, TreatMissingData: 'notBreaching' });
+        expect(expressionOf(refusals)).toBe(
+          'IF((FILL(newRefusals, 0) >= 10) AND ((FILL(allInvocations, 0) - FILL(newInvocations, 0)) >= 20) AND ' +
+            '(FILL(newRefusals, 0) * (FILL(allInvocations, 0) - FILL(newInvocations, 0)) > 3 * (FILL(allRefusals, 0) - FILL(newRefusals, 0)) * FILL(newInvocations, 0)), 1, 0)',
+        );
+        const refused = (Dimensions: unknown[]) => ({ Namespace: `PetStore/${stage}`, MetricName: 'Refusals', Dimensions, Period: 300, Stat: 'Sum' });
+        expect(statOf(refusals)).toEqual({
+          newRefusals: refused([{ Name: 'function', Value: 'authorizer' }, { Name: 'version', Value: version }]),
+          allRefusals: refused([{ Name: 'function', Value: 'authorizer' }]),
+          newInvocations: lambda('Invocations', 'Sum'),
+          allInvocations: lambda('Invocations', 'Sum', onAlias),
+        });
+        // Its failed invocations are its 401s: no failure gate.
+        expect(Object.keys(resourcesOf(template(), 'AWS::CloudWatch::Alarm')).filter((alarmId) => /^AuthorizerReleaseAlarm/.test(alarmId))).toEqual([]);
+        continue;
+      }
+      const failures = alarmOf(template(), `${id}ReleaseAlarm`);
+      expect(failures).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 1, TreatMissingData: 'notBreaching' });
+      const failed = id === 'ApiDocs' ? 'FILL(errors, 0) + FILL(throttles, 0)' : 'FILL(errors, 0) + FILL(throttles, 0) + FILL(answers5xx, 0)';
+      expect(expressionOf(failures)).toBe(`IF((invocations >= 20) AND ((${failed}) >= 2), 100 * (${failed}) / invocations, 0)`);
+      expect(statOf(failures)).toEqual({
+        invocations: lambda('Invocations', 'Sum'),
+        errors: lambda('Errors', 'Sum'),
+        throttles: lambda('Throttles', 'Sum'),
+        ...(id === 'ApiDocs' ? {} : { answers5xx: { Namespace: `PetStore/${stage}`, MetricName: 'Status5xx', Dimensions: [{ Name: 'operation', Value: name }, { Name: 'version', Value: version }], Period: 300, Stat: 'Sum' } }),
+      });
+    }
+    expect(VERSION_GATE).toEqual({ periodMinutes: 5, percent: 1, minInvocations: 20, minFailures: 2 });
+    expect(REFUSAL_GATE).toEqual({ factor: 3, minRefusals: 10, minOtherInvocations: 20 });
+  });
+
+  it('the authorizer writes its refusals to the stage\'s namespace', () => {
+    const authorizer = resourcesOf(template(), 'AWS::Lambda::Function')[idWithPrefix(template(), 'AWS::Lambda::Function', 'Authorizer')];
+    expect(authorizer?.Properties.Environment.Variables.METRICS_NAMESPACE).toBe(`PetStore/${stage}`);
+  });
+});
+
+describe('releasing a fix while an alarm fires', () => {
+  it('-c ignoreReleaseAlarms=true keeps prod\'s canary and the check before traffic, but lets CodeDeploy ignore the alarms for that deploy', () => {
+    const { template } = synth('prod', false, { ignoreReleaseAlarms: 'true' });
+    const [config] = Object.keys(resourcesOf(template, 'AWS::CodeDeploy::DeploymentConfig'));
+    for (const group of Object.values(resourcesOf(template, 'AWS::CodeDeploy::DeploymentGroup'))) {
+      expect(group.Properties).toMatchObject({ DeploymentConfigName: { Ref: config }, AlarmConfiguration: { Enabled: false } });
+    }
+    for (const id of Object.keys(RELEASED)) {
+      const alias = resourcesOf(template, 'AWS::Lambda::Alias')[idWithPrefix(template, 'AWS::Lambda::Alias', `${id}Live`)];
+      expect(alias?.UpdatePolicy?.CodeDeployLambdaAliasUpdate.BeforeAllowTrafficHook).toEqual({ Ref: idWithPrefix(template, 'AWS::Lambda::Function', 'ReleaseCheck') });
+    }
+  });
+});
+
+describe('the odds of a prod release (docs/releases.md#the-odds)', () => {
+  const canary = CANARY_OF.prod!;
+  const docs = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'releases.md'), 'utf8');
+  const percent = (chance: number) => `${(100 * chance).toFixed(1)} %`;
+
+  it('the binomial arithmetic is right where it can be worked by hand', () => {
+    // 63 invocations (25 % of 50 a minute for 5 minutes, rounded), 2 % failing: P(X >= 2) = 1 - 0.98^63 - 63 * 0.02 * 0.98^62.
+    expect(binomialAtLeast(63, 0.02, 2)).toBeCloseTo(1 - 0.98 ** 63 - 63 * 0.02 * 0.98 ** 62, 12);
+    expect(binomialAtLeast(10, 0.5, 0)).toBe(1);
+    expect(binomialAtLeast(10, 0.5, 11)).toBe(0);
+    expect(binomialAtLeast(10, 0.5, 10)).toBeCloseTo(1 / 1024, 12);
+    // Fewer than 20 invocations are not judged; 2 failures at least; over 1 % of 625 is 7.
+    expect([failuresToFire(VERSION_GATE, 19), failuresToFire(VERSION_GATE, 62), failuresToFire(VERSION_GATE, 625)]).toEqual([Infinity, 2, 7]);
+    // The former 10 % for 10 minutes left the gate no whole period to judge; 25 % for 30 leaves 4.
+    expect([judgedPeriods({ percent: 10, minutes: 10 }, VERSION_GATE), judgedPeriods(canary, VERSION_GATE)]).toEqual([0, 4]);
+  });
+
+  it('the docs\' table is the chance the gate rolls back a good version and one failing 2 % or 10 %, at 50 and 500 requests a minute', () => {
+    const rows = [50, 500].map((rpm) => `| ${rpm} | ${[0.001, 0.02, 0.1].map((rate) => percent(rollbackChance(canary, VERSION_GATE, rpm, rate))).join(' | ')} |`);
+    for (const row of rows) expect(docs).toContain(row);
+    expect(rows).toEqual(['| 50 | 0.7 % | 83.2 % | 100.0 % |', '| 500 | 0.0 % | 100.0 % | 100.0 % |']);
+  });
+
+  it('the docs state the smallest failure rate caught 9 times in 10 at 50 and at 500 requests a minute', () => {
+    const at50 = smallestCaught(canary, VERSION_GATE, 50, 0.9);
+    const at500 = smallestCaught(canary, VERSION_GATE, 500, 0.9);
+    expect([at50, at500]).toEqual([0.024, 0.011]);
+    expect(docs).toContain(`at 50 requests a minute, a version failing ${percent(at50!)} of its requests`);
+    expect(docs).toContain(`at 500, one failing ${percent(at500!)}`);
+  });
+});

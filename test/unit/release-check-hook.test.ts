@@ -1,0 +1,205 @@
+import { join } from 'node:path';
+import type { PutLifecycleEventHookExecutionStatusCommand } from '@aws-sdk/client-codedeploy';
+import type { InvokeCommand, InvokeCommandOutput } from '@aws-sdk/client-lambda';
+import { build } from 'esbuild';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readReleaseTargets, releaseCheckHook, REPORT_DEADLINE_MS, type HookClients } from '../../functions/releaseCheck/handler';
+import { esbuildOptionsFor } from '../../infra/bundling';
+import { FUNCTION_NAMES, FUNCTIONS } from '../../shared/functions';
+import { setLogSink } from '../../shared/log';
+import { RELEASED_FUNCTIONS } from '../../shared/release-check/released-functions';
+import { PROBES, resultsWith } from '../support/release-probes';
+
+/**
+ * The CodeDeploy hook (functions/releaseCheck/handler.ts) with Lambda and CodeDeploy clients of the
+ * test's own (no emulator of either exists): what it invokes, what it reports, what it logs.
+ */
+const root = join(import.meta.dirname, '..', '..');
+const EVENT = { DeploymentId: 'd-ABCDEF123', LifecycleEventHookExecutionId: 'hook-execution-1' };
+const arnOf = (name: string, version: number) => `arn:aws:lambda:eu-west-1:123456789012:function:PetStore-prod-${name}:${version}`;
+const TARGETS = Object.fromEntries(RELEASED_FUNCTIONS.map((name, i) => [name, arnOf(name, i + 3)]));
+const TARGETS_JSON = JSON.stringify(TARGETS);
+const VERSIONS = { listPets: '3', createPet: '4', getPet: '5', apiDocs: '6', authorizer: '7' };
+const functionOf = (arn: string) => RELEASED_FUNCTIONS.find((name) => TARGETS[name] === arn) as string;
+
+const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)) as InvokeCommandOutput['Payload'];
+const returned = (value: unknown): InvokeCommandOutput => ({ $metadata: {}, StatusCode: 200, Payload: encode(value) });
+const unhandled = (errorType: string, errorMessage: string): InvokeCommandOutput => ({ $metadata: {}, StatusCode: 200, FunctionError: 'Unhandled', Payload: encode({ errorType, errorMessage, trace: [] }) });
+const proxyAnswer = (statusCode: number, body: unknown) => returned({ statusCode, headers: { 'Content-Type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+/** What each version answers when all is well, as Lambda returns it. */
+const GOOD: Record<string, () => InvokeCommandOutput> = {
+  listPets: () => proxyAnswer(200, []),
+  getPet: () => proxyAnswer(404, { code: 'not_found', message: 'No pet has id 10970726400000.', status: 404 }),
+  createPet: () => proxyAnswer(400, { code: 'invalid_request', message: 'body.name: must not be blank', status: 400 }),
+  apiDocs: () => proxyAnswer(200, '<!doctype html>'),
+  authorizer: () => unhandled('Error', 'Unauthorized'),
+};
+
+interface Fakes {
+  readonly clients: HookClients;
+  readonly invoked: { functionName: string; input: InvokeCommand['input']; event: Record<string, unknown>; signal: AbortSignal }[];
+  readonly reported: PutLifecycleEventHookExecutionStatusCommand['input'][];
+}
+
+/** The clients, answering as GOOD does but for the functions given (by name). */
+function fakes(answers: Record<string, () => InvokeCommandOutput | Promise<InvokeCommandOutput>> = {}, report: () => Promise<unknown> = async () => ({})): Fakes {
+  const invoked: Fakes['invoked'] = [];
+  const reported: Fakes['reported'] = [];
+  const clients: HookClients = {
+    lambda: {
+      async send(command, { abortSignal }) {
+        const functionName = functionOf(command.input.FunctionName as string);
+        invoked.push({ functionName, input: command.input, event: JSON.parse(new TextDecoder().decode(command.input.Payload as Uint8Array)), signal: abortSignal });
+        return (answers[functionName] ?? GOOD[functionName] as () => InvokeCommandOutput)();
+      },
+    },
+    codeDeploy: {
+      async send(command) {
+        reported.push(command.input);
+        return report();
+      },
+    },
+  };
+  return { clients, invoked, reported };
+}
+
+let lines: string[] = [];
+let restoreSink: () => void;
+beforeEach(() => {
+  lines = [];
+  const previous = setLogSink((line) => lines.push(line));
+  restoreSink = () => setLogSink(previous);
+});
+afterEach(() => restoreSink());
+
+/** The log lines, without what changes from run to run. */
+const logged = (): Record<string, unknown>[] =>
+  lines.map((line) => JSON.parse(line) as Record<string, unknown>).map(({ time, durationMs, ...entry }) => ({ ...entry, ...(durationMs === undefined ? {} : { durationMs: typeof durationMs }) }));
+const reportOf = (status: string) => ({ deploymentId: EVENT.DeploymentId, lifecycleEventHookExecutionId: EVENT.LifecycleEventHookExecutionId, status });
+
+describe('the release check hook', () => {
+  it('invokes each new version by its qualified ARN, synchronously, each call with a deadline, and reports Succeeded: one log line', async () => {
+    const { clients, invoked, reported } = fakes();
+    await releaseCheckHook(clients, TARGETS_JSON)(EVENT);
+    expect(invoked.map(({ functionName, input }) => [functionName, input.FunctionName, input.InvocationType])).toEqual(PROBES.map(({ functionName }) => [functionName, TARGETS[functionName], 'RequestResponse']));
+    expect(invoked.map(({ event }) => (event.type === 'REQUEST' ? `authorizer ${event.httpMethod} ${event.resource}` : `${event.httpMethod} ${event.path}`))).toEqual([
+      'GET /pets',
+      'GET /pets/10970726400000',
+      'POST /pets',
+      'GET /openapi.json',
+      'GET /docs',
+      'GET /docs/swagger-ui-bundle.js',
+      'GET /docs/swagger-ui.css',
+      'authorizer GET /pets',
+    ]);
+    expect(invoked.every(({ signal }) => signal instanceof AbortSignal && !signal.aborted)).toBe(true);
+    expect(reported).toEqual([reportOf('Succeeded')]);
+    expect(logged()).toEqual([
+      { level: 'info', msg: 'release check', deploymentId: EVENT.DeploymentId, status: 'Succeeded', versions: VERSIONS, probes: 8, failedProbes: 0, durationMs: 'number' },
+    ]);
+  });
+
+  it('reports Failed when a probe fails, with a log line for it that names the function and the reason, and none with the token', async () => {
+    const allow = () => returned({ principalId: 'x', policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: '*' }] } });
+    const { clients, invoked, reported } = fakes({ authorizer: allow, listPets: () => proxyAnswer(500, { code: 'internal_error', message: 'Something went wrong.', status: 500 }) });
+    await releaseCheckHook(clients, TARGETS_JSON)(EVENT);
+    expect(reported).toEqual([reportOf('Failed')]);
+    expect(logged()).toEqual([
+      { level: 'error', msg: 'release check probe failed', deploymentId: EVENT.DeploymentId, probe: 'listPets: GET /v1/pets?limit=1', function: 'listPets', reason: 'answered 500 internal_error instead of 200' },
+      { level: 'error', msg: 'release check probe failed', deploymentId: EVENT.DeploymentId, probe: 'authorizer: GET /v1/pets with an unknown token', function: 'authorizer', reason: 'allowed an unknown token' },
+      { level: 'error', msg: 'release check', deploymentId: EVENT.DeploymentId, status: 'Failed', versions: VERSIONS, probes: 8, failedProbes: 2, durationMs: 'number' },
+    ]);
+    const token = ((invoked.at(-1)?.event.headers as Record<string, string>).Authorization as string).replace('Bearer ', '');
+    expect(token).toMatch(/^release-check-/);
+    expect(lines.filter((line) => line.includes(token))).toEqual([]);
+  });
+
+  it('reports Failed, not silence, when a version does not answer by the check\'s deadline: the call is aborted', async () => {
+    const never = () => new Promise<never>(() => undefined); // answers nothing, aborted or not
+    const { clients, invoked, reported } = fakes({ getPet: never });
+    const startedAt = performance.now();
+    await releaseCheckHook(clients, TARGETS_JSON, { checkDeadlineMs: 150 })(EVENT);
+    expect(performance.now() - startedAt).toBeLessThan(1_000);
+    expect(reported).toEqual([reportOf('Failed')]);
+    expect(invoked.find(({ functionName }) => functionName === 'getPet')?.signal.aborted).toBe(true);
+    expect(logged()[0]).toEqual({ level: 'error', msg: 'release check probe failed', deploymentId: EVENT.DeploymentId, probe: PROBES[1]?.name, function: 'getPet', reason: 'no answer within 0.15 s' });
+  });
+
+  it('gives the check less time when the function has less left than the check and the report need', async () => {
+    const never = () => new Promise<never>(() => undefined);
+    const { clients, reported } = fakes({ createPet: never });
+    await releaseCheckHook(clients, TARGETS_JSON)(EVENT, { getRemainingTimeInMillis: () => REPORT_DEADLINE_MS + 1_000 + 120 });
+    expect(reported).toEqual([reportOf('Failed')]);
+    expect(logged()[0]).toMatchObject({ function: 'createPet', reason: 'no answer within 0.12 s' });
+  });
+
+  it('reports Failed when an invocation itself fails (no right to invoke, throttled), with the error\'s name and message', async () => {
+    const denied = () => Promise.reject(Object.assign(new Error('User is not authorized to perform: lambda:InvokeFunction'), { name: 'AccessDeniedException' }));
+    const { clients, reported } = fakes({ apiDocs: denied });
+    await releaseCheckHook(clients, TARGETS_JSON)(EVENT);
+    expect(reported).toEqual([reportOf('Failed')]);
+    const failures = logged().filter((entry) => entry.msg === 'release check probe failed');
+    expect(failures.map((entry) => [entry.probe, entry.reason])).toEqual(
+      PROBES.filter(({ functionName }) => functionName === 'apiDocs').map(({ name }) => [name, 'its invocation failed: AccessDeniedException: User is not authorized to perform: lambda:InvokeFunction']),
+    );
+  });
+
+  it('reads a function error from Lambda\'s error payload, and takes the authorizer\'s Unauthorized as the refusal it is', async () => {
+    const { clients, reported } = fakes({ createPet: () => unhandled('Runtime.ImportModuleError', "Error: Cannot find module '/var/task/index.mjs'") });
+    await releaseCheckHook(clients, TARGETS_JSON)(EVENT);
+    expect(reported).toEqual([reportOf('Failed')]);
+    expect(logged().filter((entry) => entry.msg === 'release check probe failed').map((entry) => entry.reason)).toEqual(["failed: Runtime.ImportModuleError: Error: Cannot find module '/var/task/index.mjs'"]);
+  });
+
+  it.each([
+    [undefined, 'RELEASE_CHECK_TARGETS is not set'],
+    ['{', 'RELEASE_CHECK_TARGETS is not JSON'],
+    ['[]', 'RELEASE_CHECK_TARGETS is not a JSON object'],
+    [JSON.stringify({ ...TARGETS, keyMirror: arnOf('keyMirror', 1) }), 'RELEASE_CHECK_TARGETS names functions the check has no probe for: keyMirror'],
+    [JSON.stringify({ ...TARGETS, getPet: undefined, apiDocs: undefined }), 'RELEASE_CHECK_TARGETS gives no version of getPet, apiDocs'],
+    [JSON.stringify({ ...TARGETS, listPets: arnOf('listPets', 1).replace(/:1$/, ':live'), authorizer: arnOf('authorizer', 1).replace(/:1$/, '') }), 'RELEASE_CHECK_TARGETS gives no qualified version ARN for listPets, authorizer'],
+    [JSON.stringify({ ...TARGETS, getPet: 7 }), 'RELEASE_CHECK_TARGETS gives no qualified version ARN for getPet'],
+  ])('reports Failed without invoking anything when RELEASE_CHECK_TARGETS is %s: %s', async (json, reason) => {
+    expect(readReleaseTargets(json)).toBe(reason);
+    const { clients, invoked, reported } = fakes();
+    await releaseCheckHook(clients, json)(EVENT);
+    expect([invoked, reported]).toEqual([[], [reportOf('Failed')]]);
+    expect(logged()).toEqual([{ level: 'error', msg: 'release check', deploymentId: EVENT.DeploymentId, status: 'Failed', reason, probes: 0, failedProbes: 0, durationMs: 'number' }]);
+  });
+
+  it('fails its invocation, after a log line, when the report does not go through (Lambda tries it again; CodeDeploy fails the hook if none does)', async () => {
+    const { clients, reported } = fakes({}, () => Promise.reject(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' })));
+    await expect(releaseCheckHook(clients, TARGETS_JSON)(EVENT)).rejects.toThrow('Rate exceeded');
+    expect(reported).toEqual([reportOf('Succeeded')]);
+    expect(logged().map(({ level, msg, status }) => [level, msg, status])).toEqual([
+      ['info', 'release check', 'Succeeded'],
+      ['error', 'release check not reported', 'Succeeded'],
+    ]);
+  });
+
+  it('refuses to run for anything but a CodeDeploy lifecycle event: nothing invoked, nothing reported', async () => {
+    const { clients, invoked, reported } = fakes();
+    await expect(releaseCheckHook(clients, TARGETS_JSON)({ DeploymentId: 'd-1' } as never)).rejects.toThrow('The release check runs as a CodeDeploy lifecycle hook only.');
+    expect([invoked, reported]).toEqual([[], []]);
+  });
+
+  it('checks the same probes as the drill, in the same order', () => {
+    expect(resultsWith().map(({ name }) => name)).toEqual(PROBES.map(({ name }) => name));
+  });
+});
+
+describe('the release check function', () => {
+  it('is declared as a function of no table and no secret, and checks every function a request reaches', () => {
+    expect(FUNCTIONS.releaseCheck).toEqual({ handler: 'functions/releaseCheck/handler.ts', dynamodb: [] });
+    expect(FUNCTION_NAMES.filter((name) => !(RELEASED_FUNCTIONS as readonly string[]).includes(name))).toEqual(['keyMirror', 'releaseCheck']);
+  });
+
+  it('bundles no zod, no declaration, nothing of local/ or bench/, and no AWS client but Lambda\'s and CodeDeploy\'s', async () => {
+    const result = await build({ ...esbuildOptionsFor(join(root, FUNCTIONS.releaseCheck.handler), join(root, 'bench', '.build', 'unused.mjs')), write: false, metafile: true });
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(inputs.filter((input) => input.includes('node_modules/zod/') || /^functions\/[^/]+\/operation\.ts$|^shared\/functions\.ts$|^bench\/|^local\//.test(input))).toEqual([]);
+    const clients = [...new Set(inputs.map((input) => /node_modules\/@aws-sdk\/(client-[a-z-]+)\//.exec(input)?.[1]).filter((client) => client !== undefined))].sort();
+    expect(clients).toEqual(['client-codedeploy', 'client-lambda']);
+  }, 60_000);
+});

@@ -1,0 +1,271 @@
+import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { principalFromContext } from '../../shared/auth/authorizer-contract';
+import { readBearer } from '../../shared/auth/bearer';
+import { GET_PET_DEPRECATION } from '../../shared/http/deprecation';
+import { ErrorBody } from '../../shared/http/error-body';
+import { PET_ID_TEXT } from '../../shared/pets/fields';
+import { Pet } from '../../shared/pets/pet';
+import { drawnAt } from '../../shared/pets/pet-ids';
+import { errorBodyProblem, petProblem } from '../../shared/release-check/answer-shapes';
+import { CHECK_ADDRESS, CHECK_PRINCIPAL, unknownToken } from '../../shared/release-check/check-identity';
+import type { InvocationOutcome, Invoke } from '../../shared/release-check/invocation';
+import { UNISSUED_PET_ID } from '../../shared/release-check/probes';
+import { CHECK_DEADLINE_MS, PROBE_DEADLINE_MS, runReleaseCheck } from '../../shared/release-check/run-release-check';
+import type { ReleasedFunction } from '../../shared/release-check/released-functions';
+import { PROBES, resultsWith } from '../support/release-probes';
+
+/**
+ * The release check's judgement (shared/release-check/), on outcomes written here: each reason a
+ * probe fails for, its deadline, and the events it sends. The real functions answer it in
+ * test/local/release-drill.test.ts; the hook that runs it in AWS is test/unit/release-check-hook.test.ts.
+ */
+const AT = Date.UTC(2026, 10, 26, 12, 0, 0);
+const TOKEN = 'release-check-test-token';
+
+const returned = (payload: unknown): InvocationOutcome => ({ kind: 'returned', payload });
+const thrown = (errorType: string, errorMessage: string): InvocationOutcome => ({ kind: 'functionError', errorType, errorMessage });
+const answer = (statusCode: number, body: unknown = '') => returned({ statusCode, headers: { 'Content-Type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+const errorAnswer = (status: number, code: string) => answer(status, { code, message: 'What went wrong.', status });
+const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
+
+/** What the functions answer when all is well. */
+const GOOD: Readonly<Record<ReleasedFunction, InvocationOutcome>> = {
+  listPets: answer(200, [PET]),
+  getPet: errorAnswer(404, 'not_found'),
+  createPet: answer(400, { code: 'invalid_request', message: 'body.name: must not be blank', status: 400, details: [{ path: 'body.name', message: 'must not be blank' }] }),
+  apiDocs: answer(200, '<!doctype html>'),
+  authorizer: thrown('Error', 'Unauthorized'),
+};
+
+/** Answers each function as GOOD does, but those given (by probe name, or by function for all its probes). */
+function invokeWith(overrides: Readonly<Record<string, InvocationOutcome | Error>> = {}): Invoke & { calls: { functionName: ReleasedFunction; event: unknown }[] } {
+  const calls: { functionName: ReleasedFunction; event: unknown }[] = [];
+  const invoke = async (functionName: ReleasedFunction, event: unknown) => {
+    calls.push({ functionName, event });
+    const name = PROBES[calls.length - 1]?.name ?? '';
+    const outcome = overrides[name] ?? overrides[functionName] ?? GOOD[functionName];
+    if (outcome instanceof Error) throw outcome;
+    return outcome;
+  };
+  return Object.assign(invoke, { calls });
+}
+
+const check = (invoke: Invoke, at = AT) => runReleaseCheck(invoke, { at, token: TOKEN });
+
+describe('the release check', () => {
+  it('passes when every function answers as it should, and lists each probe', async () => {
+    expect(await check(invokeWith())).toEqual({ passed: true, probes: resultsWith() });
+    expect(resultsWith().map((result) => result.functionName)).toEqual(['listPets', 'getPet', 'createPet', 'apiDocs', 'apiDocs', 'apiDocs', 'apiDocs', 'authorizer']);
+  });
+
+  it.each([
+    // Any function error but the authorizer's Unauthorized.
+    ['listPets', thrown('Runtime.ImportModuleError', "Error: Cannot find module 'x'\n    at load (file:///var/task/index.mjs:1:1)"), "failed: Runtime.ImportModuleError: Error: Cannot find module 'x' at load (file:///var/task/index.mjs:1:1)"],
+    ['getPet', thrown('Sandbox.Timedout', 'Task timed out after 10.00 seconds'), 'failed: Sandbox.Timedout: Task timed out after 10.00 seconds'],
+    ['authorizer', thrown('TimeoutError', 'The operation ran into the function timeout.'), 'failed: TimeoutError: The operation ran into the function timeout.'],
+    ['authorizer', thrown('Error', 'unauthorized'), 'failed: Error: unauthorized'],
+    // Another status than the expected one.
+    ['listPets', errorAnswer(500, 'internal_error'), 'answered 500 internal_error instead of 200'],
+    ['listPets', answer(502, 'Bad Gateway'), 'answered 502 instead of 200'],
+    ['getPet', answer(200, PET), 'answered 200 instead of 404'],
+    ['createPet', answer(201, PET), 'answered 201 instead of 400'],
+    ['apiDocs', errorAnswer(404, 'not_found'), 'answered 404 not_found instead of 200'],
+    // Not an answer at all.
+    ['listPets', returned(null), 'answered no API Gateway proxy result'],
+    ['getPet', returned({ status: 404 }), 'answered no API Gateway proxy result'],
+    // The listing's shape.
+    ['listPets', answer(200, 'not json'), 'answered 200 with a body that is not JSON'],
+    ['listPets', answer(200, { pets: [] }), 'answered 200 with a body that is not a JSON array'],
+    ['listPets', answer(200, [PET, { ...PET, id: 2 }]), 'answered 200 with a body that holds 2 pets, more than the limit of 1'],
+    ['listPets', answer(200, [{ ...PET, name: '' }]), 'answered 200 with a body that holds a malformed pet at 0: it has no name'],
+    ['listPets', answer(200, [{ ...PET, owner: 'x' }]), 'answered 200 with a body that holds a malformed pet at 0: it has a member a Pet has not'],
+    ['listPets', answer(200, [{ ...PET, status: 'lost' }]), 'answered 200 with a body that holds a malformed pet at 0: it has no known status'],
+    // The Error body: missing, not JSON, malformed, another code.
+    ['getPet', answer(404), 'answered 404 without an Error body'],
+    ['getPet', answer(404, 'Not Found'), 'answered 404 with an Error body that is not JSON'],
+    ['getPet', answer(404, ['not_found']), 'answered 404 with an Error body that is not a JSON object'],
+    ['getPet', answer(404, { message: 'No such pet.', status: 404 }), 'answered 404 with an Error body that has no known code'],
+    ['getPet', answer(404, { code: 'not_found', message: '', status: 404 }), 'answered 404 with an Error body that has no message'],
+    ['getPet', answer(404, { code: 'not_found', message: 'No such pet.' }), 'answered 404 with an Error body that has no error status'],
+    ['getPet', answer(404, { code: 'not_found', message: 'No such pet.', status: 400 }), 'answered 404 with an Error body that says status 400'],
+    ['getPet', answer(404, { code: 'not_found', message: 'No such pet.', status: 404, id: 7 }), 'answered 404 with an Error body that has a member the Error body has not'],
+    ['getPet', errorAnswer(404, 'gone'), 'answered 404 gone instead of 404 not_found'],
+    ['createPet', answer(400, { code: 'invalid_request', message: 'Bad.', status: 400, details: [] }), 'answered 400 with an Error body that has malformed details'],
+    ['createPet', answer(400, { code: 'invalid_request', message: 'Bad.', status: 400, details: [{ path: 'body.name' }] }), 'answered 400 with an Error body that has malformed details'],
+    // The authorizer: anything but a refusal.
+    ['authorizer', returned({ principalId: 'x', policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: '*' }] } }), 'allowed an unknown token'],
+    ['authorizer', returned({ principalId: 'x', policyDocument: { Statement: [{ Effect: 'Deny' }, { Effect: 'Allow' }] }, context: { code: 'rate_limited' } }), 'allowed an unknown token'],
+    ['authorizer', returned({ principalId: 'x' }), 'answered neither Unauthorized nor a Deny policy'],
+    ['authorizer', returned(null), 'answered neither Unauthorized nor a Deny policy'],
+    ['authorizer', returned({ principalId: 'address', policyDocument: { Statement: [{ Effect: 'Deny' }] } }), "denied without the 429's code in its context"],
+    // The invocation itself failed.
+    ['createPet', new Error('connect ECONNREFUSED 127.0.0.1:9001'), 'its invocation failed: Error: connect ECONNREFUSED 127.0.0.1:9001'],
+  ] as const)('fails the %s probes when its outcome is %j: %s', async (functionName, outcome, reason) => {
+    const failures = Object.fromEntries(PROBES.filter((probe) => probe.functionName === functionName).map((probe) => [probe.name, reason]));
+    expect(await check(invokeWith({ [functionName]: outcome }))).toEqual({ passed: false, probes: resultsWith(failures) });
+  });
+
+  it('takes a Deny for the address\'s used-up allowance (the 429 in its context) as the refusal it is', async () => {
+    const denied = returned({ principalId: 'address', policyDocument: { Statement: [{ Effect: 'Deny' }] }, context: { code: 'rate_limited', message: 'Too many.' } });
+    const suspended = returned({ principalId: 'address', policyDocument: { Statement: [{ Effect: 'Deny' }] }, context: { code: 'key_suspended', message: 'Suspended.' } });
+    expect(await check(invokeWith({ authorizer: denied }))).toEqual({ passed: true, probes: resultsWith() });
+    expect(await check(invokeWith({ authorizer: suspended }))).toEqual({ passed: true, probes: resultsWith() });
+  });
+
+  it('keeps a reason on one line and short: a function error\'s message is cut at 200 characters', async () => {
+    const long = `${'a'.repeat(150)}\n\n${'b'.repeat(100)}`;
+    const { probes } = await check(invokeWith({ getPet: thrown('Error', long) }));
+    expect(probes[1]).toEqual({ name: PROBES[1]?.name, functionName: 'getPet', passed: false, reason: `failed: Error: ${'a'.repeat(150)} ${'b'.repeat(48)}…` });
+  });
+
+  it('expects getPet\'s 410 gone from its sunset on, by the time the check starts', async () => {
+    const sunset = GET_PET_DEPRECATION.sunsetAt.getTime();
+    const getPet = PROBES[1]?.name as string;
+    expect(await check(invokeWith(), sunset - 1)).toEqual({ passed: true, probes: resultsWith() });
+    expect(await check(invokeWith(), sunset)).toEqual({ passed: false, probes: resultsWith({ [getPet]: 'answered 404 not_found instead of 410' }) });
+    expect(await check(invokeWith({ getPet: errorAnswer(410, 'gone') }), sunset)).toEqual({ passed: true, probes: resultsWith() });
+  });
+
+  it('runs the probes at once, and fails one that does not answer by its deadline (its invocation aborted), whatever the others do', async () => {
+    const started: ReleasedFunction[] = [];
+    const signals = new Map<ReleasedFunction, AbortSignal>();
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const invoke: Invoke = async (functionName, _event, signal) => {
+      started.push(functionName);
+      signals.set(functionName, signal);
+      if (functionName === 'getPet') return new Promise<never>(() => undefined); // never answers, ignores the abort
+      await held;
+      return GOOD[functionName];
+    };
+    const startedAt = performance.now();
+    const result = runReleaseCheck(invoke, { at: AT, token: TOKEN, deadlineMs: 200 });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Every probe was sent before any answered.
+    expect(started).toEqual(PROBES.map((probe) => probe.functionName));
+    release();
+    expect(await result).toEqual({ passed: false, probes: resultsWith({ [PROBES[1]?.name as string]: 'no answer within 0.2 s' }) });
+    expect(performance.now() - startedAt).toBeLessThan(1_000);
+    expect([signals.get('getPet')?.aborted, signals.get('listPets')?.aborted]).toEqual([true, false]);
+  });
+
+  it('has a deadline of its own well under a minute, and each probe one no longer', () => {
+    expect([CHECK_DEADLINE_MS, PROBE_DEADLINE_MS]).toEqual([45_000, 25_000]);
+  });
+});
+
+describe('the release check\'s requests', () => {
+  const sent = async () => {
+    const invoke = invokeWith();
+    await check(invoke);
+    return invoke.calls;
+  };
+
+  it('come to the operations from the check\'s own principal, which belongs to no customer, as API Gateway passes an allowed caller', async () => {
+    const calls = await sent();
+    for (const { functionName, event } of calls.filter((call) => ['listPets', 'getPet', 'createPet'].includes(call.functionName))) {
+      const proxy = event as APIGatewayProxyEvent;
+      expect([functionName, principalFromContext(proxy.requestContext.authorizer)]).toEqual([functionName, CHECK_PRINCIPAL]);
+      expect([functionName, proxy.requestContext.identity.sourceIp, proxy.requestContext.requestTimeEpoch, proxy.requestContext.stage]).toEqual([functionName, CHECK_ADDRESS, AT, 'v1']);
+      // No credential goes to an operation: the authorizer resolved the caller.
+      expect([functionName, Object.keys(proxy.headers).filter((name) => name.toLowerCase() === 'authorization')]).toEqual([functionName, []]);
+    }
+    expect(CHECK_PRINCIPAL).toEqual({ keyId: '0000000000000000', plan: 'business', limits: { perMinute: 1_000, perDay: 100_000 } });
+    expect(CHECK_ADDRESS).toBe('192.0.2.1');
+  });
+
+  it('are each API Gateway\'s proxy event for its route: a page of one, an id never issued, an invalid pet, the documentation without a caller', async () => {
+    const calls = await sent();
+    const events = calls.map((call) => call.event as APIGatewayProxyEvent);
+    const [listPets, getPet, createPet, openApi, reference, bundle, css] = events as [APIGatewayProxyEvent, ...APIGatewayProxyEvent[]];
+    expect([listPets.httpMethod, listPets.resource, listPets.path, listPets.queryStringParameters, listPets.multiValueQueryStringParameters, listPets.body]).toEqual(['GET', '/pets', '/pets', { limit: '1' }, { limit: ['1'] }, null]);
+    expect([getPet?.httpMethod, getPet?.resource, getPet?.path, getPet?.pathParameters, getPet?.queryStringParameters]).toEqual(['GET', '/pets/{petId}', `/pets/${UNISSUED_PET_ID}`, { petId: String(UNISSUED_PET_ID) }, null]);
+    expect([createPet?.httpMethod, createPet?.resource, createPet?.headers['Content-Type'], createPet?.multiValueHeaders['Content-Type'], createPet?.body, createPet?.isBase64Encoded]).toEqual([
+      'POST',
+      '/pets',
+      'application/json',
+      ['application/json'],
+      '{"name":" ","categoryId":0}',
+      false,
+    ]);
+    expect([openApi, reference, bundle, css].map((event) => [event?.resource, event?.path, event?.pathParameters, event?.requestContext.authorizer])).toEqual([
+      ['/openapi.json', '/openapi.json', null, null],
+      ['/docs', '/docs', null, null],
+      ['/docs/{asset}', '/docs/swagger-ui-bundle.js', { asset: 'swagger-ui-bundle.js' }, null],
+      ['/docs/{asset}', '/docs/swagger-ui.css', { asset: 'swagger-ui.css' }, null],
+    ]);
+    // Each request its own id.
+    expect(new Set(events.map((event) => event.requestContext.requestId)).size).toBe(events.length);
+  });
+
+  it('give the authorizer a REQUEST event with the unknown token as a bearer credential, from the documentation address', async () => {
+    const calls = await sent();
+    const event = calls[7]?.event as APIGatewayRequestAuthorizerEvent;
+    expect([event.type, event.httpMethod, event.resource, event.path, event.methodArn]).toEqual(['REQUEST', 'GET', '/pets', '/v1/pets', 'arn:aws:execute-api:us-east-1:000000000000:releasecheck/v1/GET/pets']);
+    expect([event.headers?.Authorization, event.multiValueHeaders?.Authorization, event.requestContext.identity.sourceIp]).toEqual([`Bearer ${TOKEN}`, [`Bearer ${TOKEN}`], '192.0.2.1']);
+    expect((event.requestContext as unknown as Record<string, unknown>).authorizer).toBeUndefined();
+  });
+
+  it('use a random, well-formed token each check', () => {
+    const [one, two] = [unknownToken(), unknownToken()];
+    expect(one).not.toBe(two);
+    expect(readBearer(`Bearer ${one}`)).toEqual({ kind: 'token', token: one });
+    expect(one).toMatch(/^release-check-[A-Za-z0-9_-]{32}$/);
+  });
+
+  it('ask for a pet id that passes getPet\'s checks and that no create ever drew: 2026-02-01, before time-ordered ids were written, above every id of the retired counter', () => {
+    expect(UNISSUED_PET_ID).toBe(10_970_726_400_000);
+    expect(PET_ID_TEXT.test(String(UNISSUED_PET_ID))).toBe(true);
+    expect(new Date(drawnAt(UNISSUED_PET_ID)).toISOString()).toBe('2026-02-01T00:00:00.000Z');
+    // The counter: 1,000 creates a second for 100 years (test/unit/pet-ids.test.ts).
+    expect(UNISSUED_PET_ID).toBeGreaterThan(1_000 * 86_400 * 365 * 100);
+  });
+});
+
+describe('the shapes the check reads without zod', () => {
+  const errorBodies: unknown[] = [
+    { code: 'not_found', message: 'No such pet.', status: 404 },
+    { code: 'invalid_request', message: 'Bad.', status: 400, details: [{ path: 'body.name', message: 'is required' }] },
+    { code: 'nope', message: 'x', status: 404 },
+    { code: 'not_found', message: '', status: 404 },
+    { code: 'not_found', message: 'x', status: 399 },
+    { code: 'not_found', message: 'x', status: 600 },
+    { code: 'not_found', message: 'x', status: 404.5 },
+    { code: 'not_found', message: 'x', status: '404' },
+    { code: 'not_found', message: 'x' },
+    { message: 'x', status: 404 },
+    { code: 'not_found', message: 'x', status: 404, extra: 1 },
+    { code: 'invalid_request', message: 'x', status: 400, details: [] },
+    { code: 'invalid_request', message: 'x', status: 400, details: [{ path: 'a', message: 'b', more: 1 }] },
+    { code: 'invalid_request', message: 'x', status: 400, details: [{ path: 1, message: 'b' }] },
+    { code: 'invalid_request', message: 'x', status: 400, details: 'none' },
+    [],
+    null,
+    'not_found',
+  ];
+  it.each(errorBodies.map((body) => [JSON.stringify(body), body]))('the Error body %s: refused exactly when the schema refuses it', (_, body) => {
+    expect(errorBodyProblem(body) === undefined).toBe(ErrorBody.safeParse(body).success);
+  });
+
+  const pets: unknown[] = [
+    PET,
+    { ...PET, status: 'sold' },
+    { ...PET, id: Number.MAX_SAFE_INTEGER },
+    { ...PET, id: Number.MAX_SAFE_INTEGER + 1 },
+    { ...PET, id: 0 },
+    { ...PET, id: 1.5 },
+    { ...PET, id: '1' },
+    { ...PET, name: '' },
+    { ...PET, name: 7 },
+    { ...PET, categoryId: 0 },
+    { ...PET, status: 'lost' },
+    { ...PET, extra: true },
+    { id: 1, name: 'Rex', status: 'available' },
+    [PET],
+    null,
+  ];
+  it.each(pets.map((pet) => [JSON.stringify(pet), pet]))('the Pet %s: refused exactly when the schema refuses it', (_, pet) => {
+    expect(petProblem(pet) === undefined).toBe(Pet.safeParse(pet).success);
+  });
+});
