@@ -19,7 +19,6 @@ import { BUNDLED_ASSETS_DIRECTORY, SWAGGER_UI_FILES } from '../shared/docs/refer
 import { FUNCTIONS, OPERATION_IDS, OPERATIONS, type FunctionDeclaration, type FunctionName, type OperationId, type SecretName } from '../shared/functions';
 import { API_BASE_PATH } from '../shared/http/routes';
 import { STANDARD_PLAN_LIMITS } from '../shared/limits/plans';
-import { metricsNamespaceOf } from '../shared/http/request-metrics';
 import { ACCESS_LOG_FORMAT } from './access-log';
 import { alarmDestinationOf } from './alarm-destination';
 import { addOperationsAlarms, notifyOnAlarm } from './alarms';
@@ -29,7 +28,7 @@ import { logGroupSettings, petStoreFunction, type FunctionOptions, type PetStore
 import { addGatewayResponses } from './gateway-responses';
 import { acknowledgeKeyMirrorReads, grantKeyMirrorReads, scheduleKeyMirror } from './key-mirror';
 import { addReleases } from './releases';
-import { FORMER_KEYS_OF, PET_LAYOUT_OF, type Stage } from './stages';
+import { FORMER_KEYS_OF, PET_LAYOUT_OF, stageEnvironmentOf, type Stage } from './stages';
 import { petStoreTable } from './table';
 import { addUsagePlans } from './usage-plans';
 import { addWebAcl } from './waf';
@@ -84,9 +83,7 @@ export class PetStoreStack extends Stack {
         ...options,
         environment: {
           ...declaredEnvironment(declaration, { tableName: table.tableName, secrets }),
-          ...(name in OPERATIONS ? { METRICS_NAMESPACE: metricsNamespaceOf(props.stage), PET_LAYOUT: petLayout } : {}),
-          // The authorizer's refusals are a metric too (shared/auth/refusal-metrics.ts).
-          ...(name === 'authorizer' ? { METRICS_NAMESPACE: metricsNamespaceOf(props.stage) } : {}),
+          ...stageEnvironmentOf(name, props.stage),
           ...options.environment,
         },
       });

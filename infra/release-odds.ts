@@ -1,17 +1,19 @@
 /**
  * The chance that a prod release's gate rolls a version back, from the canary and the gate's
  * settings (infra/releases.ts): the arithmetic docs/releases.md writes out, and the template test
- * holds the docs' table to (test/infra/releases.test.ts).
+ * holds the docs' figures to (test/infra/releases.test.ts).
  *
- * The model, on the safe side:
- * - the new version serves `percent` of the function's requests for `minutes`, each request
- *   failing on its own with the version's failure rate (binomial counts);
- * - the gate judges aligned 5-minute periods, and only whole ones count: the canary may begin a
- *   minute after a period starts (4 minutes lost) and its last `METRICS_DELAY_MINUTES` arrive too
- *   late to stop it;
- * - in a period the gate fires when the new version had at least `minInvocations` invocations,
- *   `minFailures` failures, and more than `percent` % of them failed. (CloudWatch also judges the
- *   period still filling, which can only add chances to fire.)
+ * The model: the new version serves `percent` of the function's requests for `minutes`, each
+ * request failing on its own with the version's failure rate (binomial counts); the gate judges
+ * aligned 5-minute periods; in a period it fires when the new version had at least
+ * `minInvocations` invocations, `minFailures` failures, and more than `percent` % of them failed.
+ * Each figure is a bound, on the side that flatters nothing:
+ * - the chance of catching a bad version is a lower bound: only the whole periods the canary
+ *   surely holds count (at the worst alignment, its last `METRICS_DELAY_MINUTES` left out, their
+ *   metrics too late), each with its invocations rounded down;
+ * - the chance of rolling back a good version is an upper bound: every period the canary touches
+ *   counts as a whole one, its invocations rounded up.
+ * (CloudWatch also judges a period still filling: that lies between the two.)
  */
 
 export interface Canary {
@@ -26,18 +28,22 @@ export interface FailureGate {
   readonly minFailures: number;
 }
 
+/** Which side of the truth a figure is on. */
+export type Bound = 'catching' | 'falseAlarm';
+
 /** How long after a minute ends its Lambda and embedded metrics can be relied on to be in CloudWatch. */
 export const METRICS_DELAY_MINUTES = 2;
 
-/** The gate's whole periods within the canary, at the worst alignment. */
-export function judgedPeriods(canary: Canary, gate: FailureGate): number {
-  const usable = canary.minutes - METRICS_DELAY_MINUTES - (gate.periodMinutes - 1);
-  return Math.max(0, Math.floor(usable / gate.periodMinutes));
+/** The gate's whole periods within the canary at the worst alignment (catching), or every period it touches (false alarms). */
+export function judgedPeriods(canary: Canary, gate: FailureGate, bound: Bound = 'catching'): number {
+  if (bound === 'falseAlarm') return Math.ceil(canary.minutes / gate.periodMinutes) + 1;
+  return Math.max(0, Math.floor((canary.minutes - METRICS_DELAY_MINUTES) / gate.periodMinutes) - 1);
 }
 
-/** The new version's invocations in one period at `requestsPerMinute` to the function in all. */
-export function invocationsPerPeriod(canary: Canary, gate: FailureGate, requestsPerMinute: number): number {
-  return Math.round((requestsPerMinute * canary.percent * gate.periodMinutes) / 100);
+/** The new version's invocations in one period at `requestsPerMinute` to the function in all (both versions). */
+export function invocationsPerPeriod(canary: Canary, gate: FailureGate, requestsPerMinute: number, bound: Bound = 'catching'): number {
+  const exact = (requestsPerMinute * canary.percent * gate.periodMinutes) / 100;
+  return bound === 'catching' ? Math.floor(exact) : Math.ceil(exact);
 }
 
 /** The fewest failures of `invocations` that fire the gate (Infinity: too few invocations to judge). */
@@ -46,30 +52,88 @@ export function failuresToFire(gate: FailureGate, invocations: number): number {
   return Math.max(gate.minFailures, Math.floor((gate.percent * invocations) / 100) + 1);
 }
 
+/** P(X = k) for k = 0..n, X ~ Binomial(n, p). */
+function binomialTerms(n: number, p: number): number[] {
+  const terms = new Array<number>(n + 1).fill(0);
+  if (p <= 0) terms[0] = 1;
+  else if (p >= 1) terms[n] = 1;
+  else {
+    // In logarithms: (1 - p)^n underflows for large n.
+    let log = n * Math.log1p(-p);
+    const ratio = Math.log(p) - Math.log1p(-p);
+    for (let k = 0; k <= n; k += 1) {
+      terms[k] = Math.exp(log);
+      log += Math.log(n - k) - Math.log(k + 1) + ratio;
+    }
+  }
+  return terms;
+}
+
 /** P(X >= k) for X ~ Binomial(n, p). */
 export function binomialAtLeast(n: number, p: number, k: number): number {
   if (k <= 0) return 1;
   if (k > n) return 0;
-  let below = 0;
-  let term = (1 - p) ** n; // P(X = 0)
-  for (let i = 0; i < k; i += 1) {
-    below += term;
-    term *= ((n - i) / (i + 1)) * (p / (1 - p));
-  }
-  return Math.min(1, Math.max(0, 1 - below));
+  const terms = binomialTerms(n, p);
+  let tail = 0;
+  for (let i = n; i >= k; i -= 1) tail += terms[i] as number;
+  return Math.min(1, tail);
 }
 
-/** The chance the gate rolls back a version failing `failureRate` of its requests. */
-export function rollbackChance(canary: Canary, gate: FailureGate, requestsPerMinute: number, failureRate: number): number {
-  const invocations = invocationsPerPeriod(canary, gate, requestsPerMinute);
+/** The chance the gate rolls back a version failing `failureRate` of its requests: a lower bound when catching, an upper one for a good version. */
+export function rollbackChance(canary: Canary, gate: FailureGate, requestsPerMinute: number, failureRate: number, bound: Bound = 'catching'): number {
+  const invocations = invocationsPerPeriod(canary, gate, requestsPerMinute, bound);
   const perPeriod = binomialAtLeast(invocations, failureRate, failuresToFire(gate, invocations));
-  return 1 - (1 - perPeriod) ** judgedPeriods(canary, gate);
+  return 1 - (1 - perPeriod) ** judgedPeriods(canary, gate, bound);
 }
 
-/** The smallest failure rate (in steps of 0.1 %) rolled back with at least `chance`. */
+/** The smallest failure rate (in steps of 0.1 %) surely rolled back with at least `chance`. */
 export function smallestCaught(canary: Canary, gate: FailureGate, requestsPerMinute: number, chance: number): number | undefined {
   for (let tenths = 1; tenths <= 1000; tenths += 1) {
     if (rollbackChance(canary, gate, requestsPerMinute, tenths / 1000) >= chance) return tenths / 1000;
   }
   return undefined;
+}
+
+/** The authorizer's gate (infra/releases.ts, REFUSAL_GATE). */
+export interface RefusalGate {
+  readonly factor: number;
+  readonly minRefusals: number;
+  readonly minOtherInvocations: number;
+}
+
+/**
+ * The chance that a good new authorizer fires the refusal gate in one period: both versions refuse
+ * the same share of their invocations; the new one had `invocations`, the old one the rest of the
+ * canary's (75 % against 25 %: three times as many). It fires when the new one refused at least
+ * `minRefusals` and, counts against counts, over `factor` times the old one's share.
+ */
+export function refusalFalseAlarmChance(canary: Canary, gate: RefusalGate, share: number, invocations: number): number {
+  const others = Math.round((invocations * (100 - canary.percent)) / canary.percent);
+  if (others < gate.minOtherInvocations) return 0;
+  const mine = binomialTerms(invocations, share);
+  const theirs = binomialTerms(others, share);
+  // P(Y <= y) for the old version's refusals Y.
+  const atMost = new Array<number>(others + 1);
+  let sum = 0;
+  for (let y = 0; y <= others; y += 1) atMost[y] = sum += theirs[y] as number;
+  let chance = 0;
+  for (let x = gate.minRefusals; x <= invocations; x += 1) {
+    // x * others > factor * Y * invocations, i.e. Y < x * others / (factor * invocations).
+    const below = (x * others) / (gate.factor * invocations);
+    const most = Math.ceil(below) - 1;
+    if (most >= 0) chance += (mine[x] as number) * (atMost[Math.min(most, others)] as number);
+  }
+  return Math.min(1, chance);
+}
+
+/** The worst of refusalFalseAlarmChance over the refused shares and the new version's invocations given. */
+export function worstRefusalFalseAlarm(canary: Canary, gate: RefusalGate, shares: readonly number[], invocations: readonly number[]): { chance: number; share: number; invocations: number } {
+  let worst = { chance: 0, share: 0, invocations: 0 };
+  for (const share of shares) {
+    for (const n of invocations) {
+      const chance = refusalFalseAlarmChance(canary, gate, share, n);
+      if (chance > worst.chance) worst = { chance, share, invocations: n };
+    }
+  }
+  return worst;
 }

@@ -1,4 +1,6 @@
 import type { PetLayout } from '../shared/dynamodb/table-definition';
+import { OPERATIONS, type FunctionName } from '../shared/functions';
+import { metricsNamespaceOf } from '../shared/http/request-metrics';
 
 /** The deployed stages: one stack each, `PetStore-<stage>`, side by side in one account and region. */
 export const STAGES = ['staging', 'prod'] as const;
@@ -29,3 +31,15 @@ export const FORMER_KEYS_OF: Readonly<Record<Stage, boolean>> = { staging: false
  * unless it is given an e-mail address or an existing SNS topic (infra/alarm-destination.ts).
  */
 export const ALARM_DESTINATION_REQUIRED: Readonly<Record<Stage, boolean>> = { staging: false, prod: true };
+
+/**
+ * What a function's environment holds of its stage, beside its declaration's variables
+ * (infra/declared-rights.ts): the operations their metrics namespace and pet layout, the
+ * authorizer its metrics namespace (its refusals are a metric: shared/auth/refusal-metrics.ts).
+ * The stack sets it, and the release drill (local/release-environment.ts) the same.
+ */
+export function stageEnvironmentOf(name: FunctionName, stage: Stage): Record<string, string> {
+  if (name in OPERATIONS) return { METRICS_NAMESPACE: metricsNamespaceOf(stage), PET_LAYOUT: PET_LAYOUT_OF[stage] };
+  if (name === 'authorizer') return { METRICS_NAMESPACE: metricsNamespaceOf(stage) };
+  return {};
+}

@@ -1,16 +1,15 @@
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { FUNCTION_NODE_OPTIONS } from '../infra/bundling';
 import { declarationForStage, declaredEnvironment, SECRET_ARN_VARIABLE } from '../infra/declared-rights';
-import { FORMER_KEYS_OF, PET_LAYOUT_OF, type Stage } from '../infra/stages';
-import { FUNCTIONS, OPERATIONS } from '../shared/functions';
-import { metricsNamespaceOf } from '../shared/http/request-metrics';
+import { FORMER_KEYS_OF, stageEnvironmentOf, type Stage } from '../infra/stages';
+import { FUNCTIONS } from '../shared/functions';
 import type { ReleasedFunction } from '../shared/release-check/released-functions';
 import { pointHandlersAt, type DynamoDbTarget } from './dynamodb-target';
 
 /**
  * The environment a released function gets when deployed to prod (the stage CodeDeploy releases
  * gradually), for the release drill: what the stack sets (infra/pet-store-stack.ts: the
- * declaration's variables, and the operations' metrics namespace and pet layout) and what Lambda
+ * declaration's variables, and its stage's: infra/stages.ts, stageEnvironmentOf) and what Lambda
  * sets, with two local stand-ins, as npm start has them: DynamoDB Local for DynamoDB (its
  * endpoint and access key, for a function that has a table), and the cursor secret's value for
  * its Secrets Manager ARN.
@@ -34,7 +33,7 @@ export function releasedEnvironment(name: ReleasedFunction, local: { readonly ta
     // What the stack sets.
     NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
     ...declaredEnvironment(declaration, { tableName: local.target.tableName, secrets: { cursor: NO_SECRET_ARN } }),
-    ...(name in OPERATIONS ? { METRICS_NAMESPACE: metricsNamespaceOf(STAGE), PET_LAYOUT: PET_LAYOUT_OF[STAGE] } : {}),
+    ...stageEnvironmentOf(name, STAGE),
     // Lambda runs Node 22; the SDK's notice that its 2027 releases need it is noise on a local Node 20.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };

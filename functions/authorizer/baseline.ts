@@ -3,6 +3,7 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { isoTimestamp, now } from '../../shared/clock';
 import { OPERATION_ROUTES } from '../../shared/http/operation-routes.generated';
+import { CHECK_ADDRESS } from '../../shared/release-check/check-identity';
 import { authorizationCount, count, db, TABLE } from '../../bench/baseline/common';
 
 /**
@@ -14,7 +15,7 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 /** Which operation a method and resource are, from the declarations as ours reads them. */
 const ROUTES: Record<string, string> = Object.fromEntries(Object.entries(OPERATION_ROUTES).map(([id, route]) => [`${route.method} ${route.path}`, id]));
 
-// The same refusal metric as ours (shared/auth/refusal-metrics.ts), its directive written out by hand.
+// The same refusal metric as ours (shared/auth/refusal-metrics.ts), its directive written out by hand; none for the release check's address.
 const NAMESPACE = process.env.METRICS_NAMESPACE || 'PetStore/local';
 const REFUSAL_METRIC = `"function":"authorizer","version":${JSON.stringify(process.env.AWS_LAMBDA_FUNCTION_VERSION || '$LATEST')},"Refusals":1,"_aws":{"Timestamp":`;
 const REFUSAL_DIRECTIVE = `,"CloudWatchMetrics":[{"Namespace":"${NAMESPACE}","Dimensions":[["function"],["function","version"]],"Metrics":[{"Name":"Refusals","Unit":"Count"}]}]}`;
@@ -41,13 +42,14 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
       };
     }
   }
-  const counted = await count(`ip#${event.requestContext?.identity?.sourceIp ?? 'unknown'}`, 60, 1000);
+  const address = event.requestContext?.identity?.sourceIp ?? 'unknown';
+  const counted = await count(`ip#${address}`, 60, 1000);
   const operation = ROUTES[`${event.httpMethod} ${event.resource}`];
   const log = (status: number, code: string) =>
     process.stdout.write(
       `{"time":"${isoTimestamp(Date.now())}","level":"info","msg":"request","requestId":${JSON.stringify(event.requestContext?.requestId ?? 'unknown')}${
         operation ? `,"operation":"${operation}","route":"${event.httpMethod} /v1${event.resource}"` : ''
-      },"status":${status},"durationMs":${Math.round((performance.now() - startedAt) * 100) / 100},"code":"${code}",${REFUSAL_METRIC}${Date.now()}${REFUSAL_DIRECTIVE}}\n`,
+      },"status":${status},"durationMs":${Math.round((performance.now() - startedAt) * 100) / 100},"code":"${code}"${address === CHECK_ADDRESS ? '' : `,${REFUSAL_METRIC}${Date.now()}${REFUSAL_DIRECTIVE}`}}\n`,
     );
   if (counted.ok) {
     log(401, 'unauthorized');

@@ -4,6 +4,7 @@ import { authorize } from '../../shared/auth/authorize';
 import { readBearerHeaders } from '../../shared/auth/bearer';
 import { KeyRegistry } from '../../shared/auth/key-registry';
 import { refusalMetricMembers } from '../../shared/auth/refusal-metrics';
+import { CHECK_ADDRESS } from '../../shared/release-check/check-identity';
 import { config } from '../../shared/config';
 import { deadlineBeforeTimeout } from '../../shared/dynamodb/call-deadline';
 import { documentClient } from '../../shared/dynamodb/document-client';
@@ -86,7 +87,7 @@ function policy(effect: 'Allow' | 'Deny', stageArn: string): APIGatewayAuthorize
   return { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: effect, Resource: `${stageArn}/*/*` }] };
 }
 
-/** A refused request never reaches a function: its one log line is written here, a refusal's (4XX) with its metric. */
+/** A refused request never reaches a function: its one log line is written here, a client's refusal (4XX) with its metric. */
 function logRefusal(event: APIGatewayRequestAuthorizerEvent, startedAt: number, status: number, code: string, failure?: unknown): void {
   const operationId = operationOf(event.httpMethod, event.resource);
   const entry: LogEntry = { level: status >= 500 ? 'error' : 'info', msg: 'request', requestId: event.requestContext?.requestId ?? 'unknown' };
@@ -98,7 +99,10 @@ function logRefusal(event: APIGatewayRequestAuthorizerEvent, startedAt: number, 
   entry.durationMs = Math.round((performance.now() - startedAt) * 100) / 100;
   entry.code = code;
   if (failure !== undefined) entry.error = loggedError(failure);
-  writeLog(entry, status < 500 ? refusalMetricMembers(Date.now()) : undefined);
+  // The check before traffic asks a new version directly, not through the alias its release gate
+  // counts invocations of: its refusal is not a client's, and must not weigh in that gate.
+  const counted = status < 500 && event.requestContext?.identity?.sourceIp !== CHECK_ADDRESS;
+  writeLog(entry, counted ? refusalMetricMembers(Date.now()) : undefined);
 }
 
 function operationOf(method: string | undefined, resource: string | undefined): OperationId | undefined {

@@ -121,7 +121,7 @@ export const ITEM_PARTITIONS = {
   /**
    * Where every key was before each had a partition of its own (`APIKEY`, the hash as sort key).
    * No function of this version reads it; the authorizer's role keeps the right to, so that its
-   * previous version, still serving while a deploy replaces it (prod's 10 % canary runs for 10
+   * previous version, still serving while a deploy replaces it (prod's 25 % canary runs for 30
    * minutes), does not fail every lookup. Remove that right once every stage has run this version
    * (docs/deploying-and-operating.md, "Upgrading a stage"). `npm start` moves an older data
    * directory's keys out of it (local/key-layout-upgrade.ts).

@@ -113,6 +113,23 @@ describe('the authorizer\'s refusals (EMF), which a release of the authorizer is
     expect(allowed.map((line) => line.Refusals)).toEqual([undefined]);
   });
 
+  it('the check before traffic\'s request (its documentation address) is refused without the metric: it asks the version directly, not through the alias the gate counts', async () => {
+    const { handler } = await import('../../functions/authorizer/handler');
+    const { CHECK_ADDRESS } = await import('../../shared/release-check/check-identity');
+    const { authorizerEvent } = await import('../../shared/release-check/gateway-events');
+    const { OPERATION_ROUTES } = await import('../../shared/http/operation-routes.generated');
+    const refusalOf = async (sourceIp: string) => {
+      lines = [];
+      const event = authorizerEvent({ route: OPERATION_ROUTES.listPets, headers: { Authorization: 'Bearer not-a-key-of-anyone' }, sourceIp, arrivedAt: clock.time() });
+      await expect(handler(event as never)).rejects.toThrow('Unauthorized');
+      return JSON.parse(lines.at(-1)!) as Record<string, any>;
+    };
+    clock.setTime(Date.UTC(2026, 10, 23, 13, 5, 1));
+    expect(await refusalOf(CHECK_ADDRESS)).toMatchObject({ status: 401, code: 'unauthorized' });
+    expect((await refusalOf(CHECK_ADDRESS)).Refusals).toBeUndefined();
+    expect((await refusalOf('198.51.100.7')).Refusals).toBe(1);
+  });
+
   it('a 429 (the address over its allowance) is a refusal too', async () => {
     clock.setTime(Date.UTC(2026, 10, 23, 13, 10, 1));
     const api = clock.api();

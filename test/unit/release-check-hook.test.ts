@@ -123,7 +123,7 @@ describe('the release check hook', () => {
     expect(performance.now() - startedAt).toBeLessThan(1_000);
     expect(reported).toEqual([reportOf('Failed')]);
     expect(invoked.find(({ functionName }) => functionName === 'getPet')?.signal.aborted).toBe(true);
-    expect(logged()[0]).toEqual({ level: 'error', msg: 'release check probe failed', deploymentId: EVENT.DeploymentId, probe: PROBES[1]?.name, function: 'getPet', reason: 'no answer within 0.15 s' });
+    expect(logged()[0]).toEqual({ level: 'error', msg: 'release check probe failed', deploymentId: EVENT.DeploymentId, probe: PROBES[1]?.name, function: 'getPet', reason: 'no answer by the check\'s deadline (0.15 s)' });
   });
 
   it('gives the check less time when the function has less left than the check and the report need', async () => {
@@ -131,7 +131,7 @@ describe('the release check hook', () => {
     const { clients, reported } = fakes({ createPet: never });
     await releaseCheckHook(clients, TARGETS_JSON)(EVENT, { getRemainingTimeInMillis: () => REPORT_DEADLINE_MS + 1_000 + 120 });
     expect(reported).toEqual([reportOf('Failed')]);
-    expect(logged()[0]).toMatchObject({ function: 'createPet', reason: 'no answer within 0.12 s' });
+    expect(logged()[0]).toMatchObject({ function: 'createPet', reason: 'no answer by the check\'s deadline (0.12 s)' });
   });
 
   it('reports Failed when an invocation itself fails (no right to invoke, throttled), with the error\'s name and message', async () => {

@@ -11,7 +11,7 @@ import { errorBodyProblem, petProblem } from '../../shared/release-check/answer-
 import { CHECK_ADDRESS, CHECK_PRINCIPAL, unknownToken } from '../../shared/release-check/check-identity';
 import type { InvocationOutcome, Invoke } from '../../shared/release-check/invocation';
 import { UNISSUED_PET_ID } from '../../shared/release-check/probes';
-import { CHECK_DEADLINE_MS, PROBE_DEADLINE_MS, runReleaseCheck } from '../../shared/release-check/run-release-check';
+import { CHECK_DEADLINE_MS, PROBE_DEADLINE_MS, PROBES_AT_ONCE, runReleaseCheck } from '../../shared/release-check/run-release-check';
 import type { ReleasedFunction } from '../../shared/release-check/released-functions';
 import { PROBES, resultsWith } from '../support/release-probes';
 
@@ -127,27 +127,53 @@ describe('the release check', () => {
     expect(await check(invokeWith({ getPet: errorAnswer(410, 'gone') }), sunset)).toEqual({ passed: true, probes: resultsWith() });
   });
 
-  it('runs the probes at once, and fails one that does not answer by its deadline (its invocation aborted), whatever the others do', async () => {
+  it('runs two probes at a time, and fails one that does not answer by its deadline (its invocation aborted), whatever the others do', async () => {
     const started: ReleasedFunction[] = [];
     const signals = new Map<ReleasedFunction, AbortSignal>();
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => (release = resolve));
+    let running = 0;
+    let most = 0;
     const invoke: Invoke = async (functionName, _event, signal) => {
       started.push(functionName);
       signals.set(functionName, signal);
-      if (functionName === 'getPet') return new Promise<never>(() => undefined); // never answers, ignores the abort
-      await held;
-      return GOOD[functionName];
+      running += 1;
+      most = Math.max(most, running);
+      try {
+        if (functionName === 'getPet') return await new Promise<never>(() => undefined); // never answers, ignores the abort
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return GOOD[functionName];
+      } finally {
+        running -= 1;
+      }
     };
     const startedAt = performance.now();
-    const result = runReleaseCheck(invoke, { at: AT, token: TOKEN, deadlineMs: 200 });
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    // Every probe was sent before any answered.
+    const result = await runReleaseCheck(invoke, { at: AT, token: TOKEN, probeDeadlineMs: 200, deadlineMs: 5_000 });
+    expect(result).toEqual({ passed: false, probes: resultsWith({ [PROBES[1]?.name as string]: 'no answer within 0.2 s' }) });
+    // Every probe ran, in order, never more than two at once, while getPet's lane waited.
     expect(started).toEqual(PROBES.map((probe) => probe.functionName));
-    release();
-    expect(await result).toEqual({ passed: false, probes: resultsWith({ [PROBES[1]?.name as string]: 'no answer within 0.2 s' }) });
+    expect([most, PROBES_AT_ONCE]).toEqual([2, 2]);
     expect(performance.now() - startedAt).toBeLessThan(1_000);
     expect([signals.get('getPet')?.aborted, signals.get('listPets')?.aborted]).toEqual([true, false]);
+  });
+
+  it('fails the probes its deadline leaves no time for, and ends by it', async () => {
+    let calls = 0;
+    const invoke: Invoke = async (functionName) => {
+      calls += 1;
+      // The first two answer at once; the next two never (aborted or not).
+      return calls <= 2 ? GOOD[functionName] : new Promise<never>(() => undefined);
+    };
+    const startedAt = performance.now();
+    const result = await runReleaseCheck(invoke, { at: AT, token: TOKEN, deadlineMs: 100 });
+    expect(performance.now() - startedAt).toBeLessThan(1_000);
+    // Two lanes: the first two probes answer; the next two are cut at the check's 100 ms; the rest never start.
+    expect(result.passed).toBe(false);
+    expect(result.probes.map((probe) => (probe.passed ? 'passed' : probe.reason))).toEqual([
+      'passed',
+      'passed',
+      'no answer by the check\'s deadline (0.1 s)',
+      'no answer by the check\'s deadline (0.1 s)',
+      ...PROBES.slice(4).map(() => 'not run: the check\'s deadline had passed'),
+    ]);
   });
 
   it('has a deadline of its own well under a minute, and each probe one no longer', () => {
