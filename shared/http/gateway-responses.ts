@@ -145,10 +145,10 @@ export function renderErrorAnswer(
  * The WAF's refusal of an address over an edge limit (shared/limits/edge-limits.ts): 429 with the
  * Error body and fixed headers, since a WAF answer cannot carry the request's id.
  */
-export const EDGE_REFUSAL = {
+export const EDGE_REFUSAL: { readonly status: number; readonly retryAfterSeconds: number; readonly headers: Readonly<Record<string, string>>; readonly body: string } = {
   status: 429,
   retryAfterSeconds: 60,
   /** Fixed headers besides Retry-After: a WAF answer cannot carry the request's id. */
   headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...EVERY_ANSWER_HEADERS },
   body: JSON.stringify({ code: 'rate_limited', message: 'Too many requests from this address; retry after the time in Retry-After.', status: 429 }),
-} as const;
+};

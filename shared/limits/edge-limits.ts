@@ -9,7 +9,7 @@ import { STANDARD_PLAN_LIMITS } from './plans';
  *   whatever keys it holds.
  * Both refuse with EDGE_REFUSAL (shared/http/gateway-responses.ts).
  */
-export const EDGE_LIMITS = {
+export const EDGE_LIMITS: { readonly withoutAuthorizationPerMinute: number; readonly anyRequestPerMinute: number } = {
   withoutAuthorizationPerMinute: STANDARD_PLAN_LIMITS.free.perMinute,
   anyRequestPerMinute: 20_000,
-} as const;
+};

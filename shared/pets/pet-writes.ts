@@ -112,13 +112,13 @@ export class DynamoDbPetWrites implements PetWrites {
     // A replay writes nothing.
     if (recorded !== undefined && isLive(recorded, this.#now())) return { pet: replayOf(recorded, newPet), replayed: true };
 
-    const drawn = new Set<number>();
     return this.#withFreshId(newPet, async (pet, item, nowMs) => {
-      drawn.add(pet.id);
       // The pet is kept as a map, so the record has no top-level `statusShard`, `status` or `id`: no index of pets holds it.
       const record: Item = { ...recordKey, pet: { M: petAttributes(pet) }, expiresAt: integer(expiryOf(nowMs)), firstUsedAt: text(isoTimestamp(nowMs)) };
-      // The SDK gives the transaction a ClientRequestToken that its retries reuse: a retry after a
-      // lost reply is answered as the first attempt was, without writing again.
+      // The SDK gives the transaction a ClientRequestToken that its retries of this send reuse, and
+      // DynamoDB answers a transaction sent again with its token (within 10 minutes) as it answered
+      // the first: a retry after a lost reply succeeds without writing again, and never meets its
+      // own write as a cancellation (test/integration/transaction-retry.test.ts).
       const command = new TransactWriteItemsCommand({
         TransactItems: [
           { Put: { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
@@ -138,7 +138,7 @@ export class DynamoDbPetWrites implements PetWrites {
         return (await this.#send(command, item, nowMs, deadline)) === REDRAW ? REDRAW : { pet, replayed: false };
       } catch (error) {
         if (!(error instanceof TransactionCanceledException)) throw error;
-        return settleCancelled(error, drawn, newPet);
+        return settleCancelled(error, newPet);
       }
     });
   }
@@ -212,18 +212,15 @@ const THROTTLED_REASONS = new Set(['ThrottlingError', 'ProvisionedThroughputExce
 
 /**
  * A cancelled transaction wrote nothing. Its reasons tell why: the key's live record appeared
- * since it was read (a concurrent request with the key won, or our own attempt whose reply was
- * lost); a transaction on the record still running (its outcome unknown: 409); another create's
- * pet holding the id (REDRAW: draw again); throttling (503). Any other reason is a fault of ours (500).
+ * since it was read (a concurrent request with the key won: never our own attempt, whose retry
+ * DynamoDB answers as it answered the attempt, by its ClientRequestToken); a transaction on the
+ * record still running (its outcome unknown: 409); another create's pet holding the id (REDRAW:
+ * draw again); throttling (503). Any other reason is a fault of ours (500).
  */
-function settleCancelled(error: TransactionCanceledException, drawn: ReadonlySet<number>, request: NewPet): CreatedOnce | typeof REDRAW {
+function settleCancelled(error: TransactionCanceledException, request: NewPet): CreatedOnce | typeof REDRAW {
   const reasons = error.CancellationReasons ?? [];
   const [onPet, onRecord] = reasons;
-  if (onRecord?.Code === 'ConditionalCheckFailed' && onRecord.Item !== undefined) {
-    const winner = toRecord(onRecord.Item);
-    if (drawn.has(winner.pet.id)) return { pet: winner.pet, replayed: false };
-    return { pet: replayOf(winner, request), replayed: true };
-  }
+  if (onRecord?.Code === 'ConditionalCheckFailed' && onRecord.Item !== undefined) return { pet: replayOf(toRecord(onRecord.Item), request), replayed: true };
   // A live record without its content (DynamoDB always returns it; reading it again would be a
   // third round trip): like a conflict, the client's retry gets its answer.
   if (onRecord?.Code === 'ConditionalCheckFailed' || reasons.some((reason) => reason.Code === 'TransactionConflict')) {

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { parseArgs } from 'node:util';
 import { calculateMetrics } from 'mutation-testing-metrics';
 import groups from './groups.json';
+import { failuresOf, type ModuleScore } from './verdict';
 
 /**
  * `npm run mutate [-- <group>…] [--ignore-static]`: StrykerJS once per group of
@@ -42,20 +43,8 @@ if (missing.length > 0) {
   process.exit(2);
 }
 
-interface ModuleScore {
-  readonly module: string;
-  readonly group: Group;
-  readonly score: number;
-  readonly killed: number;
-  readonly survived: number;
-  readonly noCoverage: number;
-  readonly ignored: number;
-  /** The score under which the run fails (stryker.config.mjs's `thresholds.break`). */
-  readonly breakScore: number;
-}
-
 mkdirSync(REPORTS, { recursive: true });
-const scores: ModuleScore[] = [];
+const scores: ModuleScore<Group>[] = [];
 const failedRuns: Group[] = [];
 const minutes: Partial<Record<Group, number>> = {};
 const began = Date.now();
@@ -98,7 +87,6 @@ const lines = [
 writeFileSync(`${REPORTS}/scores.md`, `${lines.join('\n')}\n`);
 console.log(`\n${lines.join('\n')}\n`);
 
-const under = scores.filter((each) => each.score < each.breakScore);
-for (const each of under) console.error(`${each.module}: ${each.score.toFixed(1)} %, under ${each.breakScore} %`);
-for (const group of failedRuns) console.error(`The run of group ${group} failed (see its output above).`);
-process.exit(under.length > 0 || failedRuns.length > 0 ? 1 : 0);
+const failures = failuresOf(scores, failedRuns);
+for (const failure of failures) console.error(failure);
+process.exit(failures.length > 0 ? 1 : 0);
