@@ -43,7 +43,7 @@ export class TimedCallDeadline implements CallDeadline {
 
   /** Call when the request ends. */
   clear(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    clearTimeout(this.#timer); // undefined when no signal was made: clearTimeout(undefined) does nothing
   }
 }
 

@@ -1,7 +1,7 @@
 import { ServiceUnavailableError } from '../errors';
 
 /** Answers that mean "too much traffic right now" (DynamoDB's, and API Gateway's management API's). */
-const THROTTLING_ERRORS = new Set([
+const THROTTLING_ERRORS = new Set<unknown>([
   'ProvisionedThroughputExceededException',
   'ThrottlingException',
   'RequestLimitExceeded',
@@ -12,9 +12,9 @@ const THROTTLING_ERRORS = new Set([
  * Failures of the connection or of the service itself, which a later retry may not meet; and a
  * transaction whose earlier attempt (same ClientRequestToken) DynamoDB is still running.
  */
-const TRANSIENT_ERRORS = new Set(['InternalServerError', 'ServiceUnavailable', 'TimeoutError', 'RequestTimeout', 'AbortError', 'TransactionInProgressException']);
+const TRANSIENT_ERRORS = new Set<unknown>(['InternalServerError', 'ServiceUnavailable', 'TimeoutError', 'RequestTimeout', 'AbortError', 'TransactionInProgressException']);
 
-const NETWORK_ERROR_CODES = new Set([
+const NETWORK_ERROR_CODES = new Set<unknown>([
   'ECONNREFUSED',
   'ECONNRESET',
   'ETIMEDOUT',
@@ -25,6 +25,11 @@ const NETWORK_ERROR_CODES = new Set([
   'ENETUNREACH',
 ]);
 
+/**
+ * What is read of an error, each field of any type: the sets above are of unknown, so a name or
+ * code is looked up as it is, without a typeof check first (`has` is true for one of their
+ * strings only, never for a value of another type).
+ */
 interface SdkLikeError {
   name?: unknown;
   code?: unknown;
@@ -44,15 +49,14 @@ export function toDatastoreError(error: unknown): unknown {
 
 /** DynamoDB refused the request for its rate, without doing it: a write so refused was not written. */
 export function isThrottling(error: unknown): boolean {
-  const name = (error as SdkLikeError | undefined)?.name;
-  return typeof name === 'string' && THROTTLING_ERRORS.has(name);
+  return THROTTLING_ERRORS.has((error as SdkLikeError | undefined)?.name);
 }
 
 export function isUnavailable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { name, code, $metadata } = error as SdkLikeError;
-  if (typeof name === 'string' && (THROTTLING_ERRORS.has(name) || TRANSIENT_ERRORS.has(name))) return true;
-  if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) return true;
+  if (THROTTLING_ERRORS.has(name) || TRANSIENT_ERRORS.has(name)) return true;
+  if (NETWORK_ERROR_CODES.has(code)) return true;
   const status = $metadata?.httpStatusCode;
   return typeof status === 'number' && status >= 500;
 }
