@@ -165,8 +165,8 @@ export function addOperationsAlarms(
   return { topic, release: [serverErrors, latency] };
 }
 
-/** Every alarm in the scope, those made elsewhere included, notifies the topic, and the destination's existing topic if any (call last). */
-export function notifyOnAlarm(scope: Construct, topic: Topic, destination: AlarmDestination): void {
+/** Every alarm in the scope but `quiet`, those made elsewhere included, notifies the topic, and the destination's existing topic if any (call last). */
+export function notifyOnAlarm(scope: Construct, topic: Topic, destination: AlarmDestination, quiet: readonly Alarm[] = []): void {
   const actions = [new SnsAction(topic), ...(destination.topicArn === undefined ? [] : [new SnsAction(Topic.fromTopicArn(scope, 'AlarmDestinationTopic', destination.topicArn))])];
-  for (const construct of scope.node.findAll()) if (construct instanceof Alarm) construct.addAlarmAction(...actions);
+  for (const construct of scope.node.findAll()) if (construct instanceof Alarm && !quiet.includes(construct)) construct.addAlarmAction(...actions);
 }

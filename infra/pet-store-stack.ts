@@ -200,7 +200,7 @@ export class PetStoreStack extends Stack {
     // Releases: the request path's functions shift to a new version gradually in prod, once the
     // check before traffic passed, watched by gates on the new version alone and by the stage's
     // 5XX and latency alarms. The key mirror's alias moves at once (docs/releases.md).
-    addReleases(
+    const releases = addReleases(
       this,
       {
         ...Object.fromEntries(
@@ -232,7 +232,9 @@ export class PetStoreStack extends Stack {
     });
 
     // Last: every alarm of the stage, the functions' included, notifies the one topic.
-    notifyOnAlarm(this, alarms.topic, alarmDestination);
+    // Not the release gates: they judge a release, which CodeDeploy rolls back by itself; outside one
+    // a gate's two failures of ten invocations are no reason to wake anyone (the stage's alarms are).
+    notifyOnAlarm(this, alarms.topic, alarmDestination, releases.gates);
 
     new CfnOutput(this, 'BaseUrl', { description: 'The base address of this stage (ends in /v1).', value: this.api.url.replace(/\/$/, '') });
     new CfnOutput(this, 'TableName', { description: 'The DynamoDB table of pets, id sequence and rate counters.', value: table.tableName });

@@ -86,7 +86,7 @@ export interface ReleaseOptions {
  * role that may move these aliases, run the check before traffic and read alarms, nothing else.
  * Each group's gates judge the new version alone (its own alarms, below), beside the stage's.
  */
-export function addReleases(scope: Construct, released: Record<string, ReleasedFunction>, options: ReleaseOptions): Record<string, LambdaDeploymentGroup> {
+export function addReleases(scope: Construct, released: Record<string, ReleasedFunction>, options: ReleaseOptions): { groups: Record<string, LambdaDeploymentGroup>; gates: Alarm[] } {
   const canary = CANARY_OF[options.stage];
   const config =
     canary === undefined
@@ -121,8 +121,10 @@ export function addReleases(scope: Construct, released: Record<string, ReleasedF
   );
 
   const groups: Record<string, LambdaDeploymentGroup> = {};
+  const gates: Alarm[] = [];
   for (const [id, item] of Object.entries(released)) {
     const own = [versionLatencyGate(scope, id, item), item.judgedBy === 'failures' ? versionFailureGate(scope, id, item, options.stage) : refusalGate(scope, id, item, options.stage)];
+    gates.push(...own);
     groups[id] = new LambdaDeploymentGroup(scope, `${id}Release`, {
       application,
       alias: item.function.live,
@@ -139,7 +141,7 @@ export function addReleases(scope: Construct, released: Record<string, ReleasedF
     item.function.live.node.addDependency(role, options.check.fn, options.check.role);
   }
   grantReleaseCheck(options.check, released);
-  return groups;
+  return { groups, gates };
 }
 
 /**

@@ -161,6 +161,10 @@ describe.each(['staging', 'prod'] as const)('releases of the %s stack', (stage) 
       expect(expressionOf(latency)).toBe('IF((invocations >= 10) AND (FILL(slow, 0) >= 2), 100 * FILL(slow, 0) / invocations, 0)');
       expect(statOf(latency)).toEqual({ invocations: lambda('Invocations', 'Sum'), slow: lambda('Duration', 'TC(1500:)') });
 
+      // A gate judges a release, which CodeDeploy rolls back by itself: it notifies no one (two
+      // failures of ten invocations between releases are no reason to wake anyone).
+      for (const gate of [latency, alarmOf(template(), id === 'Authorizer' ? 'AuthorizerReleaseRefusalAlarm' : `${id}ReleaseAlarm`)]) expect(gate.AlarmActions).toBeUndefined();
+
       if (id === 'Authorizer') {
         const refusals = alarmOf(template(), 'AuthorizerReleaseRefusalAlarm');
         expect(refusals).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1, TreatMissingData: 'notBreaching' });
