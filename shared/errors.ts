@@ -56,7 +56,8 @@ export const MAX_DETAIL_CHARACTERS = 100;
 export const MORE_FIELDS_PATH = '(more)';
 
 function boundedDetails(details: readonly ErrorDetail[]): readonly ErrorDetail[] {
-  if (details.length <= MAX_NAMED_FIELDS && details.every((detail) => clientText(detail.path) === detail.path)) return details;
+  // Always a fresh list of { path, message } (at most 21 small objects): returning the list as it
+  // came when nothing needs cutting would answer the same, so there is no such shortcut.
   const named = details.slice(0, MAX_NAMED_FIELDS).map((detail) => ({ path: clientText(detail.path), message: detail.message }));
   if (details.length > MAX_NAMED_FIELDS) named.push({ path: MORE_FIELDS_PATH, message: `${details.length - MAX_NAMED_FIELDS} more fields fail` });
   return named;
