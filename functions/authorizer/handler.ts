@@ -79,7 +79,8 @@ const UNAUTHORIZED = new Error(AUTHORIZER_UNAUTHORIZED);
 
 /** `arn:aws:execute-api:region:account:api/stage/GET/pets` → `arn:aws:execute-api:region:account:api/stage`. */
 function stageArnOf(methodArn: string): string {
-  const [api = '', stage = ''] = methodArn.split('/');
+  // split gives one element at least: the API's part is always there.
+  const [api, stage = ''] = methodArn.split('/') as [string, ...string[]];
   return `${api}/${stage}`;
 }
 
@@ -88,9 +89,9 @@ function policy(effect: 'Allow' | 'Deny', stageArn: string): APIGatewayAuthorize
 }
 
 /** A refused request never reaches a function: its one log line is written here, a client's refusal (4XX) with its metric. */
-function logRefusal(event: APIGatewayRequestAuthorizerEvent, startedAt: number, status: number, code: string, failure?: unknown): void {
+function logRefusal(event: APIGatewayRequestAuthorizerEvent, startedAt: number, status: 401 | 429 | 503, code: string, failure?: unknown): void {
   const operationId = operationOf(event.httpMethod, event.resource);
-  const entry: LogEntry = { level: status >= 500 ? 'error' : 'info', msg: 'request', requestId: event.requestContext?.requestId ?? 'unknown' };
+  const entry: LogEntry = { level: status === 503 ? 'error' : 'info', msg: 'request', requestId: event.requestContext?.requestId ?? 'unknown' };
   if (operationId !== undefined) {
     entry.operation = operationId;
     entry.route = routeOf(operationId);
@@ -101,7 +102,7 @@ function logRefusal(event: APIGatewayRequestAuthorizerEvent, startedAt: number, 
   if (failure !== undefined) entry.error = loggedError(failure);
   // The check before traffic asks a new version directly, not through the alias its release gate
   // counts invocations of: its refusal is not a client's, and must not weigh in that gate.
-  const counted = status < 500 && event.requestContext?.identity?.sourceIp !== CHECK_ADDRESS;
+  const counted = status !== 503 && event.requestContext?.identity?.sourceIp !== CHECK_ADDRESS;
   writeLog(entry, counted ? refusalMetricMembers(Date.now()) : undefined);
 }
 

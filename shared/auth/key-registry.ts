@@ -126,8 +126,10 @@ export class KeyRegistry {
         ReturnValues: 'ALL_NEW',
       }),
     );
-    const entry = Attributes === undefined ? undefined : toEntry(Attributes);
-    return entry === undefined ? undefined : { keyId: keyIdOf(entry.keyHash), plan: entry.plan, limits: entry.limits, createdAt: String(Attributes?.createdAt) };
+    // ALL_NEW: the item as updated (no item, no Attributes, reads as no key).
+    const item = Attributes ?? {};
+    const entry = toEntry(item);
+    return entry === undefined ? undefined : { keyId: keyIdOf(entry.keyHash), plan: entry.plan, limits: entry.limits, createdAt: String(item.createdAt) };
   }
 
   /** Removes a key given either the key itself or its key id; true when one was removed. */
@@ -186,24 +188,19 @@ export class KeyRegistry {
    * nothing), or leave a change to its next run, a minute later. `npm run keys`: a listing may miss
    * a key made a moment before, and a key id found here is read from the table itself (#findHash).
    */
-  async #items(): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: KEY_INDEX,
-          KeyConditionExpression: '#registry = :registry',
-          ExpressionAttributeNames: { '#registry': KEY_INDEX_PARTITION.attribute },
-          ExpressionAttributeValues: { ':registry': KEY_INDEX_PARTITION.value },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey !== undefined);
-    return items;
+  async #items(startKey?: Record<string, unknown>): Promise<Record<string, unknown>[]> {
+    const { Items = [], LastEvaluatedKey } = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: KEY_INDEX,
+        KeyConditionExpression: '#registry = :registry',
+        ExpressionAttributeNames: { '#registry': KEY_INDEX_PARTITION.attribute },
+        ExpressionAttributeValues: { ':registry': KEY_INDEX_PARTITION.value },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    // The next page, if DynamoDB stopped at its 1 MB.
+    return LastEvaluatedKey === undefined ? Items : [...Items, ...(await this.#items(LastEvaluatedKey))];
   }
 
   /** The hash of a key given as the key or as its key id, if the registry holds it now. */
@@ -223,7 +220,8 @@ export class KeyRegistry {
     );
     // A key id is a hash prefix: refuse to guess if it ever matched two keys. The index may lag
     // behind a revoke: the item itself says whether the key is still there.
-    const hash = Items.length === 1 ? String(Items[0]?.sk) : undefined;
+    const hashes = Items.map((item) => String(item.sk));
+    const hash = hashes.length === 1 ? hashes[0] : undefined;
     return hash !== undefined && (await this.#holds(hash)) ? hash : undefined;
   }
 
