@@ -42,7 +42,7 @@ export interface OperationsAlarms {
 }
 
 /**
- * One SNS topic per stage that every alarm of the stack notifies, encrypted with a key of its own
+ * One SNS topic per stage that every alarm of the stack notifies (but the release gates: infra/releases.ts), encrypted with a key of its own
  * (CloudWatch may use it; the AWS managed SNS key would not let CloudWatch publish), exported as
  * `AlarmTopicArn` so that an operator subscribes once (and the stage's alarm destination,
  * infra/alarm-destination.ts: an address subscribed, an existing topic notified too). Also the stage's alarms on the API's 5XX rate, its p99 latency, any DynamoDB
@@ -161,7 +161,7 @@ export function addOperationsAlarms(
       'No alarm destination for this stage (-c alarmEmail=, -c alarmTopicArn=, or "alarmDestinations" in cdk.json\'s context): its alarms reach only the AlarmTopicArn topic, and whoever subscribed to it by hand.',
     );
   }
-  new CfnOutput(scope, 'AlarmTopicArn', { description: 'Every alarm of this stage notifies this SNS topic: subscribe to it once.', value: topic.topicArn });
+  new CfnOutput(scope, 'AlarmTopicArn', { description: 'Every alarm of this stage but the release gates notifies this SNS topic: subscribe to it once.', value: topic.topicArn });
   return { topic, release: [serverErrors, latency] };
 }
 

@@ -41,7 +41,7 @@ export function addDashboard(scope: Construct, sources: DashboardSources): Dashb
   const dashboard = new Dashboard(scope, 'Dashboard');
   dashboard.addWidgets(
     new TextWidget({
-      markdown: `# Pet store (${sources.stage})\nRequests are the functions' own metrics (namespace \`${namespace}\`, one per request line); alarms notify the \`AlarmTopicArn\` topic.`,
+      markdown: `# Pet store (${sources.stage})\nRequests are the functions' own metrics (namespace \`${namespace}\`, one per request line); alarms notify the \`AlarmTopicArn\` topic (all but the release gates, which stop a release).`,
       width: 24,
       height: 2,
     }),

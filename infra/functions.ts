@@ -1,5 +1,5 @@
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, MathExpression, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Alias, Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -30,6 +30,11 @@ export interface FunctionOptions {
   readonly invocationAlarmThreshold?: number;
   /** Whether failed invocations raise an alarm (default: yes; not for a function that fails on purpose). */
   readonly errorAlarm?: boolean;
+  /**
+   * An operation's answers of 500 or more (its request metric): its error alarm counts them with
+   * its failed invocations, since a 500 or a 503 it answers itself is a successful invocation.
+   */
+  readonly answers5xx?: IMetric;
   readonly timeout?: Duration;
   /** Lambda's handling of asynchronous invocations of the alias (a schedule's): its defaults are 2 retries and 6 hours. */
   readonly async?: { readonly retries: number; readonly maxEventAge: Duration };
@@ -111,9 +116,22 @@ export function petStoreFunction(scope: Construct, id: string, options: Function
     });
   }
   if (options.errorAlarm === false) return { fn, live, role };
+  const period = Duration.minutes(5);
   new Alarm(scope, `${id}ErrorAlarm`, {
-    alarmDescription: `${id}: invocations failing (a 500 is always our bug).`,
-    metric: fn.metricErrors({ period: Duration.minutes(5) }),
+    alarmDescription:
+      options.answers5xx === undefined
+        ? `${id}: invocations failing (a 500 is always our bug).`
+        : `${id}: 5 or more invocations failing or answers of 500 or more in 5 minutes, of any version (a 500 is always our bug; a 503 is the datastore or a secret out of reach).`,
+    metric:
+      options.answers5xx === undefined
+        ? fn.metricErrors({ period })
+        : new MathExpression({
+            // Each filled with 0: neither is published for a minute without one.
+            expression: 'FILL(errors, 0) + FILL(answers5xx, 0)',
+            usingMetrics: { errors: fn.metricErrors({ period, statistic: 'Sum' }), answers5xx: options.answers5xx },
+            period,
+            label: 'failed invocations and 5XX answers',
+          }),
     threshold: 5,
     evaluationPeriods: 1,
     comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,

@@ -19,6 +19,8 @@ import { BUNDLED_ASSETS_DIRECTORY, SWAGGER_UI_FILES } from '../shared/docs/refer
 import { FUNCTIONS, OPERATION_IDS, OPERATIONS, type FunctionDeclaration, type FunctionName, type OperationId, type SecretName } from '../shared/functions';
 import { API_BASE_PATH } from '../shared/http/routes';
 import { STANDARD_PLAN_LIMITS } from '../shared/limits/plans';
+import { metricsNamespaceOf, REQUEST_METRICS } from '../shared/http/request-metrics';
+import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { ACCESS_LOG_FORMAT } from './access-log';
 import { alarmDestinationOf } from './alarm-destination';
 import { addOperationsAlarms, notifyOnAlarm } from './alarms';
@@ -90,7 +92,9 @@ export class PetStoreStack extends Stack {
       grantDeclaredRights(made, declaration, { tableArn: table.tableArn, secrets });
       return made;
     };
-    const functions = Object.fromEntries(OPERATION_IDS.map((operationId) => [operationId, declaredFunction(operationId)])) as Record<OperationId, PetStoreFunction>;
+    const functions = Object.fromEntries(
+      OPERATION_IDS.map((operationId) => [operationId, declaredFunction(operationId, { answers5xx: operationMetric(props.stage, operationId, REQUEST_METRICS.status5xx) })]),
+    ) as Record<OperationId, PetStoreFunction>;
 
     // "Unauthorized" is a thrown error by API Gateway's design, so failed invocations are normal
     // for it: no error alarm; a failing authorizer shows as the API's 5XX answers (alarm below).
@@ -242,6 +246,11 @@ export class PetStoreStack extends Stack {
     new CfnOutput(this, 'ApiId', { description: 'The REST API id, to find its keys and usage plans in the console.', value: this.api.restApiId });
     new CfnOutput(this, 'FreeLimitPerMinute', { description: 'Free plan: requests a minute, as the service enforces them.', value: String(STANDARD_PLAN_LIMITS.free.perMinute) });
   }
+}
+
+/** One of an operation's request metrics (shared/http/request-metrics.ts), summed over 5 minutes, of every version. */
+function operationMetric(stage: Stage, operation: OperationId, metricName: string): Metric {
+  return new Metric({ namespace: metricsNamespaceOf(stage), metricName, dimensionsMap: { operation }, statistic: 'Sum', period: Duration.minutes(5) });
 }
 
 /** A function's construct id: its name, capitalized (ListPets, Authorizer, KeyMirror). */

@@ -123,7 +123,8 @@ export function addReleases(scope: Construct, released: Record<string, ReleasedF
   const groups: Record<string, LambdaDeploymentGroup> = {};
   const gates: Alarm[] = [];
   for (const [id, item] of Object.entries(released)) {
-    const own = [versionLatencyGate(scope, id, item), item.judgedBy === 'failures' ? versionFailureGate(scope, id, item, options.stage) : refusalGate(scope, id, item, options.stage)];
+    // Only where a canary watches them: all at once (staging), no gate could stop anything.
+    const own = canary === undefined ? [] : [versionLatencyGate(scope, id, item), item.judgedBy === 'failures' ? versionFailureGate(scope, id, item, options.stage) : refusalGate(scope, id, item, options.stage)];
     gates.push(...own);
     groups[id] = new LambdaDeploymentGroup(scope, `${id}Release`, {
       application,

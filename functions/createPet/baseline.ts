@@ -97,11 +97,9 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     if (recordKey !== undefined && found !== undefined) {
       const record = (await found).Item;
       if (record !== undefined && Number(record.expiresAt?.N) > Math.floor(now() / 1000)) return answerRecord(context, decided.count, record, pet);
-      const drawn = new Set<number>();
       for (let draw = 1; ; draw += 1) {
         const nowMs = now();
         const id = drawPetId(nowMs);
-        drawn.add(id);
         const nowSeconds = Math.floor(nowMs / 1000);
         try {
           await db.send(
@@ -134,9 +132,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
           const reasons = cause.CancellationReasons ?? [];
           const [onPet, onRecord] = reasons;
           if (onRecord?.Item !== undefined) {
-            // Our own write whose reply was lost (an id we drew), or another request's with the key.
-            const recordedId = Number(onRecord.Item.pet?.M?.id?.N);
-            if (drawn.has(recordedId)) return created(recordedId);
+            // Another request's with the key (a retry of ours is answered by its ClientRequestToken, as in ours).
             return answerRecord(context, decided.count, onRecord.Item, pet);
           }
           if (onRecord?.Code === 'ConditionalCheckFailed' || reasons.some((reason) => reason.Code === 'TransactionConflict')) {

@@ -148,6 +148,11 @@ describe.each(['staging', 'prod'] as const)('releases of the %s stack', (stage) 
   });
 
   it('each function\'s gates see its new version alone: Lambda\'s metrics by ExecutedVersion, the 5XX answers by version, with minimum counts', () => {
+    if (stage === 'staging') {
+      // All at once: no gate could stop anything, so there is none.
+      expect(Object.keys(resourcesOf(template(), 'AWS::CloudWatch::Alarm')).filter((id) => /Release(Latency|Refusal)?Alarm/.test(id))).toEqual([]);
+      return;
+    }
     for (const [id, name] of Object.entries(RELEASED)) {
       const fn = idWithPrefix(template(), 'AWS::Lambda::Function', id);
       const version = { 'Fn::GetAtt': [versionOf(template(), id), 'Version'] };

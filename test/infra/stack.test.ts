@@ -162,6 +162,16 @@ describe('the stack, per stage', () => {
     expect(described('The API\'s p99 latency')).toBe(1);
     expect(described('DynamoDB throttled')).toBe(1);
     expect(described('Lambda refused to run a function')).toBe(1);
+    // Each operation's error alarm also counts the 5XX answers it gives itself (a successful invocation), of any version.
+    for (const id of OPERATION_TITLES) {
+      const errorAlarm = Object.entries(prod.findResources('AWS::CloudWatch::Alarm')).find(([alarmId]) => alarmId.startsWith(`${id}ErrorAlarm`))?.[1] as { Properties: Record<string, any> };
+      expect(errorAlarm.Properties).toMatchObject({ Threshold: 5, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1, TreatMissingData: 'notBreaching' });
+      const queries = errorAlarm.Properties.Metrics as { Id: string; Expression?: string; MetricStat?: { Metric: { Namespace: string; MetricName: string; Dimensions: unknown[] } } }[];
+      expect(queries.find((query) => query.Expression)?.Expression).toBe('FILL(errors, 0) + FILL(answers5xx, 0)');
+      const operation = id.charAt(0).toLowerCase() + id.slice(1);
+      expect(queries.find((query) => query.Id === 'answers5xx')?.MetricStat?.Metric).toEqual({ Namespace: 'PetStore/prod', MetricName: 'Status5xx', Dimensions: [{ Name: 'operation', Value: operation }] });
+      expect(queries.find((query) => query.Id === 'errors')?.MetricStat?.Metric.MetricName).toBe('Errors');
+    }
     // No other alarm: 4 per operation and the docs, 3 for the authorizer, 1 for the mirror, and the stage's 4 above.
     expect(alarms).toHaveLength(4 * (OPERATION_IDS.length + 1) + 3 + 1 + 4);
   });
@@ -292,7 +302,8 @@ describe('the stack, per stage', () => {
       // Every alarm but the release gates, which judge a release (CodeDeploy rolls it back) and notify no one (test/infra/releases.test.ts).
       const alarms = Object.entries(template.findResources('AWS::CloudWatch::Alarm') as Record<string, { Properties: { AlarmActions?: unknown[] } }>);
       const gates = alarms.filter(([id]) => /Release(Latency|Refusal)?Alarm[0-9A-F]{8}$/.test(id));
-      expect(gates).toHaveLength(10);
+      // In prod; staging releases all at once, and has none.
+      expect(gates).toHaveLength(template === prod ? 10 : 0);
       expect(alarms.length - gates.length).toBeGreaterThan(10);
       for (const [id, alarm] of alarms) expect([id, alarm.Properties.AlarmActions]).toEqual([id, gates.some(([gate]) => gate === id) ? undefined : [{ Ref: topicId }]]);
       template.hasOutput('AlarmTopicArn', { Value: { Ref: topicId } });

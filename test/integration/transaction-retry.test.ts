@@ -28,7 +28,7 @@ describe('a transaction sent again with its ClientRequestToken (DynamoDB Local)'
     await expect(db.client.send(new TransactWriteItemsCommand(transaction('a', 'token-a')))).resolves.toBeDefined();
   });
 
-  it('without the token (another create\'s transaction) the conditions judge it: cancelled', async () => {
+  it('with another token (another create\'s transaction) the conditions judge it: cancelled', async () => {
     await db.client.send(new TransactWriteItemsCommand(transaction('c', 'token-c')));
     const error = await db.client.send(new TransactWriteItemsCommand(transaction('c', 'token-other'))).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TransactionCanceledException);

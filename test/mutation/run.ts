@@ -87,6 +87,6 @@ const lines = [
 writeFileSync(`${REPORTS}/scores.md`, `${lines.join('\n')}\n`);
 console.log(`\n${lines.join('\n')}\n`);
 
-const failures = failuresOf(scores, failedRuns);
+const failures = failuresOf(scores, failedRuns, { ignoreStatic: values['ignore-static'] });
 for (const failure of failures) console.error(failure);
 process.exit(failures.length > 0 ? 1 : 0);

@@ -18,6 +18,12 @@ describe('the mutation run\'s verdict', () => {
     expect(failuresOf([scored('constants.ts', NaN), scored('b.ts', 95)], [])).toEqual(['constants.ts: no mutants (its logic inside a type assertion?), which fails as a score under 90 % would']);
   });
 
+  it('under --ignore-static, passes a module whose every mutant was ignored (static): it has mutants, none judged; not otherwise (every one disabled by comments)', () => {
+    expect(failuresOf([{ ...scored('constants.ts', NaN), ignored: 4 }], [], { ignoreStatic: true })).toEqual([]);
+    expect(failuresOf([{ ...scored('constants.ts', NaN), ignored: 4 }], [])).toHaveLength(1);
+    expect(failuresOf([scored('constants.ts', NaN)], [], { ignoreStatic: true })).toHaveLength(1);
+  });
+
   it('fails a group whose run wrote no report', () => {
     expect(failuresOf([], ['pets'])).toEqual(['The run of group pets failed (see its output above).']);
   });
