@@ -41,7 +41,7 @@ export const VERSION_GATE: FailureGate = { periodMinutes: 5, percent: 1, minInvo
  * count, not a p99: of fewer than 100 invocations the p99 is the slowest one, which a single slow
  * first call to a datastore would decide. Lambda's Duration leaves a cold start's init out.
  */
-export const VERSION_LATENCY_GATE = { slowMs: P99_LATENCY_ALARM_MS, percent: 1, minInvocations: 10, minSlow: 2 } as const;
+export const VERSION_LATENCY_GATE: { readonly slowMs: number; readonly percent: number; readonly minInvocations: number; readonly minSlow: number } = { slowMs: P99_LATENCY_ALARM_MS, percent: 1, minInvocations: 10, minSlow: 2 };
 
 /**
  * The authorizer's gate: its new version refused (401 or 429) more than 3 times the share of its
@@ -84,9 +84,10 @@ export interface ReleaseOptions {
 /**
  * One CodeDeploy application per stage and one deployment group per alias, sharing one service
  * role that may move these aliases, run the check before traffic and read alarms, nothing else.
- * Each group's gates judge the new version alone (its own alarms, below), beside the stage's.
+ * Each group's gates judge the new version alone (its own alarms, below), beside the stage's;
+ * they are returned, since they notify no one (infra/alarms.ts, notifyOnAlarm).
  */
-export function addReleases(scope: Construct, released: Record<string, ReleasedFunction>, options: ReleaseOptions): { groups: Record<string, LambdaDeploymentGroup>; gates: Alarm[] } {
+export function addReleases(scope: Construct, released: Record<string, ReleasedFunction>, options: ReleaseOptions): { gates: Alarm[] } {
   const canary = CANARY_OF[options.stage];
   const config =
     canary === undefined
@@ -120,13 +121,12 @@ export function addReleases(scope: Construct, released: Record<string, ReleasedF
     })),
   );
 
-  const groups: Record<string, LambdaDeploymentGroup> = {};
   const gates: Alarm[] = [];
   for (const [id, item] of Object.entries(released)) {
     // Only where a canary watches them: all at once (staging), no gate could stop anything.
     const own = canary === undefined ? [] : [versionLatencyGate(scope, id, item), item.judgedBy === 'failures' ? versionFailureGate(scope, id, item, options.stage) : refusalGate(scope, id, item, options.stage)];
     gates.push(...own);
-    groups[id] = new LambdaDeploymentGroup(scope, `${id}Release`, {
+    new LambdaDeploymentGroup(scope, `${id}Release`, {
       application,
       alias: item.function.live,
       // As is: LambdaDeploymentGroup would attach AWSCodeDeployRoleForLambdaLimited (UpdateAlias on any function of the account).
@@ -142,7 +142,7 @@ export function addReleases(scope: Construct, released: Record<string, ReleasedF
     item.function.live.node.addDependency(role, options.check.fn, options.check.role);
   }
   grantReleaseCheck(options.check, released);
-  return { groups, gates };
+  return { gates };
 }
 
 /**
