@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { inject } from 'vitest';
+import { beforeEach, inject } from 'vitest';
 import { testDatabase } from './database';
 
 /**
@@ -9,4 +9,13 @@ import { testDatabase } from './database';
  */
 process.env.DYNAMODB_ENDPOINT = inject('dynamoDbEndpoint');
 process.env.TABLE_NAME = `pets-${randomUUID()}`;
-await testDatabase().prepare();
+// A failed set-up fails each test of the file with its cause, rather than failing the file before
+// any test exists: StrykerJS counts only tests, so a mutant that breaks the set-up (the key
+// registry's, which writes the demo keys) would otherwise survive with no test run.
+const setUpFailure = await testDatabase().prepare().then(
+  () => undefined,
+  (error: unknown) => ({ error }),
+);
+beforeEach(() => {
+  if (setUpFailure !== undefined) throw setUpFailure.error;
+});
