@@ -1,5 +1,6 @@
 import {
   ConditionalCheckFailedException,
+  type AttributeValue,
   GetItemCommand,
   PutItemCommand,
   TransactionCanceledException,
@@ -89,7 +90,7 @@ export class DynamoDbPetWrites implements PetWrites {
       try {
         // The condition makes a write that would overwrite an existing pet fail instead.
         const command = new PutItemCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
-        return (await this.#send(command, item, nowMs, deadline)) === REDRAW ? REDRAW : pet;
+        return (await this.#send(command, item, nowMs, deadline)) ? pet : REDRAW;
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
         // When the reply to a write that succeeded is lost, the SDK's retry meets the pet it wrote
@@ -135,7 +136,7 @@ export class DynamoDbPetWrites implements PetWrites {
         ],
       });
       try {
-        return (await this.#send(command, item, nowMs, deadline)) === REDRAW ? REDRAW : { pet, replayed: false };
+        return (await this.#send(command, item, nowMs, deadline)) ? { pet, replayed: false } : REDRAW;
       } catch (error) {
         if (!(error instanceof TransactionCanceledException)) throw error;
         return settleCancelled(error, newPet);
@@ -162,23 +163,23 @@ export class DynamoDbPetWrites implements PetWrites {
 
   /**
    * Sends a pet's write (alone, or with its record); its attempts only while the id is young
-   * (YOUNG_ID_MS). Past that: when no attempt went, or DynamoDB refused each for its rate (nothing
-   * written), the create may draw a new id (REDRAW); when an attempt's outcome is unknown (a
-   * timeout, a dropped connection), the pet is read back: ours (its nonce) means it was written,
-   * else a 503, as ambiguous as before (the write may still land).
+   * (YOUNG_ID_MS). True when the pet was written. Past that: when no attempt went, or DynamoDB
+   * refused each for its rate (nothing written), false: the create may draw a new id; when an
+   * attempt's outcome is unknown (a timeout, a dropped connection), the pet is read back: ours (its
+   * nonce) means it was written, else a 503, as ambiguous as before (the write may still land).
    */
-  async #send(command: PutItemCommand | TransactWriteItemsCommand, item: Item, drawnAtMs: number, deadline: CallDeadline | undefined): Promise<'written' | typeof REDRAW> {
+  async #send(command: PutItemCommand | TransactWriteItemsCommand, item: Item, drawnAtMs: number, deadline: CallDeadline | undefined): Promise<boolean> {
     try {
       await this.client.send(attemptsOnlyUntil(command, drawnAtMs + YOUNG_ID_MS, this.#now) as PutItemCommand, { abortSignal: deadline?.signalForCall() });
-      return 'written';
+      return true;
     } catch (error) {
       if (!(error instanceof AttemptTooLateError)) throw error;
-      if (error.failures.every(isThrottling)) return REDRAW;
+      if (error.failures.every(isThrottling)) return false;
       const { Item: found } = await this.client.send(
         new GetItemCommand({ TableName: this.tableName, Key: { pk: item.pk as Item[string], sk: item.sk as Item[string] }, ConsistentRead: true }),
         { abortSignal: deadline?.signalForCall() },
       );
-      if (isOurs(found, item)) return 'written';
+      if (isOurs(found, item)) return true;
       throw new ServiceUnavailableError(error, DATASTORE_RETRY_AFTER_SECONDS);
     }
   }
@@ -187,8 +188,8 @@ export class DynamoDbPetWrites implements PetWrites {
 /** The answer of a write whose id cannot be used: draw another. */
 const REDRAW = Symbol('draw another id');
 
-/** A stored item is this create's when it holds its nonce (96 random bits, the request's alone). */
-const isOurs = (stored: Item | undefined, written: Item): boolean => stored !== undefined && textIn(stored, 'nonce') === textIn(written, 'nonce');
+/** A stored item (or none) is this create's when it holds its nonce (96 random bits, the request's alone; every write carries one). */
+const isOurs = (stored: Item | undefined, written: Item): boolean => textIn(stored, 'nonce') === textIn(written, 'nonce');
 
 /**
  * While a stage upgrades, `upgrading` code (the former layout) and `copying` code (the shards) run
@@ -205,7 +206,8 @@ function drawIdFor(layout: PetLayout): (nowMs: number) => number {
 const newNonce = (): string => randomBytes(12).toString('base64url');
 
 function toRecord(item: Item): IdempotencyRecord {
-  return { pet: toPet(item.pet?.M ?? {}), expiresAt: numberOf(item, 'expiresAt') };
+  // Every record is written with its pet as a map (createOnce).
+  return { pet: toPet((item.pet as AttributeValue.MMember).M), expiresAt: numberOf(item, 'expiresAt') };
 }
 
 const THROTTLED_REASONS = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);

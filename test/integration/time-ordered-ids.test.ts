@@ -1,31 +1,16 @@
-import { DynamoDBClient, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
+import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { drawPetId, LISTING_SETTLE_MS, YOUNG_ID_MS } from '../../shared/pets/pet-ids';
 import { DynamoDbPetRepository } from '../../shared/pets/repository';
 import type { NewPet } from '../../shared/pets/schema';
 import { testDatabase } from '../support/database';
+import { instrumentedClient as instrumentedClientOf } from '../support/instrumented-client';
 
 const db = testDatabase();
 const START = Date.UTC(2026, 10, 26, 14);
 
-/**
- * A client that records the commands it sends (`PutItem`, ...) and lets a test act around each
- * attempt on its way to DynamoDB Local (inside the SDK's retries: the `deserialize` step runs once
- * per attempt); `send` sends the attempt.
- */
-function instrumentedClient(aroundAttempt: (command: string, input: Record<string, unknown>, send: () => Promise<unknown>) => Promise<unknown> = (_, __, send) => send()) {
-  const sent: string[] = [];
-  const client = new DynamoDBClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const command = String(context.commandName).replace(/Command$/, '');
-      sent.push(command);
-      return (await aroundAttempt(command, args.input as Record<string, unknown>, () => next(args))) as Awaited<ReturnType<typeof next>>;
-    },
-    { step: 'deserialize' },
-  );
-  return { client, sent };
-}
+/** A client of this file's table that records its commands and lets a test act around each attempt. */
+const instrumentedClient = (aroundAttempt?: Parameters<typeof instrumentedClientOf>[1]) => instrumentedClientOf(db.endpoint, aroundAttempt);
 
 const newPet = (name: string): NewPet => ({ name, categoryId: 3, status: 'available' });
 
@@ -64,7 +49,7 @@ describe('a collision of ids (two creates in one millisecond drew the same 12 bi
     const { client } = instrumentedClient();
     const taken = await new DynamoDbPetRepository(client, db.tableName).create(newPet('Always taken'));
     const unlucky = new DynamoDbPetRepository(client, db.tableName, { drawId: () => taken.id });
-    await expect(unlucky.create(newPet('Unlucky'))).rejects.toMatchObject({ status: 503, code: 'service_unavailable' });
+    await expect(unlucky.create(newPet('Unlucky'))).rejects.toMatchObject({ status: 503, code: 'service_unavailable', cause: new Error('no id written in 3 draws') });
     await expect(unlucky.createOnce(newPet('Unlucky'), { owner: '0123456789abcdef', value: 'unlucky' })).rejects.toMatchObject({ status: 503 });
     expect((await db.storedPets()).filter((item) => item.name === 'Unlucky')).toEqual([]);
   });

@@ -18,6 +18,12 @@ export interface FaultProxy {
   /** Operations answered with a fault; every other request reaches DynamoDB Local. 'slow' forwards after `delayMs`. */
   inject(fault: Fault, operations: string[], delayMs?: number): void;
   clear(): void;
+  /**
+   * Answers the next TransactWriteItems (only that one) as DynamoDB answers a transaction it
+   * cancelled, with these reasons (one per item, in order; `Item` as ReturnValuesOnConditionCheckFailure
+   * returns it): nothing is written.
+   */
+  cancelNextTransaction(reasons: CancellationReason[]): void;
   /** How many requests per operation reached the proxy. */
   readonly seen: Map<string, number>;
   /**
@@ -32,6 +38,13 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
+/** One item's reason in a cancelled transaction, in DynamoDB's JSON. */
+export interface CancellationReason {
+  readonly Code: string;
+  readonly Message?: string;
+  readonly Item?: Record<string, unknown>;
+}
+
 interface HeldRequest {
   readonly label: string;
   readonly forward: () => void;
@@ -41,6 +54,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const upstream = new URL(target);
   let faults = new Map<string, Fault>();
   let delayMs = 0;
+  let nextCancellation: CancellationReason[] | undefined;
   const seen = new Map<string, number>();
   const sockets = new Set<Socket>();
   let holding = false;
@@ -72,6 +86,15 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       return;
     }
     seen.set(operation, (seen.get(operation) ?? 0) + 1);
+    if (operation === 'TransactWriteItems' && nextCancellation !== undefined) {
+      const reasons = nextCancellation;
+      nextCancellation = undefined;
+      answerError(req, res, 'TransactionCanceledException', {
+        Message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((reason) => reason.Code).join(', ')}]`,
+        CancellationReasons: reasons,
+      });
+      return;
+    }
     const fault = faults.get(operation);
     if (fault === 'hang') return;
     if (fault === 'reset' || fault === 'reset-once') {
@@ -150,6 +173,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     },
     clear() {
       faults = new Map();
+      nextCancellation = undefined;
+    },
+    cancelNextTransaction(reasons) {
+      nextCancellation = reasons;
     },
     hold(operations, options = {}) {
       holding = true;

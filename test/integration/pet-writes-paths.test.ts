@@ -1,0 +1,196 @@
+import { ProvisionedThroughputExceededException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { CallDeadline } from '../../shared/dynamodb/call-deadline';
+import { ApiError, IdempotencyInProgressError, ServiceUnavailableError } from '../../shared/errors';
+import { drawnAt, RANDOM_BITS, YOUNG_ID_MS } from '../../shared/pets/pet-ids';
+import { FORMER_PET_PARTITION } from '../../shared/pets/pet-items';
+import { idempotencyRecordKey, type CreatedOnce } from '../../shared/pets/pet-writes';
+import { DynamoDbPetRepository } from '../../shared/pets/repository';
+import type { NewPet } from '../../shared/pets/schema';
+import { testDatabase } from '../support/database';
+import { startFaultProxy, type CancellationReason, type FaultProxy } from '../support/fault-proxy';
+import { instrumentedClient } from '../support/instrumented-client';
+
+/**
+ * The pet writes' less travelled paths on DynamoDB Local: what each read asks for, the deadline on
+ * every call, failures of mixed kinds, and each reason DynamoDB may give for cancelling a create's
+ * transaction (answered by the fault proxy, since DynamoDB Local gives them only to racing writers).
+ * (The usual paths: test/integration/pet-repository.test.ts and time-ordered-ids.test.ts.)
+ */
+const db = testDatabase();
+const OWNER = '0123456789abcdef';
+const newPet = (name: string): NewPet => ({ name, categoryId: 2, status: 'pending' });
+const storedNamed = async (name: string) => (await db.petsStored()).filter((pet) => pet.name === name);
+/** A request's deadline whose n-th call (from 0) is already over when `over(n)` says so. */
+const deadlineWhere = (over: (call: number) => boolean): CallDeadline => {
+  let calls = 0;
+  return { signalForCall: () => (over(calls++) ? AbortSignal.abort(new Error('the request\'s deadline')) : new AbortController().signal) } as unknown as CallDeadline;
+};
+
+describe('the record of an idempotency key', () => {
+  it('is a partition of its own, IDEMPOTENCY#<key id>#<client\'s key>, whatever the client\'s key holds', () => {
+    expect(idempotencyRecordKey(OWNER, 'a#b')).toStrictEqual({ pk: `IDEMPOTENCY#${OWNER}#a#b`, sk: 'record' });
+  });
+
+  it('belongs to a key id only: any other owner is refused, not trusted', () => {
+    expect(() => idempotencyRecordKey('not-a-key-id', 'a')).toThrow(new Error('an idempotency record belongs to a key id (16 hex digits)'));
+    expect(() => idempotencyRecordKey(`${OWNER}#x`, 'a')).toThrow(Error);
+  });
+});
+
+describe('while a stage upgrades (docs/upgrading-pets.md)', () => {
+  const NOW = Date.UTC(2026, 10, 26, 12);
+  async function idsDrawnBy(layout: 'upgrading' | 'copying', name: string): Promise<number[]> {
+    const repository = new DynamoDbPetRepository(db.client, db.tableName, { layout, now: () => NOW });
+    const pets = await Promise.all(Array.from({ length: 20 }, () => repository.create(newPet(name))));
+    for (const pet of pets) expect(drawnAt(pet.id)).toBe(NOW);
+    return pets.map((pet) => pet.id % 2 ** RANDOM_BITS);
+  }
+
+  it('`upgrading` code draws from the upper half of the random bits and writes the former layout (PET), so it never takes an id `copying` code may draw', async () => {
+    for (const bits of await idsDrawnBy('upgrading', 'Upgrading')) expect(bits).toBeGreaterThanOrEqual(2 ** (RANDOM_BITS - 1));
+    const { Items = [] } = await db.documentClient.send(new QueryCommand({ TableName: db.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': FORMER_PET_PARTITION }, ConsistentRead: true }));
+    expect(Items.filter((item) => item.name === 'Upgrading')).toHaveLength(20);
+  });
+
+  it('`copying` code draws from the lower half and writes the shards', async () => {
+    for (const bits of await idsDrawnBy('copying', 'Copying')) expect(bits).toBeLessThan(2 ** (RANDOM_BITS - 1));
+    const stored = (await db.storedPets()).filter((item) => item.name === 'Copying');
+    expect(stored.map((item) => item.pk)).toEqual(stored.map((item) => `PET#${Number(item.id) % 8}`));
+    expect(stored).toHaveLength(20);
+  });
+});
+
+describe('the reads a create makes', () => {
+  it('reads the key\'s record strongly consistent, and a pet back after a lost reply too: a record or a pet just written is always seen', async () => {
+    let nowMs = Date.now();
+    let lost = false;
+    const { client, inputs } = instrumentedClient(db.endpoint, async (command, _, send) => {
+      if (command === 'TransactWriteItems' && !lost) {
+        lost = true;
+        await send();
+        nowMs += YOUNG_ID_MS;
+        throw Object.assign(new Error('the connection timed out'), { name: 'TimeoutError' });
+      }
+      return send();
+    });
+    const created = await new DynamoDbPetRepository(client, db.tableName, { now: () => nowMs }).createOnce(newPet('Read back'), { owner: OWNER, value: 'read-back' });
+    expect(created.replayed).toBe(false);
+    expect(inputs.map(({ command }) => command)).toEqual(['GetItem', 'TransactWriteItems', 'GetItem']);
+    expect(inputs[0]?.input).toMatchObject({ ConsistentRead: true, Key: { pk: { S: `IDEMPOTENCY#${OWNER}#read-back` } } });
+    expect(inputs[2]?.input).toMatchObject({ ConsistentRead: true, Key: { sk: { S: String(created.pet.id).padStart(16, '0') } } });
+    expect(await storedNamed('Read back')).toEqual([created.pet]);
+  });
+});
+
+describe('the request\'s deadline', () => {
+  it('stops the read of the key\'s record: nothing is written', async () => {
+    const { client, sent } = instrumentedClient(db.endpoint);
+    const repository = new DynamoDbPetRepository(client, db.tableName);
+    await expect(repository.createOnce(newPet('Too late to read'), { owner: OWNER, value: 'late-read' }, { deadline: deadlineWhere((call) => call === 0) })).rejects.toThrow();
+    expect(sent).not.toContain('TransactWriteItems');
+    expect(await storedNamed('Too late to read')).toEqual([]);
+  });
+
+  it('stops the read of a pet back after an attempt whose outcome is unknown', async () => {
+    let nowMs = Date.now();
+    let lost = false;
+    const { client, sent } = instrumentedClient(db.endpoint, async (command, _, send) => {
+      if (command === 'PutItem' && !lost) {
+        lost = true;
+        await send();
+        nowMs += YOUNG_ID_MS;
+        throw Object.assign(new Error('the connection timed out'), { name: 'TimeoutError' });
+      }
+      return send();
+    });
+    const repository = new DynamoDbPetRepository(client, db.tableName, { now: () => nowMs });
+    // The write's call has time; the read back (the second call) has none left.
+    await expect(repository.create(newPet('Not read back'), { deadline: deadlineWhere((call) => call === 1) })).rejects.toThrow();
+    expect(sent.filter((command) => command === 'PutItem')).toHaveLength(1);
+  });
+});
+
+describe('a write whose attempts failed in more than one way', () => {
+  it('throttled, then timed out: its outcome is unknown, so the pet is read back (not ours: a 503), never drawn again', async () => {
+    let nowMs = Date.now();
+    let attempts = 0;
+    const { client, sent } = instrumentedClient(db.endpoint, (command, _, send) => {
+      if (command !== 'PutItem') return send();
+      attempts += 1;
+      if (attempts === 1) throw new ProvisionedThroughputExceededException({ message: 'throttled', $metadata: { httpStatusCode: 400 } });
+      if (attempts === 2) {
+        nowMs += YOUNG_ID_MS;
+        throw Object.assign(new Error('the connection timed out'), { name: 'TimeoutError' });
+      }
+      return send();
+    });
+    const failure = await new DynamoDbPetRepository(client, db.tableName, { now: () => nowMs }).create(newPet('Mixed failures')).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ServiceUnavailableError);
+    expect(sent).toEqual(['PutItem', 'PutItem', 'GetItem']);
+    expect(await storedNamed('Mixed failures')).toEqual([]);
+  });
+});
+
+describe('a create\'s transaction cancelled by DynamoDB, by its reasons (pet, record)', () => {
+  let proxy: FaultProxy;
+  beforeAll(async () => {
+    proxy = await startFaultProxy(db.endpoint);
+  });
+  afterEach(() => proxy.clear());
+  afterAll(() => proxy.close());
+
+  async function createOnceCancelled(reasons: CancellationReason[], name: string) {
+    const { client, sent } = instrumentedClient(proxy.endpoint);
+    proxy.cancelNextTransaction(reasons);
+    const outcome: { created?: CreatedOnce; error?: unknown } = await new DynamoDbPetRepository(client, db.tableName).createOnce(newPet(name), { owner: OWNER, value: name }).then(
+      (created) => ({ created }),
+      (error: unknown) => ({ error }),
+    );
+    return { ...outcome, transactions: sent.filter((command) => command === 'TransactWriteItems').length };
+  }
+
+  it('the record there without its content: 409, the client\'s retry gets the answer', async () => {
+    const { error, transactions } = await createOnceCancelled([{ Code: 'None' }, { Code: 'ConditionalCheckFailed', Message: 'The conditional request failed' }], 'Record without content');
+    expect(error).toBeInstanceOf(IdempotencyInProgressError);
+    expect(error).toMatchObject({ status: 409, code: 'idempotency_in_progress', retryAfterSeconds: 1 });
+    expect(transactions).toBe(1);
+    expect(await storedNamed('Record without content')).toEqual([]);
+  });
+
+  it('another transaction on either item: 409', async () => {
+    for (const reasons of [
+      [{ Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' }, { Code: 'None' }],
+      [{ Code: 'None' }, { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' }],
+    ]) {
+      const { error, transactions } = await createOnceCancelled(reasons, 'In conflict');
+      expect(error).toBeInstanceOf(IdempotencyInProgressError);
+      expect(transactions).toBe(1);
+    }
+    expect(await storedNamed('In conflict')).toEqual([]);
+  });
+
+  it('throttled: a 503 at once, no new id drawn', async () => {
+    const { error, transactions } = await createOnceCancelled([{ Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity' }, { Code: 'None' }], 'Throttled transaction');
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect((error as ServiceUnavailableError).cause).toBeInstanceOf(TransactionCanceledException);
+    expect(transactions).toBe(1);
+  });
+
+  it('any other reason is a fault of ours: the cancellation itself, not a client error (a 500)', async () => {
+    for (const reasons of [[{ Code: 'ValidationError', Message: 'One or more parameter values were invalid' }, { Code: 'None' }], []]) {
+      const { error, transactions } = await createOnceCancelled(reasons, 'Invalid transaction');
+      expect(error).toBeInstanceOf(TransactionCanceledException);
+      expect(error).not.toBeInstanceOf(ApiError);
+      expect(transactions).toBe(1);
+    }
+  });
+
+  it('the pet\'s id taken, with no reason given for the record: drawn again, and created', async () => {
+    const { created, transactions } = await createOnceCancelled([{ Code: 'ConditionalCheckFailed' }], 'Id taken');
+    expect(created?.replayed).toBe(false);
+    expect(transactions).toBe(2);
+    expect(await storedNamed('Id taken')).toEqual([created?.pet]);
+  });
+});
