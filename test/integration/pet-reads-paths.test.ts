@@ -1,0 +1,303 @@
+import { randomUUID } from 'node:crypto';
+import { CreateTableCommand, DeleteTableCommand, PutItemCommand, waitUntilTableExists, type AttributeValue, type QueryCommandInput } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTableInput } from '../../local/create-table';
+import type { Item } from '../../shared/dynamodb/attribute-values';
+import { TimedCallDeadline } from '../../shared/dynamodb/call-deadline';
+import { FORMER_STATUS_INDEX, LIST_INDEX, STATUS_INDEX, tableDefinitionFor, type PetLayout } from '../../shared/dynamodb/table-definition';
+import { DynamoDbPetReads, type PetReadOptions } from '../../shared/pets/pet-reads';
+import { drawPetId, lastIdDrawnBy } from '../../shared/pets/pet-ids';
+import { formerPetItem, petItem } from '../../shared/pets/pet-items';
+import type { Pet, PetStatus } from '../../shared/pets/schema';
+import { testDatabase } from '../support/database';
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+import { instrumentedClient } from '../support/instrumented-client';
+
+/**
+ * The paths of shared/pets/pet-reads.ts that the repository's own tests leave out: the reads'
+ * defaults (the first-page cache on), the alternation of unfiltered pages between the table's
+ * shards and the listing index, a shard asked again where it stopped at its Limit, the settle
+ * bound that sends no query, reads of the former layout while a stage upgrades (getPet's order,
+ * the former partition and its status index), and the request's deadline on every call. Pets are
+ * written straight to DynamoDB Local with ids chosen (time and shard), so each page is known.
+ */
+
+const db = testDatabase();
+const T0 = Date.UTC(2027, 0, 1);
+/** The id drawn at `ms` with these 12 random bits; its shard is `bits % 8` (2^12 is a multiple of 8). */
+const idAt = (ms: number, bits: number): number => drawPetId(ms, () => bits);
+const statuses: PetStatus[] = ['available', 'pending', 'sold'];
+
+interface Sent {
+  readonly command: string;
+  readonly input: Record<string, unknown>;
+}
+
+/** A client of DynamoDB Local (or of `endpoint`) that records each command's name and input; `take` hands them over. */
+function recordingClient(endpoint: string = db.endpoint) {
+  const { client, inputs } = instrumentedClient(endpoint);
+  const take = (): Sent[] => inputs.splice(0);
+  return { client, take };
+}
+
+interface QuerySent {
+  readonly index: string;
+  /** The partition key's attribute and value. */
+  readonly attribute: string;
+  readonly key: string;
+  readonly first: number;
+  readonly last: number;
+  readonly limit: number;
+}
+
+/** A Query as what it reads: which partition of which index, which ids, how many at most. */
+function described({ command, input }: Sent): QuerySent {
+  expect(command).toBe('Query');
+  const query = input as unknown as QueryCommandInput;
+  const values = query.ExpressionAttributeValues as Record<string, AttributeValue>;
+  const [name] = (query.KeyConditionExpression as string).split(' ') as [string];
+  const bound = (value: AttributeValue | undefined) => Number(value?.S ?? value?.N);
+  return {
+    index: query.IndexName ?? 'table',
+    attribute: query.ExpressionAttributeNames?.[name] ?? name,
+    key: (values[':pk'] ?? values[':key'])?.S as string,
+    first: bound(values[':first']),
+    last: bound(values[':last']),
+    limit: query.Limit as number,
+  };
+}
+
+/** The queries of one round (sent at once, in no promised order), by partition. */
+const byKey = (queries: QuerySent[]): QuerySent[] => [...queries].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+
+const put = (tableName: string, item: Item) => db.client.send(new PutItemCommand({ TableName: tableName, Item: item }));
+
+// The first pages' pets: 12, one a millisecond from T0, over every shard (bits 0..11: shards 0..7, then 0..3).
+const dozen: Pet[] = Array.from({ length: 12 }, (_, i) => ({ id: idAt(T0 + i, i), name: `dozen ${i}`, categoryId: 1, status: statuses[i % 3] as PetStatus }));
+// A minute later, 10 available pets all in shard 3: more than its share of any small page.
+const T1 = T0 + 60_000;
+const crowded: Pet[] = Array.from({ length: 10 }, (_, i) => ({ id: idAt(T1 + i, 3 + 8 * i), name: `crowded ${i}`, categoryId: 2, status: 'available' }));
+// Two minutes later, the last id drawn in its millisecond.
+const T2 = T0 + 120_000;
+const last: Pet = { id: lastIdDrawnBy(T2), name: 'last of its millisecond', categoryId: 3, status: 'sold' };
+
+beforeAll(async () => {
+  await Promise.all([...dozen, ...crowded, last].map((pet) => put(db.tableName, petItem(pet, T0, 'nonce'))));
+});
+
+describe('a first page that one reads instance serves often', () => {
+  it('comes from its memory by default once busy (five asks within a second), at most half a second old; a later page is always read', async () => {
+    const { client, take } = recordingClient();
+    let nowMs = T0 + 1_000;
+    // The reads as getPet and listPets make them, but for the clock and the settle time: the cache is left to its default.
+    const reads = new DynamoDbPetReads(client, db.tableName, { now: () => nowMs, listingSettleMs: 0 });
+    const firstPage = { pets: dozen.slice(0, 5), hasMore: true };
+    for (let ask = 1; ask <= 5; ask += 1) {
+      expect(await reads.list({ afterId: 0, limit: 5, status: undefined })).toEqual(firstPage);
+      expect(take().length).toBe(8);
+    }
+    // Busy: the page read on the fifth ask is answered without a query.
+    expect(await reads.list({ afterId: 0, limit: 5, status: undefined })).toEqual(firstPage);
+    expect(take()).toEqual([]);
+    // A page after the first is never kept: it is read, and is the next page, not the first again.
+    expect(await reads.list({ afterId: (dozen[4] as Pet).id, limit: 5, status: undefined })).toEqual({ pets: dozen.slice(5, 10), hasMore: true });
+    expect(take().length).toBe(8);
+    // Half a second after it was read, the first page is read afresh.
+    nowMs += 500;
+    expect(await reads.list({ afterId: 0, limit: 5, status: undefined })).toEqual(firstPage);
+    expect(take().length).toBe(8);
+  });
+});
+
+describe('pages without a filter', () => {
+  it('read the table\'s shards and the listing index\'s in turn, the same pets from each; a filtered page reads the status index and takes no turn', async () => {
+    const { client, take } = recordingClient();
+    const reads = new DynamoDbPetReads(client, db.tableName, { now: () => T0 + 1_000, listingSettleMs: 0, firstPageCache: false });
+    const newestId = lastIdDrawnBy(T0 + 1_000);
+    const firstPage = { pets: dozen.slice(0, 5), hasMore: true };
+    // Each shard of one set once, for ids 1 up to the newest, 4 at most (limit 5 over 8: page-merge.ts, shareOf).
+    const shardsOf = (index: string, attribute: string, key: (shard: number) => string): QuerySent[] =>
+      byKey(Array.from({ length: 8 }, (_, shard) => ({ index, attribute, key: key(shard), first: 1, last: newestId, limit: 4 })));
+    const tableShards = shardsOf('table', 'pk', (shard) => `PET#${shard}`);
+    const listShards = shardsOf(LIST_INDEX, 'listShard', (shard) => `pets#${shard}`);
+
+    expect(await reads.list({ afterId: 0, limit: 5, status: undefined })).toEqual(firstPage);
+    expect(byKey(take().map(described))).toEqual(tableShards);
+    expect(await reads.list({ afterId: 0, limit: 5, status: 'pending' })).toEqual({ pets: dozen.filter((pet) => pet.status === 'pending').slice(0, 5), hasMore: false });
+    expect(byKey(take().map(described))).toEqual(shardsOf(STATUS_INDEX, 'statusShard', (shard) => `pending#${shard}`));
+    expect(await reads.list({ afterId: 0, limit: 5, status: undefined })).toEqual(firstPage);
+    expect(byKey(take().map(described))).toEqual(listShards);
+    expect(await reads.list({ afterId: 0, limit: 5, status: undefined })).toEqual(firstPage);
+    expect(byKey(take().map(described))).toEqual(tableShards);
+  });
+});
+
+describe('a shard that holds more than its share of the page', () => {
+  // Limit 5 over 8 shards: each is asked for ceil(2 × 6 / 8) + 2 = 4 (page-merge.ts, shareOf).
+  const afterId = (crowded[0] as Pet).id - 1;
+  const newestId = lastIdDrawnBy(T1 + 1_000);
+
+  it.each([
+    ['the table\'s shards', undefined, 0, 'table', 'pk', (shard: number) => `PET#${shard}`],
+    ['the listing index (the second unfiltered page)', undefined, 1, LIST_INDEX, 'listShard', (shard: number) => `pets#${shard}`],
+    ['the status index', 'available', 0, STATUS_INDEX, 'statusShard', (shard: number) => `available#${shard}`],
+  ] as const)('is asked again where its query stopped at its Limit, through %s: the page is full and says more follow', async (_, status, pagesBefore, index, attribute, keyOf) => {
+    const { client, take } = recordingClient();
+    const reads = new DynamoDbPetReads(client, db.tableName, { now: () => T1 + 1_000, listingSettleMs: 0, firstPageCache: false });
+    for (let page = 0; page < pagesBefore; page += 1) await reads.list({ afterId, limit: 5, status });
+    take();
+    expect(await reads.list({ afterId, limit: 5, status })).toEqual({ pets: crowded.slice(0, 5), hasMore: true });
+    const queries = take().map(described);
+    expect(byKey(queries.slice(0, 8))).toEqual(byKey(Array.from({ length: 8 }, (_, shard) => ({ index, attribute, key: keyOf(shard), first: afterId + 1, last: newestId, limit: 4 }))));
+    // Shard 3 gave its 4 and stopped: it alone is asked for the rest of the page (6 - 4 known, and 2 more), after the last it gave.
+    expect(queries.slice(8)).toEqual([{ index, attribute, key: keyOf(3), first: (crowded[3] as Pet).id + 1, last: newestId, limit: 4 }]);
+  });
+});
+
+describe('the settle time', () => {
+  // Left to its default (LISTING_SETTLE_MS, half a second): `last` is the newest id a page may show at T2 + 500 ms.
+  const readsAt = (nowMs: number) => {
+    const { client, take } = recordingClient();
+    return { reads: new DynamoDbPetReads(client, db.tableName, { now: () => nowMs, firstPageCache: false }), take };
+  };
+
+  it('shows an id drawn half a second ago, reading each shard up to it', async () => {
+    const { reads, take } = readsAt(T2 + 500);
+    expect(await reads.list({ afterId: last.id - 1, limit: 5, status: undefined })).toEqual({ pets: [last], hasMore: false });
+    expect(take().map(described).map(({ first, last: upTo }) => [first, upTo])).toEqual(Array.from({ length: 8 }, () => [last.id, last.id]));
+  });
+
+  it('sends no query for a page that starts at or past the newest id it may show', async () => {
+    const { reads, take } = readsAt(T2 + 500);
+    for (const afterId of [last.id, last.id + 1]) {
+      for (const status of [undefined, 'sold'] as const) {
+        expect(await reads.list({ afterId, limit: 5, status })).toEqual({ pets: [], hasMore: false });
+      }
+    }
+    // A millisecond earlier, `last` is not yet shown: every id above the cursor is too new, so no shard is asked.
+    const early = readsAt(T2 + 499);
+    expect(await early.reads.list({ afterId: last.id - 1, limit: 5, status: undefined })).toEqual({ pets: [], hasMore: false });
+    expect([...take(), ...early.take()]).toEqual([]);
+  });
+});
+
+describe('a request\'s deadline', () => {
+  let proxy: FaultProxy;
+  beforeAll(async () => {
+    proxy = await startFaultProxy(db.endpoint);
+  });
+  afterAll(async () => {
+    await proxy.close();
+  });
+
+  /** How a call ends, if it ends within 2 s: the deadline is 0.1 s away; a call that ignores it waits on the proxy far longer. */
+  const within = (call: Promise<unknown>) =>
+    Promise.race([call.then(() => 'answered', (error: unknown) => error), new Promise((resolve) => setTimeout(() => resolve('still waiting after 2 s'), 2_000))]);
+
+  it.each([
+    ['GetItem', 'getPet', (reads: DynamoDbPetReads, deadline: TimedCallDeadline) => reads.get((dozen[0] as Pet).id, deadline)],
+    ['Query', 'a page', (reads: DynamoDbPetReads, deadline: TimedCallDeadline) => reads.list({ afterId: 0, limit: 5, status: undefined }, deadline)],
+  ] as const)('gives up %s (%s) on a DynamoDB that never answers, when the deadline passes', async (operation, _, call) => {
+    proxy.inject('hang', [operation]);
+    const { client } = recordingClient(proxy.endpoint);
+    const reads = new DynamoDbPetReads(client, db.tableName, { now: () => T0 + 1_000, listingSettleMs: 0, firstPageCache: false });
+    const deadline = new TimedCallDeadline(Date.now() + 100);
+    try {
+      expect(await within(call(reads, deadline))).toMatchObject({ name: 'AbortError' });
+    } finally {
+      deadline.clear();
+      proxy.clear();
+    }
+  });
+});
+
+describe('while a stage upgrades (docs/upgrading-pets.md), on a table with every index', () => {
+  const tableName = `pet-reads-${randomUUID()}`;
+  const L0 = Date.UTC(2027, 0, 1);
+  const pet = (ms: number, bits: number, name: string, status: PetStatus): Pet => ({ id: idAt(L0 + ms, bits), name, categoryId: 4, status });
+  // Former-layout pets only (as `upgrading` code and the version before write them), sharded pets
+  // only (shard 7, the last), and one copied: in both layouts.
+  const formerOnly = pet(1, 1, 'former only', 'available');
+  const sharded = pet(2, 7, 'sharded', 'available');
+  const copied = pet(3, 2, 'copied', 'pending');
+  const formerSold = pet(4, 5, 'former sold', 'sold');
+  const shardedLater = pet(5, 15, 'sharded later', 'available');
+  const everyPet = [formerOnly, sharded, copied, formerSold, shardedLater];
+  const absentId = idAt(L0 + 6, 4);
+
+  beforeAll(async () => {
+    await db.client.send(new CreateTableCommand(createTableInput(tableName, tableDefinitionFor('copying'))));
+    await waitUntilTableExists({ client: db.client, maxWaitTime: 60 }, { TableName: tableName });
+    await Promise.all([
+      ...[formerOnly, copied, formerSold].map((p) => put(tableName, formerPetItem(p, L0, 'nonce'))),
+      ...[sharded, copied, shardedLater].map((p) => put(tableName, petItem(p, L0, 'nonce'))),
+    ]);
+  });
+  afterAll(async () => {
+    await db.client.send(new DeleteTableCommand({ TableName: tableName }));
+  });
+
+  const readsOf = (layout: PetLayout, options: PetReadOptions = {}) => {
+    const { client, take } = recordingClient();
+    return { reads: new DynamoDbPetReads(client, tableName, { layout, now: () => L0 + 1_000, listingSettleMs: 0, firstPageCache: false, ...options }), take };
+  };
+  const partitionsAsked = (sent: Sent[]) => sent.map(({ command, input }) => `${command} ${((input.Key as Item).pk as { S: string }).S}`);
+
+  it.each([
+    ['upgrading', 'the former layout first (its new pets are there), then the shard', [
+      [formerOnly, ['PET']],
+      [sharded, ['PET', 'PET#7']],
+      [copied, ['PET']],
+      [undefined, ['PET', 'PET#4']],
+    ]],
+    ['copying', 'the shard first, then the former layout', [
+      [formerOnly, ['PET#1', 'PET']],
+      [sharded, ['PET#7']],
+      [copied, ['PET#2']],
+      [undefined, ['PET#4', 'PET']],
+    ]],
+    ['copied', 'the shard alone', [
+      [undefined, ['PET#1']],
+      [sharded, ['PET#7']],
+      [copied, ['PET#2']],
+      [undefined, ['PET#4']],
+    ]],
+  ] as const)('getPet of `%s` code asks %s', async (layout, _, expected) => {
+    const { reads, take } = readsOf(layout);
+    const ids = [formerOnly.id, sharded.id, copied.id, absentId];
+    for (const [i, id] of ids.entries()) {
+      const [found, partitions] = expected[i] as (typeof expected)[number];
+      expect(await reads.get(id)).toEqual(found);
+      expect(partitionsAsked(take())).toEqual(partitions.map((pk) => `GetItem ${pk}`));
+    }
+  });
+
+  it.each(['upgrading', 'copying'] as const)('`%s` code lists every pet of both layouts once, from the 8 shards and the former partition, page after page (never the listing index)', async (layout) => {
+    const { reads, take } = readsOf(layout);
+    const newestId = lastIdDrawnBy(L0 + 1_000);
+    // Nine sources: each asked for ceil(2 × 11 / 9) + 2 = 5.
+    const expected = byKey([
+      ...Array.from({ length: 8 }, (_, shard) => ({ index: 'table', attribute: 'pk', key: `PET#${shard}`, first: 1, last: newestId, limit: 5 })),
+      { index: 'table', attribute: 'pk', key: 'PET', first: 1, last: newestId, limit: 5 },
+    ]);
+    for (let page = 0; page < 2; page += 1) {
+      expect(await reads.list({ afterId: 0, limit: 10, status: undefined })).toEqual({ pets: everyPet, hasMore: false });
+      expect(byKey(take().map(described))).toEqual(expected);
+    }
+    expect(await reads.list({ afterId: 0, limit: 2, status: undefined })).toEqual({ pets: [formerOnly, sharded], hasMore: true });
+  });
+
+  it.each(['upgrading', 'copying'] as const)('`%s` code lists a status from the shards of the status index and from the former status index (on `status`)', async (layout) => {
+    const { reads, take } = readsOf(layout);
+    const newestId = lastIdDrawnBy(L0 + 1_000);
+    expect(await reads.list({ afterId: 0, limit: 10, status: 'available' })).toEqual({ pets: [formerOnly, sharded, shardedLater], hasMore: false });
+    expect(byKey(take().map(described))).toEqual(
+      byKey([
+        ...Array.from({ length: 8 }, (_, shard) => ({ index: STATUS_INDEX, attribute: 'statusShard', key: `available#${shard}`, first: 1, last: newestId, limit: 5 })),
+        { index: FORMER_STATUS_INDEX, attribute: 'status', key: 'available', first: 1, last: newestId, limit: 5 },
+      ]),
+    );
+    expect(await reads.list({ afterId: 0, limit: 10, status: 'pending' })).toEqual({ pets: [copied], hasMore: false });
+    expect(await reads.list({ afterId: 0, limit: 10, status: 'sold' })).toEqual({ pets: [formerSold], hasMore: false });
+  });
+});
