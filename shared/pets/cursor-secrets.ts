@@ -67,7 +67,6 @@ export class CursorSecrets {
   #reading: Promise<CursorCodec> | undefined;
   #lastReadAt = Number.NEGATIVE_INFINITY;
   #lastUnknownReadAt = Number.NEGATIVE_INFINITY;
-  #lastReadFailed = false;
 
   constructor(private readonly source: CursorKeySource) {}
 
@@ -136,7 +135,8 @@ export class CursorSecrets {
   #readIfDue(at: number): Promise<CursorCodec> | undefined {
     if (this.#reading !== undefined) return this.#reading;
     const since = at - this.#lastReadAt;
-    if (this.#known !== undefined ? since < MIN_REREAD_INTERVAL_MS : this.#lastReadFailed && since < RETRY_FAILED_READ_MS) return undefined;
+    // With no keys and no read under way, any read before this one failed.
+    if (since < (this.#known !== undefined ? MIN_REREAD_INTERVAL_MS : RETRY_FAILED_READ_MS)) return undefined;
     return this.#startRead(at);
   }
 
@@ -146,12 +146,10 @@ export class CursorSecrets {
       (keys) => {
         const codec = new CursorCodec(keys.current, keys.previous);
         this.#known = { codec, readAt: at };
-        this.#lastReadFailed = false;
         this.#reading = undefined;
         return codec;
       },
       (error: unknown) => {
-        this.#lastReadFailed = true;
         this.#reading = undefined;
         writeLog({
           level: this.#known === undefined ? 'error' : 'warn',

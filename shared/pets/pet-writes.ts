@@ -1,6 +1,7 @@
 import {
   ConditionalCheckFailedException,
   type AttributeValue,
+  type CancellationReason,
   GetItemCommand,
   PutItemCommand,
   TransactionCanceledException,
@@ -86,16 +87,16 @@ export class DynamoDbPetWrites implements PetWrites {
 
   async create(newPet: NewPet, { deadline, beforeWrite }: CreateOptions = {}): Promise<Pet> {
     await beforeWrite;
-    return this.#withFreshId(newPet, async (pet, item, nowMs) => {
+    return this.#withFreshId(newPet, async (pet, item, nowMs, nonce) => {
       try {
         // The condition makes a write that would overwrite an existing pet fail instead.
         const command = new PutItemCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
-        return (await this.#send(command, item, nowMs, deadline)) ? pet : REDRAW;
+        return (await this.#send(command, item, nonce, nowMs, deadline)) ? pet : REDRAW;
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
         // When the reply to a write that succeeded is lost, the SDK's retry meets the pet it wrote
         // (its nonce); any other pet there is another create's: draw again.
-        return isOurs(error.Item, item) ? pet : REDRAW;
+        return isOurs(error.Item, nonce) ? pet : REDRAW;
       }
     });
   }
@@ -113,7 +114,7 @@ export class DynamoDbPetWrites implements PetWrites {
     // A replay writes nothing.
     if (recorded !== undefined && isLive(recorded, this.#now())) return { pet: replayOf(recorded, newPet), replayed: true };
 
-    return this.#withFreshId(newPet, async (pet, item, nowMs) => {
+    return this.#withFreshId(newPet, async (pet, item, nowMs, nonce) => {
       // The pet is kept as a map, so the record has no top-level `statusShard`, `status` or `id`: no index of pets holds it.
       const record: Item = { ...recordKey, pet: { M: petAttributes(pet) }, expiresAt: integer(expiryOf(nowMs)), firstUsedAt: text(isoTimestamp(nowMs)) };
       // The SDK gives the transaction a ClientRequestToken that its retries of this send reuse, and
@@ -136,7 +137,7 @@ export class DynamoDbPetWrites implements PetWrites {
         ],
       });
       try {
-        return (await this.#send(command, item, nowMs, deadline)) ? { pet, replayed: false } : REDRAW;
+        return (await this.#send(command, item, nonce, nowMs, deadline)) ? { pet, replayed: false } : REDRAW;
       } catch (error) {
         if (!(error instanceof TransactionCanceledException)) throw error;
         return settleCancelled(error, newPet);
@@ -145,17 +146,17 @@ export class DynamoDbPetWrites implements PetWrites {
   }
 
   /**
-   * Draws an id for the pet and lets `write` write it, with its item (the create's nonce in it);
+   * Draws an id for the pet and lets `write` write it, with its item (the create's nonce in it, given too);
    * `write` answers REDRAW when the id cannot be used (taken, or too old to resend), and a new id
    * is drawn: MAX_DRAWS at most, then a 503.
    */
-  async #withFreshId<T>(newPet: NewPet, write: (pet: Pet, item: Item, nowMs: number) => Promise<T | typeof REDRAW>): Promise<T> {
+  async #withFreshId<T>(newPet: NewPet, write: (pet: Pet, item: Item, nowMs: number, nonce: string) => Promise<T | typeof REDRAW>): Promise<T> {
     const nonce = newNonce();
     for (let draw = 0; draw < MAX_DRAWS; draw += 1) {
       // The id is drawn when the write is sent, after the request was admitted: ordered by time.
       const nowMs = this.#now();
       const pet: Pet = { id: this.#drawId(nowMs), name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
-      const written = await write(pet, this.#itemOf(pet, nowMs, nonce), nowMs);
+      const written = await write(pet, this.#itemOf(pet, nowMs, nonce), nowMs, nonce);
       if (written !== REDRAW) return written;
     }
     throw new ServiceUnavailableError(new Error(`no id written in ${MAX_DRAWS} draws`), DATASTORE_RETRY_AFTER_SECONDS);
@@ -168,7 +169,7 @@ export class DynamoDbPetWrites implements PetWrites {
    * attempt's outcome is unknown (a timeout, a dropped connection), the pet is read back: ours (its
    * nonce) means it was written, else a 503, as ambiguous as before (the write may still land).
    */
-  async #send(command: PutItemCommand | TransactWriteItemsCommand, item: Item, drawnAtMs: number, deadline: CallDeadline | undefined): Promise<boolean> {
+  async #send(command: PutItemCommand | TransactWriteItemsCommand, item: Item, nonce: string, drawnAtMs: number, deadline: CallDeadline | undefined): Promise<boolean> {
     try {
       await this.client.send(attemptsOnlyUntil(command, drawnAtMs + YOUNG_ID_MS, this.#now) as PutItemCommand, { abortSignal: deadline?.signalForCall() });
       return true;
@@ -179,7 +180,7 @@ export class DynamoDbPetWrites implements PetWrites {
         new GetItemCommand({ TableName: this.tableName, Key: { pk: item.pk as Item[string], sk: item.sk as Item[string] }, ConsistentRead: true }),
         { abortSignal: deadline?.signalForCall() },
       );
-      if (isOurs(found, item)) return true;
+      if (isOurs(found, nonce)) return true;
       throw new ServiceUnavailableError(error, DATASTORE_RETRY_AFTER_SECONDS);
     }
   }
@@ -188,8 +189,8 @@ export class DynamoDbPetWrites implements PetWrites {
 /** The answer of a write whose id cannot be used: draw another. */
 const REDRAW = Symbol('draw another id');
 
-/** A stored item (or none) is this create's when it holds its nonce (96 random bits, the request's alone; every write carries one). */
-const isOurs = (stored: Item | undefined, written: Item): boolean => textIn(stored, 'nonce') === textIn(written, 'nonce');
+/** A stored item (or none) is this create's when it holds its nonce (96 random bits, the request's alone). */
+const isOurs = (stored: Item | undefined, nonce: string): boolean => textIn(stored, 'nonce') === nonce;
 
 /**
  * While a stage upgrades, `upgrading` code (the former layout) and `copying` code (the shards) run
@@ -210,26 +211,23 @@ function toRecord(item: Item): IdempotencyRecord {
   return { pet: toPet((item.pet as AttributeValue.MMember).M), expiresAt: numberOf(item, 'expiresAt') };
 }
 
-const THROTTLED_REASONS = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
+const THROTTLED_REASONS: ReadonlySet<string | undefined> = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
 
 /**
- * A cancelled transaction wrote nothing. Its reasons tell why: the key's live record appeared
- * since it was read (a concurrent request with the key won: never our own attempt, whose retry
- * DynamoDB answers as it answered the attempt, by its ClientRequestToken); a transaction on the
- * record still running (its outcome unknown: 409); another create's pet holding the id (REDRAW:
- * draw again); throttling (503). Any other reason is a fault of ours (500).
+ * A cancelled transaction wrote nothing. Its reasons tell why, one per item in order (the pet, its
+ * record), as DynamoDB always gives them: the key's live record appeared since it was read (a
+ * concurrent request with the key won: never our own attempt, whose retry DynamoDB answers as it
+ * answered the attempt, by its ClientRequestToken), which ALL_OLD returns; a transaction on either
+ * item still running (its outcome unknown: 409); another create's pet holding the id (REDRAW: draw
+ * again); throttling (503). Any other reason is a fault of ours (500).
  */
 function settleCancelled(error: TransactionCanceledException, request: NewPet): CreatedOnce | typeof REDRAW {
-  const reasons = error.CancellationReasons ?? [];
+  const reasons = error.CancellationReasons as [CancellationReason, CancellationReason];
   const [onPet, onRecord] = reasons;
-  if (onRecord?.Code === 'ConditionalCheckFailed' && onRecord.Item !== undefined) return { pet: replayOf(toRecord(onRecord.Item), request), replayed: true };
-  // A live record without its content (DynamoDB always returns it; reading it again would be a
-  // third round trip): like a conflict, the client's retry gets its answer.
-  if (onRecord?.Code === 'ConditionalCheckFailed' || reasons.some((reason) => reason.Code === 'TransactionConflict')) {
-    throw new IdempotencyInProgressError(DATASTORE_RETRY_AFTER_SECONDS);
-  }
-  if (onPet?.Code === 'ConditionalCheckFailed') return REDRAW;
-  if (reasons.some((reason) => reason.Code !== undefined && THROTTLED_REASONS.has(reason.Code))) {
+  if (onRecord.Code === 'ConditionalCheckFailed') return { pet: replayOf(toRecord(onRecord.Item as Item), request), replayed: true };
+  if (reasons.some((reason) => reason.Code === 'TransactionConflict')) throw new IdempotencyInProgressError(DATASTORE_RETRY_AFTER_SECONDS);
+  if (onPet.Code === 'ConditionalCheckFailed') return REDRAW;
+  if (reasons.some((reason) => THROTTLED_REASONS.has(reason.Code))) {
     throw new ServiceUnavailableError(error, DATASTORE_RETRY_AFTER_SECONDS);
   }
   throw error;

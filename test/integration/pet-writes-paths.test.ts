@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CallDeadline } from '../../shared/dynamodb/call-deadline';
 import { ApiError, IdempotencyInProgressError, ServiceUnavailableError } from '../../shared/errors';
 import { drawnAt, RANDOM_BITS, YOUNG_ID_MS } from '../../shared/pets/pet-ids';
-import { FORMER_PET_PARTITION } from '../../shared/pets/pet-items';
+import { FORMER_PET_PARTITION, petSortKey, shardOf, shardPartition } from '../../shared/pets/pet-items';
 import { idempotencyRecordKey, type CreatedOnce } from '../../shared/pets/pet-writes';
 import { DynamoDbPetRepository } from '../../shared/pets/repository';
 import type { NewPet } from '../../shared/pets/schema';
@@ -57,7 +57,7 @@ describe('while a stage upgrades (docs/upgrading-pets.md)', () => {
   it('`copying` code draws from the lower half and writes the shards', async () => {
     for (const bits of await idsDrawnBy('copying', 'Copying')) expect(bits).toBeLessThan(2 ** (RANDOM_BITS - 1));
     const stored = (await db.storedPets()).filter((item) => item.name === 'Copying');
-    expect(stored.map((item) => item.pk)).toEqual(stored.map((item) => `PET#${Number(item.id) % 8}`));
+    expect(stored.map((item) => item.pk)).toEqual(stored.map((item) => shardPartition(shardOf(Number(item.id)))));
     expect(stored).toHaveLength(20);
   });
 });
@@ -79,7 +79,7 @@ describe('the reads a create makes', () => {
     expect(created.replayed).toBe(false);
     expect(inputs.map(({ command }) => command)).toEqual(['GetItem', 'TransactWriteItems', 'GetItem']);
     expect(inputs[0]?.input).toMatchObject({ ConsistentRead: true, Key: { pk: { S: `IDEMPOTENCY#${OWNER}#read-back` } } });
-    expect(inputs[2]?.input).toMatchObject({ ConsistentRead: true, Key: { sk: { S: String(created.pet.id).padStart(16, '0') } } });
+    expect(inputs[2]?.input).toMatchObject({ ConsistentRead: true, Key: { sk: { S: petSortKey(created.pet.id) } } });
     expect(await storedNamed('Read back')).toEqual([created.pet]);
   });
 });
@@ -88,7 +88,7 @@ describe('the request\'s deadline', () => {
   it('stops the read of the key\'s record: nothing is written', async () => {
     const { client, sent } = instrumentedClient(db.endpoint);
     const repository = new DynamoDbPetRepository(client, db.tableName);
-    await expect(repository.createOnce(newPet('Too late to read'), { owner: OWNER, value: 'late-read' }, { deadline: deadlineWhere((call) => call === 0) })).rejects.toThrow();
+    await expect(repository.createOnce(newPet('Too late to read'), { owner: OWNER, value: 'late-read' }, { deadline: deadlineWhere((call) => call === 0) })).rejects.toMatchObject({ name: 'AbortError' });
     expect(sent).not.toContain('TransactWriteItems');
     expect(await storedNamed('Too late to read')).toEqual([]);
   });
@@ -107,7 +107,7 @@ describe('the request\'s deadline', () => {
     });
     const repository = new DynamoDbPetRepository(client, db.tableName, { now: () => nowMs });
     // The write's call has time; the read back (the second call) has none left.
-    await expect(repository.create(newPet('Not read back'), { deadline: deadlineWhere((call) => call === 1) })).rejects.toThrow();
+    await expect(repository.create(newPet('Not read back'), { deadline: deadlineWhere((call) => call === 1) })).rejects.toMatchObject({ name: 'AbortError' });
     expect(sent.filter((command) => command === 'PutItem')).toHaveLength(1);
   });
 });
@@ -151,14 +151,6 @@ describe('a create\'s transaction cancelled by DynamoDB, by its reasons (pet, re
     return { ...outcome, transactions: sent.filter((command) => command === 'TransactWriteItems').length };
   }
 
-  it('the record there without its content: 409, the client\'s retry gets the answer', async () => {
-    const { error, transactions } = await createOnceCancelled([{ Code: 'None' }, { Code: 'ConditionalCheckFailed', Message: 'The conditional request failed' }], 'Record without content');
-    expect(error).toBeInstanceOf(IdempotencyInProgressError);
-    expect(error).toMatchObject({ status: 409, code: 'idempotency_in_progress', retryAfterSeconds: 1 });
-    expect(transactions).toBe(1);
-    expect(await storedNamed('Record without content')).toEqual([]);
-  });
-
   it('another transaction on either item: 409', async () => {
     for (const reasons of [
       [{ Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' }, { Code: 'None' }],
@@ -166,6 +158,7 @@ describe('a create\'s transaction cancelled by DynamoDB, by its reasons (pet, re
     ]) {
       const { error, transactions } = await createOnceCancelled(reasons, 'In conflict');
       expect(error).toBeInstanceOf(IdempotencyInProgressError);
+      expect(error).toMatchObject({ status: 409, code: 'idempotency_in_progress', retryAfterSeconds: 1 });
       expect(transactions).toBe(1);
     }
     expect(await storedNamed('In conflict')).toEqual([]);
@@ -179,16 +172,14 @@ describe('a create\'s transaction cancelled by DynamoDB, by its reasons (pet, re
   });
 
   it('any other reason is a fault of ours: the cancellation itself, not a client error (a 500)', async () => {
-    for (const reasons of [[{ Code: 'ValidationError', Message: 'One or more parameter values were invalid' }, { Code: 'None' }], []]) {
-      const { error, transactions } = await createOnceCancelled(reasons, 'Invalid transaction');
-      expect(error).toBeInstanceOf(TransactionCanceledException);
-      expect(error).not.toBeInstanceOf(ApiError);
-      expect(transactions).toBe(1);
-    }
+    const { error, transactions } = await createOnceCancelled([{ Code: 'ValidationError', Message: 'One or more parameter values were invalid' }, { Code: 'None' }], 'Invalid transaction');
+    expect(error).toBeInstanceOf(TransactionCanceledException);
+    expect(error).not.toBeInstanceOf(ApiError);
+    expect(transactions).toBe(1);
   });
 
-  it('the pet\'s id taken, with no reason given for the record: drawn again, and created', async () => {
-    const { created, transactions } = await createOnceCancelled([{ Code: 'ConditionalCheckFailed' }], 'Id taken');
+  it('the pet\'s id taken (the race time-ordered-ids.test.ts makes on DynamoDB Local): drawn again, and created', async () => {
+    const { created, transactions } = await createOnceCancelled([{ Code: 'ConditionalCheckFailed', Message: 'The conditional request failed' }, { Code: 'None' }], 'Id taken');
     expect(created?.replayed).toBe(false);
     expect(transactions).toBe(2);
     expect(await storedNamed('Id taken')).toEqual([created?.pet]);

@@ -87,12 +87,8 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     }
     seen.set(operation, (seen.get(operation) ?? 0) + 1);
     if (operation === 'TransactWriteItems' && nextCancellation !== undefined) {
-      const reasons = nextCancellation;
+      answerCancelled(req, res, nextCancellation);
       nextCancellation = undefined;
-      answerError(req, res, 'TransactionCanceledException', {
-        Message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((reason) => reason.Code).join(', ')}]`,
-        CancellationReasons: reasons,
-      });
       return;
     }
     const fault = faults.get(operation);
@@ -115,14 +111,13 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     if (fault === 'transaction-conflict' || fault === 'transaction-throttled') {
       // As DynamoDB answers a TransactWriteItems whose second item another transaction is writing,
       // or whose items' partition is throttled.
-      const reasons =
+      answerCancelled(
+        req,
+        res,
         fault === 'transaction-conflict'
           ? [{ Code: 'None' }, { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' }]
-          : [{ Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity of your table or index.' }, { Code: 'None' }];
-      answerError(req, res, 'TransactionCanceledException', {
-        Message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((reason) => reason.Code).join(', ')}]`,
-        CancellationReasons: reasons,
-      });
+          : [{ Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity of your table or index.' }, { Code: 'None' }],
+      );
       return;
     }
     if (fault === 'slow') {
@@ -208,6 +203,27 @@ function answerError(req: IncomingMessage, res: ServerResponse, type: string, fi
   req.resume();
   res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-errortype': type });
   res.end(JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, ...fields }));
+}
+
+/**
+ * DynamoDB's answer to a transaction it cancelled: one reason per item, in order (a test that gives
+ * another number of reasons gets a 500 naming its mistake, since DynamoDB never answers so).
+ */
+function answerCancelled(req: IncomingMessage, res: ServerResponse, reasons: readonly CancellationReason[]): void {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    const items = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { TransactItems?: unknown[] }).TransactItems?.length;
+    if (items !== reasons.length) {
+      res.writeHead(500, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-errortype': 'FaultProxyMisuse' });
+      res.end(JSON.stringify({ __type: 'FaultProxyMisuse', message: `${reasons.length} cancellation reasons for ${items} items` }));
+      return;
+    }
+    answerError(req, res, 'TransactionCanceledException', {
+      Message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((reason) => reason.Code).join(', ')}]`,
+      CancellationReasons: reasons,
+    });
+  });
 }
 
 /** The partition a DynamoDB request is about (`RATE`, `PET`, `APIKEY`, `IDEMPOTENCY`, `index …`), for labels. */
