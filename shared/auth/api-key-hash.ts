@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 /** Keys are stored and looked up only by their SHA-256; the key itself is never kept. */
 export function hashApiKey(apiKey: string): string {
-  return createHash('sha256').update(apiKey, 'utf8').digest('hex');
+  return createHash('sha256').update(apiKey).digest('hex');
 }
 
 /** The non-secret id of a key: enough of its hash to tell keys apart in logs and listings. */

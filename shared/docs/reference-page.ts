@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 export const BUNDLED_ASSETS_DIRECTORY = 'reference-assets';
 
 /** The files of swagger-ui-dist the page loads. */
-export const SWAGGER_UI_FILES = ['swagger-ui-bundle.js', 'swagger-ui.css'] as const;
+export const SWAGGER_UI_FILES: readonly string[] = ['swagger-ui-bundle.js', 'swagger-ui.css'];
 
 const CONTENT_TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -80,7 +80,7 @@ export function referenceAsset(name: string): ReferenceAsset | undefined {
   if (cached !== undefined) return cached;
   let asset: ReferenceAsset | undefined;
   if (name === 'initializer.js') asset = { body: INITIALIZER, contentType: CONTENT_TYPES['.js'] as string };
-  else if ((SWAGGER_UI_FILES as readonly string[]).includes(name)) {
+  else if (SWAGGER_UI_FILES.includes(name)) {
     asset = { body: readFileSync(join(swaggerUiDirectory(), name), 'utf8'), contentType: CONTENT_TYPES[name.slice(name.lastIndexOf('.'))] as string };
   }
   if (asset !== undefined) cache.set(name, asset);

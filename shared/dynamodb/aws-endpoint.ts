@@ -5,6 +5,5 @@
  * made-up ones, whose access key picks its database.
  */
 export function isAwsEndpoint(endpoint: string): boolean {
-  const host = URL.canParse(endpoint) ? new URL(endpoint).hostname : '';
-  return /(^|\.)(amazonaws\.com(\.cn)?|api\.aws)$/i.test(host);
+  return URL.canParse(endpoint) && /(^|\.)(amazonaws\.com(\.cn)?|api\.aws)$/i.test(new URL(endpoint).hostname);
 }

@@ -29,6 +29,9 @@ describe('the DynamoDB of npm start and npm run keys', () => {
     ['http://127.0.0.1:8000', false],
     ['http://dynamodb-local:8000', false],
     ['http://amazonaws.com.example.org:8000', false],
+    ['https://amazonaws.com', true],
+    ['https://evilamazonaws.com', false],
+    ['https://dynamodb.example-api.aws.example.org', false],
     ['not a url', false],
   ])('%s is an endpoint of AWS\'s: %s', (endpoint, inAws) => {
     expect(isAwsEndpoint(endpoint)).toBe(inAws);
