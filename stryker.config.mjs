@@ -1,5 +1,5 @@
-// StrykerJS over the core modules (docs/testing.md#mutation-testing). Not part of `npm test` or
-// CI: it runs the tests that cover each mutant, for every mutant. `npm run mutate`
+// StrykerJS over the core modules (docs/testing.md#mutation-testing). Not part of `npm test` (it
+// runs the tests that cover each mutant, for every mutant); CI runs it after. `npm run mutate`
 // (test/mutation/run.ts) runs it once per group of test/mutation/groups.json, naming the group in
 // MUTATION_GROUP, so that each module is tried against the test files that exercise it; without
 // it (`npx stryker run --mutate <file>`), against all of them.
