@@ -62,20 +62,26 @@ describe('while a stage upgrades (docs/upgrading-pets.md)', () => {
   });
 });
 
+/** A client whose first `command` is written but its reply lost, while the clock moves past the id's youth: the create must read its pet back. */
+function losingFirstReply(command: 'PutItem' | 'TransactWriteItems') {
+  let nowMs = Date.now();
+  let lost = false;
+  const recorded = instrumentedClient(db.endpoint, async (sentCommand, _, send) => {
+    if (sentCommand === command && !lost) {
+      lost = true;
+      await send();
+      nowMs += YOUNG_ID_MS;
+      throw Object.assign(new Error('the connection timed out'), { name: 'TimeoutError' });
+    }
+    return send();
+  });
+  return { ...recorded, now: () => nowMs };
+}
+
 describe('the reads a create makes', () => {
   it('reads the key\'s record strongly consistent, and a pet back after a lost reply too: a record or a pet just written is always seen', async () => {
-    let nowMs = Date.now();
-    let lost = false;
-    const { client, inputs } = instrumentedClient(db.endpoint, async (command, _, send) => {
-      if (command === 'TransactWriteItems' && !lost) {
-        lost = true;
-        await send();
-        nowMs += YOUNG_ID_MS;
-        throw Object.assign(new Error('the connection timed out'), { name: 'TimeoutError' });
-      }
-      return send();
-    });
-    const created = await new DynamoDbPetRepository(client, db.tableName, { now: () => nowMs }).createOnce(newPet('Read back'), { owner: OWNER, value: 'read-back' });
+    const { client, inputs, now } = losingFirstReply('TransactWriteItems');
+    const created = await new DynamoDbPetRepository(client, db.tableName, { now }).createOnce(newPet('Read back'), { owner: OWNER, value: 'read-back' });
     expect(created.replayed).toBe(false);
     expect(inputs.map(({ command }) => command)).toEqual(['GetItem', 'TransactWriteItems', 'GetItem']);
     expect(inputs[0]?.input).toMatchObject({ ConsistentRead: true, Key: { pk: { S: `IDEMPOTENCY#${OWNER}#read-back` } } });
@@ -94,18 +100,8 @@ describe('the request\'s deadline', () => {
   });
 
   it('stops the read of a pet back after an attempt whose outcome is unknown', async () => {
-    let nowMs = Date.now();
-    let lost = false;
-    const { client, sent } = instrumentedClient(db.endpoint, async (command, _, send) => {
-      if (command === 'PutItem' && !lost) {
-        lost = true;
-        await send();
-        nowMs += YOUNG_ID_MS;
-        throw Object.assign(new Error('the connection timed out'), { name: 'TimeoutError' });
-      }
-      return send();
-    });
-    const repository = new DynamoDbPetRepository(client, db.tableName, { now: () => nowMs });
+    const { client, sent, now } = losingFirstReply('PutItem');
+    const repository = new DynamoDbPetRepository(client, db.tableName, { now });
     // The write's call has time; the read back (the second call) has none left.
     await expect(repository.create(newPet('Not read back'), { deadline: deadlineWhere((call) => call === 1) })).rejects.toMatchObject({ name: 'AbortError' });
     expect(sent.filter((command) => command === 'PutItem')).toHaveLength(1);
