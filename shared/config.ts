@@ -37,6 +37,8 @@ export interface Config {
   readonly listingSettleMs: number | undefined;
   /** FIRST_PAGE_CACHE=off turns the per-instance cache of busy first pages off (the tests). */
   readonly firstPageCache: boolean;
+  /** Keys whose plan allows more requests a minute are counted on shards (RATE_SHARD_THRESHOLD_PER_MINUTE; 30,000 unless set: shared/limits/counter-shards.ts). Set low to try sharded counters locally. */
+  readonly rateShardThresholdPerMinute: number | undefined;
   /** The release check only (functions/releaseCheck): the versions it probes, as JSON, function name → qualified version ARN (RELEASE_CHECK_TARGETS; the stack sets it). */
   readonly releaseCheckTargets: string | undefined;
 }
@@ -59,6 +61,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     listingSettleMs: listingSettleMsOf(env.LISTING_SETTLE_MS),
     firstPageCache: firstPageCacheOf(env.FIRST_PAGE_CACHE),
     releaseCheckTargets: env.RELEASE_CHECK_TARGETS || undefined,
+    rateShardThresholdPerMinute: shardThresholdOf(env.RATE_SHARD_THRESHOLD_PER_MINUTE),
   };
 }
 
@@ -71,6 +74,12 @@ function petLayoutOf(value: string | undefined): PetLayout {
 function listingSettleMsOf(value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
   if (!/^(0|[1-9][0-9]{0,4})$/.test(value)) throw new Error(`LISTING_SETTLE_MS "${value}" is not a whole number of milliseconds from 0 to 99999`);
+  return Number(value);
+}
+
+function shardThresholdOf(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^[1-9][0-9]{0,8}$/.test(value)) throw new Error(`RATE_SHARD_THRESHOLD_PER_MINUTE "${value}" is not a whole number of requests a minute from 1`);
   return Number(value);
 }
 

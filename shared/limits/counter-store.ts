@@ -1,7 +1,20 @@
-import { ConditionalCheckFailedException, UpdateItemCommand, type DynamoDBClient, type UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
+import { setTimeout } from 'node:timers/promises';
+import {
+  ConditionalCheckFailedException,
+  TransactionCanceledException,
+  TransactionConflictException,
+  TransactWriteItemsCommand,
+  UpdateItemCommand,
+  type DynamoDBClient,
+  type UpdateItemCommandInput,
+} from '@aws-sdk/client-dynamodb';
 import { integer, numberIn, numberOf, text, type Item } from '../dynamodb/attribute-values';
 import type { CallDeadline } from '../dynamodb/call-deadline';
+import { DATASTORE_RETRY_AFTER_SECONDS } from '../dynamodb/datastore-errors';
+import { ServiceUnavailableError } from '../errors';
+import { estimatedCount, SHARD_THRESHOLD_PER_MINUTE, shardCountFor, sharesOf } from './counter-shards';
 import type { RateLimits } from './plans';
+import { LayoutMemory, type DayLayout } from './shard-memory';
 import { SUSPENSION_RULE } from './suspension';
 import { windowsAt, type Windows } from './windows';
 
@@ -15,6 +28,13 @@ import { windowsAt, type Windows } from './windows';
  * disappear. The common case, a request inside the current windows with room left, is one
  * `UpdateItem`. A refused request writes nothing to the counts (it uses no quota); it only adds to
  * the refusal streak.
+ *
+ * A key whose plan allows more than one item can take (counter-shards.ts) is counted on N shards
+ * (`pk = RATE#<subject>#<0..N-1>`), each admitting its share of the limits alone, on the same
+ * rules; its own item then holds the day's layout (`shards`, set by the day's first request, for
+ * the whole day), the refusal streak and the suspension (copied onto the shards, which decide
+ * alone). A request counts on one shard; a full one sends it to another, and it is refused only
+ * once every shard is full in its window.
  */
 export type Admission =
   | { readonly outcome: 'admitted'; readonly minuteCount: number; readonly dayCount: number }
@@ -36,10 +56,15 @@ interface CounterState {
   readonly day: number;
   readonly dayCount: number;
   readonly suspendedUntil: number;
+  /** On a key's item: how many shards count the key on `day` (0: none, counted on this item). */
+  readonly shards: number;
   /** The end of the window the refusal streak belongs to (0: none). */
   readonly refusalWindowEnd: number;
   readonly refusalStart: number;
 }
+
+/** A suspension's end, or 'conflict': another write changed the item first, so decide again. */
+type Suspension = { suspendedUntil: number } | 'conflict';
 
 type UpdateResult = { ok: true; attributes: Item } | { ok: false; state: CounterState };
 type Update = (input: Omit<UpdateItemCommandInput, 'TableName'>) => Promise<UpdateResult>;
@@ -51,16 +76,122 @@ const RETENTION_MS = 86_400_000;
 const ONE = integer(1);
 const ZERO = integer(0);
 const COUNTERS_SORT_KEY = text('counters');
+/** Tries of a write that meets a suspension's transaction, and the wait before each next one. */
+const CONFLICT_ATTEMPTS = 3;
+const CONFLICT_WAIT_MS = 20;
+const SUSPEND_EXPRESSION = 'SET suspendedUntil = :until, expiresAt = :expiresAt REMOVE refusalWindowEnd';
+const NOT_SUSPENDED = 'attribute_not_exists(suspendedUntil) OR suspendedUntil <= :now';
+
+/** A subject's item: its counts when on one item, its refusal streak and suspension always. */
+const counterKey = (subject: string): Item => ({ pk: text(`RATE#${subject}`), sk: COUNTERS_SORT_KEY });
+/** A sharded key's shard `shard` (0 to N - 1), a partition of its own. */
+const shardKey = (subject: string, shard: number): Item => ({ pk: text(`RATE#${subject}#${shard}`), sk: COUNTERS_SORT_KEY });
+
+/** The store's settings besides its table. */
+export interface CounterStoreOptions {
+  /** Keys whose plan allows more a minute are counted on shards (counter-shards.ts); set low in tests. */
+  readonly shardThresholdPerMinute?: number;
+  /** Picks a shard: [0, 1). */
+  readonly random?: () => number;
+}
+
+/** What counting on one item came to. */
+type Counted =
+  | { readonly outcome: 'admitted'; readonly minuteCount: number; readonly dayCount: number }
+  | { readonly outcome: 'suspended'; readonly until: number; readonly minuteCount: number; readonly dayCount: number }
+  | { readonly outcome: 'full'; readonly window: 'minute' | 'day'; readonly state: CounterState; readonly windows: Windows; readonly minuteCount: number; readonly dayCount: number }
+  /** The key's item says today is counted on shards (the key's base item only). */
+  | { readonly outcome: 'sharded'; readonly shards: number; readonly windows: Windows };
 
 export class DynamoDbRateCounterStore implements RateCounterStore {
+  readonly #layouts = new LayoutMemory();
+  readonly #threshold: number;
+  readonly #random: () => number;
+
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
-  ) {}
+    options: CounterStoreOptions = {},
+  ) {
+    this.#threshold = options.shardThresholdPerMinute ?? SHARD_THRESHOLD_PER_MINUTE;
+    this.#random = options.random ?? Math.random;
+  }
 
   async admit(subject: string, limits: RateLimits, nowMs: number, deadline?: CallDeadline, arrivedAt: number = nowMs): Promise<Admission> {
-    const key = { pk: text(`RATE#${subject}`), sk: COUNTERS_SORT_KEY };
+    const key = counterKey(subject);
     const update = (input: Omit<UpdateItemCommandInput, 'TableName'>) => this.#update(input, deadline);
+    const windows = windowsAt(nowMs);
+    // Keys below the threshold go straight to their one item, whose answer says if today is
+    // sharded after all (a plan lowered today); the others learn today's layout once a day.
+    let layout = this.#layouts.get(subject, windows);
+    const wanted = shardCountFor(limits, this.#threshold);
+    if (layout === undefined && wanted > 1) {
+      const claimed = await this.#claimDay(update, key, windows, wanted, nowMs);
+      if (claimed.suspendedUntil > nowMs) return { outcome: 'suspended', until: claimed.suspendedUntil, minuteCount: 0, dayCount: 0 };
+      layout = this.#layouts.remember(subject, windows, claimed.shards);
+    }
+    if (layout === undefined || layout.shards === 1) {
+      const single = await this.#admitOnOne(update, key, limits, nowMs, arrivedAt);
+      if (single.outcome !== 'sharded') return single;
+      layout = this.#layouts.remember(subject, single.windows, single.shards);
+    }
+    return this.#admitOnShards(update, subject, layout, limits, nowMs, arrivedAt, deadline);
+  }
+
+  /** A key counted on its one item: the request is admitted there, or refused and its refusal recorded on it. */
+  async #admitOnOne(update: Update, key: Item, limits: RateLimits, nowMs: number, arrivedAt: number): Promise<Admission | Extract<Counted, { outcome: 'sharded' }>> {
+    for (let round = 0; round < MAX_ROUNDS; round += 1) {
+      const counted = await this.#countOn(update, key, limits, nowMs);
+      if (counted.outcome !== 'full') return counted;
+      const { window, state, windows } = counted;
+      const counts = { minuteCount: counted.minuteCount, dayCount: counted.dayCount };
+      const suspend = () => this.#suspendOne(update, key, nowMs);
+      const refusal = await this.#recordRefusal(update, key, state, windows[window].resetAt, nowMs, arrivedAt, suspend);
+      if (refusal === 'conflict') continue;
+      return refusal === 'refused' ? { outcome: 'refused', window, ...counts } : { outcome: 'suspended', until: refusal.suspendedUntil, ...counts };
+    }
+    throw new Error(`rate counter ${String(key.pk?.S)}: no decision after ${MAX_ROUNDS} rounds of conflicting writes`);
+  }
+
+  /**
+   * A key counted on shards: the request counts on a shard this container does not know to be
+   * full, picked at random; a full one sends it to another, so it is refused only once every shard
+   * has been found full in its window (each at most once per window and container). Its refusal
+   * is recorded on the key's one item, as for a key on one item.
+   */
+  async #admitOnShards(update: Update, subject: string, layout: DayLayout, limits: RateLimits, nowMs: number, arrivedAt: number, deadline: CallDeadline | undefined): Promise<Admission> {
+    const windows = windowsAt(nowMs);
+    let counts = { minuteCount: limits.perMinute, dayCount: limits.perDay };
+    for (let shard = layout.openShard(windows, this.#random); shard !== undefined; shard = layout.openShard(windows, this.#random)) {
+      const shares = sharesOf(limits, layout.shards, shard);
+      const counted = await this.#countOn(update, shardKey(subject, shard), shares, nowMs);
+      // Only a key's base item can say 'sharded'.
+      if (counted.outcome === 'sharded') throw new Error(`rate counter shard ${shard} of ${subject} holds a layout`);
+      counts = {
+        minuteCount: estimatedCount(limits.perMinute, shares.perMinute, counted.minuteCount, layout.shards),
+        dayCount: estimatedCount(limits.perDay, shares.perDay, counted.dayCount, layout.shards),
+      };
+      if (counted.outcome === 'admitted') return { outcome: 'admitted', ...counts };
+      if (counted.outcome === 'suspended') return { outcome: 'suspended', until: counted.until, ...counts };
+      layout.markFull(shard, counted.window);
+    }
+    const window = layout.fullWindow;
+    const windowEnd = windows[window].resetAt;
+    const key = counterKey(subject);
+    const suspend = () => this.#suspendShards(key, subject, layout.shards, nowMs, deadline);
+    for (let round = 0; round < MAX_ROUNDS; round += 1) {
+      const refusal = await this.#recordShardedRefusal(update, key, layout, windowEnd, nowMs, arrivedAt, suspend);
+      if (refusal === 'conflict') continue;
+      return refusal === 'refused' ? { outcome: 'refused', window, ...counts } : { outcome: 'suspended', until: refusal.suspendedUntil, ...counts };
+    }
+    throw new Error(`rate counter ${subject}: no decision after ${MAX_ROUNDS} rounds of conflicting writes`);
+  }
+
+  /**
+   * One request on one counter item: counted in the current windows (opened if need be), or the
+   * item is full (its state says which window), or suspended.
+   */
+  async #countOn(update: Update, key: Item, limits: RateLimits, nowMs: number): Promise<Counted> {
     let windows = windowsAt(nowMs);
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
       const common = await this.#countInCurrentWindows(update, key, windows, limits, nowMs);
@@ -72,25 +203,44 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
         windows = windowsAt(state.minute * 60_000);
         continue;
       }
-      if (state.suspendedUntil > nowMs) {
-        return { outcome: 'suspended', until: state.suspendedUntil, ...countsIn(state, windows) };
-      }
+      if (state.shards > 1 && state.day === windows.day.id) return { outcome: 'sharded', shards: state.shards, windows };
+      if (state.suspendedUntil > nowMs) return { outcome: 'suspended', until: state.suspendedUntil, ...countsIn(state, windows) };
       const counts = countsIn(state, windows);
       if (counts.minuteCount < limits.perMinute && counts.dayCount < limits.perDay) {
-        // A new minute or day began (or this is the subject's first request): open the windows.
-        if (await this.#openWindows(update, key, state, windows, nowMs)) {
-          return { outcome: 'admitted', minuteCount: counts.minuteCount + 1, dayCount: counts.dayCount + 1 };
-        }
+        // A new minute or day began (or this is the item's first request): open the windows.
+        if (await this.#openWindows(update, key, state, windows, nowMs)) return { outcome: 'admitted', minuteCount: counts.minuteCount + 1, dayCount: counts.dayCount + 1 };
         continue;
       }
       // The window that refused: the day once its quota is used up (when both are, the one that
       // frees up last), else the minute.
-      const window = counts.dayCount >= limits.perDay ? 'day' : 'minute';
-      const refusal = await this.#recordRefusal(update, key, state, windows[window].resetAt, nowMs, arrivedAt);
-      if (refusal === 'conflict') continue;
-      return refusal === 'refused' ? { outcome: 'refused', window, ...counts } : { outcome: 'suspended', until: refusal.suspendedUntil, ...counts };
+      return { outcome: 'full', window: counts.dayCount >= limits.perDay ? 'day' : 'minute', state, windows, ...counts };
     }
-    throw new Error(`rate counter for ${subject}: no decision after ${MAX_ROUNDS} rounds of conflicting writes`);
+    throw new Error(`rate counter ${String(key.pk?.S)}: no decision after ${MAX_ROUNDS} rounds of conflicting writes`);
+  }
+
+  /**
+   * Sets today's layout on the key's item, unless today's is set already: the first request of a
+   * day decides it for the whole day, for every instance. Answers the layout and any suspension
+   * the item holds (a key's shards carry only the suspensions of their own days).
+   */
+  async #claimDay(update: Update, key: Item, windows: Windows, shards: number, nowMs: number): Promise<{ shards: number; suspendedUntil: number }> {
+    const claimed = await update({
+      Key: key,
+      UpdateExpression: 'SET #day = :day, #minute = :minute, minuteCount = :zero, dayCount = :zero, shards = :shards, expiresAt = :expiresAt',
+      ConditionExpression: 'attribute_not_exists(#day) OR #day < :day',
+      ExpressionAttributeNames: { '#minute': 'minute', '#day': 'day' },
+      ExpressionAttributeValues: {
+        ':day': integer(windows.day.id),
+        ':minute': integer(windows.minute.id),
+        ':zero': ZERO,
+        ':shards': integer(shards),
+        ':expiresAt': integer(expiresAt(windows, nowMs)),
+      },
+      ReturnValues: 'ALL_OLD',
+    });
+    if (claimed.ok) return { shards, suspendedUntil: numberIn(claimed.attributes, 'suspendedUntil') ?? 0 };
+    // Today is set: on one item when it has no shards.
+    return { shards: Math.max(1, claimed.state.shards), suspendedUntil: claimed.state.suspendedUntil };
   }
 
   /** The common case: both windows current, room in both, not suspended. */
@@ -106,7 +256,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
       UpdateExpression: 'ADD minuteCount :one, dayCount :one SET expiresAt = :expiresAt',
       ConditionExpression:
         '#minute = :minute AND #day = :day AND minuteCount < :minuteLimit AND dayCount < :dayLimit AND ' +
-        '(attribute_not_exists(suspendedUntil) OR suspendedUntil <= :now)',
+        '(attribute_not_exists(suspendedUntil) OR suspendedUntil <= :now) AND attribute_not_exists(shards)',
       ExpressionAttributeNames: { '#minute': 'minute', '#day': 'day' },
       ExpressionAttributeValues: {
         ':one': ONE,
@@ -133,7 +283,8 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
       Key: key,
       UpdateExpression: sameDay
         ? 'SET #minute = :minute, minuteCount = :one, expiresAt = :expiresAt ADD dayCount :one'
-        : 'SET #minute = :minute, minuteCount = :one, #day = :day, dayCount = :one, expiresAt = :expiresAt',
+        : // A new day on a key's item: on one item (a day on shards starts in #claimDay).
+          'SET #minute = :minute, minuteCount = :one, #day = :day, dayCount = :one, expiresAt = :expiresAt REMOVE shards',
       ConditionExpression: state.exists
         ? '#minute = :seenMinute AND #day = :seenDay AND dayCount = :seenDayCount'
         : 'attribute_not_exists(pk)',
@@ -162,7 +313,8 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     windowEnd: number,
     nowMs: number,
     arrivedAt: number,
-  ): Promise<'refused' | 'conflict' | { suspendedUntil: number }> {
+    suspend: () => Promise<Suspension>,
+  ): Promise<'refused' | Suspension> {
     if (state.refusalWindowEnd !== windowEnd) {
       // The streak starts at the arrival of its window's first refused request.
       const opened = await update({
@@ -189,14 +341,65 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     });
     if (!counted.ok) return 'conflict';
     if (numberOf(counted.attributes, 'refusals') < SUSPENSION_RULE.refusalsToSuspend) return 'refused';
+    return suspend();
+  }
+
+  /**
+   * A sharded key's refusal, recorded on its one item as a key on one item records it: counted in
+   * one write when its window's streak is open and a second old; else that write's failure gives
+   * the item, from which the streak is opened (or the refusal not counted). A refusal this
+   * container knows cannot count (its streak is under a second old) writes nothing.
+   */
+  async #recordShardedRefusal(
+    update: Update,
+    key: Item,
+    layout: DayLayout,
+    windowEnd: number,
+    nowMs: number,
+    arrivedAt: number,
+    suspend: () => Promise<Suspension>,
+  ): Promise<'refused' | Suspension> {
+    if (layout.streakWindowEnd === windowEnd && arrivedAt < layout.streakStart + SUSPENSION_RULE.ignoredRetryAfterMs) return 'refused';
+    const counted = await update({
+      Key: key,
+      UpdateExpression: 'ADD refusals :one',
+      ConditionExpression: 'refusalWindowEnd = :windowEnd AND refusalStart <= :countsFrom AND (attribute_not_exists(suspendedUntil) OR suspendedUntil <= :now)',
+      ExpressionAttributeValues: {
+        ':one': ONE,
+        ':windowEnd': integer(windowEnd),
+        ':countsFrom': integer(arrivedAt - SUSPENSION_RULE.ignoredRetryAfterMs),
+        ':now': integer(nowMs),
+      },
+      ReturnValues: 'ALL_NEW',
+    });
+    if (counted.ok) {
+      layout.streakWindowEnd = windowEnd;
+      layout.streakStart = numberOf(counted.attributes, 'refusalStart');
+      return numberOf(counted.attributes, 'refusals') < SUSPENSION_RULE.refusalsToSuspend ? 'refused' : suspend();
+    }
+    const { state } = counted;
+    if (state.suspendedUntil > nowMs) return { suspendedUntil: state.suspendedUntil };
+    const refusal = await this.#recordRefusal(update, key, state, windowEnd, nowMs, arrivedAt, suspend);
+    if (refusal === 'refused') {
+      // The streak it found, or the one it opened.
+      layout.streakWindowEnd = windowEnd;
+      layout.streakStart = state.refusalWindowEnd === windowEnd ? state.refusalStart : arrivedAt;
+    }
+    return refusal;
+  }
+
+  /**
+   * Suspends a key on one item. The suspension ends the streak: once it is over, the window's next
+   * refusal opens a new one (it matters for the day, which outlasts a suspension), so that a client
+   * that waited as the suspension's Retry-After said is not suspended again for the refusals it
+   * was suspended for.
+   */
+  async #suspendOne(update: Update, key: Item, nowMs: number): Promise<Suspension> {
     const until = nowMs + SUSPENSION_RULE.suspensionMs;
-    // The suspension ends the streak: once it is over, the window's next refusal opens a new one
-    // (it matters for the day, which outlasts a suspension), so that a client that waited as the
-    // suspension's Retry-After said is not suspended again for the refusals it was suspended for.
     const suspended = await update({
       Key: key,
-      UpdateExpression: 'SET suspendedUntil = :until, expiresAt = :expiresAt REMOVE refusalWindowEnd',
-      ConditionExpression: 'attribute_not_exists(suspendedUntil) OR suspendedUntil <= :now',
+      UpdateExpression: SUSPEND_EXPRESSION,
+      ConditionExpression: NOT_SUSPENDED,
       ExpressionAttributeValues: { ':until': integer(until), ':now': integer(nowMs), ':expiresAt': integer(ttlSeconds(until + RETENTION_MS)) },
     });
     if (suspended.ok) return { suspendedUntil: until };
@@ -205,17 +408,65 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     return { suspendedUntil: suspended.state.suspendedUntil };
   }
 
+  /**
+   * Suspends a sharded key: its one item, as #suspendOne, and every shard with it in one
+   * transaction, since each shard decides its requests alone. A shard never counted yet is made
+   * with empty windows, so that counting opens them as on any item.
+   */
+  async #suspendShards(key: Item, subject: string, shards: number, nowMs: number, deadline: CallDeadline | undefined): Promise<Suspension> {
+    const until = nowMs + SUSPENSION_RULE.suspensionMs;
+    const values = { ':until': integer(until), ':expiresAt': integer(ttlSeconds(until + RETENTION_MS)) };
+    const onShards = Array.from({ length: shards }, (_, shard) => ({
+      Update: {
+        TableName: this.tableName,
+        Key: shardKey(subject, shard),
+        UpdateExpression:
+          'SET suspendedUntil = :until, expiresAt = :expiresAt, #minute = if_not_exists(#minute, :zero), #day = if_not_exists(#day, :zero), ' +
+          'minuteCount = if_not_exists(minuteCount, :zero), dayCount = if_not_exists(dayCount, :zero)',
+        ExpressionAttributeNames: { '#minute': 'minute', '#day': 'day' },
+        ExpressionAttributeValues: { ...values, ':zero': ZERO },
+      },
+    }));
+    const onItem = {
+      Update: {
+        TableName: this.tableName,
+        Key: key,
+        UpdateExpression: SUSPEND_EXPRESSION,
+        ConditionExpression: NOT_SUSPENDED,
+        ExpressionAttributeValues: { ...values, ':now': integer(nowMs) },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+      },
+    };
+    try {
+      await this.client.send(new TransactWriteItemsCommand({ TransactItems: [onItem, ...onShards] }), { abortSignal: deadline?.signalForCall() });
+      return { suspendedUntil: until };
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      // DynamoDB gives one reason per item, in order: the key's item first.
+      const [onKeyItem] = error.CancellationReasons ?? [];
+      if (onKeyItem?.Code === 'ConditionalCheckFailed') return { suspendedUntil: toState(onKeyItem.Item).suspendedUntil };
+      // Another write on one of its items at that moment: decided again.
+      return 'conflict';
+    }
+  }
+
   async #update(input: Omit<UpdateItemCommandInput, 'TableName'>, deadline: CallDeadline | undefined): Promise<UpdateResult> {
     // Completed in place (every caller passes a fresh object): a spread costs a microsecond here.
     const complete = input as UpdateItemCommandInput;
     complete.TableName = this.tableName;
     complete.ReturnValuesOnConditionCheckFailure = 'ALL_OLD';
-    try {
-      const { Attributes = {} } = await this.client.send(new UpdateItemCommand(complete), { abortSignal: deadline?.signalForCall() });
-      return { ok: true, attributes: Attributes };
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      return { ok: false, state: toState(error.Item) };
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const { Attributes = {} } = await this.client.send(new UpdateItemCommand(complete), { abortSignal: deadline?.signalForCall() });
+        return { ok: true, attributes: Attributes };
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return { ok: false, state: toState(error.Item) };
+        if (!(error instanceof TransactionConflictException)) throw error;
+        // A sharded key's suspension (one transaction) holds its items for a few milliseconds:
+        // tried again after it, and after a few tries the datastore is taken as busy (503).
+        if (attempt === CONFLICT_ATTEMPTS) throw new ServiceUnavailableError(error, DATASTORE_RETRY_AFTER_SECONDS);
+        await setTimeout(CONFLICT_WAIT_MS);
+      }
     }
   }
 }
@@ -229,6 +480,7 @@ function toState(item: Item | undefined): CounterState {
     day: number('day'),
     dayCount: number('dayCount'),
     suspendedUntil: number('suspendedUntil'),
+    shards: number('shards'),
     refusalWindowEnd: number('refusalWindowEnd'),
     refusalStart: number('refusalStart'),
   };

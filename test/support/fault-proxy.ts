@@ -11,7 +11,7 @@ import type { AddressInfo, Socket } from 'node:net';
  * operations (the `X-Amz-Target` of the DynamoDB JSON protocol, e.g. "PutItem"). It can also hold
  * requests until released, to see which ones a handler sends together (its round trips).
  */
-export type Fault = 'throttle' | 'reset' | 'reset-once' | 'hang' | 'lose-reply-once' | 'lose-reply' | 'slow' | 'transaction-conflict' | 'transaction-throttled' | 'condition-failed';
+export type Fault = 'throttle' | 'reset' | 'reset-once' | 'hang' | 'lose-reply-once' | 'lose-reply' | 'slow' | 'transaction-conflict' | 'transaction-throttled' | 'condition-failed' | 'write-conflict' | 'write-conflict-once';
 
 export interface FaultProxy {
   readonly endpoint: string;
@@ -106,6 +106,12 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     if (fault === 'condition-failed') {
       // Without the old item in the answer (a simplification): the writer decides again as for an item it never saw.
       answerError(req, res, 'ConditionalCheckFailedException', { message: 'The conditional request failed' });
+      return;
+    }
+    if (fault === 'write-conflict' || fault === 'write-conflict-once') {
+      // As DynamoDB answers a single write to an item a transaction is writing at that moment.
+      if (fault === 'write-conflict-once') faults.delete(operation);
+      answerError(req, res, 'TransactionConflictException', { message: 'Transaction is ongoing for the item' });
       return;
     }
     if (fault === 'transaction-conflict' || fault === 'transaction-throttled') {
