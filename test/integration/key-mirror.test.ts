@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiGatewayKeySource, PAGE_SIZE } from '../../shared/auth/api-gateway-keys';
 import { hashApiKey, keyIdOf } from '../../shared/auth/api-key-hash';
@@ -8,7 +8,9 @@ import { mirrorKeys, type MirrorReport } from '../../shared/auth/key-mirror';
 import { ensureTable } from '../../local/create-table';
 import { checkDeclaredRights, runAs } from '../../local/dynamodb-rights';
 import { FUNCTIONS, type DataAccess } from '../../shared/functions';
+import { DynamoDbRateCounterStore } from '../../shared/limits/counter-store';
 import { STANDARD_PLAN_LIMITS } from '../../shared/limits/plans';
+import { RateLimiter } from '../../shared/limits/rate-limiter';
 import { DynamoDbPetRepository } from '../../shared/pets/repository';
 import { testDatabase } from '../support/database';
 import { startFakeManagementApi, type FakeManagementApi } from '../support/fake-management-api';
@@ -263,5 +265,44 @@ describe('the key mirror', () => {
     await source.usagePlans(); // 2 pages: one wait of 50 ms
     expect(Date.now() - started).toBeGreaterThanOrEqual(45);
     expect(source.calls).toBe(2);
+  });
+});
+
+describe('a custom Enterprise plan above one partition (issue 41)', () => {
+  it('is counted on shards once the mirror copies it, without a deploy; lowered below the threshold, on one item from the next day', async () => {
+    // The limiter as deployed: the default threshold (30,000 a minute), on this table.
+    let nowMs = Date.UTC(2026, 10, 22, 22, 0, 0);
+    const limiter = new RateLimiter(new DynamoDbRateCounterStore(db.client, tableName), () => nowMs);
+    const ent = fake.plans.get('p-ent')!;
+    const tags = ent.tags;
+    const counterItem = async (pk: string) => (await db.documentClient.send(new GetCommand({ TableName: tableName, Key: { pk, sk: 'counters' }, ConsistentRead: true }))).Item;
+    try {
+      ent.tags = tagged({ 'petstore:plan': 'enterprise', 'petstore:per-minute': '120000', 'petstore:per-day': '100000000' });
+      expect(await run()).toMatchObject({ problems: [] });
+      const principal = (await registry.resolve('enterprise-key-value'))!;
+      expect(principal.limits).toEqual({ perMinute: 120_000, perDay: 100_000_000 });
+      const subject = `key#${principal.keyId}`;
+      expect((await limiter.check(subject, principal.limits)).status).toMatchObject({ limit: 120_000 });
+      // 120,000 a minute: 4 shards of 30,000 (500 a second each at the plan's full rate).
+      expect(await counterItem(`RATE#${subject}`)).toMatchObject({ shards: 4 });
+
+      ent.tags = tagged({ 'petstore:plan': 'enterprise', 'petstore:per-minute': '12000', 'petstore:per-day': '5000000' });
+      expect(await run()).toMatchObject({ problems: [] });
+      const lowered = (await registry.resolve('enterprise-key-value'))!;
+      expect(lowered.limits).toEqual({ perMinute: 12_000, perDay: 5_000_000 });
+      // The same day: still on the day's shards, each with its share of the new limits (3,000).
+      nowMs += 60_000;
+      expect((await limiter.check(subject, lowered.limits)).status).toMatchObject({ limit: 12_000, remaining: 12_000 - 4 });
+      expect(await counterItem(`RATE#${subject}`)).toMatchObject({ shards: 4 });
+      // The next day: one item.
+      nowMs = Date.UTC(2026, 10, 23, 0, 0, 1);
+      expect((await limiter.check(subject, lowered.limits)).status).toMatchObject({ limit: 12_000, remaining: 11_999 });
+      const keyItem = await counterItem(`RATE#${subject}`);
+      expect(keyItem).toMatchObject({ minuteCount: 1, dayCount: 1 });
+      expect(keyItem?.shards).toBeUndefined();
+    } finally {
+      ent.tags = tags;
+      await run();
+    }
   });
 });
