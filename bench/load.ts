@@ -18,7 +18,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { OPERATION_IDS, type OperationId } from '../shared/functions';
 import { LISTING_SETTLE_MS } from '../shared/pets/pet-ids';
 import { mainCaseOf } from './cases';
-import { bodyOf, pathOf, poolOf, withFill, type RequestEventSpec, type SetupFill } from './children/events.mjs';
+import { bodyOf, pathOf, poolOf, withFill, BENCH_LIMITS, type RequestEventSpec, type SetupFill } from './children/events.mjs';
 import { fillsFor } from './setups';
 
 const [endpoint, table, apiKey, ...named] = process.argv.slice(2) as [string, string, string, ...string[]];
@@ -34,7 +34,7 @@ const { startLocalServer } = await import('../local/server');
 const rawClient = new DynamoDBClient({ endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
 const client = DynamoDBDocumentClient.from(rawClient);
 // Limits no run reaches: the load measures serving, not refusing.
-await new KeyRegistry(client, table).register(apiKey, 'enterprise', { perMinute: 100_000_000, perDay: 100_000_000 });
+await new KeyRegistry(client, table).register(apiKey, 'enterprise', BENCH_LIMITS);
 const server = await startLocalServer({ port: 0 });
 const auth = { authorization: `Bearer ${apiKey}` };
 const basePath = new URL(server.baseUrl).pathname.replace(/\/$/, '');

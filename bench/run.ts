@@ -19,7 +19,7 @@ import { startFakeSecretsManager, type FakeSecretsManager } from '../test/suppor
 import { measuredIn, ON_REQUEST_ONLY, parseBenchArguments, type Part } from './arguments';
 import { addProfile, bundleModulesOf, emptyTotals, profileReport, type CpuProfile } from './cold-start-profile';
 import { ALL_CASES, entryOf, mainCaseOf, type BenchFunction, type Implementation, type NamedCase } from './cases';
-import { endToEndRequests, eventOf, invoke, lambdaContext, withFill, type SetupFill } from './children/events.mjs';
+import { endToEndRequests, eventOf, invoke, lambdaContext, withFill, BENCH_LIMITS, type SetupFill } from './children/events.mjs';
 import type { StubTable } from './children/stub.mjs';
 import { writeCostIntoDocs } from './cost';
 import { roundTripsOf, startRecorder } from './dynamodb-recorder';
@@ -218,7 +218,7 @@ async function main(): Promise<void> {
     await ensureTable(new DynamoDBClient({ region: 'eu-west-1', endpoint: dynamo.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }), TABLE_NAME);
     const client = createDynamoDbClient({ region: 'eu-west-1', dynamoDbEndpoint: dynamo.endpoint });
     // Limits no run of the bench can reach, so that every request is admitted.
-    await new KeyRegistry(documentClientOf(client), TABLE_NAME).register(BENCH_KEY, 'enterprise', { perMinute: 100_000_000, perDay: 100_000_000 });
+    await new KeyRegistry(documentClientOf(client), TABLE_NAME).register(BENCH_KEY, 'enterprise', BENCH_LIMITS);
     const repository = new DynamoDbPetRepository(client, TABLE_NAME);
     for (let i = 0; i < 500; i += 1) await repository.create({ name: `Seed ${i}`, categoryId: (i % 5) + 1, status: i % 3 === 0 ? 'sold' : 'available' });
     // Where the cases' setups make their data (straight to DynamoDB Local: never through the recorder).

@@ -19,7 +19,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ensureTable } from '../local/create-table';
 import { startPartitionModel, type PartitionUse } from '../test/support/partition-model';
-import { SCALE, SCALE_CASES, type ScaleCase, type ScaleCaseName, type ScaleCaseResult, type ScaleFixtures, type ScaleRequest, type ScaleStep } from './scale-cases';
+import { SHARD_THRESHOLD_PER_MINUTE } from '../shared/limits/counter-shards';
+import { ENTERPRISE_ABOVE_ONE_PARTITION, SCALE, SCALE_CASES, type ScaleCase, type ScaleCaseName, type ScaleCaseResult, type ScaleFixtures, type ScaleRequest, type ScaleStep } from './scale-cases';
 
 const [endpoint, ...only] = process.argv.slice(2) as [string, ...ScaleCaseName[]];
 const TABLE = `petstore-scale-${randomUUID().slice(0, 8)}`;
@@ -38,13 +39,16 @@ const rawClient = new DynamoDBClient({ endpoint, region: 'eu-west-1', credential
 const client = DynamoDBDocumentClient.from(rawClient);
 await ensureTable(rawClient, TABLE);
 const registry = new KeyRegistry(client, TABLE);
-// Limits no run reaches: the scale run measures the datastore, not the limiter.
-const UNLIMITED = { perMinute: 1_000_000_000, perDay: 1_000_000_000 };
+// Limits no run reaches: the scale run measures the datastore, not the limiter. Those of the
+// keys of every case but the Enterprise one are counted on one item, as any key up to the threshold.
+const UNLIMITED = { perMinute: SHARD_THRESHOLD_PER_MINUTE, perDay: 1_000_000_000 };
 const keys = Array.from({ length: SCALE.keys }, (_, n) => `scale-key-${n}-${randomUUID()}`);
 const rotatingKeys = Array.from({ length: SCALE.rotatingKeys }, (_, n) => `scale-rotating-${n}-${randomUUID()}`);
 for (let start = 0; start < keys.length + rotatingKeys.length; start += 50) {
   await Promise.all([...keys, ...rotatingKeys].slice(start, start + 50).map((key) => registry.register(key, 'enterprise', UNLIMITED)));
 }
+const enterpriseKey = `scale-enterprise-${randomUUID()}`;
+await registry.register(enterpriseKey, 'enterprise', ENTERPRISE_ABOVE_ONE_PARTITION);
 const repository = new DynamoDbPetRepository(rawClient, TABLE);
 const petIds: number[] = [];
 for (let n = 0; n < SCALE.seedPets; n += 1) {
@@ -55,7 +59,7 @@ for (let n = 0; n < SCALE.seedPets; n += 1) {
 // pages come from its one cache (SCALE.instances).
 const server = await startLocalServer({ port: 0 });
 const cursors = await cursorsOfTheListing();
-const fixtures: ScaleFixtures = { keys, rotatingKeys, petIds, cursors };
+const fixtures: ScaleFixtures = { keys, rotatingKeys, petIds, cursors, enterpriseKey };
 
 /** Walks the seeded pets' listing through the server, as a client does: the cursor of each page after the first. */
 async function cursorsOfTheListing(): Promise<string[]> {

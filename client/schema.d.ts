@@ -132,7 +132,7 @@ export interface components {
     headers: {
         /** @description Requests allowed in the window closest to running out (minute or day). */
         "X-RateLimit-Limit": number;
-        /** @description Requests left in that window. */
+        /** @description Requests left in that window. For a key counted on shards (a plan above 30,000 requests a minute), an estimate: the remaining of the shard that counted this request times the shards; 0 on a 429, which means every shard is full. */
         "X-RateLimit-Remaining": number;
         /** @description When that window resets, in Unix seconds. */
         "X-RateLimit-Reset": number;

@@ -8,6 +8,7 @@ import { ErrorBody, ErrorDetailBody } from '../shared/http/error-body';
 import { OPERATION_IDS, OPERATIONS, type OperationId } from '../shared/functions';
 import { API_BASE_PATH, DOCUMENTATION_ROUTES } from '../shared/http/routes';
 import { ENTERPRISE_TEMPLATE_LIMITS, STANDARD_PLAN_LIMITS, type RateLimits } from '../shared/limits/plans';
+import { SHARD_THRESHOLD_PER_MINUTE } from '../shared/limits/counter-shards';
 import { NewPet, Pet, PetStatus } from '../shared/pets/schema';
 
 /**
@@ -57,7 +58,10 @@ function asComponents<T extends Record<string, z.ZodType>>(headers: T, prefix = 
 /** Every response of an operation carries these (shared/http/middleware/response-headers.ts). */
 const OPERATION_HEADERS = asComponents({
   'X-RateLimit-Limit': integerHeader('Requests allowed in the window closest to running out (minute or day).', 1),
-  'X-RateLimit-Remaining': integerHeader('Requests left in that window.', 0),
+  'X-RateLimit-Remaining': integerHeader(
+    `Requests left in that window. For a key counted on shards (a plan above ${SHARD_THRESHOLD_PER_MINUTE.toLocaleString('en-US')} requests a minute), an estimate: the remaining of the shard that counted this request times the shards; 0 on a 429, which means every shard is full.`,
+    0,
+  ),
   'X-RateLimit-Reset': integerHeader('When that window resets, in Unix seconds.', 0),
   'RateLimit-Policy': z.string().meta({
     description: 'Both windows of the key\'s plan, IETF draft form: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`.',

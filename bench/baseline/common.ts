@@ -2,6 +2,7 @@ import { ConditionalCheckFailedException, DynamoDBClient, UpdateItemCommand } fr
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 // The service's clock, as ours reads it (so that a test can pin both).
 import { isoTimestamp, now } from '../../shared/clock';
+import { SHARD_THRESHOLD_PER_MINUTE } from '../../shared/limits/counter-shards';
 import type { Pet } from '../../shared/pets/schema';
 
 /**
@@ -57,6 +58,8 @@ export interface Count {
 
 /** The same conditional counter update as ours in the common case; opening a new minute or day on a miss. */
 export async function count(subject: string, perMinute: number, perDay: number): Promise<Count> {
+  // As ours, a key above one partition's writes would be counted on shards: no bench key is.
+  if (perMinute > SHARD_THRESHOLD_PER_MINUTE) throw new Error('the baseline counts keys on one item only');
   const nowMs = now();
   const minute = Math.floor(nowMs / 60_000);
   const day = Math.floor(nowMs / 86_400_000);
@@ -71,7 +74,7 @@ export async function count(subject: string, perMinute: number, perDay: number):
         Key: key,
         UpdateExpression: 'ADD minuteCount :one, dayCount :one SET expiresAt = :expiresAt',
         ConditionExpression:
-          '#minute = :minute AND #day = :day AND minuteCount < :minuteLimit AND dayCount < :dayLimit AND (attribute_not_exists(suspendedUntil) OR suspendedUntil <= :now)',
+          '#minute = :minute AND #day = :day AND minuteCount < :minuteLimit AND dayCount < :dayLimit AND (attribute_not_exists(suspendedUntil) OR suspendedUntil <= :now) AND attribute_not_exists(shards)',
         ExpressionAttributeNames: { '#minute': 'minute', '#day': 'day' },
         ExpressionAttributeValues: {
           ':one': { N: '1' },
@@ -100,7 +103,7 @@ export async function count(subject: string, perMinute: number, perDay: number):
       new UpdateItemCommand({
         TableName: TABLE,
         Key: key,
-        UpdateExpression: 'SET #minute = :minute, minuteCount = :mc, #day = :day, dayCount = :dc, expiresAt = :expiresAt',
+        UpdateExpression: 'SET #minute = :minute, minuteCount = :mc, #day = :day, dayCount = :dc, expiresAt = :expiresAt REMOVE shards',
         ExpressionAttributeNames: { '#minute': 'minute', '#day': 'day' },
         ExpressionAttributeValues: {
           ':minute': { N: String(minute) },

@@ -16,7 +16,10 @@
  * |                 |                     | key, hex)                | createdAt; mirrored: apiKeyId,          |
  * |                 |                     |                          | usagePlanId, syncedAt                   |
  * | rate counters   | `RATE#<who>`        | `counters`               | minute/day windows and counts, refusal  |
- * |                 |                     |                          | streak, suspendedUntil, expiresAt (TTL) |
+ * |                 |                     |                          | streak, suspendedUntil, expiresAt (TTL);|
+ * |                 |                     |                          | a sharded key's: the day's `shards`     |
+ * | counter shard   | `RATE#key#<id>#<n>` | `counters`               | a sharded key's shard n: its windows    |
+ * |                 |                     |                          | and counts, suspendedUntil, expiresAt   |
  * | idempotency     | `IDEMPOTENCY#<keyId>| `record`                 | pet (a map: the answer), firstUsedAt,   |
  * | record          | #<client's key>`    |                          | expiresAt (TTL, 24 h after first use)   |
  *
@@ -127,7 +130,7 @@ export const ITEM_PARTITIONS = {
    * directory's keys out of it (local/key-layout-upgrade.ts).
    */
   formerKeyRegistry: 'APIKEY',
-  /** Requests counted per API key (the operations). */
+  /** Requests counted per API key (the operations), a sharded key's shards (`RATE#key#<id>#<n>`) too. */
   keyCounters: 'RATE#key#*',
   /** Requests without a valid key counted per client address (the authorizer). */
   addressCounters: 'RATE#ip#*',

@@ -57,7 +57,7 @@ describe('npm run bench arguments', () => {
     expect(measuredIn('overhead', 'listPets')).toEqual(['listPets', 'invalid', 'unauthorized']);
     expect(measuredIn('requests', 'authorizer')).toEqual(['authorize', 'authorizeUnknown']);
     expect(measuredIn('load', 'authorizer')).toEqual([]);
-    expect(measuredIn('scale', 'getPet')).toEqual(['getPet', 'mix', 'oneKeyGetPet']);
+    expect(measuredIn('scale', 'getPet')).toEqual(['getPet', 'mix', 'oneKeyGetPet', 'oneEnterpriseKeyGetPet']);
     expect(measuredIn('scale', 'authorizer')).toEqual(['mix', 'keyLookups']);
   });
 });

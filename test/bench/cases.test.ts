@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { ALL_CASES, BENCH_CASES, BENCH_FUNCTIONS, mainCaseOf, type BenchCase } from '../../bench/cases';
-import { INVOCATION_MS, lambdaContext, pathOf } from '../../bench/children/events.mjs';
+import { BENCH_LIMITS, INVOCATION_MS, lambdaContext, pathOf } from '../../bench/children/events.mjs';
+import { SHARD_THRESHOLD_PER_MINUTE, shardCountFor } from '../../shared/limits/counter-shards';
 import { BENCH_SETUPS } from '../../bench/setups';
 import { dynamoDbStub, type StubCommands } from '../../bench/children/stub.mjs';
 import { FUNCTION_SETTINGS } from '../../infra/functions';
@@ -139,6 +140,11 @@ describe('the overhead stub', () => {
 });
 
 describe('the bench cases', () => {
+  it('use a key of the most a minute still counted on one item: the bench measures what every key up to the sharded counters\' threshold does', () => {
+    expect(BENCH_LIMITS.perMinute).toBe(SHARD_THRESHOLD_PER_MINUTE);
+    expect(shardCountFor(BENCH_LIMITS, SHARD_THRESHOLD_PER_MINUTE)).toBe(1);
+  });
+
   it.each(ALL_CASES.map((benchCase) => [benchCase.name, benchCase] as const))('%s goes where its function is routed', (_, { fn, event }) => {
     if (fn === 'authorizer') {
       expect(event.type).toBe('authorizer');

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadFunctionHandlers } from '../../local/server';
-import { ServiceUnavailableError } from '../../shared/errors';
+import { NotFoundError, ServiceUnavailableError } from '../../shared/errors';
+import { createDynamoDbClient } from '../../shared/dynamodb/client';
+import { DynamoDbRateCounterStore } from '../../shared/limits/counter-store';
 import { RateLimiter } from '../../shared/limits/rate-limiter';
 import { deprecationHeaders, GET_PET_DEPRECATION } from '../../shared/http/deprecation';
 import { httpOperation } from '../../shared/http/stack';
@@ -197,6 +199,42 @@ describe('every status carries the headers', () => {
       expectRateLimitHeaders(unavailable, { limit: 1000, remaining: 0, reset: Date.UTC(2026, 10, 22, 13, 1, 0) / 1000 });
     } finally {
       await brokenApi.close();
+    }
+  });
+});
+
+describe('a key counted on shards (issue 41)', () => {
+  it('tells its plan\'s limit and Reset, and an estimated Remaining: the remaining of the shard that counted it times the shards', async () => {
+    clock.setTime(Date.UTC(2026, 10, 22, 14, 0, 20));
+    const handlers = await loadFunctionHandlers();
+    // A threshold of 1,000 a minute: the demo Enterprise key (5,000 a minute) is counted on 5 shards of 1,000.
+    const sharded = new RateLimiter(
+      new DynamoDbRateCounterStore(createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: db.endpoint }), db.tableName, { shardThresholdPerMinute: 1_000 }),
+      clock.time,
+    );
+    const getPet = httpOperation({
+      operationId: 'getPet',
+      ...OPERATIONS.getPet.request,
+      responseHeaders: deprecationHeaders(GET_PET_DEPRECATION),
+      rateLimiter: sharded,
+      handle: async () => {
+        throw new NotFoundError('No pet with that id.');
+      },
+    });
+    const api = await startTestApi({ ...handlers, getPet });
+    try {
+      const reset = Date.UTC(2026, 10, 22, 14, 1, 0) / 1000;
+      const first = await api.request('GET', '/pets/1', { key: 'local-enterprise-key' });
+      expectErrorShape(first, 404, 'not_found');
+      // Its shard has 999 of 1,000 left: 5 × 999.
+      expectRateLimitHeaders(first, { limit: 5_000, remaining: 4_995, reset });
+      expect(first.headers.get('ratelimit')).toBe('"minute";r=4995;t=40');
+      expect(first.headers.get('ratelimit-policy')).toBe('"minute";q=5000;w=60, "day";q=1000000;w=86400');
+      // The next one lands on the same shard (998 left) or on another (999).
+      const second = await api.request('GET', '/pets/1', { key: 'local-enterprise-key' });
+      expect(['4990', '4995']).toContain(second.headers.get('x-ratelimit-remaining'));
+    } finally {
+      await api.close();
     }
   });
 });

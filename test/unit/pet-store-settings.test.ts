@@ -15,4 +15,14 @@ describe('the pet store settings read from the environment', () => {
     expect(() => readConfig({ LISTING_SETTLE_MS: '1e3' })).toThrow('LISTING_SETTLE_MS');
     expect(() => readConfig({ FIRST_PAGE_CACHE: 'false' })).toThrow('FIRST_PAGE_CACHE "false" is not on or off');
   });
+
+  it('read the sharded counters\' threshold a minute, the default (30,000) when unset, and refuse anything but a whole number from 1', () => {
+    expect(readConfig({}).rateShardThresholdPerMinute).toBeUndefined();
+    expect(readConfig({ RATE_SHARD_THRESHOLD_PER_MINUTE: '' }).rateShardThresholdPerMinute).toBeUndefined();
+    expect(readConfig({ RATE_SHARD_THRESHOLD_PER_MINUTE: '25' }).rateShardThresholdPerMinute).toBe(25);
+    expect(readConfig({ RATE_SHARD_THRESHOLD_PER_MINUTE: '999999999' }).rateShardThresholdPerMinute).toBe(999_999_999);
+    for (const unreadable of ['0', '-5', '1e3', '30,000', '1000000000', ' 25']) {
+      expect(() => readConfig({ RATE_SHARD_THRESHOLD_PER_MINUTE: unreadable })).toThrow(`RATE_SHARD_THRESHOLD_PER_MINUTE "${unreadable}" is not a whole number of requests a minute from 1`);
+    }
+  });
 });
