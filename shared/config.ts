@@ -60,8 +60,8 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     petLayout: petLayoutOf(env.PET_LAYOUT),
     listingSettleMs: listingSettleMsOf(env.LISTING_SETTLE_MS),
     firstPageCache: firstPageCacheOf(env.FIRST_PAGE_CACHE),
-    releaseCheckTargets: env.RELEASE_CHECK_TARGETS || undefined,
     rateShardThresholdPerMinute: shardThresholdOf(env.RATE_SHARD_THRESHOLD_PER_MINUTE),
+    releaseCheckTargets: env.RELEASE_CHECK_TARGETS || undefined,
   };
 }
 

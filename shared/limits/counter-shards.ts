@@ -16,9 +16,16 @@ export const PARTITION_WRITES_PER_SECOND = 1_000;
 /** Half a partition's writes, as a minute's requests: 500 a second, 30,000 a minute. */
 export const SHARD_THRESHOLD_PER_MINUTE = (PARTITION_WRITES_PER_SECOND / 2) * 60;
 
-/** The counter items of a key with these limits: one up to the threshold, else enough that none takes more than the threshold's rate. */
+/**
+ * The most shards a key has: a suspension is written on the key's item and every shard in one
+ * transaction, of 100 items at most. At the default threshold that is 2,970,000 requests a minute
+ * (49,500 a second, past API Gateway's account rate); a plan above it puts more on each shard.
+ */
+export const MAX_SHARDS = 99;
+
+/** The counter items of a key with these limits: one up to the threshold, else enough that none takes more than the threshold's rate (at most MAX_SHARDS). */
 export function shardCountFor(limits: RateLimits, thresholdPerMinute: number): number {
-  return limits.perMinute <= thresholdPerMinute ? 1 : Math.ceil(limits.perMinute / thresholdPerMinute);
+  return limits.perMinute <= thresholdPerMinute ? 1 : Math.min(MAX_SHARDS, Math.ceil(limits.perMinute / thresholdPerMinute));
 }
 
 /** Shard `shard`'s part of `limit`: as even as whole numbers allow (the first `limit mod shards` take one more), adding up to `limit`. */
@@ -36,6 +43,6 @@ export function sharesOf(limits: RateLimits, shards: number, shard: number): Rat
  * reads the others): the limit less its shard's remaining times the shards, as if every shard had
  * as much left as its own. Exact for one shard.
  */
-export function estimatedCount(limit: number, share: number, shardCount: number, shards: number): number {
-  return Math.max(0, limit - (share - shardCount) * shards);
+export function estimatedCount(limit: number, share: number, countOnShard: number, shards: number): number {
+  return Math.max(0, limit - (share - countOnShard) * shards);
 }

@@ -120,52 +120,69 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
   async admit(subject: string, limits: RateLimits, nowMs: number, deadline?: CallDeadline, arrivedAt: number = nowMs): Promise<Admission> {
     const key = counterKey(subject);
     const update = (input: Omit<UpdateItemCommandInput, 'TableName'>) => this.#update(input, deadline);
-    const windows = windowsAt(nowMs);
+    let windows = windowsAt(nowMs);
     // Keys below the threshold go straight to their one item, whose answer says if today is
     // sharded after all (a plan lowered today); the others learn today's layout once a day.
     let layout = this.#layouts.get(subject, windows);
     const wanted = shardCountFor(limits, this.#threshold);
     if (layout === undefined && wanted > 1) {
       const claimed = await this.#claimDay(update, key, windows, wanted, nowMs);
-      if (claimed.suspendedUntil > nowMs) return { outcome: 'suspended', until: claimed.suspendedUntil, minuteCount: 0, dayCount: 0 };
       layout = this.#layouts.remember(subject, windows, claimed.shards);
+      if (claimed.suspendedUntil > nowMs) return { outcome: 'suspended', until: claimed.suspendedUntil, minuteCount: 0, dayCount: 0 };
     }
     if (layout === undefined || layout.shards === 1) {
-      const single = await this.#admitOnOne(update, key, limits, nowMs, arrivedAt);
+      const single = await this.#admitOnOne(update, key, limits, nowMs, arrivedAt, windows);
       if (single.outcome !== 'sharded') return single;
-      layout = this.#layouts.remember(subject, single.windows, single.shards);
+      windows = single.windows;
+      layout = this.#layouts.remember(subject, windows, single.shards);
     }
-    return this.#admitOnShards(update, subject, layout, limits, nowMs, arrivedAt, deadline);
+    return this.#admitOnShards(update, subject, key, layout, limits, nowMs, arrivedAt, windows, deadline);
   }
 
   /** A key counted on its one item: the request is admitted there, or refused and its refusal recorded on it. */
-  async #admitOnOne(update: Update, key: Item, limits: RateLimits, nowMs: number, arrivedAt: number): Promise<Admission | Extract<Counted, { outcome: 'sharded' }>> {
+  async #admitOnOne(
+    update: Update,
+    key: Item,
+    limits: RateLimits,
+    nowMs: number,
+    arrivedAt: number,
+    windows: Windows,
+  ): Promise<Admission | Extract<Counted, { outcome: 'sharded' }>> {
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
-      const counted = await this.#countOn(update, key, limits, nowMs);
+      const counted = await this.#countOn(update, key, limits, nowMs, windows);
       if (counted.outcome !== 'full') return counted;
-      const { window, state, windows } = counted;
-      const counts = { minuteCount: counted.minuteCount, dayCount: counted.dayCount };
       const suspend = () => this.#suspendOne(update, key, nowMs);
-      const refusal = await this.#recordRefusal(update, key, state, windows[window].resetAt, nowMs, arrivedAt, suspend);
-      if (refusal === 'conflict') continue;
-      return refusal === 'refused' ? { outcome: 'refused', window, ...counts } : { outcome: 'suspended', until: refusal.suspendedUntil, ...counts };
+      const refusal = await this.#recordRefusal(update, key, counted.state, counted.windows[counted.window].resetAt, nowMs, arrivedAt, suspend);
+      if (refusal !== 'conflict') return refusalAdmission(refusal, counted.window, counted);
     }
-    throw new Error(`rate counter ${String(key.pk?.S)}: no decision after ${MAX_ROUNDS} rounds of conflicting writes`);
+    throw noDecision(key);
   }
 
   /**
    * A key counted on shards: the request counts on a shard this container does not know to be
-   * full, picked at random; a full one sends it to another, so it is refused only once every shard
-   * has been found full in its window (each at most once per window and container). Its refusal
-   * is recorded on the key's one item, as for a key on one item.
+   * full, picked at random; a full one sends it to another (each shard at most once), so it is
+   * refused only once every shard has been found full in its window. Its refusal is recorded on
+   * the key's one item, as for a key on one item.
    */
-  async #admitOnShards(update: Update, subject: string, layout: DayLayout, limits: RateLimits, nowMs: number, arrivedAt: number, deadline: CallDeadline | undefined): Promise<Admission> {
-    const windows = windowsAt(nowMs);
+  async #admitOnShards(
+    update: Update,
+    subject: string,
+    key: Item,
+    layout: DayLayout,
+    limits: RateLimits,
+    nowMs: number,
+    arrivedAt: number,
+    windows: Windows,
+    deadline: CallDeadline | undefined,
+  ): Promise<Admission> {
+    layout.countFor(limits, windows);
     let counts = { minuteCount: limits.perMinute, dayCount: limits.perDay };
-    for (let shard = layout.openShard(windows, this.#random); shard !== undefined; shard = layout.openShard(windows, this.#random)) {
+    const tried = new Set<number>();
+    for (let shard = layout.openShard(tried, this.#random); shard !== undefined; shard = layout.openShard(tried, this.#random)) {
+      tried.add(shard);
       const shares = sharesOf(limits, layout.shards, shard);
-      const counted = await this.#countOn(update, shardKey(subject, shard), shares, nowMs);
-      // Only a key's base item can say 'sharded'.
+      const counted = await this.#countOn(update, shardKey(subject, shard), shares, nowMs, windows);
+      // A shard never holds a layout: only a key's own item says 'sharded'.
       if (counted.outcome === 'sharded') throw new Error(`rate counter shard ${shard} of ${subject} holds a layout`);
       counts = {
         minuteCount: estimatedCount(limits.perMinute, shares.perMinute, counted.minuteCount, layout.shards),
@@ -173,26 +190,25 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
       };
       if (counted.outcome === 'admitted') return { outcome: 'admitted', ...counts };
       if (counted.outcome === 'suspended') return { outcome: 'suspended', until: counted.until, ...counts };
-      layout.markFull(shard, counted.window);
+      layout.markFull(shard, counted.window, counted.windows);
     }
     const window = layout.fullWindow;
-    const windowEnd = windows[window].resetAt;
-    const key = counterKey(subject);
-    const suspend = () => this.#suspendShards(key, subject, layout.shards, nowMs, deadline);
+    // Copied onto as many shards as the next day may count on too: a suspension near midnight
+    // covers the layout a raised plan gives that day.
+    const suspend = () => this.#suspendShards(key, subject, Math.max(layout.shards, shardCountFor(limits, this.#threshold)), nowMs, deadline);
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
-      const refusal = await this.#recordShardedRefusal(update, key, layout, windowEnd, nowMs, arrivedAt, suspend);
-      if (refusal === 'conflict') continue;
-      return refusal === 'refused' ? { outcome: 'refused', window, ...counts } : { outcome: 'suspended', until: refusal.suspendedUntil, ...counts };
+      const refusal = await this.#recordShardedRefusal(update, key, layout, windows[window].resetAt, nowMs, arrivedAt, suspend);
+      if (refusal !== 'conflict') return refusalAdmission(refusal, window, counts);
     }
-    throw new Error(`rate counter ${subject}: no decision after ${MAX_ROUNDS} rounds of conflicting writes`);
+    throw noDecision(key);
   }
 
   /**
    * One request on one counter item: counted in the current windows (opened if need be), or the
    * item is full (its state says which window), or suspended.
    */
-  async #countOn(update: Update, key: Item, limits: RateLimits, nowMs: number): Promise<Counted> {
-    let windows = windowsAt(nowMs);
+  async #countOn(update: Update, key: Item, limits: RateLimits, nowMs: number, current: Windows): Promise<Counted> {
+    let windows = current;
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
       const common = await this.#countInCurrentWindows(update, key, windows, limits, nowMs);
       if (common.ok) return { outcome: 'admitted', minuteCount: common.minuteCount, dayCount: common.dayCount };
@@ -203,8 +219,9 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
         windows = windowsAt(state.minute * 60_000);
         continue;
       }
-      if (state.shards > 1 && state.day === windows.day.id) return { outcome: 'sharded', shards: state.shards, windows };
+      // A suspension first: a key's own item holds those of its days on one item, which its shards never had.
       if (state.suspendedUntil > nowMs) return { outcome: 'suspended', until: state.suspendedUntil, ...countsIn(state, windows) };
+      if (state.shards > 1 && state.day === windows.day.id) return { outcome: 'sharded', shards: state.shards, windows };
       const counts = countsIn(state, windows);
       if (counts.minuteCount < limits.perMinute && counts.dayCount < limits.perDay) {
         // A new minute or day began (or this is the item's first request): open the windows.
@@ -215,7 +232,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
       // frees up last), else the minute.
       return { outcome: 'full', window: counts.dayCount >= limits.perDay ? 'day' : 'minute', state, windows, ...counts };
     }
-    throw new Error(`rate counter ${String(key.pk?.S)}: no decision after ${MAX_ROUNDS} rounds of conflicting writes`);
+    throw noDecision(key);
   }
 
   /**
@@ -443,9 +460,12 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
       // DynamoDB gives one reason per item, in order: the key's item first.
-      const [onKeyItem] = error.CancellationReasons ?? [];
+      const reasons = error.CancellationReasons ?? [];
+      const onKeyItem = reasons[0];
       if (onKeyItem?.Code === 'ConditionalCheckFailed') return { suspendedUntil: toState(onKeyItem.Item).suspendedUntil };
-      // Another write on one of its items at that moment: decided again.
+      if (reasons.some((reason) => reason.Code === 'ThrottlingError')) throw new ServiceUnavailableError(error, DATASTORE_RETRY_AFTER_SECONDS);
+      // Another write on one of its items at that moment: decided again, once that write is done.
+      await setTimeout(CONFLICT_WAIT_MS);
       return 'conflict';
     }
   }
@@ -500,3 +520,12 @@ function expiresAt(windows: Windows, nowMs: number): number {
 
 /** DynamoDB TTL reads whole seconds since the epoch. */
 const ttlSeconds = (ms: number): number => Math.ceil(ms / 1000);
+
+/** What a recorded refusal tells the limiter. */
+function refusalAdmission(refusal: 'refused' | { suspendedUntil: number }, window: 'minute' | 'day', counts: { minuteCount: number; dayCount: number }): Admission {
+  const { minuteCount, dayCount } = counts;
+  return refusal === 'refused' ? { outcome: 'refused', window, minuteCount, dayCount } : { outcome: 'suspended', until: refusal.suspendedUntil, minuteCount, dayCount };
+}
+
+/** Each conflict means another request changed the item first; this many in a row is a fault. */
+const noDecision = (key: Item): Error => new Error(`rate counter ${String(key.pk?.S)}: no decision after ${MAX_ROUNDS} rounds of conflicting writes`);

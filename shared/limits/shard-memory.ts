@@ -1,3 +1,4 @@
+import type { RateLimits } from './plans';
 import type { Windows } from './windows';
 
 /** Subjects remembered per container; the oldest go first past this many. */
@@ -5,16 +6,17 @@ export const MAX_REMEMBERED_LAYOUTS = 10_000;
 
 /**
  * What one container knows of a key's counters today, all of it learned from DynamoDB's answers
- * and true until its window ends: the day's layout (how many shards; it changes only when a day
- * starts), the shards found full in the current minute or day (a count only grows within its
- * window), and the refusal streak's start. With it a request of a sharded key picks a shard not
- * known to be full, and a refusal that cannot count (its streak is under a second old) writes
- * nothing.
+ * and true until its window ends or the key's limits change: the day's layout (how many shards; it
+ * changes only when a day starts), the shards found full in the current minute or day under these
+ * limits (a count only grows within its window), and the refusal streak's start. With it a request
+ * of a sharded key picks a shard not known to be full, and a refusal that cannot count (its streak
+ * is under a second old) writes nothing.
  */
 export class DayLayout {
   readonly #minuteFull = new Set<number>();
   readonly #dayFull = new Set<number>();
   #minute: number;
+  #limits: RateLimits | undefined;
   /** The refusal streak this container knows of: the end of its window, and its start (0: none). */
   streakWindowEnd = 0;
   streakStart = 0;
@@ -27,19 +29,33 @@ export class DayLayout {
     this.#minute = minute;
   }
 
-  /** A shard not known to be full in these windows, at random (undefined when every one is). */
-  openShard(windows: Windows, random: () => number): number | undefined {
-    if (windows.minute.id !== this.#minute) {
+  /**
+   * Before a request counts: a shard full under other limits may not be under these (a plan
+   * raised today), and one full in an earlier minute has room in this one.
+   */
+  countFor(limits: RateLimits, windows: Windows): void {
+    if (this.#limits?.perMinute !== limits.perMinute || this.#limits.perDay !== limits.perDay) {
+      this.#limits = limits;
+      this.#minuteFull.clear();
+      this.#dayFull.clear();
+    }
+    if (windows.minute.id > this.#minute) {
       this.#minute = windows.minute.id;
       this.#minuteFull.clear();
     }
+  }
+
+  /** A shard neither tried by this request nor known to be full, at random (undefined when none is left). */
+  openShard(tried: ReadonlySet<number>, random: () => number): number | undefined {
     const open: number[] = [];
-    for (let shard = 0; shard < this.shards; shard += 1) if (!this.#minuteFull.has(shard) && !this.#dayFull.has(shard)) open.push(shard);
+    for (let shard = 0; shard < this.shards; shard += 1) if (!tried.has(shard) && !this.#minuteFull.has(shard) && !this.#dayFull.has(shard)) open.push(shard);
     return open[Math.floor(random() * open.length)];
   }
 
-  markFull(shard: number, window: 'minute' | 'day'): void {
-    (window === 'day' ? this.#dayFull : this.#minuteFull).add(shard);
+  /** A shard found full in `windows` (those it was counted in): remembered while they are this container's current ones. */
+  markFull(shard: number, window: 'minute' | 'day', windows: Windows): void {
+    if (window === 'day' && windows.day.id === this.day) this.#dayFull.add(shard);
+    if (window === 'minute' && windows.minute.id === this.#minute) this.#minuteFull.add(shard);
   }
 
   /** The window a refusal of every shard is in: the day once every shard's day share is used, else the minute. */

@@ -38,9 +38,9 @@ const freshSubject = () => {
 };
 
 /** A limiter instance (its own store, so its own memory of the shards) with a clock the test moves. */
-function instance(startAt = T0, endpoint?: string) {
+function instance(startAt = T0, endpoint?: string, random?: () => number) {
   let nowMs = startAt;
-  const limiter = new RateLimiter(storeAt(endpoint), () => nowMs);
+  const limiter = new RateLimiter(storeAt(endpoint, random), () => nowMs);
   return {
     limiter,
     setTime: (ms: number) => {
@@ -73,8 +73,9 @@ describe('which keys are sharded', () => {
     const above = freshSubject();
     await limiter.check(above, SHARDED);
     expect(await item(`RATE#${above}`)).toMatchObject({ shards: 4, day: Math.floor(T0 / DAY), minuteCount: 0, dayCount: 0 });
-    expect((await shardCounts(above, 5)).reduce((sum, count) => sum + count, 0)).toBe(1);
-    // 101 a minute: 5 shards of 21 or 20.
+    expect((await shardCounts(above, 4)).reduce((sum, count) => sum + count, 0)).toBe(1);
+    expect(await item(`RATE#${above}#4`)).toBeUndefined();
+    // 101 a minute: 5 shards.
     const five = freshSubject();
     await limiter.check(five, { perMinute: 101, perDay: 100_000 });
     expect(await item(`RATE#${five}`)).toMatchObject({ shards: 5 });
@@ -139,13 +140,17 @@ describe('the limit is never exceeded, and no request is refused early', () => {
 describe('the rate-limit headers of a sharded key', () => {
   it('Remaining is the shard\'s own remaining times the shards; a refusal tells 0, and Reset is the window\'s end', async () => {
     const subject = freshSubject();
-    const { limiter } = instance(T0 + 15_000);
+    // Every pick on the first shard not known full: shard 0 fills, then 1, 2, 3.
+    const { limiter } = instance(T0 + 15_000, undefined, () => 0);
     const first = await limiter.check(subject, SHARDED);
     // Its shard has 24 of 25 left: 4 × 24.
     expect(first.status).toMatchObject({ window: 'minute', limit: 100, remaining: 96, resetAt: T0 + MINUTE });
     const decisions: RateLimitDecision[] = [];
     for (let i = 0; i < 99; i += 1) decisions.push(await limiter.check(subject, SHARDED));
-    expect(decisions.every((decision) => decision.refusal === undefined && decision.status.remaining >= 0 && decision.status.remaining <= 100)).toBe(true);
+    expect(decisions.every((decision) => decision.refusal === undefined)).toBe(true);
+    // Each shard counts down from 25: 4 × its remaining, 0 as it fills (shard 0's last), then the next shard's 4 × 24.
+    const ofEachShard = Array.from({ length: 25 }, (_, i) => 4 * (24 - i));
+    expect(decisions.map((decision) => decision.status.remaining)).toEqual([...ofEachShard.slice(1), ...ofEachShard, ...ofEachShard, ...ofEachShard]);
     const refused = await limiter.check(subject, SHARDED);
     expect(refused.refusal).toBeInstanceOf(RateLimitedError);
     expect(refused.refusal?.retryAfterSeconds).toBe(45);
@@ -167,6 +172,10 @@ describe('suspension on a sharded key works as on one item', () => {
 
   it('a client that ignores Retry-After is suspended by its 30th counted refusal; the count is on the key\'s one item, and every shard refuses during the suspension', async () => {
     const subject = freshSubject();
+    // An instance that learned the key's layout a minute before, and picks the shard the test says.
+    let pick = 0;
+    const knowing = storeAt(db.endpoint, () => pick / 4);
+    expect((await knowing.admit(subject, SHARDED, T0 - MINUTE)).outcome).toBe('admitted');
     const { limiter, setTime } = instance(T0);
     for (let i = 0; i < 100; i += 1) await limiter.check(subject, SHARDED, undefined, T0);
     setTime(T0 + 1_000);
@@ -182,13 +191,45 @@ describe('suspension on a sharded key works as on one item', () => {
       expect(shardItem).toMatchObject({ suspendedUntil: T0 + 2_000 + 15 * MINUTE });
       expect(shardItem?.refusals).toBeUndefined();
     }
-    // Another instance, which knows nothing of it, in a new minute with room on every shard.
+    // In a new minute with room on every shard, each shard refuses the instance that knew the layout.
+    for (pick = 0; pick < 4; pick += 1) expect(await knowing.admit(subject, SHARDED, T0 + 3 * MINUTE)).toMatchObject({ outcome: 'suspended', until: T0 + 2_000 + 15 * MINUTE });
+    // Another instance, which knows nothing of it, learns it from the key's item.
     const other = instance(T0 + 3 * MINUTE);
     const during = await other.limiter.check(subject, SHARDED);
     expect(during.refusal).toBeInstanceOf(KeySuspendedError);
     expect(during.refusal?.retryAfterSeconds).toBe((T0 + 2_000 + 15 * MINUTE - (T0 + 3 * MINUTE)) / 1000);
     other.setTime(T0 + 2_000 + 15 * MINUTE);
     expect((await other.limiter.check(subject, SHARDED)).refusal).toBeUndefined();
+  });
+});
+
+describe('limits changed during the day', () => {
+  it('a day\'s quota used up on every shard, then raised: the next request is admitted by an instance that knew every shard full', async () => {
+    const subject = freshSubject();
+    const { limiter } = instance(T0);
+    const small = { perMinute: 100, perDay: 8 };
+    const decisions: RateLimitDecision[] = [];
+    for (let i = 0; i < 9; i += 1) decisions.push(await limiter.check(subject, small));
+    expect(admittedOf(decisions)).toBe(8);
+    expect(decisions[8]?.status).toMatchObject({ window: 'day', remaining: 0 });
+    const raised = await limiter.check(subject, { perMinute: 100, perDay: 12 });
+    expect(raised.refusal).toBeUndefined();
+  });
+});
+
+describe('an instance that knows every shard full learns a suspension from the key\'s item', () => {
+  it('refused by every shard, then the key suspended by another instance: its next request is told the suspension', async () => {
+    const subject = freshSubject();
+    const hammering = instance(T0);
+    const other = instance(T0);
+    for (let i = 0; i < 100; i += 1) await hammering.limiter.check(subject, SHARDED, undefined, T0);
+    expect((await other.limiter.check(subject, SHARDED, undefined, T0)).refusal).toBeInstanceOf(RateLimitedError);
+    hammering.setTime(T0 + 2_000);
+    for (let i = 0; i < 30; i += 1) await hammering.limiter.check(subject, SHARDED, undefined, T0 + 2_000);
+    other.setTime(T0 + 3_000);
+    const told = await other.limiter.check(subject, SHARDED, undefined, T0 + 3_000);
+    expect(told.refusal).toBeInstanceOf(KeySuspendedError);
+    expect(told.status.resetAt).toBe(T0 + 2_000 + 15 * MINUTE);
   });
 });
 
@@ -240,15 +281,21 @@ describe('round trips', () => {
 
   it('a sharded key: the day\'s layout once per instance, then one write a request; a refusal once every shard is known full writes only its streak, nothing within its first second', async () => {
     const subject = freshSubject();
-    const { limiter, setTime } = instance(T0, proxy.endpoint);
+    const { limiter, setTime } = instance(T0, proxy.endpoint, () => 0);
     let before = updates();
     await limiter.check(subject, SHARDED, undefined, T0);
     expect(updates() - before).toBe(3); // the layout, the shard's count, then its minute opened
     before = updates();
-    for (let i = 0; i < 20; i += 1) await limiter.check(subject, SHARDED, undefined, T0);
-    // Each a count, and the first on each shard opens its minute.
-    expect(updates() - before).toBeLessThanOrEqual(20 + 3);
-    for (let i = 0; i < 79; i += 1) await limiter.check(subject, SHARDED, undefined, T0);
+    for (let i = 0; i < 24; i += 1) await limiter.check(subject, SHARDED, undefined, T0);
+    expect(updates() - before).toBe(24); // a count each
+    before = updates();
+    await limiter.check(subject, SHARDED, undefined, T0);
+    // Shard 0 full: one more round trip to shard 1, whose minute it opens (a count, then the opening).
+    expect(updates() - before).toBe(3);
+    before = updates();
+    await limiter.check(subject, SHARDED, undefined, T0);
+    expect(updates() - before).toBe(1); // shard 0 is known full: straight to shard 1
+    for (let i = 0; i < 73; i += 1) await limiter.check(subject, SHARDED, undefined, T0);
     setTime(T0 + 500);
     expect((await limiter.check(subject, SHARDED, undefined, T0 + 500)).refusal).toBeInstanceOf(RateLimitedError);
     before = updates();
@@ -290,6 +337,45 @@ describe('round trips', () => {
     expect(proxy.seen.get('TransactWriteItems')).toBe(2);
     expect(decision.refusal?.code).toBe('key_suspended');
     expect(await item(`RATE#${subject}#3`)).toMatchObject({ suspendedUntil: T0 + 2_000 + 15 * MINUTE });
+  });
+});
+
+describe('the suspension\'s transaction cancelled', () => {
+  let proxy: FaultProxy;
+  beforeAll(async () => {
+    proxy = await startFaultProxy(db.endpoint);
+  });
+  afterAll(async () => {
+    await proxy.close();
+  });
+
+  /** A key refused by every shard, and 29 counted refusals: the next suspends it. */
+  async function oneShortOfSuspension() {
+    const subject = freshSubject();
+    const { limiter, setTime } = instance(T0, proxy.endpoint);
+    for (let i = 0; i < 101; i += 1) await limiter.check(subject, SHARDED, undefined, T0);
+    setTime(T0 + 2_000);
+    for (let i = 0; i < 29; i += 1) await limiter.check(subject, SHARDED, undefined, T0 + 2_000);
+    return { subject, limiter };
+  }
+  const others = (count: number) => Array.from({ length: count }, () => ({ Code: 'None' }));
+
+  it('by the key\'s item already suspended (another request first): that suspension\'s end is the answer', async () => {
+    const { subject, limiter } = await oneShortOfSuspension();
+    const storedEnd = T0 + 1_500 + 15 * MINUTE;
+    proxy.cancelNextTransaction([{ Code: 'ConditionalCheckFailed', Item: { suspendedUntil: { N: String(storedEnd) } } }, ...others(4)]);
+    const decision = await limiter.check(subject, SHARDED, undefined, T0 + 2_000);
+    expect(decision.refusal).toBeInstanceOf(KeySuspendedError);
+    expect(decision.status.resetAt).toBe(storedEnd);
+  });
+
+  it('throttled: the datastore is busy (503), not a conflict to decide again', async () => {
+    const { subject, limiter } = await oneShortOfSuspension();
+    const before = proxy.seen.get('TransactWriteItems') ?? 0;
+    proxy.cancelNextTransaction([{ Code: 'None' }, { Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity of your table or index.' }, ...others(3)]);
+    const failure = await limiter.check(subject, SHARDED, undefined, T0 + 2_000).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ServiceUnavailableError);
+    expect((proxy.seen.get('TransactWriteItems') ?? 0) - before).toBe(1);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { estimatedCount, PARTITION_WRITES_PER_SECOND, SHARD_THRESHOLD_PER_MINUTE, shardCountFor, shareOf, sharesOf } from '../../shared/limits/counter-shards';
+import { estimatedCount, MAX_SHARDS, PARTITION_WRITES_PER_SECOND, SHARD_THRESHOLD_PER_MINUTE, shardCountFor, shareOf, sharesOf } from '../../shared/limits/counter-shards';
 import { DayLayout, LayoutMemory, MAX_REMEMBERED_LAYOUTS } from '../../shared/limits/shard-memory';
 import { windowsAt } from '../../shared/limits/windows';
 
@@ -17,6 +17,11 @@ describe('the split', () => {
     expect(shardCountFor({ perMinute: 100_000, perDay: 1 }, 30_000)).toBe(4);
     expect(shardCountFor({ perMinute: 120_000, perDay: 1 }, 30_000)).toBe(4);
     expect(shardCountFor({ perMinute: 120_001, perDay: 1 }, 30_000)).toBe(5);
+    // At most 99: a suspension's transaction holds the key's item and every shard (100 items).
+    expect(MAX_SHARDS).toBe(99);
+    expect(shardCountFor({ perMinute: 99 * 30_000, perDay: 1 }, 30_000)).toBe(99);
+    expect(shardCountFor({ perMinute: 99 * 30_000 + 1, perDay: 1 }, 30_000)).toBe(99);
+    expect(shardCountFor({ perMinute: 5_000, perDay: 1 }, 25)).toBe(99);
     // At 120,000 a minute, 2,000 a second: 500 a shard, half its partition's 1,000 writes.
     expect(120_000 / 60 / shardCountFor({ perMinute: 120_000, perDay: 1 }, SHARD_THRESHOLD_PER_MINUTE)).toBe(PARTITION_WRITES_PER_SECOND / 2);
   });
@@ -43,31 +48,62 @@ describe('the split', () => {
 describe('a container\'s memory of a key\'s shards', () => {
   const T0 = Date.UTC(2026, 10, 22, 10, 0, 0);
   const windows = windowsAt(T0);
+  const limits = { perMinute: 100, perDay: 10_000 };
+  const none = new Set<number>();
 
-  it('picks among the shards not known full, at random; none once every one is full in the minute or the day', () => {
+  it('picks among the shards neither tried nor known full, at random; none once every one is full in the minute or the day', () => {
     const layout = new DayLayout(windows.day.id, 4, windows.minute.id);
-    expect(layout.openShard(windows, () => 0)).toBe(0);
-    expect(layout.openShard(windows, () => 0.99)).toBe(3);
-    layout.markFull(0, 'minute');
-    layout.markFull(3, 'day');
-    expect(layout.openShard(windows, () => 0)).toBe(1);
-    expect(layout.openShard(windows, () => 0.99)).toBe(2);
-    layout.markFull(1, 'minute');
+    layout.countFor(limits, windows);
+    expect(layout.openShard(none, () => 0)).toBe(0);
+    expect(layout.openShard(none, () => 0.99)).toBe(3);
+    expect(layout.openShard(new Set([0, 3]), () => 0)).toBe(1);
+    layout.markFull(0, 'minute', windows);
+    layout.markFull(3, 'day', windows);
+    expect(layout.openShard(none, () => 0)).toBe(1);
+    expect(layout.openShard(none, () => 0.99)).toBe(2);
+    expect(layout.openShard(new Set([1, 2]), () => 0)).toBeUndefined();
+    layout.markFull(1, 'minute', windows);
     expect(layout.fullWindow).toBe('minute');
-    layout.markFull(2, 'minute');
-    expect(layout.openShard(windows, () => 0)).toBeUndefined();
+    layout.markFull(2, 'minute', windows);
+    expect(layout.openShard(none, () => 0)).toBeUndefined();
     expect(layout.fullWindow).toBe('minute');
     // The next minute: the minute's full shards are open again, the day's stay full.
     const next = windowsAt(T0 + 60_000);
-    expect([0, 0.34, 0.67, 0.99].map((r) => layout.openShard(next, () => r))).toEqual([0, 1, 2, 2]);
+    layout.countFor(limits, next);
+    expect([0, 0.34, 0.67, 0.99].map((r) => layout.openShard(none, () => r))).toEqual([0, 1, 2, 2]);
+    // An earlier minute (a request that started before) moves nothing back.
+    layout.countFor(limits, windows);
+    layout.markFull(0, 'minute', windows);
+    expect(layout.openShard(none, () => 0)).toBe(0);
   });
 
   it('tells the day once every shard\'s day is full', () => {
     const layout = new DayLayout(windows.day.id, 2, windows.minute.id);
-    layout.markFull(0, 'day');
+    layout.countFor(limits, windows);
+    layout.markFull(0, 'day', windows);
     expect(layout.fullWindow).toBe('minute');
-    layout.markFull(1, 'day');
+    layout.markFull(1, 'day', windows);
     expect(layout.fullWindow).toBe('day');
+    expect(layout.openShard(none, () => 0)).toBeUndefined();
+  });
+
+  it('forgets the full shards when the limits change (a plan raised today), and ignores one found full in another day', () => {
+    const layout = new DayLayout(windows.day.id, 2, windows.minute.id);
+    layout.countFor(limits, windows);
+    layout.markFull(0, 'day', windows);
+    layout.markFull(1, 'minute', windows);
+    layout.countFor({ ...limits }, windows);
+    expect(layout.openShard(none, () => 0)).toBeUndefined();
+    layout.countFor({ perMinute: 100, perDay: 20_000 }, windows);
+    expect(layout.openShard(none, () => 0)).toBe(0);
+    layout.countFor({ perMinute: 200, perDay: 20_000 }, windows);
+    layout.markFull(0, 'day', windows);
+    layout.markFull(1, 'minute', windows);
+    layout.countFor({ perMinute: 201, perDay: 20_000 }, windows);
+    expect(layout.openShard(none, () => 0.99)).toBe(1);
+    layout.markFull(0, 'day', windowsAt(T0 + 86_400_000));
+    expect(layout.openShard(none, () => 0)).toBe(0);
+    expect(layout.fullWindow).toBe('minute');
   });
 
   it('knows a layout for its day only, and forgets the oldest key past its bound', () => {
