@@ -25,7 +25,8 @@ export const MAX_SHARDS = 99;
 
 /** The counter items of a key with these limits: one up to the threshold, else enough that none takes more than the threshold's rate (at most MAX_SHARDS). */
 export function shardCountFor(limits: RateLimits, thresholdPerMinute: number): number {
-  return limits.perMinute <= thresholdPerMinute ? 1 : Math.min(MAX_SHARDS, Math.ceil(limits.perMinute / thresholdPerMinute));
+  // A plan's limits are 1 or more: up to the threshold, that is 1.
+  return Math.min(MAX_SHARDS, Math.ceil(limits.perMinute / thresholdPerMinute));
 }
 
 /** Shard `shard`'s part of `limit`: as even as whole numbers allow (the first `limit mod shards` take one more), adding up to `limit`. */

@@ -528,4 +528,4 @@ function refusalAdmission(refusal: 'refused' | { suspendedUntil: number }, windo
 }
 
 /** Each conflict means another request changed the item first; this many in a row is a fault. */
-const noDecision = (key: Item): Error => new Error(`rate counter ${String(key.pk?.S)}: no decision after ${MAX_ROUNDS} rounds of conflicting writes`);
+const noDecision = (key: Item): Error => new Error(`rate counter ${(key.pk as { S: string }).S}: no decision after ${MAX_ROUNDS} rounds of conflicting writes`);

@@ -233,7 +233,56 @@ describe('an instance that knows every shard full learns a suspension from the k
   });
 });
 
+describe('a suspension across the day\'s change of layout', () => {
+  it('a key suspended on its one item just before midnight, counted on shards from midnight: still suspended until its end, by any instance', async () => {
+    const subject = freshSubject();
+    const lateAt = Date.UTC(2026, 10, 22, 23, 58, 0);
+    const { limiter, setTime } = instance(lateAt);
+    const small = { perMinute: 2, perDay: 1_000 };
+    await limiter.check(subject, small, undefined, lateAt);
+    await limiter.check(subject, small, undefined, lateAt);
+    expect((await limiter.check(subject, small, undefined, lateAt)).refusal).toBeInstanceOf(RateLimitedError);
+    setTime(lateAt + 2_000);
+    const codes: (string | undefined)[] = [];
+    for (let i = 0; i < 30; i += 1) codes.push((await limiter.check(subject, small, undefined, lateAt + 2_000)).refusal?.code);
+    expect(codes.at(-1)).toBe('key_suspended');
+    const end = lateAt + 2_000 + 15 * MINUTE;
+    // Raised above the threshold: from midnight, on shards; the suspension is the key's item's.
+    const fresh = instance(Date.UTC(2026, 10, 23, 0, 1, 0));
+    const during = await fresh.limiter.check(subject, SHARDED);
+    expect(during.refusal).toBeInstanceOf(KeySuspendedError);
+    expect(during.status.resetAt).toBe(end);
+    expect(await item(`RATE#${subject}`)).toMatchObject({ shards: 4 });
+    const another = instance(Date.UTC(2026, 10, 23, 0, 2, 0));
+    expect((await another.limiter.check(subject, SHARDED)).status.resetAt).toBe(end);
+    another.setTime(end);
+    expect((await another.limiter.check(subject, SHARDED)).refusal).toBeUndefined();
+  });
+});
+
 describe('a key moves between one item and shards only when a day starts', () => {
+  it('the first requests of a day, from two instances on either side of a plan change, agree on one layout: every admitted request is counted where the key\'s item says', async () => {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const subject = freshSubject();
+      const midnight = Date.UTC(2026, 10, 23 + attempt, 0, 0, 0);
+      // Yesterday on one item, so that both the day's claim and a new day on one item are possible.
+      await instance(midnight - MINUTE).limiter.check(subject, { perMinute: 20, perDay: 100_000 });
+      const below = instance(midnight + 1_000);
+      const above = instance(midnight + 1_000);
+      const decisions = await Promise.all(
+        Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? below.limiter.check(subject, { perMinute: 20, perDay: 100_000 }) : above.limiter.check(subject, SHARDED))),
+      );
+      const admitted = admittedOf(decisions);
+      const keyItem = await item(`RATE#${subject}`);
+      const onShards = (await Promise.all(Array.from({ length: 4 }, (_, shard) => item(`RATE#${subject}#${shard}`)))).map((shardItem) => Number(shardItem?.dayCount ?? 0));
+      if (keyItem?.shards === 4) {
+        expect([keyItem.dayCount, onShards.reduce((sum, count) => sum + count, 0)]).toEqual([0, admitted]);
+      } else {
+        expect([keyItem?.dayCount, onShards]).toEqual([admitted, [0, 0, 0, 0]]);
+      }
+    }
+  });
+
   it('a plan lowered below the threshold keeps counting on shards until midnight UTC, then on one item; raised, one item until midnight, then shards', async () => {
     const subject = freshSubject();
     const { limiter, setTime } = instance(Date.UTC(2026, 10, 22, 23, 0, 0));
