@@ -54,8 +54,9 @@ export class DayLayout {
 
   /** A shard found full in `windows` (those it was counted in): remembered while they are this container's current ones. */
   markFull(shard: number, window: 'minute' | 'day', windows: Windows): void {
-    if (window === 'day' && windows.day.id === this.day) this.#dayFull.add(shard);
-    if (window === 'minute' && windows.minute.id === this.#minute) this.#minuteFull.add(shard);
+    if (window === 'day') {
+      if (windows.day.id === this.day) this.#dayFull.add(shard);
+    } else if (windows.minute.id === this.#minute) this.#minuteFull.add(shard);
   }
 
   /** The window a refusal of every shard is in: the day once every shard's day share is used, else the minute. */
