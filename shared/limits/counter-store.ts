@@ -221,7 +221,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
       }
       // A suspension first: a key's own item holds those of its days on one item, which its shards never had.
       if (state.suspendedUntil > nowMs) return { outcome: 'suspended', until: state.suspendedUntil, ...countsIn(state, windows) };
-      if (state.shards > 1 && state.day === windows.day.id) return { outcome: 'sharded', shards: state.shards, windows };
+      if (state.shards > 0 && state.day === windows.day.id) return { outcome: 'sharded', shards: state.shards, windows };
       const counts = countsIn(state, windows);
       if (counts.minuteCount < limits.perMinute && counts.dayCount < limits.perDay) {
         // A new minute or day began (or this is the item's first request): open the windows.

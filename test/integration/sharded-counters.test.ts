@@ -182,14 +182,16 @@ describe('suspension on a sharded key works as on one item', () => {
     setTime(T0 + 1_000);
     expect((await limiter.check(subject, SHARDED, undefined, T0 + 1_000)).refusal).toBeInstanceOf(RateLimitedError); // the streak starts
     setTime(T0 + 2_000);
-    const codes: (string | undefined)[] = [];
-    for (let i = 0; i < 30; i += 1) codes.push((await limiter.check(subject, SHARDED, undefined, T0 + 2_000)).refusal?.code);
-    expect(codes.slice(0, 29)).toEqual(Array(29).fill('rate_limited'));
-    expect(codes[29]).toBe('key_suspended');
+    const decisions: RateLimitDecision[] = [];
+    for (let i = 0; i < 30; i += 1) decisions.push(await limiter.check(subject, SHARDED, undefined, T0 + 2_000));
+    expect(decisions.slice(0, 29).map((decision) => decision.refusal?.code)).toEqual(Array(29).fill('rate_limited'));
+    expect(decisions[29]?.refusal?.code).toBe('key_suspended');
+    expect(decisions[29]?.status.resetAt).toBe(T0 + 2_000 + 15 * MINUTE);
     expect(await item(`RATE#${subject}`)).toMatchObject({ suspendedUntil: T0 + 2_000 + 15 * MINUTE, refusals: 30 });
     for (let shard = 0; shard < 4; shard += 1) {
       const shardItem = await item(`RATE#${subject}#${shard}`);
-      expect(shardItem).toMatchObject({ suspendedUntil: T0 + 2_000 + 15 * MINUTE });
+      // Kept a day past the suspension's end, as the key's item.
+      expect(shardItem).toMatchObject({ suspendedUntil: T0 + 2_000 + 15 * MINUTE, expiresAt: Math.ceil((T0 + 2_000 + 15 * MINUTE + DAY) / 1000) });
       expect(shardItem?.refusals).toBeUndefined();
     }
     // In a new minute with room on every shard, each shard refuses the instance that knew the layout.
@@ -258,6 +260,8 @@ describe('a suspension across the day\'s change of layout', () => {
     expect((await another.limiter.check(subject, SHARDED)).status.resetAt).toBe(end);
     another.setTime(end);
     expect((await another.limiter.check(subject, SHARDED)).refusal).toBeUndefined();
+    // An instance that learns the layout at the suspension's very end is admitted too.
+    expect((await instance(end).limiter.check(subject, SHARDED)).refusal).toBeUndefined();
   });
 });
 
@@ -421,6 +425,15 @@ describe('the suspension\'s transaction cancelled', () => {
     const failure = await limiter.check(subject, SHARDED, undefined, T0 + 2_000).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ServiceUnavailableError);
     expect((proxy.seen.get('TransactWriteItems') ?? 0) - before).toBe(1);
+  });
+
+  it('never answered: the request\'s deadline ends it (503), as every call\'s', async () => {
+    const { subject, limiter } = await oneShortOfSuspension();
+    proxy.inject('hang', ['TransactWriteItems']);
+    const deadline = { signalForCall: () => AbortSignal.timeout(200) };
+    const failure = await limiter.check(subject, SHARDED, deadline, T0 + 2_000).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ServiceUnavailableError);
+    expect((failure as ServiceUnavailableError).cause).toMatchObject({ name: 'AbortError' });
   });
 });
 
