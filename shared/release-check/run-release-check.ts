@@ -49,6 +49,11 @@ export async function runReleaseCheck(invoke: Invoke, options: ReleaseCheckOptio
   const endsAt = performance.now() + checkDeadlineMs;
   const results: ProbeResult[] = new Array(probes.length);
   let next = 0;
+  const checkLate = `no answer by the check's deadline (${checkDeadlineMs / 1000} s)`;
+  // Set once a probe is cut at the check's deadline: a timer can fire a few milliseconds before
+  // performance.now() reaches endsAt (a busy event loop's clock is read late), so the time left
+  // alone would let a lane start another probe with a millisecond or two to live.
+  let deadlinePassed = false;
   // Each lane takes the next probe when its last one ends; a probe's deadline never passes the check's.
   const lane = async (): Promise<void> => {
     while (next < probes.length) {
@@ -56,12 +61,13 @@ export async function runReleaseCheck(invoke: Invoke, options: ReleaseCheckOptio
       next += 1;
       const probe = probes[index] as Probe;
       const left = Math.floor(endsAt - performance.now());
-      results[index] =
-        left <= 0
-          ? { name: probe.name, functionName: probe.functionName, passed: false, reason: 'not run: the check\'s deadline had passed' }
-          : left < probeDeadlineMs
-            ? await runProbe(invoke, probe, left, `no answer by the check's deadline (${checkDeadlineMs / 1000} s)`)
-            : await runProbe(invoke, probe, probeDeadlineMs, `no answer within ${probeDeadlineMs / 1000} s`);
+      if (deadlinePassed || left <= 0) {
+        results[index] = { name: probe.name, functionName: probe.functionName, passed: false, reason: 'not run: the check\'s deadline had passed' };
+        continue;
+      }
+      const result = left < probeDeadlineMs ? await runProbe(invoke, probe, left, checkLate) : await runProbe(invoke, probe, probeDeadlineMs, `no answer within ${probeDeadlineMs / 1000} s`);
+      if (!result.passed && result.reason === checkLate) deadlinePassed = true;
+      results[index] = result;
     }
   };
   await Promise.all(Array.from({ length: Math.min(PROBES_AT_ONCE, probes.length) }, lane));
