@@ -62,6 +62,18 @@ async function shardCounts(subject: string, shards: number, at?: number): Promis
 
 const admittedOf = (decisions: readonly RateLimitDecision[]) => decisions.filter((decision) => decision.refusal === undefined).length;
 
+/** `count` requests of `subject` at once, alternately from two instances at `at`, each arriving at `arrivalOf(i)` (now when not given). */
+function twoInstances(at: number) {
+  const a = instance(at);
+  const b = instance(at);
+  return {
+    a,
+    b,
+    atOnce: (subject: string, limits: RateLimits, count: number, arrivalOf?: (i: number) => number) =>
+      Promise.all(Array.from({ length: count }, (_, i) => (i % 2 === 0 ? a : b).limiter.check(subject, limits, undefined, arrivalOf?.(i)))),
+  };
+}
+
 describe('which keys are sharded', () => {
   it('a plan at the threshold keeps its one exact item; one above it is counted on shards, the key\'s item holding the day\'s layout', async () => {
     const atThreshold = freshSubject();
@@ -86,9 +98,8 @@ describe('which keys are sharded', () => {
 describe('the limit is never exceeded, and no request is refused early', () => {
   it('two instances, 200 simultaneous requests of a key of 100 a minute on 4 shards: exactly 100 admitted, each shard at its 25', async () => {
     const subject = freshSubject();
-    const a = instance(T0 + 10_000);
-    const b = instance(T0 + 10_000);
-    const decisions = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? a : b).limiter.check(subject, SHARDED)));
+    const { a, b, atOnce } = twoInstances(T0 + 10_000);
+    const decisions = await atOnce(subject, SHARDED, 200);
     expect(admittedOf(decisions)).toBe(100);
     expect(decisions.filter((decision) => decision.refusal?.status === 429)).toHaveLength(100);
     expect(await shardCounts(subject, 4)).toEqual([25, 25, 25, 25]);
@@ -96,27 +107,23 @@ describe('the limit is never exceeded, and no request is refused early', () => {
     // The next minute, the same again: each shard's minute opens afresh.
     a.setTime(T0 + MINUTE + 10_000);
     b.setTime(T0 + MINUTE + 10_000);
-    const next = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? a : b).limiter.check(subject, SHARDED)));
+    const next = await atOnce(subject, SHARDED, 200);
     expect(admittedOf(next)).toBe(100);
     expect(await shardCounts(subject, 4)).toEqual([25, 25, 25, 25]);
   });
 
   it('a limit that does not divide evenly: 102 a minute on 5 shards (21, 21, 20, 20, 20), 200 at once from two instances: exactly 102', async () => {
     const subject = freshSubject();
-    const a = instance(T0 + 20_000);
-    const b = instance(T0 + 20_000);
-    const limits = { perMinute: 102, perDay: 100_000 };
-    const decisions = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? a : b).limiter.check(subject, limits)));
+    const decisions = await twoInstances(T0 + 20_000).atOnce(subject, { perMinute: 102, perDay: 100_000 }, 200);
     expect(admittedOf(decisions)).toBe(102);
     expect(await shardCounts(subject, 5)).toEqual([21, 21, 20, 20, 20]);
   });
 
   it('the day binds as exactly: 200 at once against a day of 70 on 4 shards admit 70, refused by the day until midnight', async () => {
     const subject = freshSubject();
-    const a = instance(T0 + 30_000);
-    const b = instance(T0 + 30_000);
+    const { a, atOnce } = twoInstances(T0 + 30_000);
     const limits = { perMinute: 100, perDay: 70 };
-    const decisions = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? a : b).limiter.check(subject, limits)));
+    const decisions = await atOnce(subject, limits, 200);
     expect(admittedOf(decisions)).toBe(70);
     a.setTime(T0 + 5 * MINUTE);
     const later = await a.limiter.check(subject, limits);
@@ -162,11 +169,7 @@ describe('the rate-limit headers of a sharded key', () => {
 describe('suspension on a sharded key works as on one item', () => {
   it('a burst never suspends: 200 refusals arriving within a second of the first', async () => {
     const subject = freshSubject();
-    const a = instance(T0 + 1_000);
-    const b = instance(T0 + 1_000);
-    const decisions = await Promise.all(
-      Array.from({ length: 300 }, (_, i) => (i % 2 === 0 ? a : b).limiter.check(subject, SHARDED, undefined, T0 + 1_000 + Math.floor(i / 4))),
-    );
+    const decisions = await twoInstances(T0 + 1_000).atOnce(subject, SHARDED, 300, (i) => T0 + 1_000 + Math.floor(i / 4));
     expect(admittedOf(decisions)).toBe(100);
     expect(decisions.filter((decision) => decision.refusal instanceof RateLimitedError)).toHaveLength(200);
   });
