@@ -1,6 +1,6 @@
 import { TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkDeclaredRights, runAs } from '../../local/dynamodb-rights';
 import { createDynamoDbClient } from '../../shared/dynamodb/client';
 import { COUNT_KEY_REQUESTS } from '../../shared/function-declaration';
@@ -9,7 +9,7 @@ import { DynamoDbRateCounterStore } from '../../shared/limits/counter-store';
 import type { RateLimits } from '../../shared/limits/plans';
 import { RateLimiter, type RateLimitDecision } from '../../shared/limits/rate-limiter';
 import { testDatabase } from '../support/database';
-import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+import { faultProxyForThisFile } from '../support/fault-proxy';
 
 /**
  * Sharded counters (issue 41) against DynamoDB Local: a key whose plan allows more than the
@@ -323,17 +323,8 @@ describe('a key moves between one item and shards only when a day starts', () =>
   });
 });
 
-/** In front of DynamoDB Local, for the tests that count round trips or inject faults. */
-let proxy: FaultProxy;
-beforeAll(async () => {
-  proxy = await startFaultProxy(db.endpoint);
-});
-afterAll(async () => {
-  await proxy.close();
-});
-afterEach(() => {
-  proxy.clear();
-});
+/** In front of DynamoDB Local, for the tests that count round trips or inject faults (every other store here names DynamoDB Local itself). */
+const proxy = faultProxyForThisFile(db.endpoint);
 
 describe('round trips', () => {
   const updates = () => proxy.seen.get('UpdateItem') ?? 0;
