@@ -226,6 +226,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `invalid_request`: the body is larger than 16,384 bytes, the most any operation accepts (a new animal is under 1 KiB; a body sent with an operation that takes none is ignored up to that size). Answered at the edge, before any function runs and before the key is judged: it carries only `Cache-Control` and `X-Content-Type-Options`. */
+            413: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `rate_limited`: a per-minute or daily limit of the key is used up; or `key_suspended`: the key kept sending after being refused and is suspended for 15 minutes. The same codes refuse a client address that sent more requests with a bad key than the Free limits allow (its rate-limit headers are then the address's, and this answer comes from the gateway, without an operation's own headers such as `Deprecation`). The edge may also refuse with `rate_limited` and only `Retry-After` (60 s: a client address flooding, or sending more than the Free per-minute limit without an `Authorization` header; 3600 s: the key's daily quota at the gateway, far above its plan). Wait for `Retry-After`. */
             429: {
                 headers: {
@@ -291,7 +302,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description A JSON object, `Content-Type: application/json` (UTF-8; a leading byte order mark is ignored). Beyond what the schema states, two rules on the JSON text: a body of more than 65,536 bytes is a 400 (over 10 MiB the gateway answers 413), and so is a member name given twice, which a parser would silently reduce to one. Numbers are judged as written, as JSON Schema judges them: `1.0`, `1e0` and `20E-1` are integers, while `0.99999999999999999` is not, although a parser that reads numbers as doubles rounds it to 1 (a validator behind such a parser accepts what the service refuses). */
+        /** @description A JSON object, `Content-Type: application/json` (UTF-8; a leading byte order mark is ignored). Beyond what the schema states, two rules on the JSON text: a body of more than 16,384 bytes is a 413, and a member name given twice, which a parser would silently reduce to one, is a 400. Numbers are judged as written, as JSON Schema judges them: `1.0`, `1e0` and `20E-1` are integers, while `0.99999999999999999` is not, although a parser that reads numbers as doubles rounds it to 1 (a validator behind such a parser accepts what the service refuses). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["NewPet"];
@@ -367,9 +378,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `invalid_request`: the body is larger than the gateway accepts (10 MiB). */
+            /** @description `invalid_request`: the body is larger than 16,384 bytes, the most any operation accepts (a new animal is under 1 KiB; a body sent with an operation that takes none is ignored up to that size). Answered at the edge, before any function runs and before the key is judged: it carries only `Cache-Control` and `X-Content-Type-Options`. */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -547,6 +560,17 @@ export interface operations {
                     Deprecation: components["headers"]["getPet-Deprecation"];
                     Sunset: components["headers"]["getPet-Sunset"];
                     Link: components["headers"]["getPet-Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_request`: the body is larger than 16,384 bytes, the most any operation accepts (a new animal is under 1 KiB; a body sent with an operation that takes none is ignored up to that size). Answered at the edge, before any function runs and before the key is judged: it carries only `Cache-Control` and `X-Content-Type-Options`. */
+            413: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponseObject } from 'zod-openapi';
 import { BEARER_REALM } from '../shared/http/middleware/error-response';
-import { MAX_BODY_BYTES } from '../shared/http/middleware/validate-request';
+import { MAX_BODY_BYTES } from '../shared/http/body-limit';
 import { deprecationHeaders } from '../shared/http/deprecation';
 import type { ErrorStatus, OperationDeclaration, Success } from '../shared/function-declaration';
 import { ErrorBody, ErrorDetailBody } from '../shared/http/error-body';
@@ -29,7 +29,10 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
     '`idempotency_in_progress`: another request with the same `Idempotency-Key` is being written at this moment. Retry after ' +
     '`Retry-After` with the same key and body: the answer is then that request\'s animal (or, had it failed, a new one).',
   410: '`gone`: the operation was removed at its `Sunset`; use the successor named in `Link`. Every request gets it from then on, whatever its `petId`.',
-  413: '`invalid_request`: the body is larger than the gateway accepts (10 MiB).',
+  413:
+    `\`invalid_request\`: the body is larger than ${MAX_BODY_BYTES.toLocaleString('en-US')} bytes, the most any operation accepts (a new animal is under 1 KiB; ` +
+    'a body sent with an operation that takes none is ignored up to that size). Answered at the edge, before any function runs and before the key ' +
+    'is judged: it carries only `Cache-Control` and `X-Content-Type-Options`.',
   422:
     '`idempotency_key_reused`: the `Idempotency-Key` was used within the last 24 hours with a different body (compared after ' +
     'normalization: name trimmed, `status` defaulted). Nothing was written; send a new key for a new animal.',
@@ -130,6 +133,12 @@ const GATEWAY_HEADERS = {
   'X-Content-Type-Options': OPERATION_HEADERS['X-Content-Type-Options'],
 };
 
+/** What the web ACL's own answers carry (shared/http/gateway-responses.ts, EDGE_REFUSAL): fixed headers only, no request id. */
+const EDGE_HEADERS = {
+  'Cache-Control': OPERATION_HEADERS['Cache-Control'],
+  'X-Content-Type-Options': OPERATION_HEADERS['X-Content-Type-Options'],
+};
+
 /**
  * A 429 comes from the function (the key's limits) or from the gateway (the address's, for
  * requests without a valid key): the operation's own fixed headers are then absent.
@@ -143,7 +152,7 @@ function optionalOperationHeaders(operationId: OperationId): Record<string, z.Zo
 function errorResponse(operationId: OperationId, status: ErrorStatus): ZodOpenApiResponseObject {
   const headers: Record<string, z.ZodType> =
     status === 413
-      ? {} // answered by the gateway, before any function runs
+      ? EDGE_HEADERS // answered by the web ACL, before any function runs
       : status === 401
         ? { ...GATEWAY_HEADERS, ...WWW_AUTHENTICATE } // answered by the gateway, before any function runs
         : status === 429
@@ -162,8 +171,8 @@ function errorResponse(operationId: OperationId, status: ErrorStatus): ZodOpenAp
 /** What no schema of the body can state: the JSON text's size and its member names (the schema sees the parsed value). */
 const JSON_BODY_RULES =
   'A JSON object, `Content-Type: application/json` (UTF-8; a leading byte order mark is ignored). Beyond what the schema states, ' +
-  `two rules on the JSON text: a body of more than ${MAX_BODY_BYTES.toLocaleString('en-US')} bytes is a 400 (over 10 MiB the gateway answers 413), ` +
-  'and so is a member name given twice, which a parser would silently reduce to one. ' +
+  `two rules on the JSON text: a body of more than ${MAX_BODY_BYTES.toLocaleString('en-US')} bytes is a 413, ` +
+  'and a member name given twice, which a parser would silently reduce to one, is a 400. ' +
   'Numbers are judged as written, as JSON Schema judges them: `1.0`, `1e0` and `20E-1` are integers, while `0.99999999999999999` is not, ' +
   'although a parser that reads numbers as doubles rounds it to 1 (a validator behind such a parser accepts what the service refuses).';
 

@@ -51,8 +51,8 @@ export type Stability = 'stable' | 'beta' | 'experimental';
 /** What the service answers besides an operation's success; each has its words in the interface description (openapi/document.ts). */
 export type ErrorStatus = 400 | 401 | 404 | 409 | 410 | 413 | 422 | 429 | 500 | 503;
 
-/** What every operation may answer: a bad request, no valid key, a limit, our fault, the datastore out of reach. */
-export const COMMON_ERRORS = [400, 401, 429, 500, 503] as const satisfies readonly ErrorStatus[];
+/** What every operation may answer: a bad request, no valid key, a body too large (the web ACL's, on any route), a limit, our fault, the datastore out of reach. */
+export const COMMON_ERRORS = [400, 401, 413, 429, 500, 503] as const satisfies readonly ErrorStatus[];
 
 /** Every operation counts its key's requests before it answers (the rate limiter, shared/limits/). */
 export const COUNT_KEY_REQUESTS: DataAccess = { actions: ['UpdateItem'], items: ['keyCounters'] };

@@ -20,7 +20,7 @@ export const createPet = declareOperation({
   ],
   request: CREATE_PET_REQUEST,
   success: { status: 201, body: Pet, description: 'The animal as stored.' },
-  errors: [...COMMON_ERRORS, 409, 413, 422],
+  errors: [...COMMON_ERRORS, 409, 422],
   summary: 'Add an animal',
   description:
     'Creates an animal (status `available` unless given) and answers 201 with it and its `Location`. ' +

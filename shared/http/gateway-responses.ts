@@ -1,5 +1,6 @@
 import { REFUSAL_HEADERS, type RefusalContext } from '../auth/authorizer-contract';
 import type { ErrorCode } from '../errors';
+import { BODY_TOO_LARGE } from './body-limit';
 import { EVERY_ANSWER_HEADERS } from './every-answer';
 import { BEARER_REALM } from './middleware/error-response';
 
@@ -151,4 +152,14 @@ export const EDGE_REFUSAL: { readonly status: number; readonly retryAfterSeconds
   /** Fixed headers besides Retry-After: a WAF answer cannot carry the request's id. */
   headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...EVERY_ANSWER_HEADERS },
   body: JSON.stringify({ code: 'rate_limited', message: 'Too many requests from this address; retry after the time in Retry-After.', status: 429 }),
+};
+
+/**
+ * The WAF's refusal of a body larger than any route accepts (shared/http/body-limit.ts): 413 with
+ * the Error body and the same fixed headers, before the key or the route is judged.
+ */
+export const EDGE_BODY_TOO_LARGE: { readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly body: string } = {
+  status: BODY_TOO_LARGE.status,
+  headers: EDGE_REFUSAL.headers,
+  body: JSON.stringify({ code: BODY_TOO_LARGE.code, message: BODY_TOO_LARGE.message, status: BODY_TOO_LARGE.status }),
 };

@@ -84,13 +84,18 @@ function valueIn(open: Open): unknown {
   return typeof container === 'object' && container !== null ? (container as Record<string | number, unknown>)[keyIn(open)] : undefined;
 }
 
+const ZERO = 0x30; // '0'
+
 /** Whether a JSON number's decimal value, as written, is an integer (JSON Schema's `integer`). */
 function isIntegerAsWritten(number: string): boolean {
   const [, whole, fraction, exponent] = NUMBER_PARTS.exec(number) as RegExpExecArray;
   const decimals = fraction?.length ?? 0;
   // The value is `digits` times ten to the power of `exponent - decimals`.
-  const digits = `${whole}${fraction ?? ''}`.replace(/^0+/, '');
-  if (digits === '') return true; // zero
-  const trailingZeros = digits.length - digits.replace(/0+$/, '').length;
-  return Number(exponent ?? 0) - decimals + trailingZeros >= 0;
+  const digits = `${whole}${fraction ?? ''}`;
+  // Counted from the end, not by a pattern anchored at it (/0+$/), which tries every run of zeros
+  // from each of its starts: quadratic in a run of zeros that ends in another digit.
+  let end = digits.length;
+  while (end > 0 && digits.charCodeAt(end - 1) === ZERO) end -= 1;
+  if (end === 0) return true; // zero
+  return Number(exponent ?? 0) - decimals + (digits.length - end) >= 0;
 }

@@ -19,7 +19,8 @@ export interface HttpContext extends Context {
     principal?: Principal;
     /**
      * Why the request is answered without running the operation: no usable key (401), then
-     * invalid input (400). The first check to refuse sets it; it is answered once counted.
+     * invalid input (400, or 413 for a body too large). The first check to refuse sets it; it is
+     * answered once counted.
      */
     refusal?: ApiProblem;
     /** The rate-limit status of this request, for the headers of its response. */
@@ -32,6 +33,11 @@ export interface HttpContext extends Context {
     /** Refused before any work (a suspension this container knows of): the operation is not run. */
     shed?: boolean;
     input?: ValidatedInput;
+    /**
+     * Judges the body (validateRequest), setting `input` or `refusal`: left for the stack to call
+     * once the request is admitted, so that a refused request parses none of its body.
+     */
+    judgeBody?: () => void;
     /** The error as thrown, before it was shaped into a response (for the log line of a 5xx). */
     failure?: unknown;
     /** The problem the error response told the client (for the log line's `code`). */

@@ -75,7 +75,8 @@ export type ApiGatewayHandler = (event: APIGatewayProxyEvent, context: Context) 
  * validation and the operation, and its decision is awaited before any answer or write: a read
  * overlaps the count (one DynamoDB round trip), a refused request answers 429 and writes nothing.
  * A 401 (no authorizer context) or 400 is recorded by its check and answered here instead of the
- * operation.
+ * operation. A body is judged only once the request is admitted: a refused one parses none of it
+ * (docs/api-behaviour.md, the order a request is judged in).
  */
 export function httpOperation<
   QuerySchema extends RequestPartSchema,
@@ -94,6 +95,14 @@ export function httpOperation<
     }
     // A request refused before any work throws its 429 here, without running the operation.
     if (state.shed === true) await admitted;
+    const judgeBody = state.judgeBody;
+    if (judgeBody !== undefined) {
+      // The body only once admitted: a refused request (429, 503) throws here, its body unread.
+      await admitted;
+      judgeBody();
+      const invalid = state.refusal;
+      if (invalid !== undefined) return answerProblem(state, invalid);
+    }
     const input = state.input as { query: never; path: never; headers: never; body: never };
     const work = definition.handle({
       query: input.query,

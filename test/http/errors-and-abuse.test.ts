@@ -230,22 +230,22 @@ describe('the request log', () => {
 describe('the size of an error answer (issue 23, finding 5)', () => {
   const FEW_KB = 4_096;
 
-  it('names at most 20 failing fields, then says how many more: a body of 6,611 unknown fields gets a small 400', async () => {
-    const body = Object.fromEntries(Array.from({ length: 6_611 }, (_, i) => [`f${i}`, 1]));
-    expect(JSON.stringify(body).length).toBeLessThan(65_536);
+  it('names at most 20 failing fields, then says how many more: a body of 1,611 unknown fields gets a small 400', async () => {
+    const body = Object.fromEntries(Array.from({ length: 1_611 }, (_, i) => [`f${i}`, 1]));
+    expect(JSON.stringify(body).length).toBeLessThan(16_384);
     const response = await api.request('POST', '/pets', { body });
     expectErrorShape(response, 400, 'invalid_request');
     const { details, message } = response.body as { details: { path: string; message: string }[]; message: string };
-    // name and categoryId are missing too: 6,613 failing fields.
+    // name and categoryId are missing too: 1,613 failing fields.
     expect(details).toHaveLength(21);
     expect(details.slice(0, 20).every((detail) => detail.path.startsWith('body.'))).toBe(true);
-    expect(details[20]).toEqual({ path: '(more)', message: '6593 more fields fail' });
-    expect(message).toMatch(/; and 6593 more\.$/);
+    expect(details[20]).toEqual({ path: '(more)', message: '1593 more fields fail' });
+    expect(message).toMatch(/; and 1593 more\.$/);
     expect(response.text.length).toBeLessThan(FEW_KB);
   });
 
-  it('cuts a field name of any length: one unknown field named with 60,000 characters gets a small 400', async () => {
-    const response = await api.request('POST', '/pets', { body: { name: 'Rex', categoryId: 1, ['x'.repeat(60_000)]: 1 } });
+  it('cuts a field name of any length: one unknown field named with 16,000 characters gets a small 400', async () => {
+    const response = await api.request('POST', '/pets', { body: { name: 'Rex', categoryId: 1, ['x'.repeat(16_000)]: 1 } });
     expectErrorShape(response, 400, 'invalid_request');
     const [detail] = (response.body as { details: { path: string; message: string }[] }).details;
     expect(detail?.path).toBe(`body.${'x'.repeat(94)}…`);

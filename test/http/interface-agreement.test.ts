@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyRegistry } from '../../shared/auth/key-registry';
-import { MAX_BODY_BYTES } from '../../shared/http/middleware/validate-request';
+import { MAX_BODY_BYTES } from '../../shared/http/body-limit';
 import { PET_STATUSES } from '../../shared/pets/fields';
 import type { PetStatus } from '../../shared/pets/pet-status';
 import { startTestApi, type ApiResponse, type TestApi } from '../support/api';
@@ -206,11 +206,13 @@ describe('the rules no schema can state: the document allows these, the service 
     expect(refusedFields(await createPet(text))).toEqual(['body.name']);
   });
 
-  it(`a body of more than ${MAX_BODY_BYTES} bytes, however valid its value`, async () => {
-    expect(served.paths['/pets'].post.requestBody.description).toContain('a body of more than 65,536 bytes');
+  it(`a body of more than ${MAX_BODY_BYTES} bytes, however valid its value: 413`, async () => {
+    expect(served.paths['/pets'].post.requestBody.description).toContain('a body of more than 16,384 bytes is a 413');
+    expect(Object.keys(served.paths['/pets'].post.responses)).toContain('413');
     const text = JSON.stringify({ name: `Rex${' '.repeat(MAX_BODY_BYTES)}`, categoryId: 1 });
     expect(judge.newPet(text)).toEqual([]);
-    expect(refusedFields(await createPet(text))).toEqual(['body']);
+    const refused = await createPet(text);
+    expect([refused.status, refused.body]).toEqual([413, { code: 'invalid_request', message: 'The request body is larger than this API accepts (16,384 bytes).', status: 413 }]);
     const padding = MAX_BODY_BYTES - JSON.stringify({ name: 'Rex', categoryId: 1 }).length;
     const largest = JSON.stringify({ name: `Rex${' '.repeat(padding)}`, categoryId: 1 });
     expect(Buffer.byteLength(largest)).toBe(MAX_BODY_BYTES);

@@ -522,7 +522,25 @@ describe('the stack, per stage', () => {
           },
         }),
         Match.objectLike({ Name: 'flood-per-address', Statement: { RateBasedStatement: Match.objectLike({ Limit: WAF_RULES.floodPerMinute }) } }),
+        // A body larger than any route accepts: 413 with the Error body, on any route, before the key is judged.
+        Match.objectLike({
+          Name: 'body-too-large',
+          Priority: 2,
+          Statement: { SizeConstraintStatement: { FieldToMatch: { Body: { OversizeHandling: 'MATCH' } }, ComparisonOperator: 'GT', Size: 16_384, TextTransformations: [{ Priority: 0, Type: 'NONE' }] } },
+          Action: {
+            Block: {
+              CustomResponse: {
+                ResponseCode: 413,
+                CustomResponseBodyKey: 'bodyTooLarge',
+                ResponseHeaders: [{ Name: 'Cache-Control', Value: 'no-store' }, { Name: 'X-Content-Type-Options', Value: 'nosniff' }],
+              },
+            },
+          },
+        }),
       ],
+      CustomResponseBodies: Match.objectLike({
+        bodyTooLarge: { ContentType: 'APPLICATION_JSON', Content: '{"code":"invalid_request","message":"The request body is larger than this API accepts (16,384 bytes).","status":413}' },
+      }),
     });
     prod.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
   });

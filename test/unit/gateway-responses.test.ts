@@ -3,6 +3,7 @@ import { REFUSAL_HEADERS, type RefusalContext } from '../../shared/auth/authoriz
 import { ERROR_CODES } from '../../shared/errors';
 import { EVERY_ANSWER_HEADERS } from '../../shared/http/every-answer';
 import {
+  EDGE_BODY_TOO_LARGE,
   EDGE_REFUSAL,
   GATEWAY_COMMON_HEADERS,
   GATEWAY_RESPONSES,
@@ -230,5 +231,13 @@ describe('EDGE_REFUSAL, the WAF\'s 429 for an address over an edge limit', () =>
     for (const [name, value] of Object.entries(EVERY_ANSWER_HEADERS)) expect(EDGE_REFUSAL.headers[name]).toBe(value);
     expect(EDGE_REFUSAL.body).toBe('{"code":"rate_limited","message":"Too many requests from this address; retry after the time in Retry-After.","status":429}');
     expect(JSON.parse(EDGE_REFUSAL.body).status).toBe(EDGE_REFUSAL.status);
+  });
+});
+
+describe('EDGE_BODY_TOO_LARGE, the WAF\'s 413 for a body larger than any route accepts', () => {
+  it('is 413 invalid_request, with the same fixed headers as the WAF\'s 429 and no Retry-After', () => {
+    expect(EDGE_BODY_TOO_LARGE.status).toBe(413);
+    expect(EDGE_BODY_TOO_LARGE.headers).toStrictEqual({ 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+    expect(EDGE_BODY_TOO_LARGE.body).toBe('{"code":"invalid_request","message":"The request body is larger than this API accepts (16,384 bytes).","status":413}');
   });
 });

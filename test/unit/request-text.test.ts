@@ -112,6 +112,19 @@ describe('a JSON number, judged as written (issue 36, finding 2)', () => {
     },
   );
 
+  it('judges numbers with runs of digits as long as a body can hold (issue 49, finding 1: the run of zeros was read in quadratic time)', () => {
+    const zeros = '0'.repeat(16_000);
+    // A run of zeros that ends in another digit: no integer, however long the run.
+    expect(readJson(`{"categoryId":1.${zeros}1}`)).toEqual({ value: { categoryId: Number.NaN } });
+    expect(readJson(`{"x":{"categoryId":1.${zeros}1}}`)).toEqual({ value: { x: { categoryId: Number.NaN } } });
+    // One that ends the number: an integer, as is one the exponent covers.
+    expect(readJson(`{"categoryId":1.${zeros}}`)).toEqual({ value: { categoryId: 1 } });
+    expect(readJson(`{"categoryId":1${zeros}e-16000}`)).toEqual({ value: { categoryId: 1 } });
+    expect(readJson(`{"categoryId":1${zeros}e-16001}`)).toEqual({ value: { categoryId: 0.1 } }); // no integer, as a double reads it too
+    expect(readJson(`{"categoryId":0.${zeros}}`)).toEqual({ value: { categoryId: 0 } });
+    expect(readJson(`{"categoryId":${'9'.repeat(16_000)}}`)).toEqual({ value: { categoryId: Number.POSITIVE_INFINITY } });
+  });
+
   it('replaces each such number where it stands, at any depth, and nothing else', () => {
     const text = '{"a":{"b":[1,2.0,0.99999999999999999],"c":3.0000000000000000001},"d":[[1,2,3],{"e":1,"f":2},1.00000000000000001,1.0],"g":"1.00000000000000001"}';
     expect(readJson(text)).toEqual({ value: { a: { b: [1, 2, Number.NaN], c: Number.NaN }, d: [[1, 2, 3], { e: 1, f: 2 }, Number.NaN, 1], g: '1.00000000000000001' } });

@@ -1,7 +1,8 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import { MAX_BODY_BYTES, validateRequest, type RequestSchemas } from '../../shared/http/middleware/validate-request';
+import { BODY_TOO_LARGE, MAX_BODY_BYTES } from '../../shared/http/body-limit';
+import { validateRequest, type RequestSchemas } from '../../shared/http/middleware/validate-request';
 import type { HttpContext } from '../../shared/http/request-context';
 
 /**
@@ -24,7 +25,17 @@ function validate(schemas: RequestSchemas, event: Partial<APIGatewayProxyEvent>,
   } as APIGatewayProxyEvent;
   const before = validateRequest(schemas).before as (request: unknown) => void;
   before({ event: fullEvent, context: { petStore }, response: undefined, error: undefined, internal: {} });
+  // As the stack does once the request is admitted.
+  petStore.judgeBody?.();
   return { details: petStore.refusal?.details, input: petStore.input, refusal: petStore.refusal };
+}
+
+/** Only the middleware's `before`, as it runs while the request is being counted. */
+function beforeAdmission(schemas: RequestSchemas, event: Partial<APIGatewayProxyEvent>) {
+  const petStore = { operationId: 'createPet', requestId: 'r', startedAt: 0, deadline: undefined } as HttpContext['petStore'];
+  const before = validateRequest(schemas).before as (request: unknown) => void;
+  before({ event: { headers: {}, multiValueHeaders: {}, queryStringParameters: null, multiValueQueryStringParameters: null, pathParameters: null, body: null, isBase64Encoded: false, ...event }, context: { petStore }, response: undefined, error: undefined, internal: {} });
+  return petStore;
 }
 
 const anyQuery = z.record(z.string(), z.string());
@@ -117,15 +128,38 @@ describe('the body', () => {
     expect(details).toEqual([{ path: 'header.content-type', message: 'must be given once' }]);
   });
 
-  it(`is bounded at ${MAX_BODY_BYTES} bytes, counted in UTF-8, whether text or base64`, () => {
+  it(`is bounded at ${MAX_BODY_BYTES} bytes (16 KiB), counted in UTF-8, whether text or base64: a larger one is a 413, whatever else is wrong`, () => {
+    expect(MAX_BODY_BYTES).toBe(16_384);
+    expect(BODY_TOO_LARGE).toStrictEqual({ status: 413, code: 'invalid_request', message: 'The request body is larger than this API accepts (16,384 bytes).' });
     const padded = (bytes: number, filler: string) => `{"a":"${filler.repeat((bytes - 8) / Buffer.byteLength(filler))}"}`;
-    const tooLong = [{ path: 'body', message: `must be at most ${MAX_BODY_BYTES} bytes` }];
-    // Two bytes per character: 32,768 characters over the bound.
-    expect(validate({ query: anyQuery, body }, { ...jsonHeaders(), body: padded(MAX_BODY_BYTES + 2, 'é') }).details).toEqual(tooLong);
-    expect(validate({ query: anyQuery, body }, { ...jsonHeaders(), body: padded(MAX_BODY_BYTES, 'é') }).details).toBeUndefined();
+    // Two bytes per character: 8,192 characters over the bound.
+    expect(validate({ query: anyQuery, body }, { ...jsonHeaders(), body: padded(MAX_BODY_BYTES + 2, 'é') }).refusal).toBe(BODY_TOO_LARGE);
+    expect(validate({ query: anyQuery, body }, { ...jsonHeaders(), body: padded(MAX_BODY_BYTES, 'é') }).refusal).toBeUndefined();
     const base64 = (text: string) => ({ ...jsonHeaders(), body: Buffer.from(text).toString('base64'), isBase64Encoded: true });
-    expect(validate({ query: anyQuery, body }, base64(padded(MAX_BODY_BYTES + 2, 'x'))).details).toEqual(tooLong);
+    expect(validate({ query: anyQuery, body }, base64(padded(MAX_BODY_BYTES + 2, 'x'))).refusal).toBe(BODY_TOO_LARGE);
     expect(validate({ query: anyQuery, body }, base64(padded(MAX_BODY_BYTES, 'x'))).input?.body).toStrictEqual({ a: 'x'.repeat(MAX_BODY_BYTES - 8) });
+    // Before its Content-Type and its query are looked at, as the web ACL in front answers it.
+    expect(validate({ query: z.strictObject({}), body }, { headers: { 'Content-Type': 'text/plain' }, multiValueHeaders: {}, queryStringParameters: { x: '1' }, body: padded(MAX_BODY_BYTES + 1, 'x') }).refusal).toBe(BODY_TOO_LARGE);
+  });
+
+  it('is judged only once the request is admitted: before, neither the body nor the 400 of the other parts is decided', () => {
+    let bodyChecks = 0;
+    const counting: RequestSchemas['body'] = { '~standard': { validate: (value: unknown) => ((bodyChecks += 1), { value }) } };
+    const state = beforeAdmission({ query: z.strictObject({}), body: counting }, { ...jsonHeaders(), queryStringParameters: { x: '1' }, multiValueQueryStringParameters: { x: ['1'] }, body: '{"a":1.0000000000000000001}' });
+    expect(bodyChecks).toBe(0);
+    expect(state.refusal).toBeUndefined();
+    expect(state.input).toBeUndefined();
+    expect(state.judgeBody).toBeTypeOf('function');
+    // Once admitted: one 400 naming every failing part, the query's and the body's.
+    state.judgeBody?.();
+    expect(bodyChecks).toBe(1);
+    expect(state.refusal?.details).toEqual([{ path: 'query.x', message: 'is not a known parameter' }]);
+  });
+
+  it('an operation without a body is decided at once, and leaves nothing to judge later', () => {
+    const state = beforeAdmission({ query: z.strictObject({}) }, { queryStringParameters: { x: '1' }, multiValueQueryStringParameters: { x: ['1'] } });
+    expect(state.judgeBody).toBeUndefined();
+    expect(state.refusal?.details).toEqual([{ path: 'query.x', message: 'is not a known parameter' }]);
   });
 
   it('one leading byte order mark is ignored, in text or base64; a second is not JSON', () => {

@@ -1,10 +1,11 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { invalidRequest, type ErrorDetail } from '../../errors';
+import { BODY_TOO_LARGE, MAX_BODY_BYTES } from '../body-limit';
 import { requestHeader, requestHeaderCount } from '../headers';
 import { readJson } from '../json-text';
 import { parseMediaType } from '../media-type';
-import type { HttpContext } from '../request-context';
+import type { HttpContext, ValidatedInput } from '../request-context';
 import type { RequestHeadersSchema, RequestIssue, RequestPartSchema } from '../../validation/request-schema';
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>;
@@ -18,18 +19,21 @@ export interface RequestSchemas {
   readonly body?: RequestPartSchema;
 }
 
-/** A NewPet is a few hundred bytes; anything near this is abuse, refused before parsing. */
-export const MAX_BODY_BYTES = 64 * 1024;
-
 /**
  * Parses and validates query, path, headers and body against the operation's schemas. All failing
  * fields of all four are collected into one 400, so a client fixes its request in one go. The
  * 400 is recorded as the request's refusal (answered once the request is counted), not thrown;
  * a request already refused (401) is not read at all.
+ *
+ * Query, path and headers are judged at once, so that a read's work overlaps its count. The body
+ * waits for the rate limiter's decision (`state.judgeBody`, called by the stack once the request is
+ * admitted): a request refused (429), shed (a suspension) or failed (503) parses and judges none
+ * of it, whatever it holds.
  */
 export function validateRequest(
   schemas: RequestSchemas,
 ): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
+  const bodySchema = schemas.body;
   const validateRequestBefore = (request: Request): void => {
     const { event } = request;
     const state = request.context.petStore;
@@ -38,15 +42,27 @@ export function validateRequest(
     const query = parsePart('query', schemas.query, readQuery(event, details), details);
     const path = schemas.path === undefined ? {} : parsePart('path', schemas.path, event.pathParameters ?? {}, details);
     const headers = schemas.headers === undefined ? {} : parsePart('header', schemas.headers, readHeaders(event, schemas.headers.names, details), details);
-    let body: unknown;
-    if (schemas.body !== undefined) {
-      const json = readJsonBody(event, details);
-      if (json !== undefined) body = parsePart('body', schemas.body, json.value, details);
+    if (bodySchema === undefined) {
+      settle(state, details, { query, path, headers, body: undefined });
+      return;
     }
-    if (details.length > 0) state.refusal = invalidRequest(details);
-    else state.input = { query, path, headers, body };
+    state.judgeBody = function judgeBody(): void {
+      const json = readJsonBody(event, details);
+      if (json === TOO_LARGE) {
+        state.refusal = BODY_TOO_LARGE;
+        return;
+      }
+      const body = json === undefined ? undefined : parsePart('body', bodySchema, json.value, details);
+      settle(state, details, { query, path, headers, body });
+    };
   };
   return { before: validateRequestBefore };
+}
+
+/** The request's input, or its 400 when any part failed. */
+function settle(state: HttpContext['petStore'], details: readonly ErrorDetail[], input: ValidatedInput): void {
+  if (details.length > 0) state.refusal = invalidRequest(details);
+  else state.input = input;
 }
 
 function parsePart(part: string, schema: RequestPartSchema, value: unknown, details: ErrorDetail[]): unknown {
@@ -117,12 +133,18 @@ function readHeaders(event: APIGatewayProxyEvent, names: readonly string[], deta
 /** RFC 8259 section 8.1: a parser may ignore a leading byte order mark. */
 const BYTE_ORDER_MARK = '\ufeff';
 
+/** A body over MAX_BODY_BYTES: refused whole (413), before any of it is read. */
+const TOO_LARGE = 'too-large';
+
 /** The body's JSON value, or undefined (with the reason in `details`) when it cannot be read. */
-function readJsonBody(event: APIGatewayProxyEvent, details: ErrorDetail[]): { readonly value: unknown } | undefined {
+function readJsonBody(event: APIGatewayProxyEvent, details: ErrorDetail[]): { readonly value: unknown } | typeof TOO_LARGE | undefined {
   const fail = (path: string, message: string): undefined => {
     details.push({ path, message });
     return undefined;
   };
+  // The size first, whatever else is wrong: as the web ACL in front answers it.
+  const raw = event.body === null ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64') : event.body;
+  if (Buffer.byteLength(raw) > MAX_BODY_BYTES) return TOO_LARGE;
   const header = requestHeader(event.headers, 'content-type');
   if (header === undefined) return fail('header.content-type', 'is required and must be application/json');
   if (requestHeaderCount(event.multiValueHeaders, 'content-type') > 1) return fail('header.content-type', 'must be given once');
@@ -132,9 +154,7 @@ function readJsonBody(event: APIGatewayProxyEvent, details: ErrorDetail[]): { re
   const charset = mediaType.parameters.charset?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8') return fail('header.content-type', 'charset must be utf-8');
 
-  if (event.body === null || event.body === '') return fail('body', 'is required: a JSON object');
-  const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : event.body;
-  if (Buffer.byteLength(raw) > MAX_BODY_BYTES) return fail('body', `must be at most ${MAX_BODY_BYTES} bytes`);
+  if (raw.length === 0) return fail('body', 'is required: a JSON object');
   let text: string;
   try {
     // A decoder per body: API Gateway sends base64 only for binary media types, which this API declares none of.
