@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, TransactionCanceledException, TransactWriteItemsCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { BODY_TOO_LARGE, MAX_BODY_BYTES } from '../../shared/http/body-limit';
 import { readJson } from '../../shared/http/json-text';
 import { isoTimestamp, now } from '../../shared/clock';
 // The same id rule and retry bound as ours, with the same helpers: features, not framework.
@@ -80,17 +81,16 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
   const refusal = await refusedWithoutKey(context);
   if (refusal !== undefined) return refusal;
   const key = idempotencyKey(event);
-  const pet = typeof key === 'object' ? key : parse(event);
-  if ('path' in pet) {
-    const decided = await admitted(context);
-    return decided.refusal ?? error(context, decided.count, 400, 'invalid_request', `The request is invalid: ${pet.path}: ${pet.message}.`, undefined, pet);
-  }
-  const recordKey = typeof key === 'string' ? { pk: { S: `IDEMPOTENCY#${context.caller?.keyId}#${key}` }, sk: { S: 'record' } } : undefined;
   // With a key, its record is read while the request is counted.
+  const recordKey = typeof key === 'string' ? { pk: { S: `IDEMPOTENCY#${context.caller?.keyId}#${key}` }, sk: { S: 'record' } } : undefined;
   const found = recordKey && db.send(new GetItemCommand({ TableName: TABLE, Key: recordKey, ConsistentRead: true }));
   found?.catch(() => {});
   const decided = await admitted(context);
   if (decided.refusal) return decided.refusal;
+  // As ours, the body only once the request is admitted.
+  if (Buffer.byteLength(event.body ?? '') > MAX_BODY_BYTES) return error(context, decided.count, 413, 'invalid_request', BODY_TOO_LARGE.message);
+  const pet = typeof key === 'object' ? key : parse(event);
+  if ('path' in pet) return error(context, decided.count, 400, 'invalid_request', `The request is invalid: ${pet.path}: ${pet.message}.`, undefined, pet);
   const created = (id: number) => respond(context, decided.count, 201, petBody(id, pet), { Location: `/v1/pets/${id}` });
   try {
     const nonce = randomBytes(12).toString('base64url');

@@ -32,12 +32,14 @@ export interface HttpContext extends Context {
     admission?: Promise<void>;
     /** Refused before any work (a suspension this container knows of): the operation is not run. */
     shed?: boolean;
+    /** Query, path and headers, validated; for an operation with a body, its body comes from `judgeBody`. */
     input?: ValidatedInput;
     /**
-     * Judges the body (validateRequest), setting `input` or `refusal`: left for the stack to call
-     * once the request is admitted, so that a refused request parses none of its body.
+     * Judges the body (validateRequest): the body, or undefined with `refusal` set (a 400 naming
+     * every failing part, or a 413). Left for the stack to call once the request is admitted, so
+     * that a refused request parses none of its body.
      */
-    judgeBody?: () => void;
+    judgeBody?: () => unknown;
     /** The error as thrown, before it was shaped into a response (for the log line of a 5xx). */
     failure?: unknown;
     /** The problem the error response told the client (for the log line's `code`). */

@@ -15,6 +15,7 @@ import { sunset } from './middleware/sunset';
 import { validateRequest } from './middleware/validate-request';
 import { deprecationHeaders, type Deprecation } from './deprecation';
 import type { HttpContext } from './request-context';
+import type { ApiProblem } from '../errors';
 import type { OutputOf, RequestHeadersSchema, RequestPartSchema } from '../validation/request-schema';
 import { jsonBodyOf, NO_BODY, type HttpResult } from './result';
 import { API_BASE_PATH, type OperationId } from './routes';
@@ -25,7 +26,13 @@ export interface OperationInput<Query, Path, Headers, Body> {
   readonly path: Path;
   /** The headers the operation declared, validated (absent ones left out). */
   readonly headers: Headers;
-  readonly body: Body;
+  /**
+   * The body, validated: settles once the rate limiter admits the request and the body is judged
+   * (a refused request's body is never read), so that an operation's reads overlap the count
+   * before it needs the body. Rejects when the request is refused or its body invalid: the
+   * stack then answers that, whatever the operation does with the rejection.
+   */
+  readonly body: Promise<Body>;
   readonly principal: Principal;
   /** Absolute base of this API as the client reached it, e.g. `https://api.example.com/v1`. */
   readonly baseUrl: string;
@@ -96,19 +103,21 @@ export function httpOperation<
     // A request refused before any work throws its 429 here, without running the operation.
     if (state.shed === true) await admitted;
     const judgeBody = state.judgeBody;
-    if (judgeBody !== undefined) {
-      // The body only once admitted: a refused request (429, 503) throws here, its body unread.
+    const input = state.input as { query: never; path: never; headers: never } | undefined;
+    if (input === undefined) {
+      // A part other than the body failed: once counted, one 400 names the body's failures too.
       await admitted;
-      judgeBody();
-      const invalid = state.refusal;
-      if (invalid !== undefined) return answerProblem(state, invalid);
+      (judgeBody as () => unknown)();
+      return answerProblem(state, state.refusal as ApiProblem);
     }
-    const input = state.input as { query: never; path: never; headers: never; body: never };
+    // The body only once admitted: a refused request (429, 503) parses none of it.
+    const body = judgeBody === undefined ? NO_BODY_INPUT : admitted.then(() => bodyOrRefusal(state, judgeBody));
+    if (body !== NO_BODY_INPUT) body.catch(ignoreDiscarded);
     const work = definition.handle({
       query: input.query,
       path: input.path,
       headers: input.headers,
-      body: input.body,
+      body: body as Promise<never>,
       principal: state.principal as Principal,
       baseUrl: baseUrlOf(event),
       deadline: state.deadline,
@@ -117,6 +126,12 @@ export function httpOperation<
     // The decision first: a refused request answers 429 whatever its work did meanwhile.
     work.catch(ignoreDiscarded);
     await admitted;
+    if (body !== NO_BODY_INPUT) {
+      // An invalid body is answered here, whatever the operation made of its refusal.
+      await body.catch(ignoreDiscarded);
+      const invalid = state.refusal;
+      if (invalid !== undefined) return answerProblem(state, invalid);
+    }
     const result = await work;
     if (result.body === NO_BODY) return bodilessResult(result);
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
@@ -152,6 +167,19 @@ function bodilessResult(result: HttpResult): APIGatewayProxyResult {
 
 /** The work of a refused request is discarded, its failure too (the 429 is the answer). */
 function ignoreDiscarded(): void {}
+
+/** What an operation without a body gets as its body. */
+const NO_BODY_INPUT: Promise<undefined> = Promise.resolve(undefined);
+
+/** Thrown to the operation in place of an invalid body; the stack answers the request's refusal. */
+const BODY_REFUSED = new Error('the request body was refused');
+
+/** The judged body, or a rejection when it was refused (`state.refusal` then holds the answer). */
+function bodyOrRefusal(state: HttpContext['petStore'], judgeBody: () => unknown): unknown {
+  const body = judgeBody();
+  if (state.refusal !== undefined) throw BODY_REFUSED;
+  return body;
+}
 
 /** The client-facing base URL: API Gateway's domain (or the local server's host) plus `/v1`. */
 function baseUrlOf(event: APIGatewayProxyEvent): string {

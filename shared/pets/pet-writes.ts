@@ -34,15 +34,22 @@ export interface CreatedOnce {
   readonly replayed: boolean;
 }
 
+/**
+ * The pet to create, or the promise of it: a request's body is judged only once the request is
+ * admitted (shared/http/stack.ts), and what a create may do before (read its key's record) need not
+ * wait for it. A rejection stops the create before it writes.
+ */
+export type PendingPet = NewPet | PromiseLike<NewPet>;
+
 /** Writing pets: what createPet needs of the table (its bundle holds no page read). */
 export interface PetWrites {
-  /** Once `beforeWrite` (if given) has resolved, draws an id and writes the pet. */
-  create(pet: NewPet, options?: CreateOptions): Promise<Pet>;
+  /** Once `beforeWrite` (if given) has resolved and the pet is known, draws an id and writes the pet. */
+  create(pet: PendingPet, options?: CreateOptions): Promise<Pet>;
   /**
    * The same, at most once per live key: the pet and the key's record are written in one
    * transaction; a live record of the same create is answered instead, one of another body is a 422.
    */
-  createOnce(pet: NewPet, key: IdempotencyKey, options?: CreateOptions): Promise<CreatedOnce>;
+  createOnce(pet: PendingPet, key: IdempotencyKey, options?: CreateOptions): Promise<CreatedOnce>;
 }
 
 const IDEMPOTENCY_PARTITION_PREFIX = 'IDEMPOTENCY#';
@@ -85,8 +92,9 @@ export class DynamoDbPetWrites implements PetWrites {
     this.#itemOf = layout === 'upgrading' ? formerPetItem : petItem;
   }
 
-  async create(newPet: NewPet, { deadline, beforeWrite }: CreateOptions = {}): Promise<Pet> {
+  async create(pending: PendingPet, { deadline, beforeWrite }: CreateOptions = {}): Promise<Pet> {
     await beforeWrite;
+    const newPet = await pending;
     return this.#withFreshId(newPet, async (pet, item, nowMs, nonce) => {
       try {
         // The condition makes a write that would overwrite an existing pet fail instead.
@@ -101,14 +109,15 @@ export class DynamoDbPetWrites implements PetWrites {
     });
   }
 
-  async createOnce(newPet: NewPet, key: IdempotencyKey, { deadline, beforeWrite }: CreateOptions = {}): Promise<CreatedOnce> {
-    // Two round trips, as without a key: the record is read while the request is counted; then
-    // one transaction writes the pet and its record, or neither.
+  async createOnce(pending: PendingPet, key: IdempotencyKey, { deadline, beforeWrite }: CreateOptions = {}): Promise<CreatedOnce> {
+    // Two round trips, as without a key: the record is read while the request is counted (and
+    // before its body is judged); then one transaction writes the pet and its record, or neither.
     const { pk, sk } = idempotencyRecordKey(key.owner, key.value);
     const recordKey = { pk: text(pk), sk: text(sk) };
-    const [found] = await Promise.all([
+    const [found, , newPet] = await Promise.all([
       this.client.send(new GetItemCommand({ TableName: this.tableName, Key: recordKey, ConsistentRead: true }), { abortSignal: deadline?.signalForCall() }),
       beforeWrite,
+      pending,
     ]);
     const recorded = found.Item === undefined ? undefined : toRecord(found.Item);
     // A replay writes nothing.

@@ -4,7 +4,7 @@ import type { CursorPosition } from './cursor';
 import type { PetStatus } from './pet-status';
 import type { IdempotencyKey } from './idempotency';
 import type { PetReads } from './pet-reads';
-import type { CreatedOnce, PetWrites } from './pet-writes';
+import type { CreatedOnce, PendingPet, PetWrites } from './pet-writes';
 import type { ListPetsQuery, NewPet, Pet } from './schema';
 
 /**
@@ -61,8 +61,11 @@ export async function listPets(deps: ListingDependencies, query: ListPetsQuery, 
   return { pets: page.pets, nextCursor };
 }
 
-/** A new pet; with an idempotency key, the pet of the key's earlier create when there is one (`replayed`). */
-export async function createPet(deps: WritingDependencies, newPet: NewPet, options: CreateOptions = {}): Promise<CreatedOnce> {
+/**
+ * A new pet (or the promise of it: a request's body, judged once the request is admitted); with an
+ * idempotency key, the pet of the key's earlier create when there is one (`replayed`).
+ */
+export async function createPet(deps: WritingDependencies, newPet: PendingPet, options: CreateOptions = {}): Promise<CreatedOnce> {
   const { idempotencyKey, ...writeOptions } = options;
   if (idempotencyKey !== undefined) return deps.pets.createOnce(newPet, idempotencyKey, writeOptions);
   return { pet: await deps.pets.create(newPet, writeOptions), replayed: false };

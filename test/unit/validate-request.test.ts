@@ -26,8 +26,9 @@ function validate(schemas: RequestSchemas, event: Partial<APIGatewayProxyEvent>,
   const before = validateRequest(schemas).before as (request: unknown) => void;
   before({ event: fullEvent, context: { petStore }, response: undefined, error: undefined, internal: {} });
   // As the stack does once the request is admitted.
-  petStore.judgeBody?.();
-  return { details: petStore.refusal?.details, input: petStore.input, refusal: petStore.refusal };
+  const body = petStore.judgeBody?.();
+  const input = petStore.refusal === undefined && petStore.input !== undefined ? { ...petStore.input, body } : undefined;
+  return { details: petStore.refusal?.details, input, refusal: petStore.refusal };
 }
 
 /** Only the middleware's `before`, as it runs while the request is being counted. */
@@ -148,12 +149,23 @@ describe('the body', () => {
     const state = beforeAdmission({ query: z.strictObject({}), body: counting }, { ...jsonHeaders(), queryStringParameters: { x: '1' }, multiValueQueryStringParameters: { x: ['1'] }, body: '{"a":1.0000000000000000001}' });
     expect(bodyChecks).toBe(0);
     expect(state.refusal).toBeUndefined();
+    // The query failed: no input for the operation to start with.
     expect(state.input).toBeUndefined();
     expect(state.judgeBody).toBeTypeOf('function');
     // Once admitted: one 400 naming every failing part, the query's and the body's.
-    state.judgeBody?.();
+    expect(state.judgeBody?.()).toBeUndefined();
     expect(bodyChecks).toBe(1);
     expect(state.refusal?.details).toEqual([{ path: 'query.x', message: 'is not a known parameter' }]);
+  });
+
+  it('with valid other parts, gives them at once and the body once admitted', () => {
+    const state = beforeAdmission({ query: z.strictObject({}), body: z.strictObject({ a: z.number() }) }, { ...jsonHeaders(), body: '{"a":1}' });
+    expect(state.input).toStrictEqual({ query: {}, path: {}, headers: {}, body: undefined });
+    expect(state.judgeBody?.()).toStrictEqual({ a: 1 });
+    expect(state.refusal).toBeUndefined();
+    const invalid = beforeAdmission({ query: z.strictObject({}), body: z.strictObject({ a: z.number() }) }, { ...jsonHeaders(), body: '{"a":"1"}' });
+    expect(invalid.judgeBody?.()).toBeUndefined();
+    expect(invalid.refusal?.details).toEqual([{ path: 'body.a', message: expect.any(String) }]);
   });
 
   it('an operation without a body is decided at once, and leaves nothing to judge later', () => {

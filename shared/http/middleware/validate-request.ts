@@ -5,7 +5,7 @@ import { BODY_TOO_LARGE, MAX_BODY_BYTES } from '../body-limit';
 import { requestHeader, requestHeaderCount } from '../headers';
 import { readJson } from '../json-text';
 import { parseMediaType } from '../media-type';
-import type { HttpContext, ValidatedInput } from '../request-context';
+import type { HttpContext } from '../request-context';
 import type { RequestHeadersSchema, RequestIssue, RequestPartSchema } from '../../validation/request-schema';
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>;
@@ -25,10 +25,10 @@ export interface RequestSchemas {
  * 400 is recorded as the request's refusal (answered once the request is counted), not thrown;
  * a request already refused (401) is not read at all.
  *
- * Query, path and headers are judged at once, so that a read's work overlaps its count. The body
- * waits for the rate limiter's decision (`state.judgeBody`, called by the stack once the request is
- * admitted): a request refused (429), shed (a suspension) or failed (503) parses and judges none
- * of it, whatever it holds.
+ * Query, path and headers are judged at once, so that an operation's reads overlap its count. The
+ * body waits for the rate limiter's decision (`state.judgeBody`, called by the stack once the
+ * request is admitted): a request refused (429), shed (a suspension) or failed (503) parses and
+ * judges none of it, whatever it holds.
  */
 export function validateRequest(
   schemas: RequestSchemas,
@@ -43,26 +43,26 @@ export function validateRequest(
     const path = schemas.path === undefined ? {} : parsePart('path', schemas.path, event.pathParameters ?? {}, details);
     const headers = schemas.headers === undefined ? {} : parsePart('header', schemas.headers, readHeaders(event, schemas.headers.names, details), details);
     if (bodySchema === undefined) {
-      settle(state, details, { query, path, headers, body: undefined });
+      if (details.length > 0) state.refusal = invalidRequest(details);
+      else state.input = { query, path, headers, body: undefined };
       return;
     }
-    state.judgeBody = function judgeBody(): void {
+    // The other parts' input now (undefined when one failed: the 400 then waits for the body's
+    // failures too), the body once admitted.
+    if (details.length === 0) state.input = { query, path, headers, body: undefined };
+    state.judgeBody = function judgeBody(): unknown {
       const json = readJsonBody(event, details);
       if (json === TOO_LARGE) {
         state.refusal = BODY_TOO_LARGE;
-        return;
+        return undefined;
       }
       const body = json === undefined ? undefined : parsePart('body', bodySchema, json.value, details);
-      settle(state, details, { query, path, headers, body });
+      if (details.length === 0) return body;
+      state.refusal = invalidRequest(details);
+      return undefined;
     };
   };
   return { before: validateRequestBefore };
-}
-
-/** The request's input, or its 400 when any part failed. */
-function settle(state: HttpContext['petStore'], details: readonly ErrorDetail[], input: ValidatedInput): void {
-  if (details.length > 0) state.refusal = invalidRequest(details);
-  else state.input = input;
 }
 
 function parsePart(part: string, schema: RequestPartSchema, value: unknown, details: ErrorDetail[]): unknown {
