@@ -15,7 +15,7 @@ import { ServiceUnavailableError } from '../errors';
 import { estimatedCount, SHARD_THRESHOLD_PER_MINUTE, shardCountFor, sharesOf } from './counter-shards';
 import type { RateLimits } from './plans';
 import { LayoutMemory, type DayLayout } from './shard-memory';
-import { SUSPENSION_RULE } from './suspension';
+import { refusalsAllowed, SUSPENSION_RULE } from './suspension';
 import { windowsAt, type Windows } from './windows';
 
 /**
@@ -152,7 +152,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
       const counted = await this.#countOn(update, key, limits, nowMs, windows);
       if (counted.outcome !== 'full') return counted;
       const suspend = () => this.#suspendOne(update, key, nowMs);
-      const refusal = await this.#recordRefusal(update, key, counted.state, counted.windows[counted.window].resetAt, nowMs, arrivedAt, suspend);
+      const refusal = await this.#recordRefusal(update, key, counted.state, counted.windows[counted.window].resetAt, nowMs, arrivedAt, refusalsAllowed(limits), suspend);
       if (refusal !== 'conflict') return refusalAdmission(refusal, counted.window, counted);
     }
     throw noDecision(key);
@@ -197,7 +197,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     // covers the layout a raised plan gives that day.
     const suspend = () => this.#suspendShards(key, subject, Math.max(layout.shards, shardCountFor(limits, this.#threshold)), nowMs, deadline);
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
-      const refusal = await this.#recordShardedRefusal(update, key, layout, windows[window].resetAt, nowMs, arrivedAt, suspend);
+      const refusal = await this.#recordShardedRefusal(update, key, layout, windows[window].resetAt, nowMs, arrivedAt, refusalsAllowed(limits), suspend);
       if (refusal !== 'conflict') return refusalAdmission(refusal, window, counts);
     }
     throw noDecision(key);
@@ -319,8 +319,8 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
 
   /**
    * Adds a refused request to the refusal streak of the window that refused it (the first refusal
-   * in a window opens that window's streak), and suspends the subject when the streak reaches the
-   * rule's count. A streak belongs to one window: a client that waited as its Retry-After said
+   * in a window opens that window's streak), and suspends the subject when the streak passes the
+   * refusals it `allowed` (suspension.ts). A streak belongs to one window: a client that waited as its Retry-After said
    * and is refused again is refused in another window, whose streak starts afresh.
    */
   async #recordRefusal(
@@ -330,6 +330,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     windowEnd: number,
     nowMs: number,
     arrivedAt: number,
+    allowed: number,
     suspend: () => Promise<Suspension>,
   ): Promise<'refused' | Suspension> {
     if (state.refusalWindowEnd !== windowEnd) {
@@ -357,7 +358,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
       ReturnValues: 'UPDATED_NEW',
     });
     if (!counted.ok) return 'conflict';
-    if (numberOf(counted.attributes, 'refusals') < SUSPENSION_RULE.refusalsToSuspend) return 'refused';
+    if (numberOf(counted.attributes, 'refusals') <= allowed) return 'refused';
     return suspend();
   }
 
@@ -374,6 +375,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     windowEnd: number,
     nowMs: number,
     arrivedAt: number,
+    allowed: number,
     suspend: () => Promise<Suspension>,
   ): Promise<'refused' | Suspension> {
     if (layout.streakWindowEnd === windowEnd && arrivedAt < layout.streakStart + SUSPENSION_RULE.ignoredRetryAfterMs) return 'refused';
@@ -392,11 +394,11 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     if (counted.ok) {
       layout.streakWindowEnd = windowEnd;
       layout.streakStart = numberOf(counted.attributes, 'refusalStart');
-      return numberOf(counted.attributes, 'refusals') < SUSPENSION_RULE.refusalsToSuspend ? 'refused' : suspend();
+      return numberOf(counted.attributes, 'refusals') <= allowed ? 'refused' : suspend();
     }
     const { state } = counted;
     if (state.suspendedUntil > nowMs) return { suspendedUntil: state.suspendedUntil };
-    const refusal = await this.#recordRefusal(update, key, state, windowEnd, nowMs, arrivedAt, suspend);
+    const refusal = await this.#recordRefusal(update, key, state, windowEnd, nowMs, arrivedAt, allowed, suspend);
     if (refusal === 'refused') {
       // The streak it found, or the one it opened.
       layout.streakWindowEnd = windowEnd;

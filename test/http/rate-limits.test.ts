@@ -56,16 +56,17 @@ describe('a Free key over HTTP', () => {
     expectRateLimitHeaders(nextMinute, { limit: 60, remaining: 59, reset: MINUTE_END + 60 });
   });
 
-  it('is suspended after hammering on: 429 key_suspended with Retry-After until the suspension ends', async () => {
+  it('is suspended after hammering on (a Free key: its 181st counted refusal, more than 3 × 60): 429 key_suspended with Retry-After until the suspension ends', async () => {
     clock.setTime(Date.UTC(2026, 10, 22, 11, 0, 0));
-    const key = 'local-pro-key';
-    for (let i = 0; i < 300; i += 1) await clock.api().request('GET', '/pets?limit=1', { key });
+    const key = 'hammering-key-of-a-free-customer';
+    await new KeyRegistry(db.documentClient, db.tableName).register(key, 'free');
+    for (let i = 0; i < 60; i += 1) await clock.api().request('GET', '/pets?limit=1', { key });
     const answers: ApiResponse[] = [await clock.api().request('GET', '/pets', { key })]; // the first refusal
     clock.setTime(clock.time() + 1_000); // its Retry-After ignored: from now on refusals count
-    for (let i = 0; i < 30; i += 1) answers.push(await clock.api().request('GET', '/pets', { key }));
-    expect(answers.slice(0, 30).map((a) => a.body.code)).toEqual(Array(30).fill('rate_limited'));
-    expectErrorShape(answers[30] as ApiResponse, 429, 'key_suspended');
-    expect(answers[30]?.headers.get('retry-after')).toBe('900');
+    for (let i = 0; i < 181; i += 1) answers.push(await clock.api().request('GET', '/pets', { key }));
+    expect(answers.slice(0, 181).map((a) => a.body.code)).toEqual(Array(181).fill('rate_limited'));
+    expectErrorShape(answers[181] as ApiResponse, 429, 'key_suspended');
+    expect(answers[181]?.headers.get('retry-after')).toBe('900');
 
     clock.setTime(clock.time() + 10 * 60_000);
     const later = await clock.api().request('GET', '/pets', { key });
@@ -106,12 +107,12 @@ describe('a client that obeys Retry-After is never suspended (issue 36, finding 
     clock.setTime(Date.UTC(2026, 10, 22, 14, 1, 0));
     const second = await Promise.all(Array.from({ length: 95 }, () => clock.api().request('GET', '/pets?limit=1', { key })));
     expect(tally(second)).toEqual([60, 35, 0]);
-    // Had it ignored this minute's Retry-After, it would be suspended by the 30th refusal a second later.
+    // Had it ignored this minute's Retry-After, it would be suspended by the 181st refusal (more than 3 × 60) a second later.
     clock.setTime(Date.UTC(2026, 10, 22, 14, 1, 1));
     const ignoring: ApiResponse[] = [];
-    for (let i = 0; i < 30; i += 1) ignoring.push(await clock.api().request('GET', '/pets?limit=1', { key }));
-    expect(ignoring.slice(0, 29).map((answer) => answer.body.code)).toEqual(Array(29).fill('rate_limited'));
-    expectErrorShape(ignoring[29] as ApiResponse, 429, 'key_suspended');
+    for (let i = 0; i < 181; i += 1) ignoring.push(await clock.api().request('GET', '/pets?limit=1', { key }));
+    expect(ignoring.slice(0, 180).map((answer) => answer.body.code)).toEqual(Array(180).fill('rate_limited'));
+    expectErrorShape(ignoring[180] as ApiResponse, 429, 'key_suspended');
   });
 });
 

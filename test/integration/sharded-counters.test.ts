@@ -24,6 +24,8 @@ const T0 = Date.UTC(2026, 10, 22, 10, 0, 0);
 const THRESHOLD = 25;
 /** 4 shards of 25 a minute. */
 const SHARDED: RateLimits = { perMinute: 100, perDay: 100_000 };
+/** The counted refusal that suspends it: more than three times its per-minute limit (decisions.md), the whole key's. */
+const SUSPENDING = 3 * SHARDED.perMinute + 1;
 
 const storeAt = (endpoint: string = db.endpoint, random?: () => number) =>
   new DynamoDbRateCounterStore(createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: endpoint }), db.tableName, {
@@ -174,7 +176,7 @@ describe('suspension on a sharded key works as on one item', () => {
     expect(decisions.filter((decision) => decision.refusal instanceof RateLimitedError)).toHaveLength(200);
   });
 
-  it('a client that ignores Retry-After is suspended by its 30th counted refusal; the count is on the key\'s one item, and every shard refuses during the suspension', async () => {
+  it('a client that ignores Retry-After is suspended by its 301st counted refusal (more than 3 × 100); the count is on the key\'s one item, and every shard refuses during the suspension', async () => {
     const subject = freshSubject();
     // An instance that learned the key's layout a minute before, and picks the shard the test says.
     let pick = 0;
@@ -186,11 +188,11 @@ describe('suspension on a sharded key works as on one item', () => {
     expect((await limiter.check(subject, SHARDED, undefined, T0 + 1_000)).refusal).toBeInstanceOf(RateLimitedError); // the streak starts
     setTime(T0 + 2_000);
     const decisions: RateLimitDecision[] = [];
-    for (let i = 0; i < 30; i += 1) decisions.push(await limiter.check(subject, SHARDED, undefined, T0 + 2_000));
-    expect(decisions.slice(0, 29).map((decision) => decision.refusal?.code)).toEqual(Array(29).fill('rate_limited'));
-    expect(decisions[29]?.refusal?.code).toBe('key_suspended');
-    expect(decisions[29]?.status.resetAt).toBe(T0 + 2_000 + 15 * MINUTE);
-    expect(await item(`RATE#${subject}`)).toMatchObject({ suspendedUntil: T0 + 2_000 + 15 * MINUTE, refusals: 30 });
+    for (let i = 0; i < SUSPENDING; i += 1) decisions.push(await limiter.check(subject, SHARDED, undefined, T0 + 2_000));
+    expect(decisions.slice(0, 300).map((decision) => decision.refusal?.code)).toEqual(Array(300).fill('rate_limited'));
+    expect(decisions[300]?.refusal?.code).toBe('key_suspended');
+    expect(decisions[300]?.status.resetAt).toBe(T0 + 2_000 + 15 * MINUTE);
+    expect(await item(`RATE#${subject}`)).toMatchObject({ suspendedUntil: T0 + 2_000 + 15 * MINUTE, refusals: 301 });
     for (let shard = 0; shard < 4; shard += 1) {
       const shardItem = await item(`RATE#${subject}#${shard}`);
       // Kept a day past the suspension's end, as the key's item.
@@ -231,7 +233,7 @@ describe('an instance that knows every shard full learns a suspension from the k
     for (let i = 0; i < 100; i += 1) await hammering.limiter.check(subject, SHARDED, undefined, T0);
     expect((await other.limiter.check(subject, SHARDED, undefined, T0)).refusal).toBeInstanceOf(RateLimitedError);
     hammering.setTime(T0 + 2_000);
-    for (let i = 0; i < 30; i += 1) await hammering.limiter.check(subject, SHARDED, undefined, T0 + 2_000);
+    for (let i = 0; i < SUSPENDING; i += 1) await hammering.limiter.check(subject, SHARDED, undefined, T0 + 2_000);
     other.setTime(T0 + 3_000);
     const told = await other.limiter.check(subject, SHARDED, undefined, T0 + 3_000);
     expect(told.refusal).toBeInstanceOf(KeySuspendedError);
@@ -380,7 +382,7 @@ describe('round trips', () => {
     const { limiter, setTime } = instance(T0, proxy.endpoint);
     for (let i = 0; i < 101; i += 1) await limiter.check(subject, SHARDED, undefined, T0);
     setTime(T0 + 2_000);
-    for (let i = 0; i < 29; i += 1) expect((await limiter.check(subject, SHARDED, undefined, T0 + 2_000)).refusal?.code).toBe('rate_limited');
+    for (let i = 0; i < SUSPENDING - 1; i += 1) expect((await limiter.check(subject, SHARDED, undefined, T0 + 2_000)).refusal?.code).toBe('rate_limited');
     // The key's item, then its 4 shards: the third is being written by another transaction.
     const before = proxy.seen.get('TransactWriteItems') ?? 0;
     proxy.cancelNextTransaction([{ Code: 'None' }, { Code: 'None' }, { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' }, { Code: 'None' }, { Code: 'None' }]);
@@ -392,13 +394,13 @@ describe('round trips', () => {
 });
 
 describe('the suspension\'s transaction cancelled', () => {
-  /** A key refused by every shard, and 29 counted refusals: the next suspends it. */
+  /** A key refused by every shard, and 300 counted refusals (3 × 100): the next suspends it. */
   async function oneShortOfSuspension() {
     const subject = freshSubject();
     const { limiter, setTime } = instance(T0, proxy.endpoint);
     for (let i = 0; i < 101; i += 1) await limiter.check(subject, SHARDED, undefined, T0);
     setTime(T0 + 2_000);
-    for (let i = 0; i < 29; i += 1) await limiter.check(subject, SHARDED, undefined, T0 + 2_000);
+    for (let i = 0; i < SUSPENDING - 1; i += 1) await limiter.check(subject, SHARDED, undefined, T0 + 2_000);
     return { subject, limiter };
   }
   const others = (count: number) => Array.from({ length: count }, () => ({ Code: 'None' }));
@@ -442,7 +444,7 @@ describe('with an operation\'s declared rights alone', () => {
       const seen: (string | undefined)[] = [];
       for (let i = 0; i < 101; i += 1) seen.push((await limiter.check(subject, SHARDED, undefined, T0)).refusal?.code);
       nowMs = T0 + 2_000;
-      for (let i = 0; i < 30; i += 1) seen.push((await limiter.check(subject, SHARDED, undefined, T0 + 2_000)).refusal?.code);
+      for (let i = 0; i < SUSPENDING; i += 1) seen.push((await limiter.check(subject, SHARDED, undefined, T0 + 2_000)).refusal?.code);
       return seen;
     });
     expect(codes.filter((code) => code === undefined)).toHaveLength(100);
