@@ -99,7 +99,7 @@ export interface components {
         Pet: {
             /**
              * Format: int64
-             * @description Unique identifier assigned by the service on creation; never reused. Increasing with creation time: an animal created more than a few milliseconds after another has the larger id (two created within that margin may have theirs in either order). Ids have gaps.
+             * @description Unique identifier assigned by the service on creation; never reused. Increasing with creation time: an animal created more than a few milliseconds after another has the larger id (two created within that margin may have theirs in either order). Ids have gaps. An id holds its animal's creation time to the millisecond: floor(id / 4096) milliseconds after 2026-01-01T00:00:00.000Z (by the clock of the instance that created it); clients must not rely on anything else in it.
              */
             id: number;
             /** @description The animal's name. */
@@ -237,7 +237,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: a per-minute or daily limit of the key is used up; or `key_suspended`: the key kept sending after being refused and is suspended for 15 minutes. The same codes refuse a client address that sent more requests with a bad key than the Free limits allow (its rate-limit headers are then the address's, and this answer comes from the gateway, without an operation's own headers such as `Deprecation`). The edge may also refuse with `rate_limited` and only `Retry-After` (60 s: a client address flooding, or sending more than the Free per-minute limit without an `Authorization` header; 3600 s: the key's daily quota at the gateway, far above its plan). Wait for `Retry-After`. */
+            /** @description `rate_limited`: a per-minute or daily limit of the key is used up; or `key_suspended`: the key kept sending after being refused and is suspended for 15 minutes (once its refused requests of one window, the minute or the day, pass three times its per-minute limit, counting those that arrived at least 1 s after the window's first refusal: a fleet of up to twice the per-minute limit in workers, each waiting as its own 429's `Retry-After` says, is never suspended). The same codes refuse a client address that sent more requests with a bad key than the Free limits allow (its rate-limit headers are then the address's, and this answer comes from the gateway, without an operation's own headers such as `Deprecation`). The edge may also refuse with `rate_limited` and only `Retry-After` (60 s: a client address flooding, or sending more than the Free per-minute limit without an `Authorization` header; 3600 s: the key's daily quota at the gateway, far above its plan). Wait for `Retry-After`. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -406,7 +406,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: a per-minute or daily limit of the key is used up; or `key_suspended`: the key kept sending after being refused and is suspended for 15 minutes. The same codes refuse a client address that sent more requests with a bad key than the Free limits allow (its rate-limit headers are then the address's, and this answer comes from the gateway, without an operation's own headers such as `Deprecation`). The edge may also refuse with `rate_limited` and only `Retry-After` (60 s: a client address flooding, or sending more than the Free per-minute limit without an `Authorization` header; 3600 s: the key's daily quota at the gateway, far above its plan). Wait for `Retry-After`. */
+            /** @description `rate_limited`: a per-minute or daily limit of the key is used up; or `key_suspended`: the key kept sending after being refused and is suspended for 15 minutes (once its refused requests of one window, the minute or the day, pass three times its per-minute limit, counting those that arrived at least 1 s after the window's first refusal: a fleet of up to twice the per-minute limit in workers, each waiting as its own 429's `Retry-After` says, is never suspended). The same codes refuse a client address that sent more requests with a bad key than the Free limits allow (its rate-limit headers are then the address's, and this answer comes from the gateway, without an operation's own headers such as `Deprecation`). The edge may also refuse with `rate_limited` and only `Retry-After` (60 s: a client address flooding, or sending more than the Free per-minute limit without an `Authorization` header; 3600 s: the key's daily quota at the gateway, far above its plan). Wait for `Retry-After`. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -577,7 +577,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: a per-minute or daily limit of the key is used up; or `key_suspended`: the key kept sending after being refused and is suspended for 15 minutes. The same codes refuse a client address that sent more requests with a bad key than the Free limits allow (its rate-limit headers are then the address's, and this answer comes from the gateway, without an operation's own headers such as `Deprecation`). The edge may also refuse with `rate_limited` and only `Retry-After` (60 s: a client address flooding, or sending more than the Free per-minute limit without an `Authorization` header; 3600 s: the key's daily quota at the gateway, far above its plan). Wait for `Retry-After`. */
+            /** @description `rate_limited`: a per-minute or daily limit of the key is used up; or `key_suspended`: the key kept sending after being refused and is suspended for 15 minutes (once its refused requests of one window, the minute or the day, pass three times its per-minute limit, counting those that arrived at least 1 s after the window's first refusal: a fleet of up to twice the per-minute limit in workers, each waiting as its own 429's `Retry-After` says, is never suspended). The same codes refuse a client address that sent more requests with a bad key than the Free limits allow (its rate-limit headers are then the address's, and this answer comes from the gateway, without an operation's own headers such as `Deprecation`). The edge may also refuse with `rate_limited` and only `Retry-After` (60 s: a client address flooding, or sending more than the Free per-minute limit without an `Authorization` header; 3600 s: the key's daily quota at the gateway, far above its plan). Wait for `Retry-After`. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -37,7 +37,9 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
     '`idempotency_key_reused`: the `Idempotency-Key` was used within the last 24 hours with a different body (compared after ' +
     'normalization: name trimmed, `status` defaulted). Nothing was written; send a new key for a new animal.',
   429:
-    '`rate_limited`: a per-minute or daily limit of the key is used up; or `key_suspended`: the key kept sending after being refused and is suspended for 15 minutes. ' +
+    '`rate_limited`: a per-minute or daily limit of the key is used up; or `key_suspended`: the key kept sending after being refused and is suspended for 15 minutes ' +
+    '(once its refused requests of one window, the minute or the day, pass three times its per-minute limit, counting those that arrived at least 1 s after the ' +
+    'window\'s first refusal: a fleet of up to twice the per-minute limit in workers, each waiting as its own 429\'s `Retry-After` says, is never suspended). ' +
     'The same codes refuse a client address that sent more requests with a bad key than the Free limits allow (its rate-limit headers are then the address\'s, ' +
     'and this answer comes from the gateway, without an operation\'s own headers such as `Deprecation`). ' +
     'The edge may also refuse with `rate_limited` and only `Retry-After` (60 s: a client address flooding, or sending more than the Free ' +

@@ -8,6 +8,7 @@ import { ERROR_CODES } from '../../shared/errors';
 import { GET_PET_DEPRECATION } from '../../shared/http/deprecation';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../shared/pets/idempotency';
 import { NAME_PATTERNS } from '../../shared/pets/name-pattern';
+import { drawPetId } from '../../shared/pets/pet-ids';
 import { OPERATION_IDS, OPERATIONS, type OperationId } from '../../shared/functions';
 
 const document = committed as Record<string, any>;
@@ -120,4 +121,15 @@ describe('the interface description', () => {
     expect(report.problems).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
   }, 60_000);
+});
+
+describe('what an id holds (issue 49, finding 9)', () => {
+  it('the description says it: the creation time to the millisecond, and nothing else to rely on; and ids are drawn so', () => {
+    const description: string = document.components.schemas.Pet.properties.id.description;
+    expect(description).toContain("An id holds its animal's creation time to the millisecond: floor(id / 4096) milliseconds after 2026-01-01T00:00:00.000Z");
+    expect(description).toContain('clients must not rely on anything else in it');
+    for (const createdAt of [Date.UTC(2026, 0, 1), Date.UTC(2026, 10, 29, 6, 0, 0, 123), Date.UTC(2094, 11, 31)]) {
+      for (const random of [() => 0, () => 4_095]) expect(Math.floor(drawPetId(createdAt, random) / 4096) + Date.UTC(2026, 0, 1)).toBe(createdAt);
+    }
+  });
 });
