@@ -95,7 +95,8 @@ function isIntegerAsWritten(number: string): boolean {
   // Counted from the end, not by a pattern anchored at it (/0+$/), which tries every run of zeros
   // from each of its starts: quadratic in a run of zeros that ends in another digit.
   let end = digits.length;
-  while (end > 0 && digits.charCodeAt(end - 1) === ZERO) end -= 1;
+  // (At 0, charCodeAt(-1) is NaN: the loop stops.)
+  while (digits.charCodeAt(end - 1) === ZERO) end -= 1;
   if (end === 0) return true; // zero
   return Number(exponent ?? 0) - decimals + (digits.length - end) >= 0;
 }

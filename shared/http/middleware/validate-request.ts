@@ -134,7 +134,7 @@ function readHeaders(event: APIGatewayProxyEvent, names: readonly string[], deta
 const BYTE_ORDER_MARK = '\ufeff';
 
 /** A body over MAX_BODY_BYTES: refused whole (413), before any of it is read. */
-const TOO_LARGE = 'too-large';
+const TOO_LARGE: unique symbol = Symbol();
 
 /** The body's JSON value, or undefined (with the reason in `details`) when it cannot be read. */
 function readJsonBody(event: APIGatewayProxyEvent, details: ErrorDetail[]): { readonly value: unknown } | typeof TOO_LARGE | undefined {
