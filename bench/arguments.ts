@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { OPERATION_IDS } from '../shared/functions';
+import { BODIES_FUNCTION, BODY_SHAPE_NAMES } from './body-shapes';
 import { ALL_CASES, BENCH_FUNCTIONS, type BenchFunction } from './cases';
 import { SCALE_CASES } from './scale-cases';
 
@@ -14,7 +15,7 @@ import { SCALE_CASES } from './scale-cases';
  *                                                        alone: printed)
  *   npm run bench -- --only scale --case <name> ...      those scale cases, printed: writes nothing
  */
-export const PARTS = ['cold', 'overhead', 'e2e', 'requests', 'load', 'scale', 'profile'] as const;
+export const PARTS = ['cold', 'overhead', 'bodies', 'e2e', 'requests', 'load', 'scale', 'profile'] as const;
 export type Part = (typeof PARTS)[number];
 /** Parts a run without `--only` leaves out. */
 export const ON_REQUEST_ONLY: readonly Part[] = ['profile'];
@@ -42,6 +43,9 @@ export function measuredIn(part: Part, fn: BenchFunction): string[] {
       return cases.filter((benchCase) => benchCase.timedWithoutIo).map((benchCase) => benchCase.name);
     case 'requests':
       return cases.flatMap((benchCase) => (benchCase.dynamoDb === undefined ? [] : [benchCase.name]));
+    case 'bodies':
+      // Its body shapes (bench/body-shapes.ts): createPet's alone.
+      return fn === BODIES_FUNCTION ? [...BODY_SHAPE_NAMES] : [];
     case 'load':
       // The load run sends each operation's main case; the authorizer runs in front of each, with no row of its own.
       return (OPERATION_IDS as readonly string[]).includes(fn) ? [fn] : [];

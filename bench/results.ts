@@ -1,3 +1,6 @@
+import { measuredIn } from './arguments';
+import { bodiesSection } from './bodies-report';
+import { BODY_SHAPE_NAMES, type BodiesResult } from './body-shapes';
 import { ALL_CASES, BENCH_FUNCTIONS, caseLabelled, type BenchFunction, type Implementation } from './cases';
 import { SCALE_CASES, type ScaleResult } from './scale-cases';
 import { scaleTable } from './scale-report';
@@ -38,7 +41,7 @@ export interface LoadResult {
 export type DynamoDbFigures = { requests: number; operations: string[]; roundTrips: number; capacityUnits: number; readUnits: number; itemsRead: number | undefined };
 
 /** The parts of the results, per function: the bundle sizes (measured by every run) and the parts a run runs (bench/arguments.ts, but the profile, which only prints). */
-export const RESULT_PARTS = ['size', 'cold', 'overhead', 'e2e', 'requests', 'load', 'scale'] as const;
+export const RESULT_PARTS = ['size', 'cold', 'overhead', 'bodies', 'e2e', 'requests', 'load', 'scale'] as const;
 export type ResultPart = (typeof RESULT_PARTS)[number];
 
 /** When a function's part was measured, and on which code: `git rev-parse --short HEAD`, `+changes` when the working tree had any; `unknown` from a file before these were kept. */
@@ -58,6 +61,8 @@ export type Results = {
   coldStart: Record<string, Record<Implementation, { importMs: { p50: number; p90: number }; firstResponseMs: { p50: number; p90: number } }>>;
   coldStartPairedRatio: Record<string, number>;
   overheadMicroseconds: Record<string, Record<Implementation, { p50: number; p99: number }>>;
+  /** createPet's bodies by shape (bench/body-shapes.ts); undefined in a file from before the part. */
+  bodies: BodiesResult | undefined;
   endToEndMs: Record<string, Record<Implementation, { p50: number; p99: number }>>;
   load: LoadResult | undefined;
   scale: ScaleResult | undefined;
@@ -82,6 +87,8 @@ function keysOf(part: ResultPart, fn: BenchFunction): string[] {
       return [fn];
     case 'overhead':
       return caseNamesOf(fn);
+    case 'bodies':
+      return measuredIn('bodies', fn);
     case 'requests':
       return labelsOf(fn);
     case 'scale':
@@ -100,6 +107,8 @@ function holds(results: Results, part: ResultPart, fn: BenchFunction): boolean {
       return within(results.coldStart);
     case 'overhead':
       return within(results.overheadMicroseconds);
+    case 'bodies':
+      return within(results.bodies?.p50Microseconds);
     case 'e2e':
       return within(results.endToEndMs);
     case 'requests':
@@ -159,6 +168,12 @@ function mergedScale(old: ScaleResult | undefined, fresh: ScaleResult | undefine
   return { scale: fresh.scale, cases: Object.values(byName) };
 }
 
+/** Every body figure is createPet's (bench/body-shapes.ts): its run gives each shape at each size. */
+function mergedBodies(old: BodiesResult | undefined, fresh: BodiesResult | undefined, shapes: readonly string[]): BodiesResult {
+  if (fresh === undefined) throw new Error('the run has no body figures');
+  return { iterations: fresh.iterations, p50Microseconds: replaced(old?.p50Microseconds, fresh.p50Microseconds, shapes, 'body') };
+}
+
 export interface MergeScope {
   readonly functions: readonly BenchFunction[];
   readonly parts: readonly ResultPart[];
@@ -176,6 +191,7 @@ export function mergeResults(old: Results, fresh: Results, scope: MergeScope, at
     coldStart: scope.parts.includes('cold') ? replaced(old.coldStart, fresh.coldStart, keys('cold'), 'cold start') : old.coldStart,
     coldStartPairedRatio: scope.parts.includes('cold') ? replaced(old.coldStartPairedRatio, fresh.coldStartPairedRatio, keys('cold'), 'paired cold start') : old.coldStartPairedRatio,
     overheadMicroseconds: scope.parts.includes('overhead') ? replaced(old.overheadMicroseconds, fresh.overheadMicroseconds, keys('overhead').filter((name) => ALL_CASES.find((benchCase) => benchCase.name === name)?.timedWithoutIo), 'overhead') : old.overheadMicroseconds,
+    bodies: scope.parts.includes('bodies') ? mergedBodies(old.bodies, fresh.bodies, keys('bodies')) : old.bodies,
     endToEndMs: scope.parts.includes('e2e') ? replaced(old.endToEndMs, fresh.endToEndMs, keys('e2e'), 'end-to-end figure') : old.endToEndMs,
     dynamoDb: scope.parts.includes('requests') ? replaced(old.dynamoDb, fresh.dynamoDb, keys('requests'), 'DynamoDB measurement') : old.dynamoDb,
     load: scope.parts.includes('load') ? mergedLoad(old.load, fresh.load, keys('load').filter((fn) => fn !== 'authorizer')) : old.load,
@@ -196,6 +212,7 @@ function withoutStale(results: Results): Results {
   const functions = new Set<string>(BENCH_FUNCTIONS);
   const timed = new Set(ALL_CASES.filter((benchCase) => benchCase.timedWithoutIo).map((benchCase) => benchCase.name));
   const labels = new Set(ALL_CASES.flatMap((benchCase) => (benchCase.dynamoDb === undefined ? [] : [benchCase.dynamoDb.label])));
+  const shapes = new Set<string>(BODY_SHAPE_NAMES);
   const only = <V>(record: Readonly<Record<string, V>> | undefined, keys: ReadonlySet<string>): Record<string, V> | undefined => (record === undefined ? undefined : Object.fromEntries(Object.entries(record).filter(([key]) => keys.has(key))));
   return {
     ...results,
@@ -203,6 +220,7 @@ function withoutStale(results: Results): Results {
     coldStart: only(results.coldStart, functions),
     coldStartPairedRatio: only(results.coldStartPairedRatio, functions),
     overheadMicroseconds: only(results.overheadMicroseconds, timed),
+    bodies: results.bodies === undefined ? undefined : { ...results.bodies, p50Microseconds: only(results.bodies.p50Microseconds, shapes) ?? {} },
     endToEndMs: only(results.endToEndMs, functions),
     dynamoDb: only(results.dynamoDb, labels),
     load: results.load === undefined ? undefined : { ...results.load, operations: only(results.load.operations, functions) ?? {} },
@@ -225,7 +243,7 @@ const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const fixed = (value: number, digits = 1) => value.toFixed(digits);
 const ratio = (ours: number, baseline: number) => `${(ours / baseline).toFixed(2)}×`;
 const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
-const PART_HEADINGS: Record<ResultPart, string> = { size: 'bundle size', cold: 'cold start', overhead: 'overhead', e2e: 'end to end', requests: 'DynamoDB requests', load: 'load', scale: 'scale' };
+const PART_HEADINGS: Record<ResultPart, string> = { size: 'bundle size', cold: 'cold start', overhead: 'overhead', bodies: 'bodies', e2e: 'end to end', requests: 'DynamoDB requests', load: 'load', scale: 'scale' };
 const when = ({ date, commit }: Provenance) => `${date.slice(0, 16).replace('T', ' ')}, ${commit === 'unknown' ? 'commit not recorded' : `commit ${commit}`}`;
 
 /** The provenance the file's figures share, if they all share one. */
@@ -280,6 +298,8 @@ export function reportOf(results: Results): string {
   for (const [caseName, { ours, baseline }] of Object.entries(results.overheadMicroseconds)) {
     lines.push(`| ${caseName} | ${fixed(ours.p50)} | ${fixed(baseline.p50)} | ${fixed(ours.p50 - baseline.p50)} | ${fixed(ours.p99)} | ${fixed(baseline.p99)} | ${verdict(ours.p50 - baseline.p50 <= 30)} |`);
   }
+
+  if (results.bodies !== undefined) lines.push('', bodiesSection(results.bodies).trimEnd());
 
   lines.push('', `## End to end against DynamoDB Local (${END_TO_END_ITERATIONS} warm requests each; ms)`, '', '| operation | ours p50 | baseline p50 | ratio | ours p99 | baseline p99 |', '|---|---|---|---|---|---|');
   for (const [name, { ours, baseline }] of Object.entries(results.endToEndMs)) {

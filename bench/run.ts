@@ -13,10 +13,12 @@ import { KeyRegistry } from '../shared/auth/key-registry';
 import { createDynamoDbClient } from '../shared/dynamodb/client';
 import { documentClientOf } from '../shared/dynamodb/document-client';
 import { ITEM_PARTITIONS, PET_SHARDS, tableDefinition } from '../shared/dynamodb/table-definition';
-import { FUNCTIONS } from '../shared/functions';
+import { FUNCTIONS, OPERATIONS } from '../shared/functions';
 import { DynamoDbPetRepository } from '../shared/pets/repository';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../test/support/fake-secrets-manager';
 import { measuredIn, ON_REQUEST_ONLY, parseBenchArguments, type Part } from './arguments';
+import { bodiesSection } from './bodies-report';
+import { BODIES_FUNCTION, BODY_ITERATIONS, BODY_SHAPE_NAMES, BODY_SIZES, bodyOf, statusOf, type BodiesResult } from './body-shapes';
 import { addProfile, bundleModulesOf, emptyTotals, profileReport, type CpuProfile } from './cold-start-profile';
 import { ALL_CASES, entryOf, mainCaseOf, type BenchFunction, type Implementation, type NamedCase } from './cases';
 import { endToEndRequests, eventOf, invoke, lambdaContext, withFill, BENCH_LIMITS, type SetupFill } from './children/events.mjs';
@@ -47,7 +49,8 @@ import { stringLikeSource } from '../local/dynamodb-rights';
  * `npm run bench`: the declared operations and the authorizer (bench/cases.ts: the functions and
  * their cases), bundled exactly as the stack bundles them, against a framework-free baseline
  * (`functions/<name>/baseline.ts`, on bench/baseline/) making the same DynamoDB requests. Measures bundle
- * size, cold start, the stack's own per-request cost (DynamoDB stubbed) and warm round trips to
+ * size, cold start, the stack's own per-request cost (DynamoDB stubbed), what bodies of each shape
+ * cost createPet to read and judge (bench/body-shapes.ts, DynamoDB stubbed) and warm round trips to
  * DynamoDB Local with their request count and consumed capacity; ours and the baseline always
  * alternate (ABAB). Every process it starts is stopped, whatever happens.
  *
@@ -62,7 +65,7 @@ import { stringLikeSource } from '../local/dynamodb-rights';
  *   commit, the cost table is computed again from the merged figures, and the scale part runs the
  *   mix again with the function's own scale cases. A file measured on another machine or with other
  *   versions is refused: run the whole bench.
- * - `npm run bench -- --only <part>` (cold, overhead, e2e, requests, load, scale, profile) without
+ * - `npm run bench -- --only <part>` (cold, overhead, bodies, e2e, requests, load, scale, profile) without
  *   `--operation`: that part of every function, printed, nothing written (for working on the code);
  *   `--case <name>` picks scale cases so.
  *
@@ -272,6 +275,21 @@ async function main(): Promise<void> {
       });
     }
 
+    // createPet on bodies of each shape and size, DynamoDB stubbed as for the overhead (bench/body-shapes.ts).
+    let bodies: BodiesResult | undefined;
+    if (runs('bodies') && functions.includes(BODIES_FUNCTION)) {
+      process.stdout.write(`bodies: ${BODIES_FUNCTION} on ${BODY_SHAPE_NAMES.length} shapes at ${BODY_SIZES.map((bytes) => `${bytes / 1024} KiB`).join(', ')} (${BODY_ITERATIONS} invocations per body and side)...\n`);
+      const { method, path } = OPERATIONS[BODIES_FUNCTION].route;
+      const file = join(buildDir, 'bodies.json');
+      const sent = BODY_SIZES.flatMap((bytes) => BODY_SHAPE_NAMES.map((shape) => ({ shape, bytes, status: statusOf(shape, bytes), text: bodyOf(shape, bytes) })));
+      writeFileSync(file, JSON.stringify({ spec: { type: 'request', method, resource: path }, bodies: sent }));
+      const args = [bundleOf('stubbed', 'ours', BODIES_FUNCTION), bundleOf('stubbed', 'baseline', BODIES_FUNCTION), file, BENCH_KEY, String(BODY_ITERATIONS), JSON.stringify(STUB_TABLE)];
+      const measured = await runChild<{ shape: string; bytes: number; ours: number; baseline: number }[]>('bodies.mjs', args, { ...env, NODE_OPTIONS: '', DYNAMODB_ENDPOINT: '', SECRETS_MANAGER_ENDPOINT: '' });
+      const p50Microseconds: BodiesResult['p50Microseconds'] = {};
+      for (const { shape, bytes, ours, baseline } of measured) (p50Microseconds[shape] ??= {})[String(bytes)] = { ours, baseline };
+      bodies = { iterations: BODY_ITERATIONS, p50Microseconds };
+    }
+
     if (runs('e2e')) process.stdout.write(`end to end against DynamoDB Local (${END_TO_END_ITERATIONS} warm requests per operation and side)...\n`);
     const endToEnd = {} as Record<BenchFunction, Record<Implementation, { p50: number; p99: number }>>;
     for (const name of runs('e2e') ? functions : []) {
@@ -390,6 +408,7 @@ async function main(): Promise<void> {
         measured('cold').map((name) => [name, median(cold[name].ours.firstResponseMs.map((ours, run) => ours / (cold[name].baseline.firstResponseMs[run] as number)))]),
       ),
       overheadMicroseconds: overhead,
+      bodies,
       endToEndMs: endToEnd,
       load,
       scale,
@@ -404,8 +423,12 @@ async function main(): Promise<void> {
       const scope = { functions, parts: ['size', ...parts].filter((part): part is ResultPart => (RESULT_PARTS as readonly string[]).includes(part)) };
       writeResults(mergeResults(old, results, scope, at));
       process.stdout.write(`merged ${functions.join(', ')} (${scope.parts.join(', ')}) into bench/results.json in ${results.durationSeconds} s\n`);
-    } else if (!parts.every((part) => ON_REQUEST_ONLY.includes(part))) {
-      process.stdout.write(`${JSON.stringify(runs('scale') ? results.scale : runs('overhead') ? results.overheadMicroseconds : runs('cold') ? results.coldStart : runs('e2e') ? results.endToEndMs : runs('load') ? results.load : results.dynamoDb, null, 1)}\n`);
+    } else {
+      // The bodies' table says what their figures mean: the factors and the targets' verdicts.
+      if (bodies !== undefined) process.stdout.write(`\n${bodiesSection(bodies)}`);
+      if (!parts.every((part) => ON_REQUEST_ONLY.includes(part) || part === 'bodies')) {
+        process.stdout.write(`${JSON.stringify(runs('scale') ? results.scale : runs('overhead') ? results.overheadMicroseconds : runs('cold') ? results.coldStart : runs('e2e') ? results.endToEndMs : runs('load') ? results.load : results.dynamoDb, null, 1)}\n`);
+      }
     }
   } finally {
     await recorder?.close();

@@ -13,6 +13,8 @@ export interface RequestEventSpec {
   readonly query?: Readonly<Record<string, string>>;
   /** Sent as JSON; `{n}` in its strings stands for a number of the request's own. */
   readonly body?: unknown;
+  /** Sent as written instead of `body` (bench/body-shapes.ts: bodies JSON.stringify would not write), with the JSON media type. */
+  readonly bodyText?: string;
   /** Each request with a fresh Idempotency-Key (its first use). */
   readonly freshIdempotencyKey?: boolean;
   /** Reached without the authorizer: no Authorization header and no authorizer context (a 401). */

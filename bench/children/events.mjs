@@ -89,8 +89,9 @@ export function endToEndRequests(iterations) {
   return 2 * (END_TO_END.warmUp + Math.ceil(iterations / END_TO_END.block) * END_TO_END.block);
 }
 
-/** The JSON body of a request; `{n}` in its strings stands for `n` (a number of its own per request). */
+/** The JSON body of a request; `{n}` in its strings stands for `n` (a number of its own per request); a text as written, as is. */
 export function bodyOf(spec, n) {
+  if (spec.bodyText !== undefined) return spec.bodyText;
   return spec.body === undefined ? null : JSON.stringify(spec.body).replaceAll('{n}', String(n));
 }
 

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { measuredIn } from '../../bench/arguments';
+import { BODY_SHAPE_NAMES, BODY_SIZES, type BodiesResult } from '../../bench/body-shapes';
 import { ALL_CASES, BENCH_FUNCTIONS, type BenchFunction } from '../../bench/cases';
 import { assertComparable, measuredAll, measuredOf, mergeResults, reportOf, type Provenance, type Results } from '../../bench/results';
 import { SCALE_CASES } from '../../bench/scale-cases';
@@ -29,6 +31,7 @@ function freshGetPet(old: Results): Results {
     coldStart: {},
     coldStartPairedRatio: {},
     overheadMicroseconds: {},
+    bodies: undefined,
     endToEndMs: { getPet: { ours: side(9.5), baseline: side(5) } },
     dynamoDb: {},
     load: undefined,
@@ -52,6 +55,8 @@ function figuresBesides(results: Results, fn: BenchFunction): string {
       coldStart: without(results.coldStart, own),
       coldStartPairedRatio: without(results.coldStartPairedRatio, own),
       overheadMicroseconds: without(results.overheadMicroseconds, cases),
+      // Every body figure is createPet's (bench/body-shapes.ts).
+      bodies: measuredIn('bodies', fn).length > 0 ? undefined : results.bodies,
       endToEndMs: without(results.endToEndMs, own),
       dynamoDb: without(results.dynamoDb, labels),
       load: results.load === undefined ? undefined : { ...results.load, operations: without(results.load.operations, own) },
@@ -113,7 +118,7 @@ describe('merging one function\'s figures into the results', () => {
     expect(after).toContain('**Figures from more than one run**');
     expect(after).toContain('## Measured');
     expect(after).toContain('2. 2031-05-06 07:08, commit abc123def456+changes\n');
-    expect(rowsOf(after, 'getPet').at(-1)).toBe('| getPet | run 2 | run 1 | run 1 | run 2 | run 1 | run 1 | run 1 |');
+    expect(rowsOf(after, 'getPet').at(-1)).toBe('| getPet | run 2 | run 1 | run 1 | – | run 2 | run 1 | run 1 | run 1 |');
     // A whole run's file says its commit once, and nothing of several runs.
     const whole = reportOf({ ...old, measured: measuredAll(old, AT) });
     expect(whole).toContain('Commit abc123def456+changes.');
@@ -130,6 +135,26 @@ describe('merging one function\'s figures into the results', () => {
     expect(figuresBesides(merged, 'getPet')).toBe(figuresBesides(old, 'getPet'));
     // Not asked for: as it was.
     expect(merged.endToEndMs.getPet).toEqual(old.endToEndMs.getPet);
+  });
+
+  it('merges createPet\'s body figures, every shape at every size, and leaves every other figure as it was', () => {
+    const old = committed();
+    const bodies = (p50: number, shapes: readonly string[] = BODY_SHAPE_NAMES): BodiesResult => ({
+      iterations: 500,
+      p50Microseconds: Object.fromEntries(shapes.map((shape) => [shape, Object.fromEntries(BODY_SIZES.map((bytes) => [String(bytes), { ours: p50, baseline: p50 / 2 }]))])),
+    });
+    const fresh = { ...freshGetPet(old), sizes: { ours: {}, baseline: {} }, endToEndMs: {}, bodies: bodies(20) };
+    const merged = mergeResults(old, fresh, { functions: ['createPet'], parts: ['bodies'] }, AT);
+    expect(merged.bodies).toEqual(bodies(20));
+    expect(merged.measured?.createPet?.bodies).toEqual(AT);
+    expect(figuresBesides(merged, 'createPet')).toBe(figuresBesides(old, 'createPet'));
+    expect(reportOf(merged)).toContain('| plain: a pet with one long unknown member of plain letters | 16 KiB | 400 | 20.0 | 20.0 | 1.00× | 10.0 | 10.0 | 1.00× | 1.00× / 1.00× | ≤ 100×, growth ≤ 8×: met |');
+    expect(reportOf(merged)).toContain('| createPet | run 1 | run 1 | run 1 | run 2 | run 1 | run 1 | run 1 | run 1 |');
+    // Merged again: the new figures in place; a shape no longer sent dropped.
+    const stale = { ...bodies(20), p50Microseconds: { ...bodies(20).p50Microseconds, goneShape: bodies(1).p50Microseconds.plain as never } };
+    expect(Object.keys(mergeResults({ ...old, bodies: stale }, { ...fresh, bodies: bodies(30) }, { functions: ['createPet'], parts: ['bodies'] }, AT).bodies?.p50Microseconds ?? {})).toEqual(BODY_SHAPE_NAMES);
+    // A run without one of its shapes merges nothing.
+    expect(() => mergeResults(old, { ...fresh, bodies: bodies(20, ['plain']) }, { functions: ['createPet'], parts: ['bodies'] }, AT)).toThrow('the run measured no body of whitespace');
   });
 
   it('the load run\'s readable check stays with the run that last measured an operation creating pets', () => {
