@@ -20,6 +20,8 @@ export interface Started {
   child: ChildProcess;
   output: () => string;
   exited: Promise<number | null>;
+  /** Started in a process group of its own (startThroughNpm), led by `child`. */
+  group?: boolean;
 }
 
 /** Every npm start begun here, for stopAllStarted. */
@@ -32,11 +34,30 @@ export function start(env: Record<string, string>): Started {
     env: { ...shellEnvironment(), LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return watch(child, false);
+}
+
+/**
+ * `npm start` itself, as a terminal runs it in the foreground: npm, its shell, tsx, the process of
+ * local/start.ts and DynamoDB Local's java, in a process group of their own (led by npm), so that
+ * `process.kill(-child.pid, 'SIGINT')` is what Ctrl-C sends.
+ */
+export function startThroughNpm(env: Record<string, string>): Started {
+  const child = spawn('npm', ['start'], {
+    cwd: root,
+    env: { ...shellEnvironment(), LOG_LEVEL: 'silent', npm_config_update_notifier: 'false', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  return watch(child, true);
+}
+
+function watch(child: ChildProcess, group: boolean): Started {
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-  const started = { child, output: () => output, exited };
+  const started = { child, output: () => output, exited, group };
   children.push(started);
   return started;
 }
@@ -44,10 +65,37 @@ export function start(env: Record<string, string>): Started {
 /** For afterAll: stops an npm start a timed-out test left running (SIGTERM lets it stop its DynamoDB Local). */
 export async function stopAllStarted(): Promise<void> {
   for (const started of children) {
+    const pid = started.child.pid as number;
+    if (started.group === true) {
+      // npm passes no signal on: the whole group, as a terminal would.
+      if (processesInGroup(pid) === '') continue;
+      signalGroup(pid, 'SIGTERM');
+      const deadline = Date.now() + 15_000;
+      while (processesInGroup(pid) !== '' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      signalGroup(pid, 'SIGKILL');
+      continue;
+    }
     if (started.child.exitCode !== null || started.child.signalCode !== null) continue;
     started.child.kill('SIGTERM');
     const stopped = await Promise.race([started.exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 15_000))]);
     if (!stopped) started.child.kill('SIGKILL');
+  }
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // the group is gone
+  }
+}
+
+/** The processes of the process group `pgid` that are still there (pid and command line, one a line). */
+export function processesInGroup(pgid: number): string {
+  try {
+    return execFileSync('pgrep', ['-a', '-g', String(pgid)], { encoding: 'utf8' }).trim();
+  } catch {
+    return '';
   }
 }
 
