@@ -59,11 +59,10 @@ async function main(): Promise<void> {
     }
     process.exit(exitCode);
   };
-  // A second signal waits for the stop under way, never cuts it short: a terminal's Ctrl-C reaches
-  // this process and tsx alike, and tsx, when this process's word that it got the signal comes
-  // before tsx's own handler runs, sends it on a second time some 30 ms later. Exiting then left
-  // the lock, DynamoDB Local and no "Stopped." line. The stop is bounded (DynamoDB Local is killed
-  // 5 s after it is asked to stop).
+  // A second signal (Ctrl-C pressed again; the tsx CLI, which npm start ran this under before,
+  // sent a terminal's Ctrl-C on a second time some 30 ms after the first) waits for the stop under
+  // way: exiting then left the lock and no "Stopped." line. The stop is bounded (DynamoDB Local is
+  // killed 5 s after it is asked to stop).
   let stopping: Promise<never> | undefined;
   const stop = (exitCode: number): Promise<never> => (stopping ??= undo(exitCode));
   process.on('SIGINT', () => void stop(0));

@@ -9,7 +9,7 @@ import { send } from '../support/api';
 import { processesInGroup, processesUsing, runKeys as runKeysWith, start, startThroughNpm, stopAllStarted, waitFor, type Started } from '../support/npm-start';
 
 /**
- * `npm start` as a user runs it (the same command as the package script: tsx local/start.ts),
+ * `npm start` as a user runs it (the same command as the package script: node --import tsx local/start.ts),
  * with its own data folder and port: it starts, serves, keeps data across a restart, stops
  * cleanly on Ctrl-C, and explains itself when Java is missing or the port is taken.
  */
@@ -110,7 +110,7 @@ describe('npm start', () => {
 
       const otherPort = start({ PORT: String(await freePort()), DATA_DIR: dataDir });
       expect(await otherPort.exited).toBe(1);
-      // (the pid is that of the process tsx runs start.ts in, a child of the one spawned here)
+      // (the pid is that of the process spawned here, which runs start.ts)
       expect(otherPort.output().trim()).toMatch(new RegExp(`^Cannot start: another "npm start" \\(pid [1-9][0-9]*\\) is using the data directory ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.`));
 
       // The first one is untouched: one DynamoDB Local on the data, its endpoint file, its keys, its answers.
@@ -159,7 +159,7 @@ describe('npm start', () => {
 });
 
 describe('npm start on Ctrl-C in a terminal (issue 49, finding 7)', () => {
-  it('stops cleanly on a SIGINT to its whole process group (npm, sh, tsx, node, java): the "Stopped." line, the lock removed, no process left', async () => {
+  it('stops cleanly on a SIGINT to its whole process group (npm, sh, node, java): the "Stopped." line, the lock removed, no process left', async () => {
     const dataDir = tempDir();
     const started = startThroughNpm({ PORT: String(await freePort()), DATA_DIR: dataDir });
     const group = started.child.pid as number;
@@ -177,7 +177,7 @@ describe('npm start on Ctrl-C in a terminal (issue 49, finding 7)', () => {
     expect(processesUsing(dataDir)).toBe('');
   });
 
-  it('a second SIGINT while it stops (tsx sends a terminal\'s Ctrl-C on again) waits for the stop, never cuts it short', async () => {
+  it('a second SIGINT while it stops (Ctrl-C pressed again) waits for the stop, never cuts it short', async () => {
     const dataDir = tempDir();
     const started = start({ PORT: String(await freePort()), DATA_DIR: dataDir });
     await waitFor(started, 'Press Ctrl-C to stop.');

@@ -2,13 +2,15 @@ import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_pr
 import { join, resolve } from 'node:path';
 
 /**
- * `npm start` and `npm run keys` as a user runs them (the package scripts' own commands: tsx
- * local/start.ts, tsx local/keys-cli.ts), in a user's environment: without the settings each test
- * file is given (its DynamoDB Local, its table, its cursor secret), which would otherwise point
- * `npm start` at the test run's database.
+ * `npm start` and `npm run keys` as a user runs them (the package scripts' own commands: node
+ * --import tsx local/start.ts, tsx local/keys-cli.ts), in a user's environment: without the
+ * settings each test file is given (its DynamoDB Local, its table, its cursor secret), which would
+ * otherwise point `npm start` at the test run's database.
  */
 export const root = resolve(__dirname, '../..');
 export const tsxCli = join(root, 'node_modules/tsx/dist/cli.mjs');
+/** Node's arguments for npm start's script (package.json): start.ts in node itself, with tsx's loader. */
+export const START_ARGS = ['--import', 'tsx', 'local/start.ts'];
 
 export function shellEnvironment(): NodeJS.ProcessEnv {
   const env = { ...process.env };
@@ -29,7 +31,7 @@ const children: Started[] = [];
 
 /** npm start with `env` on top of the shell's; its stdout and stderr together in output(). */
 export function start(env: Record<string, string>): Started {
-  const child = spawn(process.execPath, [tsxCli, 'local/start.ts'], {
+  const child = spawn(process.execPath, START_ARGS, {
     cwd: root,
     env: { ...shellEnvironment(), LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -38,7 +40,7 @@ export function start(env: Record<string, string>): Started {
 }
 
 /**
- * `npm start` itself, as a terminal runs it in the foreground: npm, its shell, tsx, the process of
+ * `npm start` itself, as a terminal runs it in the foreground: npm, its shell, the node process of
  * local/start.ts and DynamoDB Local's java, in a process group of their own (led by npm), so that
  * `process.kill(-child.pid, 'SIGINT')` is what Ctrl-C sends.
  */
