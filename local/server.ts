@@ -180,7 +180,10 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   const handle = (request: IncomingMessage, response: ServerResponse, awaitsContinue: boolean) => {
     // PRI (the start of HTTP/2's preface) has its connection closed by Node as soon as it is parsed,
     // unanswered: answered at once, straight on the connection, as for any method no route has.
-    if (request.method === 'PRI') return answerRaw(request.socket, GATEWAY_RESPONSES.MISSING_AUTHENTICATION_TOKEN, connections.get(request.socket), gateway.onAnswered, { method: 'PRI', path: pathOf(request) });
+    if (request.method === 'PRI') {
+      const connection = connections.get(request.socket);
+      return answerRaw(request.socket, GATEWAY_RESPONSES.MISSING_AUTHENTICATION_TOKEN, connection, gateway.onAnswered, { method: 'PRI', path: pathOf(request) });
+    }
     trackAnswer(connections, request.socket, response);
     // Before anything else: a request is served with all its headers, or not at all.
     const refusal = refusalOfHead(request, refusals);

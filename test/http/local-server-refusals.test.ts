@@ -9,6 +9,8 @@ import { exchange as rawExchange, head, PATIENCE_MS, sendExpectingContinue, type
  * Issue 36, finding 6: what Node's HTTP server answers on its own (headers too large, too slow or
  * malformed) the local server answers in the Error shape, with `X-Request-Id` and `nosniff`; and
  * a request with more headers than it reads is refused, never served with some of them dropped.
+ * Issue 49: a request target that is no URL is its own 400, never a 500; exactly one valid Host or
+ * 400; `Expect: 100-continue` gets its 100 only once the request is allowed.
  * Everything here is sent over raw sockets, as no HTTP client would send it.
  */
 const db = testDatabase();
@@ -169,6 +171,11 @@ describe('a request target the local server cannot read (issue 49, finding 3)', 
       expectShapedRefusal(answer, 404, /No operation answers this method and path/, 'not_found');
     },
   );
+
+  it.each(['PRI //[', 'PRI *'])('answers %j (a line Node closes the connection on, unanswered) with the 404 of a method no route has', async (line) => {
+    const answer = await exchange(server, head(line, ['Host: 127.0.0.1']));
+    expectShapedRefusal(answer, 404, /No operation answers this method and path/, 'not_found');
+  });
 
   it('still serves an absolute-form target (RFC 9112, 3.2.2) by its path', async () => {
     const answer = await exchange(server, head(`GET http://elsewhere.example/v1/pets?limit=1 HTTP/1.1`, ['Host: 127.0.0.1', 'Authorization: Bearer local-pro-key']));
