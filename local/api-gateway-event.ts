@@ -17,8 +17,20 @@ export interface RouteMatch {
 // Keep a byte order mark, as API Gateway does: what to make of it is the handler's business.
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** `arrivedAt`: when the request came in, as API Gateway stamps `requestTimeEpoch` (the service's clock). */
-export function toProxyEvent(request: IncomingMessage, url: URL, route: RouteMatch, body: Buffer, requestId: string = randomUUID(), arrivedAt: number = now()): APIGatewayProxyEvent {
+/**
+ * `domainName`: the server's own address (`localhost:PORT`), as API Gateway gives its own domain
+ * name, never the client's Host header, which links would otherwise repeat. `arrivedAt`: when the
+ * request came in, as API Gateway stamps `requestTimeEpoch` (the service's clock).
+ */
+export function toProxyEvent(
+  request: IncomingMessage,
+  url: URL,
+  route: RouteMatch,
+  body: Buffer,
+  domainName: string,
+  requestId: string = randomUUID(),
+  arrivedAt: number = now(),
+): APIGatewayProxyEvent {
   // Any name a client sends is a plain own property, as in the JSON API Gateway hands to Lambda:
   // `constructor` or `__proto__` must not meet Object.prototype.
   const headers: Record<string, string> = {};
@@ -65,7 +77,7 @@ export function toProxyEvent(request: IncomingMessage, url: URL, route: RouteMat
       accountId: 'local',
       apiId: 'local',
       authorizer: null,
-      domainName: trustedHost(request),
+      domainName,
       domainPrefix: 'localhost',
       httpMethod: method,
       identity: { sourceIp: request.socket.remoteAddress ?? '127.0.0.1', userAgent: request.headers['user-agent'] ?? null },
@@ -78,20 +90,6 @@ export function toProxyEvent(request: IncomingMessage, url: URL, route: RouteMat
       stage: API_BASE_PATH.slice(1),
     } as APIGatewayProxyEvent['requestContext'],
   };
-}
-
-/** A host name or IPv4 address, or a bracketed IPv6 address, with an optional port: nothing else. */
-const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?$/;
-
-/**
- * What API Gateway gives as `domainName` is its own, never the client's words; here the Host
- * header stands in for it (so links name the address the client used), only when it is a plain
- * host and port: anything else could carry text into a `Link` header. Otherwise, this server's
- * own address.
- */
-function trustedHost(request: IncomingMessage): string {
-  const host = request.headers.host;
-  return host !== undefined && HOST.test(host) ? host : `localhost:${request.socket.localPort ?? 80}`;
 }
 
 /** Sets the single value (the last one wins, as in API Gateway) and appends to the list of values. */

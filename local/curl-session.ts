@@ -44,8 +44,9 @@ const STEPS: readonly Step[] = [
 
 /**
  * The session against a local server at `serverUrl` in this process (its requests name
- * localhost:3000 as their Host): it sets the service clock for each step, and the ids' random
- * bits to 1, 2, 3, ... so that the ids are the same every run.
+ * localhost:3000 as their Host, and the server's own address in its links is shown as
+ * localhost:3000): it sets the service clock for each step, and the ids' random bits to 1, 2, 3,
+ * ... so that the ids are the same every run.
  */
 export async function runCurlSession(serverUrl: string): Promise<string> {
   const parts: string[] = [];
@@ -79,6 +80,8 @@ function answerOf(serverUrl: string, step: Step): Promise<string> {
   const headers: Record<string, string> = { Host: new URL(SESSION_BASE_URL).host, 'User-Agent': 'curl/8.14.1', Accept: '*/*' };
   if (step.key !== undefined) headers.Authorization = `Bearer ${step.key}`;
   if (step.body !== undefined) headers['Content-Type'] = 'application/json';
+  // Links name the server's own address (never the Host sent): the port it runs on here is the session's 3000.
+  const asInSession = (value: string) => value.replaceAll(`//localhost:${server.port}/`, `//${new URL(SESSION_BASE_URL).host}/`);
   return new Promise((resolve, reject) => {
     const request = httpRequest({ host: server.hostname, port: server.port, method: step.method, path: `${server.pathname}${step.path}`, headers }, (response) => {
       let body = '';
@@ -91,7 +94,7 @@ function answerOf(serverUrl: string, step: Step): Promise<string> {
           const name = response.rawHeaders[i] as string;
           const shown = step.show.find((wanted) => wanted.toLowerCase() === name.toLowerCase());
           if (shown === undefined) omitted = true;
-          else lines.push(`${shown}: ${response.rawHeaders[i + 1]}`);
+          else lines.push(`${shown}: ${asInSession(response.rawHeaders[i + 1] as string)}`);
         }
         if (omitted) lines.push('…');
         resolve(`${lines.join('\n')}\n\n${body}`);

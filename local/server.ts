@@ -12,6 +12,8 @@ import { API_BASE_PATH } from '../shared/http/routes';
 import { lambdaContext, toProxyEvent, type RouteMatch } from './api-gateway-event';
 import { checkDeclaredRights, runAs } from './dynamodb-rights';
 import { LocalAuthorization, type AuthorizerHandler } from './gateway';
+import { isValidHost } from './host-header';
+import { requestTarget } from './request-target';
 import { LocalWebAcl } from './web-acl';
 
 /**
@@ -24,6 +26,8 @@ import { LocalWebAcl } from './web-acl';
  * gateway response the stack declares (shared/http/gateway-responses.ts). What Node's HTTP server
  * would answer on its own (headers too large, too slow, malformed) is answered here in the same
  * Error shape (localRefusals), never bare; and a request is served with all its headers or not at all.
+ * A request that awaits `100 Continue` gets it only once everything judged from its headers
+ * allows it; a refused one gets its refusal at once, and its connection is closed unread.
  */
 /** The functions a route leads to (the authorizer runs before them). */
 export type RoutedFunction = OperationId | 'apiDocs';
@@ -102,7 +106,10 @@ function localRefusals(headersDeadlineMs: number) {
     TOO_MANY_HEADERS: refusal(431, `The request has more headers than the local server accepts (${MAX_HEADER_COUNT}).`),
     HEADERS_TOO_SLOW: refusal(408, `The request's line and headers did not arrive within ${deadline}.`),
     MALFORMED: refusal(400, 'The request is not well-formed HTTP/1.1.'),
+    MALFORMED_TARGET: refusal(400, 'The request target is not a path or an absolute URL the local server can read.'),
     NO_HOST: refusal(400, 'An HTTP/1.1 request needs a Host header.'),
+    HOST_REPEATED: refusal(400, 'A request may have one Host header only.'),
+    HOST_INVALID: refusal(400, 'The Host header is not a host with an optional port (RFC 9112, 3.2).'),
     EXPECTATION_FAILED: refusal(417, 'The local server fulfils no Expect header but "Expect: 100-continue".'),
   } as const;
 }
@@ -164,10 +171,36 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     authorization: new LocalAuthorization(authorizer, () => lambdaContext('authorizer', FUNCTION_TIMEOUT_MS)),
     bodyDeadlineMs: options.bodyDeadlineMs ?? BODY_DEADLINE_MS,
     onAnswered: options.onAnswered,
+    domainName: 'localhost',
   };
   const headersDeadlineMs = options.headersDeadlineMs ?? HEADERS_DEADLINE_MS;
   const refusals = localRefusals(headersDeadlineMs);
   const connections = new WeakMap<Duplex, Connection>();
+  /** `awaitsContinue`: the request's `Expect: 100-continue`, whose 100 serve sends once it allows it. */
+  const handle = (request: IncomingMessage, response: ServerResponse, awaitsContinue: boolean) => {
+    // PRI (the start of HTTP/2's preface) has its connection closed by Node as soon as it is parsed,
+    // unanswered: answered at once, straight on the connection, as for any method no route has.
+    if (request.method === 'PRI') {
+      const connection = connections.get(request.socket);
+      return answerRaw(request.socket, GATEWAY_RESPONSES.MISSING_AUTHENTICATION_TOKEN, connection, gateway.onAnswered, { method: 'PRI', path: pathOf(request) });
+    }
+    trackAnswer(connections, request.socket, response);
+    // Before anything else: a request is served with all its headers, or not at all.
+    const refusal = refusalOfHead(request, refusals);
+    if (refusal !== undefined) return refuse(request, response, refusal, gateway, awaitsContinue);
+    const url = requestTarget(request.url ?? '/');
+    if (url === undefined) return refuse(request, response, refusals.MALFORMED_TARGET, gateway, awaitsContinue);
+    void (async () => {
+      await options.ready;
+      await serve(request, response, url, gateway, awaitsContinue);
+    })().catch((error: unknown) => {
+      process.stderr.write(`local server: ${error instanceof Error ? error.stack : String(error)}\n`);
+      if (!response.headersSent) {
+        response.writeHead(500, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...EVERY_ANSWER_HEADERS });
+        response.end(JSON.stringify({ code: 'internal_error', message: 'The local server failed to answer.', status: 500 }));
+      } else response.destroy();
+    });
+  };
   const server = createServer(
     {
       maxHeaderSize: MAX_HEADER_BYTES,
@@ -179,23 +212,11 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       // Node answers these itself, bare: here, in the Error shape (below).
       requireHostHeader: false,
     },
-    (request, response) => {
-      trackAnswer(connections, request.socket, response);
-      // Before anything else: a request is served with all its headers, or not at all.
-      const refusal = refusalOfHead(request, refusals);
-      if (refusal !== undefined) return refuse(request, response, refusal, gateway);
-      void (async () => {
-        await options.ready;
-        await serve(request, response, gateway);
-      })().catch((error: unknown) => {
-        process.stderr.write(`local server: ${error instanceof Error ? error.stack : String(error)}\n`);
-        if (!response.headersSent) {
-          response.writeHead(500, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...EVERY_ANSWER_HEADERS });
-          response.end(JSON.stringify({ code: 'internal_error', message: 'The local server failed to answer.', status: 500 }));
-        } else response.destroy();
-      });
-    },
+    (request, response) => handle(request, response, false),
   );
+  // With a listener, Node leaves `100 Continue` to the server (it would send it at once, before
+  // any check): serve sends it once the request is allowed.
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => handle(request, response, true));
   // Node keeps one header more than the server allows (and drops the rest without a word), so that a
   // request over the count is seen, and refused by refusalOfHead, never served with headers missing.
   server.maxHeadersCount = MAX_HEADER_COUNT + 1;
@@ -207,8 +228,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, connections.get(socket), refusals, gateway.onAnswered));
   // CONNECT, which Node would close unanswered: as for any method no route has, API Gateway's 404.
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
-    const [path = '/'] = (request.url ?? '/').split('?');
-    answerRaw(socket, GATEWAY_RESPONSES.MISSING_AUTHENTICATION_TOKEN, connections.get(socket), gateway.onAnswered, { method: 'CONNECT', path });
+    answerRaw(socket, GATEWAY_RESPONSES.MISSING_AUTHENTICATION_TOKEN, connections.get(socket), gateway.onAnswered, { method: 'CONNECT', path: pathOf(request) });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -218,6 +238,8 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     });
   });
   const { port } = server.address() as AddressInfo;
+  // Links name this address, never the client's Host (API Gateway gives its own domain name).
+  gateway.domainName = `localhost:${port}`;
   return {
     server,
     port,
@@ -262,29 +284,32 @@ interface Gateway {
   readonly authorization: LocalAuthorization;
   readonly bodyDeadlineMs: number;
   readonly onAnswered: ((request: AnsweredRequest) => void) | undefined;
+  /** The server's own address as API Gateway's `domainName` (localhost and the port it listens on), set once it listens. */
+  domainName: string;
 }
 
-async function serve(request: IncomingMessage, response: ServerResponse, gateway: Gateway): Promise<void> {
+async function serve(request: IncomingMessage, response: ServerResponse, url: URL, gateway: Gateway, awaitsContinue: boolean): Promise<void> {
   const requestId = randomUUID();
   // Stamped once, at the door, as API Gateway stamps requestTimeEpoch: the suspension rule counts by it.
   const arrivedAt = now();
   const bodyDueAt = Date.now() + gateway.bodyDeadlineMs;
   // Filled in on the way, for onAnswered: the plan once the authorizer allows, the operation once a function runs.
   const served: { operation?: string; plan?: string } = {};
+  // Until the request is allowed: its client waits for `100 Continue` before it sends the body.
+  let continuePending = awaitsContinue;
   if (gateway.onAnswered !== undefined) reportWhenAnswered(request, response, requestId, served, gateway.onAnswered);
   const answer = (type: GatewayResponseType, authorizer?: Record<string, string>) => {
-    discardBody(request, bodyDueAt);
+    leaveBody(request, response, continuePending, bodyDueAt);
     writeGatewayResponse(response, type, requestId, authorizer);
   };
   // API Gateway's identity source: a header that is there and not empty.
   const hasAuthorization = (request.headers.authorization ?? '') !== '';
   if (!gateway.webAcl.admit(request.socket.remoteAddress ?? 'unknown', hasAuthorization)) {
-    discardBody(request, bodyDueAt);
+    leaveBody(request, response, continuePending, bodyDueAt);
     response.writeHead(EDGE_REFUSAL.status, { ...EDGE_REFUSAL.headers, 'Retry-After': String(EDGE_REFUSAL.retryAfterSeconds) });
     response.end(EDGE_REFUSAL.body);
     return;
   }
-  const url = new URL(request.url ?? '/', 'http://localhost');
   const match = findRoute(gateway.routes, request.method ?? 'GET', url.pathname);
   if (match === undefined) return answer('MISSING_AUTHENTICATION_TOKEN');
   if (match === 'bad-path') return answer('DEFAULT_4XX');
@@ -294,10 +319,15 @@ async function serve(request: IncomingMessage, response: ServerResponse, gateway
   let authorizer: Record<string, string> | undefined;
   if (match.functionName !== 'apiDocs') {
     if (!hasAuthorization) return answer('UNAUTHORIZED');
-    const decision = await gateway.authorization.decide(toProxyEvent(request, url, match.route, NO_BODY, requestId, arrivedAt));
+    const decision = await gateway.authorization.decide(toProxyEvent(request, url, match.route, NO_BODY, gateway.domainName, requestId, arrivedAt));
     if (decision.outcome !== 'allow') return answer(decision.outcome, 'context' in decision ? decision.context : undefined);
     authorizer = decision.context;
     served.plan = authorizer.plan;
+  }
+  // Allowed: now, and only now, the body (a later answer reads and drops what is left of it).
+  if (continuePending) {
+    response.writeContinue();
+    continuePending = false;
   }
   const body = await readBody(request, bodyDueAt - Date.now());
   if (body === 'too-large') return answer('REQUEST_TOO_LARGE');
@@ -307,7 +337,7 @@ async function serve(request: IncomingMessage, response: ServerResponse, gateway
     return;
   }
   if (body === 'gone') return;
-  const event = toProxyEvent(request, url, match.route, body, requestId, arrivedAt);
+  const event = toProxyEvent(request, url, match.route, body, gateway.domainName, requestId, arrivedAt);
   if (authorizer !== undefined) event.requestContext.authorizer = authorizer;
   let result: APIGatewayProxyResult;
   served.operation = match.functionName;
@@ -342,6 +372,16 @@ function findRoute(
 }
 
 const NO_BODY = Buffer.alloc(0);
+
+/**
+ * Before an answer given without reading the body. A client that awaits `100 Continue` has sent
+ * none and never gets it: the connection is closed after the answer (RFC 9110, 10.1.1), rather than
+ * read for a body that may come anyway. Any other body is read and dropped (discardBody).
+ */
+function leaveBody(request: IncomingMessage, response: ServerResponse, awaitsContinue: boolean, dueAt: number): void {
+  if (awaitsContinue) response.setHeader('Connection', 'close');
+  else discardBody(request, dueAt);
+}
 
 /**
  * Reads and drops what is left of a body answered without it (closing the connection at once could
@@ -411,9 +451,14 @@ function reportWhenAnswered(
   // 'close' comes once, after the answer or when the connection went first: unanswered, no line.
   response.once('close', () => {
     if (!response.headersSent) return;
-    const [path = '/'] = (request.url ?? '/').split('?');
-    onAnswered({ time: Date.now(), status: response.statusCode, method: request.method ?? 'GET', path, durationMs: performance.now() - arrived, requestId, ...served });
+    onAnswered({ time: Date.now(), status: response.statusCode, method: request.method ?? 'GET', path: pathOf(request), durationMs: performance.now() - arrived, requestId, ...served });
   });
+}
+
+/** The request's target without its query, as npm start's log shows it. */
+function pathOf(request: IncomingMessage): string {
+  const [path = '/'] = (request.url ?? '/').split('?');
+  return path;
 }
 
 /** A connection, for the answers Node's parser calls for: its responses not yet finished; since when it waits for a request. */
@@ -434,17 +479,22 @@ function trackAnswer(connections: WeakMap<Duplex, Connection>, socket: Duplex, r
 
 /** A refusal of the request's head, which Node parsed but would serve wrongly or answer bare. */
 function refusalOfHead(request: IncomingMessage, refusals: LocalRefusals): GatewayResponse | undefined {
-  if (request.rawHeaders.length / 2 > MAX_HEADER_COUNT) return refusals.TOO_MANY_HEADERS;
-  // RFC 9112, 3.2: a server MUST answer 400 to an HTTP/1.1 request without Host.
-  if (request.httpVersion === '1.1' && request.headers.host === undefined) return refusals.NO_HOST;
-  return undefined;
+  const raw = request.rawHeaders;
+  if (raw.length / 2 > MAX_HEADER_COUNT) return refusals.TOO_MANY_HEADERS;
+  // RFC 9112, 3.2: a server MUST answer 400 to an HTTP/1.1 request without Host, and to any request
+  // with more than one Host or an invalid one (Node keeps the first Host of several: count them).
+  let hosts = 0;
+  for (let i = 0; i < raw.length; i += 2) if ((raw[i] as string).length === 4 && (raw[i] as string).toLowerCase() === 'host') hosts += 1;
+  if (hosts > 1) return refusals.HOST_REPEATED;
+  if (hosts === 0) return request.httpVersion === '1.1' ? refusals.NO_HOST : undefined;
+  return isValidHost(request.headers.host as string) ? undefined : refusals.HOST_INVALID;
 }
 
 /** Answers a request with a refusal of the local server's own, as the gateway's are answered. */
-function refuse(request: IncomingMessage, response: ServerResponse, refusal: GatewayResponse, gateway: Gateway): void {
+function refuse(request: IncomingMessage, response: ServerResponse, refusal: GatewayResponse, gateway: Gateway, awaitsContinue = false): void {
   const requestId = randomUUID();
   if (gateway.onAnswered !== undefined) reportWhenAnswered(request, response, requestId, {}, gateway.onAnswered);
-  discardBody(request, Date.now() + gateway.bodyDeadlineMs);
+  leaveBody(request, response, awaitsContinue, Date.now() + gateway.bodyDeadlineMs);
   writeGatewayResponse(response, refusal, requestId);
 }
 

@@ -6,9 +6,9 @@
  * With PARTITION_MODEL_FACTOR, the handlers reach it through the model of DynamoDB's per-partition
  * limits at that fraction of DynamoDB's rates (test/support/partition-model.ts).
  *
- * Everything that can refuse the start is checked before anything is changed: the port, Java,
- * and the data directory's lock (one `npm start` per data directory), or DYNAMODB_ENDPOINT's
- * answer. A failed start leaves the files of a running one alone, and stops only what it started
+ * Everything that can refuse the start is checked before anything is changed: PET_LAYOUT, the
+ * port, Java, and the data directory's lock (one `npm start` per data directory), or
+ * DYNAMODB_ENDPOINT's answer. A failed start leaves the files of a running one alone, and stops only what it started
  * itself.
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -46,28 +46,31 @@ async function main(): Promise<void> {
   let target: DynamoDbTarget | undefined;
   let model: PartitionModel | undefined;
   let wroteEndpoint = false;
-  let stopping = false;
   // Undoes what this run did, and only that.
-  const stop = async (exitCode: number): Promise<never> => {
-    if (!stopping) {
-      stopping = true;
-      if (wroteEndpoint) await rm(endpointFile(dataDir), { force: true });
-      await server?.close().catch(() => undefined);
-      await model?.close().catch(() => undefined);
-      await database?.stop().catch(() => undefined);
-      await lock?.release();
-      if (exitCode === 0 && server !== undefined) {
-        const stays = database === undefined ? `in table ${target?.tableName} at ${target?.endpoint}` : `in ${dataDir}; npm start again to go on with it`;
-        process.stdout.write(`Stopped. The data stays ${stays}.\n`);
-      }
+  const undo = async (exitCode: number): Promise<never> => {
+    if (wroteEndpoint) await rm(endpointFile(dataDir), { force: true });
+    await server?.close().catch(() => undefined);
+    await model?.close().catch(() => undefined);
+    await database?.stop().catch(() => undefined);
+    await lock?.release();
+    if (exitCode === 0 && server !== undefined) {
+      const stays = database === undefined ? `in table ${target?.tableName} at ${target?.endpoint}` : `in ${dataDir}; npm start again to go on with it`;
+      process.stdout.write(`Stopped. The data stays ${stays}.\n`);
     }
     process.exit(exitCode);
   };
+  // A second signal (Ctrl-C pressed again; the tsx CLI, which npm start ran this under before,
+  // sent a terminal's Ctrl-C on a second time some 30 ms after the first) waits for the stop under
+  // way: exiting then left the lock and no "Stopped." line. The stop is bounded (DynamoDB Local is
+  // killed 5 s after it is asked to stop).
+  let stopping: Promise<never> | undefined;
+  const stop = (exitCode: number): Promise<never> => (stopping ??= undo(exitCode));
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
 
   let tableExisted: boolean;
   try {
+    assertCurrentPetLayout(process.env.PET_LAYOUT);
     const named = namedTarget();
     const factor = readPartitionModelFactor(process.env.PARTITION_MODEL_FACTOR);
     if (factor !== undefined && named !== undefined && isInAws(named)) throw new Error('PARTITION_MODEL_FACTOR works in front of a DynamoDB Local only, not a table in AWS (it has partitions of its own).');
@@ -131,6 +134,16 @@ async function main(): Promise<void> {
   const used = database === undefined ? usedDynamoDb(target, tableExisted) : `DynamoDB Local data: ${dataDir}`;
   const modelled = model === undefined ? '' : `\nPartition model: DynamoDB's per-partition rates divided by ${model.factor} (${DYNAMODB_PARTITION_LIMITS.read / model.factor} read and ${DYNAMODB_PARTITION_LIMITS.write / model.factor} write units a second per partition key value)`;
   printBanner(server.baseUrl, `${used}${modelled}`, !isInAws(target));
+}
+
+/**
+ * PET_LAYOUT: unset, empty or `current`. The former pets layout is retired (decisions.md); the
+ * other steps of the move to it, which a deployed stage still reads (shared/config.ts), would serve
+ * a local table made in the current layout wrongly (a filtered listing answered 500).
+ */
+function assertCurrentPetLayout(value: string | undefined): void {
+  if (value === undefined || value === '' || value === 'current') return;
+  throw new Error(`PET_LAYOUT is "${value}", but npm start serves the current pets layout only: the former one is retired (docs/upgrading-pets.md). Unset PET_LAYOUT (or set it to current).`);
 }
 
 /** PARTITION_MODEL_FACTOR: unset or empty for none, else a number of 1 or more. */

@@ -181,9 +181,12 @@ function bodyOrRefusal(state: HttpContext['petStore'], judgeBody: () => unknown)
   return body;
 }
 
-/** The client-facing base URL: API Gateway's domain (or the local server's host) plus `/v1`. */
+/**
+ * The client-facing base URL: API Gateway's domain name (the local server gives its own address)
+ * plus `/v1`. Never the Host header: a client's words must not become the links it is sent.
+ */
 function baseUrlOf(event: APIGatewayProxyEvent): string {
-  const host = event.requestContext?.domainName ?? requestHeader(event.headers, 'host') ?? 'localhost';
+  const host = event.requestContext?.domainName ?? 'localhost';
   const protocol = requestHeader(event.headers, 'x-forwarded-proto') === 'http' ? 'http' : 'https';
   return `${protocol}://${host}${API_BASE_PATH}`;
 }

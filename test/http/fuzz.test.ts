@@ -3,12 +3,13 @@ import fc from 'fast-check';
 import { nameText } from '../support/boundary-values';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, TEST_KEY, type TestApi } from '../support/api';
+import { exchange, head } from '../support/raw-http';
 import { runSeed } from '../support/run-seed';
 
 /**
  * No input produces a 5xx: every input surface (header names and values, query, path, body
- * bytes, JSON shapes around NewPet with mutations) is fuzzed with fast-check through the local
- * server, a few thousand cases a run. Each run draws a new seed and prints it; FUZZ_SEED=<n>
+ * bytes, JSON shapes around NewPet with mutations, and the request line itself over a raw socket)
+ * is fuzzed with fast-check through the local server, a few thousand cases a run. Each run draws a new seed and prints it; FUZZ_SEED=<n>
  * replays a run. Bounded in time per surface so that `npm test` stays fast.
  */
 const SEED = runSeed('fuzz');
@@ -123,4 +124,35 @@ describe('fuzzing every input surface never gives a 5xx', () => {
       params(500),
     );
   }, 60_000);
+
+  it('the request line: methods, targets and versions over a raw socket (issue 49, finding 3)', async () => {
+    const { port } = api.server;
+    const method = fc.oneof(
+      fc.constantFrom('GET', 'POST', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'PATCH', 'TRACE', 'CONNECT', 'PRI', 'get', 'M-SEARCH', 'PROPFIND'),
+      fc.string({ unit: fc.constantFrom(...TOKEN_CHARS), minLength: 1, maxLength: 10 }),
+    );
+    // What may stand in a target (visible ASCII but space), a few non-ASCII characters, and the pieces that broke it.
+    const targetChar = fc.oneof(fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code)), fc.constantFrom('é', '\u00ff', '%', '[', ']', '@', ':', '/', '\\'));
+    const target = fc.oneof(
+      fc.constantFrom('//[', 'http://[/v1/pets', '//%', 'http://%zz/', '//a:b@c:99999/', '*', '/', '/v1/pets', '/v1/pets?limit=1', '/v1/pets/1', 'http://localhost/v1/pets', 'https://x/v1/pets?status=sold', 'a:b', '?', 'http:', 'http://', '//', '\\\\[', 'localhost:80'),
+      fc
+        .tuple(fc.constantFrom('', '/', '//', '/v1/', '/v1/pets/', '/v1/pets?', 'http://', 'https://', 'http://[', '//[', '\\\\', '*', 'http://a:b@'), fc.string({ unit: targetChar, maxLength: 24 }))
+        .map(([prefix, rest]) => prefix + rest),
+    );
+    const version = fc.constantFrom('HTTP/1.1', 'HTTP/1.0', 'HTTP/0.9', 'HTTP/2.0', 'HTTP/1.2', 'HTTP/3', 'http/1.1', 'HTTP/1.1 ', 'HTTP/11', '');
+    await fc.assert(
+      fc.asyncProperty(method, target, version, fc.boolean(), async (verb, path, httpVersion, withHost) => {
+        const line = httpVersion === '' ? `${verb} ${path}` : `${verb} ${path} ${httpVersion}`;
+        const answer = await exchange(port, head(line, [...(withHost ? [`Host: 127.0.0.1:${port}`] : []), `Authorization: Bearer ${TEST_KEY}`]));
+        // Every request line gets an answer, never a 5xx, with the headers of every local answer.
+        const shown = `${JSON.stringify(line)} answered: ${answer.raw.slice(0, 300)}`;
+        expect(answer.status, shown).toBeGreaterThanOrEqual(200);
+        expect(answer.status, shown).toBeLessThan(500);
+        expect(answer.headers.get('x-request-id'), shown).toMatch(/^[0-9a-f-]{36}$/);
+        expect(answer.headers.get('x-content-type-options'), shown).toBe('nosniff');
+        if (answer.status >= 400 && verb !== 'HEAD') expect(answer.body, shown).toMatchObject({ code: expect.any(String), message: expect.any(String), status: answer.status });
+      }),
+      { ...params(1_000), interruptAfterTimeLimit: 4_000 },
+    );
+  }, 30_000);
 });

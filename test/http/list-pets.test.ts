@@ -1,7 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Pet } from '../../shared/pets/schema';
-import { expectErrorShape, send, startTestApi, type TestApi } from '../support/api';
+import { lambdaContext } from '../../local/api-gateway-event';
+import { expectErrorShape, listPetsEvent, send, startTestApi, type TestApi } from '../support/api';
 
 let api: TestApi;
 const pets: Pet[] = [];
@@ -131,30 +132,58 @@ describe('GET /v1/pets', () => {
 });
 
 describe('the next-page link', () => {
-  /** The Link of a first page of one pet, asked for with this Host header (fetch cannot set it). */
-  async function linkWithHost(host: string): Promise<string> {
+  /** The first page of one pet, asked for with this Host header (fetch cannot set it): its status, Link and body. */
+  async function answerWithHost(host: string): Promise<{ status: number; link: string | undefined; body: string }> {
     await api.request('POST', '/pets', { body: { name: 'Linked 1', categoryId: 1 } });
     await api.request('POST', '/pets', { body: { name: 'Linked 2', categoryId: 1 } });
     const url = new URL(`${api.baseUrl}/pets?limit=1`);
-    return new Promise<string>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       const req = httpRequest({ host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, headers: { host, authorization: 'Bearer local-enterprise-key' } }, (res) => {
-        res.resume();
-        resolve(String(res.headers.link));
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, link: res.headers.link as string | undefined, body }));
       });
       req.on('error', reject);
       req.end();
     });
   }
+  /** The Link of that page. */
+  const linkWithHost = async (host: string): Promise<string> => String((await answerWithHost(host)).link);
   const port = () => new URL(api.baseUrl).port;
 
-  it.each(['a>; rel="next", <https://evil.example/x', 'evil.example/x?', 'ex ample.com', ''])(
-    'is built from an address the server trusts, whatever the Host header says (%j)',
+  it.each(['evil.example:1', 'evil.example', '127.0.0.1:1', '[::1]:80'])(
+    'names the server\'s own address (localhost and the port it listens on), never the client\'s Host (%j)',
     async (host) => {
       expect(await linkWithHost(host)).toMatch(new RegExp(`^<http://localhost:${port()}/v1/pets\\?limit=1&cursor=[^>]+>; rel="next"$`));
     },
   );
 
-  it('keeps a well-formed Host, as API Gateway keeps its domain name', async () => {
-    expect(await linkWithHost(`127.0.0.1:${port()}`)).toMatch(new RegExp(`^<http://127\\.0\\.0\\.1:${port()}/v1/pets\\?limit=1&cursor=[^>]+>; rel="next"$`));
+  it('names the server\'s own address when the Host is the server\'s by another name', async () => {
+    expect(await linkWithHost(`127.0.0.1:${port()}`)).toMatch(new RegExp(`^<http://localhost:${port()}/v1/pets\\?limit=1&cursor=[^>]+>; rel="next"$`));
+  });
+
+  // (An empty Host, which Node's client replaces with its own, is refused in local-server-refusals.test.ts.)
+  it.each(['a>; rel="next", <https://evil.example/x', 'evil.example/x?', 'ex ample.com'])(
+    'is never built from a Host that is not a host with an optional port: the request is refused, 400 (%j)',
+    async (host) => {
+      const answer = await answerWithHost(host);
+      expect(answer.link).toBeUndefined();
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.body)).toEqual({ code: 'invalid_request', message: expect.stringMatching(/Host header is not a host/), status: 400 });
+    },
+  );
+
+  it('is built from API Gateway\'s domain name alone in AWS, never from the Host header', async () => {
+    const { handler } = await import('../../functions/listPets/handler');
+    const event = listPetsEvent({ limit: '1' });
+    event.headers = { ...event.headers, Host: 'evil.example' };
+    event.multiValueHeaders = { ...event.multiValueHeaders, Host: ['evil.example'] };
+    const withDomain = await handler(event, lambdaContext('listPets', 10_000));
+    expect(String(withDomain.headers?.Link)).toMatch(/^<https:\/\/example\.com\/v1\/pets\?limit=1&cursor=[^>]+>; rel="next"$/);
+    // Without a domain name (API Gateway always gives one), still not the client's words.
+    delete (event.requestContext as { domainName?: string }).domainName;
+    const withoutDomain = await handler(event, lambdaContext('listPets', 10_000));
+    expect(String(withoutDomain.headers?.Link)).not.toContain('evil.example');
   });
 });

@@ -1,20 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../local/dynamodb-local';
 import { send } from '../support/api';
-import { shellEnvironment } from '../support/npm-start';
+import { root, shellEnvironment, START_ARGS } from '../support/npm-start';
 
 /**
- * Pretty and JSON log formats: `npm start` as a user runs it (tsx local/start.ts), its stdout a
- * pipe as in CI. With LOG_FORMAT=pretty, one short line per request, the gateway's own answers
+ * Pretty and JSON log formats: `npm start` as a user runs it (START_ARGS, the package script's), its
+ * stdout a pipe as in CI. With LOG_FORMAT=pretty, one short line per request, the gateway's own answers
  * included; without LOG_FORMAT (stdout not a terminal), the handlers' JSON lines exactly as AWS
  * gets them. The choice itself and the line's details: test/local/request-log.test.ts.
  */
-const root = resolve(__dirname, '../..');
-const tsxCli = join(root, 'node_modules/tsx/dist/cli.mjs');
 const BANNER_END = 'Press Ctrl-C to stop.\n';
 const workDirs: string[] = [];
 const children: ChildProcess[] = [];
@@ -40,7 +38,7 @@ function start(env: Record<string, string>): Started {
   const inherited = shellEnvironment();
   delete inherited.LOG_FORMAT;
   delete inherited.NO_COLOR;
-  const child = spawn(process.execPath, [tsxCli, 'local/start.ts'], {
+  const child = spawn(process.execPath, START_ARGS, {
     cwd: root,
     // The tests' LOG_LEVEL is silent: here the lines are the point.
     env: { ...inherited, LOG_LEVEL: 'info', DATA_DIR: dataDir, ...env },

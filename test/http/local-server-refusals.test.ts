@@ -1,13 +1,16 @@
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setClock } from '../../shared/clock';
 import { HEADERS_DEADLINE_MS, startLocalServer, type AnsweredRequest, type LocalServer } from '../../local/server';
-import { expectErrorShape, type ApiResponse } from '../support/api';
+import { expectErrorShape } from '../support/api';
 import { testDatabase } from '../support/database';
+import { exchange as rawExchange, head, PATIENCE_MS, sendExpectingContinue, type RawAnswer } from '../support/raw-http';
 
 /**
  * Issue 36, finding 6: what Node's HTTP server answers on its own (headers too large, too slow or
  * malformed) the local server answers in the Error shape, with `X-Request-Id` and `nosniff`; and
  * a request with more headers than it reads is refused, never served with some of them dropped.
+ * Issue 49: a request target that is no URL is its own 400, never a 500; exactly one valid Host or
+ * 400; `Expect: 100-continue` gets its 100 only once the request is allowed.
  * Everything here is sent over raw sockets, as no HTTP client would send it.
  */
 const db = testDatabase();
@@ -25,85 +28,9 @@ afterAll(async () => {
 });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-/** How long a test waits for an answer before it calls the server silent. */
-const PATIENCE_MS = 5_000;
 
-interface RawAnswer extends ApiResponse {
-  /** What came back, as it came. */
-  readonly raw: string;
-  readonly elapsedMs: number;
-}
-
-/**
- * Writes `request` (its pieces one after the other, `pauseMs` apart) and resolves with the first
- * answer: once it is complete, or the connection closed, or after PATIENCE_MS (status 0: none).
- */
-function exchange(target: LocalServer, request: string | readonly string[], pauseMs = 0): Promise<RawAnswer> {
-  const pieces = typeof request === 'string' ? [request] : request;
-  const started = performance.now();
-  const socket = connect(target.port, '127.0.0.1');
-  socket.on('error', () => {});
-  let timer: NodeJS.Timeout | undefined;
-  let next = 0;
-  const writeNext = () => {
-    if (next >= pieces.length || socket.destroyed) return;
-    socket.write(pieces[next++] as string);
-    if (next < pieces.length) timer = setTimeout(writeNext, pauseMs);
-  };
-  writeNext();
-  return new Promise((resolve) => {
-    let received = Buffer.alloc(0);
-    const finish = () => {
-      clearTimeout(timer);
-      clearTimeout(patience);
-      socket.destroy();
-      resolve(parse(received.toString('latin1'), performance.now() - started));
-    };
-    const patience = setTimeout(finish, PATIENCE_MS);
-    socket.on('data', (chunk: Buffer) => {
-      received = Buffer.concat([received, chunk]);
-      const text = received.toString('latin1');
-      const end = text.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      const length = /\r\ncontent-length: *(\d+)\r\n/i.exec(text.slice(0, end + 2));
-      const chunked = /\r\ntransfer-encoding: *chunked\r\n/i.test(text.slice(0, end + 2));
-      if (length !== null ? received.length >= end + 4 + Number(length[1]) : chunked && text.endsWith('0\r\n\r\n')) finish();
-    });
-    socket.on('close', finish);
-  });
-}
-
-function parse(raw: string, elapsedMs: number): RawAnswer {
-  const end = raw.indexOf('\r\n\r\n');
-  const [statusLine = '', ...lines] = (end < 0 ? raw : raw.slice(0, end)).split('\r\n');
-  const headers = new Headers();
-  for (const line of lines) {
-    const colon = line.indexOf(':');
-    if (colon > 0) headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
-  }
-  const rest = end < 0 ? '' : raw.slice(end + 4);
-  const text = headers.get('transfer-encoding') === 'chunked' ? unchunk(rest) : rest;
-  let body: unknown;
-  try {
-    body = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  const status = Number(/^HTTP\/1\.1 (\d{3}) /.exec(statusLine)?.[1] ?? 0);
-  return { raw, elapsedMs, status, headers, text, body };
-}
-
-function unchunk(chunked: string): string {
-  let text = '';
-  for (let at = 0; at < chunked.length; ) {
-    const lineEnd = chunked.indexOf('\r\n', at);
-    const size = parseInt(chunked.slice(at, lineEnd), 16);
-    if (lineEnd < 0 || !(size > 0)) break;
-    text += chunked.slice(lineEnd + 2, lineEnd + 2 + size);
-    at = lineEnd + 2 + size + 2;
-  }
-  return text;
-}
+/** A raw exchange with one of this file's servers. */
+const exchange = (target: LocalServer, request: string | readonly string[], pauseMs = 0): Promise<RawAnswer> => rawExchange(target.port, request, pauseMs);
 
 /** The Error shape exactly, with the headers every answer has. */
 function expectShapedRefusal(answer: RawAnswer, status: number, message: RegExp, code = 'invalid_request'): void {
@@ -116,9 +43,6 @@ function expectShapedRefusal(answer: RawAnswer, status: number, message: RegExp,
   // Written on the raw connection, it says its length; through a response, it may come chunked.
   if (answer.headers.has('content-length')) expect(Number(answer.headers.get('content-length'))).toBe(Buffer.byteLength(answer.text));
 }
-
-/** A request's head: its request line, then its header lines, then the empty line. */
-const head = (requestLine: string, headers: readonly string[]) => [requestLine, ...headers, '', ''].join('\r\n');
 
 /** POST /v1/pets with the Pro demo key and a body, `extra` header lines between the first ones and the last. */
 function createPet(name: string, extra: readonly string[], last: readonly string[] = []): string {
@@ -227,5 +151,116 @@ describe('a request Node cannot parse or will not take', () => {
   it('answers CONNECT, which no route has, with the 404 of any method no route has, not a silent close', async () => {
     const answer = await exchange(server, head('CONNECT 127.0.0.1:443 HTTP/1.1', ['Host: 127.0.0.1:443']));
     expectShapedRefusal(answer, 404, /No operation answers this method and path/, 'not_found');
+  });
+});
+
+describe('a request target the local server cannot read (issue 49, finding 3)', () => {
+  it.each(['http://[/v1/pets', 'http://%zz/', 'http://[/', 'http://a:b@c:99999/v1/pets', 'http://'])(
+    'answers %j with its own 400 in the Error shape, not a 500',
+    async (target) => {
+      const answer = await exchange(server, head(`GET ${target} HTTP/1.1`, ['Host: 127.0.0.1', 'Authorization: Bearer local-pro-key']));
+      expectShapedRefusal(answer, 400, /request target is not a path or an absolute URL/);
+      await expect.poll(() => answered.find((line) => line.requestId === answer.headers.get('x-request-id'))).toMatchObject({ status: 400, method: 'GET' });
+    },
+  );
+
+  it.each(['//[', '//%', '//a:b@c:99999/', '//localhost/v1/pets', '/\\[', '*'])(
+    'reads %j as a path of its own (never as another host), which no route has: 404, not a 500',
+    async (target) => {
+      const answer = await exchange(server, head(`GET ${target} HTTP/1.1`, ['Host: 127.0.0.1', 'Authorization: Bearer local-pro-key']));
+      expectShapedRefusal(answer, 404, /No operation answers this method and path/, 'not_found');
+    },
+  );
+
+  it.each(['PRI //[', 'PRI *'])('answers %j (a line Node closes the connection on, unanswered) with the 404 of a method no route has', async (line) => {
+    const answer = await exchange(server, head(line, ['Host: 127.0.0.1']));
+    expectShapedRefusal(answer, 404, /No operation answers this method and path/, 'not_found');
+  });
+
+  it('still serves an absolute-form target (RFC 9112, 3.2.2) by its path', async () => {
+    const answer = await exchange(server, head(`GET http://elsewhere.example/v1/pets?limit=1 HTTP/1.1`, ['Host: 127.0.0.1', 'Authorization: Bearer local-pro-key']));
+    expect(answer.status).toBe(200);
+  });
+});
+
+describe('the Host header (issue 49, finding 6)', () => {
+  const listing = (hostLines: readonly string[], version = '1.1') => head(`GET /v1/pets?limit=1 HTTP/${version}`, [...hostLines, 'Authorization: Bearer local-pro-key']);
+
+  it.each([
+    ['two Host headers', ['Host: 127.0.0.1', 'Host: 127.0.0.1']],
+    ['two different Host headers', ['Host: 127.0.0.1', 'host: evil.example']],
+  ])('is refused with 400 in the Error shape for %s (RFC 9112, 3.2)', async (_, hostLines) => {
+    expectShapedRefusal(await exchange(server, listing(hostLines)), 400, /one Host header/);
+    expectShapedRefusal(await exchange(server, listing(hostLines, '1.0')), 400, /one Host header/);
+  });
+
+  it.each(['a>b; rel=x', 'a>; rel="next", <https://evil.example/x', 'evil.example/x?', 'ex ample.com', '', 'a:b:c', 'a:1x', 'user@evil.example', '[::1', '[zz::1]', '[fe80::1%25eth0]', 'a%zz', 'é.example'])(
+    'is refused with 400 in the Error shape when its value is not a host with an optional port: %j',
+    async (host) => {
+      expectShapedRefusal(await exchange(server, listing([`Host: ${host}`])), 400, /Host header is not a host/);
+    },
+  );
+
+  it.each(['127.0.0.1', 'localhost:3000', 'evil.example:1', '[::1]:80', '[v1.fe80::a+b]', 'example.com:', 'a;b', '%41.example', 'xn--bcher-kva.example', '999.999.999.999'])(
+    'serves a request with one Host of a valid value (RFC 3986 host, optional port): %j',
+    async (host) => {
+      expect((await exchange(server, listing([`Host: ${host}`]))).status).toBe(200);
+    },
+  );
+
+  it('serves an HTTP/1.0 request without Host, which that version does not require', async () => {
+    expect((await exchange(server, listing([], '1.0'))).status).toBe(200);
+  });
+});
+
+describe('Expect: 100-continue (issue 49, finding 8)', () => {
+  const body = JSON.stringify({ name: 'Expected', categoryId: 1 });
+  /** POST /v1/pets announcing the body above and awaiting 100 Continue, with `lines` among its headers. */
+  const expecting = (lines: readonly string[], path = '/v1/pets') =>
+    head(`POST ${path} HTTP/1.1`, ['Expect: 100-continue', 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`, ...lines]);
+  const host = () => `Host: 127.0.0.1:${server.port}`;
+
+  it.each([
+    ['no key', () => expecting([host()]), 401, /valid API key is required/, 'unauthorized'],
+    ['an unknown key', () => expecting([host(), 'Authorization: Bearer not-a-known-key']), 401, /valid API key is required/, 'unauthorized'],
+    ['a path no route has', () => expecting([host(), 'Authorization: Bearer local-pro-key'], '/v1/nowhere'), 404, /No operation answers/, 'not_found'],
+    ['two Host headers', () => expecting([host(), host(), 'Authorization: Bearer local-pro-key']), 400, /one Host header/, 'invalid_request'],
+    ['a request target it cannot read', () => expecting([host(), 'Authorization: Bearer local-pro-key'], 'http://[/v1/pets'), 400, /request target/, 'invalid_request'],
+    ['over 100 headers', () => expecting([host(), 'Authorization: Bearer local-pro-key', ...fillers(100)]), 431, /more headers/, 'invalid_request'],
+  ])('a request with %s gets its refusal at once, never 100 Continue, and its connection is closed rather than its body read', async (_, request, status, message, code) => {
+    const answer = await sendExpectingContinue(server.port, request(), body);
+    expect(answer.raw).not.toMatch(/^HTTP\/1\.1 100 /);
+    expect(answer.continued).toBe(false);
+    expectShapedRefusal(answer, status, message, code);
+    expect(answer.headers.get('connection')).toBe('close');
+    // Closed with the answer, not after the 10 s a body has to arrive.
+    expect(answer.closedByServer).toBe(true);
+    expect(await petsNamed('Expected')).toEqual([]);
+  });
+
+  it('a request refused by the web ACL (an address over its limit) gets its 429 at once, never 100 Continue', async () => {
+    // A server of its own, so that the address's count here leaves the other tests alone.
+    const edge = await startLocalServer({ port: 0 });
+    // In one minute of the web ACL's count, wherever the test's run falls.
+    const restoreClock = setClock(() => Date.UTC(2026, 0, 1, 12, 0, 30));
+    try {
+      const keyless = head('GET /v1/pets HTTP/1.1', [`Host: 127.0.0.1:${edge.port}`]);
+      for (let i = 0; i < 60; i += 1) expect((await rawExchange(edge.port, keyless)).status).toBe(401);
+      const answer = await sendExpectingContinue(edge.port, expecting([`Host: 127.0.0.1:${edge.port}`]), body);
+      expect(answer.continued).toBe(false);
+      expect(answer.status).toBe(429);
+      expect(answer.closedByServer).toBe(true);
+    } finally {
+      restoreClock();
+      await edge.close();
+    }
+  });
+
+  it('an allowed request gets 100 Continue, then is served with its body', async () => {
+    const answer = await sendExpectingContinue(server.port, expecting([host(), 'Authorization: Bearer local-pro-key']), body);
+    expect(answer.raw).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 /);
+    expect(answer.continued).toBe(true);
+    expect(answer.body).toMatchObject({ name: 'Expected', categoryId: 1, status: 'available' });
+    expect(await petsNamed('Expected')).toHaveLength(1);
   });
 });

@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../local/dynamodb-local';
 import { send } from '../support/api';
-import { processesUsing, runKeys as runKeysWith, start, stopAllStarted, waitFor } from '../support/npm-start';
+import { processesInGroup, processesUsing, runKeys as runKeysWith, start, startThroughNpm, stopAllStarted, waitFor, type Started } from '../support/npm-start';
 
 /**
- * `npm start` as a user runs it (the same command as the package script: tsx local/start.ts),
+ * `npm start` as a user runs it (the same command as the package script: node --import tsx local/start.ts),
  * with its own data folder and port: it starts, serves, keeps data across a restart, stops
  * cleanly on Ctrl-C, and explains itself when Java is missing or the port is taken.
  */
@@ -110,7 +110,7 @@ describe('npm start', () => {
 
       const otherPort = start({ PORT: String(await freePort()), DATA_DIR: dataDir });
       expect(await otherPort.exited).toBe(1);
-      // (the pid is that of the process tsx runs start.ts in, a child of the one spawned here)
+      // (the pid is that of the process spawned here, which runs start.ts)
       expect(otherPort.output().trim()).toMatch(new RegExp(`^Cannot start: another "npm start" \\(pid [1-9][0-9]*\\) is using the data directory ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.`));
 
       // The first one is untouched: one DynamoDB Local on the data, its endpoint file, its keys, its answers.
@@ -155,6 +155,72 @@ describe('npm start', () => {
     expect(lines[0]).toMatch(/^Cannot start: DynamoDB Local needs Java 17 or newer \(no "java" command was found\)\. Install/);
     expect(readFileSync(join(dataDir, 'dynamodb-endpoint'), 'utf8')).toBe('http://127.0.0.1:8000\n');
     expect(readdirSync(dataDir)).toEqual(['dynamodb-endpoint']);
+  });
+});
+
+describe('npm start on Ctrl-C in a terminal (issue 49, finding 7)', () => {
+  it('stops cleanly on a SIGINT to its whole process group (npm, sh, node, java): the "Stopped." line, the lock removed, no process left', async () => {
+    const dataDir = tempDir();
+    const started = startThroughNpm({ PORT: String(await freePort()), DATA_DIR: dataDir });
+    const group = started.child.pid as number;
+    await waitFor(started, 'Press Ctrl-C to stop.');
+    expect(existsSync(join(dataDir, 'npm-start.pid'))).toBe(true);
+    expect(processesInGroup(group)).toContain('DynamoDBLocal.jar');
+
+    process.kill(-group, 'SIGINT');
+    await started.exited;
+    // npm waits for its script: by its exit, start.ts has stopped everything and said so.
+    expect(started.output()).toContain(`Stopped. The data stays in ${dataDir}; npm start again to go on with it.`);
+    expect(existsSync(join(dataDir, 'npm-start.pid'))).toBe(false);
+    expect(existsSync(join(dataDir, 'dynamodb-endpoint'))).toBe(false);
+    await expect.poll(() => processesInGroup(group), { timeout: 2_000 }).toBe('');
+    expect(processesUsing(dataDir)).toBe('');
+  });
+
+  it('a second SIGINT while it stops (Ctrl-C pressed again) waits for the stop, never cuts it short', async () => {
+    const dataDir = tempDir();
+    const started = start({ PORT: String(await freePort()), DATA_DIR: dataDir });
+    await waitFor(started, 'Press Ctrl-C to stop.');
+    // The process of local/start.ts itself ("<pid> <start time>", local/data-dir-lock.ts).
+    const own = Number(readFileSync(join(dataDir, 'npm-start.pid'), 'utf8').split(/\s/)[0]);
+    process.kill(own, 'SIGINT');
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    process.kill(own, 'SIGINT');
+    expect(await started.exited).toBe(0);
+    expect(started.output()).toContain(`Stopped. The data stays in ${dataDir}; npm start again to go on with it.`);
+    expect(existsSync(join(dataDir, 'npm-start.pid'))).toBe(false);
+    expect(processesUsing(dataDir)).toBe('');
+  });
+});
+
+describe('npm start and PET_LAYOUT (issue 49, finding 5)', () => {
+  /** How a start ends: its exit code, or 'listening' should it start serving. */
+  const outcomeOf = (started: Started) => Promise.race([started.exited, waitFor(started, 'Press Ctrl-C to stop.').then(() => 'listening' as const)]);
+
+  it.each(['upgrading', 'copying', 'copied', 'former', 'CURRENT'])('refuses PET_LAYOUT=%s in one line, before it starts anything', async (value) => {
+    const dataDir = tempDir();
+    const started = start({ PORT: String(await freePort()), DATA_DIR: dataDir, PET_LAYOUT: value });
+    expect(await outcomeOf(started)).toBe(1);
+    const lines = started.output().trim().split('\n');
+    expect(lines).toEqual([
+      `Cannot start: PET_LAYOUT is "${value}", but npm start serves the current pets layout only: the former one is retired (docs/upgrading-pets.md). Unset PET_LAYOUT (or set it to current).`,
+    ]);
+    expect(readdirSync(dataDir)).toEqual([]);
+    expect(processesUsing(dataDir)).toBe('');
+  });
+
+  it.each(['', 'current'])('takes PET_LAYOUT=%j as the current layout (refused here for its port alone)', async (value) => {
+    const dataDir = tempDir();
+    const blocker: Server = createServer();
+    const port = await freePort();
+    await new Promise<void>((done) => blocker.listen(port, '127.0.0.1', done));
+    try {
+      const started = start({ PORT: String(port), DATA_DIR: dataDir, PET_LAYOUT: value });
+      expect(await started.exited).toBe(1);
+      expect(started.output().trim()).toBe(`Cannot start: port ${port} is already in use. Stop what uses it or pick another port, e.g. PORT=3001 npm start.`);
+    } finally {
+      blocker.close();
+    }
   });
 });
 

@@ -2,13 +2,15 @@ import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_pr
 import { join, resolve } from 'node:path';
 
 /**
- * `npm start` and `npm run keys` as a user runs them (the package scripts' own commands: tsx
- * local/start.ts, tsx local/keys-cli.ts), in a user's environment: without the settings each test
- * file is given (its DynamoDB Local, its table, its cursor secret), which would otherwise point
- * `npm start` at the test run's database.
+ * `npm start` and `npm run keys` as a user runs them (the package scripts' own commands: node
+ * --import tsx local/start.ts, tsx local/keys-cli.ts), in a user's environment: without the
+ * settings each test file is given (its DynamoDB Local, its table, its cursor secret), which would
+ * otherwise point `npm start` at the test run's database.
  */
 export const root = resolve(__dirname, '../..');
 export const tsxCli = join(root, 'node_modules/tsx/dist/cli.mjs');
+/** Node's arguments for npm start's script (package.json): start.ts in node itself, with tsx's loader. */
+export const START_ARGS = ['--import', 'tsx', 'local/start.ts'];
 
 export function shellEnvironment(): NodeJS.ProcessEnv {
   const env = { ...process.env };
@@ -20,6 +22,8 @@ export interface Started {
   child: ChildProcess;
   output: () => string;
   exited: Promise<number | null>;
+  /** Started in a process group of its own (startThroughNpm), led by `child`. */
+  group?: boolean;
 }
 
 /** Every npm start begun here, for stopAllStarted. */
@@ -27,16 +31,35 @@ const children: Started[] = [];
 
 /** npm start with `env` on top of the shell's; its stdout and stderr together in output(). */
 export function start(env: Record<string, string>): Started {
-  const child = spawn(process.execPath, [tsxCli, 'local/start.ts'], {
+  const child = spawn(process.execPath, START_ARGS, {
     cwd: root,
     env: { ...shellEnvironment(), LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return watch(child, false);
+}
+
+/**
+ * `npm start` itself, as a terminal runs it in the foreground: npm, its shell, the node process of
+ * local/start.ts and DynamoDB Local's java, in a process group of their own (led by npm), so that
+ * `process.kill(-child.pid, 'SIGINT')` is what Ctrl-C sends.
+ */
+export function startThroughNpm(env: Record<string, string>): Started {
+  const child = spawn('npm', ['start'], {
+    cwd: root,
+    env: { ...shellEnvironment(), LOG_LEVEL: 'silent', npm_config_update_notifier: 'false', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  return watch(child, true);
+}
+
+function watch(child: ChildProcess, group: boolean): Started {
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-  const started = { child, output: () => output, exited };
+  const started = { child, output: () => output, exited, group };
   children.push(started);
   return started;
 }
@@ -44,10 +67,37 @@ export function start(env: Record<string, string>): Started {
 /** For afterAll: stops an npm start a timed-out test left running (SIGTERM lets it stop its DynamoDB Local). */
 export async function stopAllStarted(): Promise<void> {
   for (const started of children) {
+    const pid = started.child.pid as number;
+    if (started.group === true) {
+      // npm passes no signal on: the whole group, as a terminal would.
+      if (processesInGroup(pid) === '') continue;
+      signalGroup(pid, 'SIGTERM');
+      const deadline = Date.now() + 15_000;
+      while (processesInGroup(pid) !== '' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      signalGroup(pid, 'SIGKILL');
+      continue;
+    }
     if (started.child.exitCode !== null || started.child.signalCode !== null) continue;
     started.child.kill('SIGTERM');
     const stopped = await Promise.race([started.exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 15_000))]);
     if (!stopped) started.child.kill('SIGKILL');
+  }
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // the group is gone
+  }
+}
+
+/** The processes of the process group `pgid` that are still there (pid and command line, one a line). */
+export function processesInGroup(pgid: number): string {
+  try {
+    return execFileSync('pgrep', ['-a', '-g', String(pgid)], { encoding: 'utf8' }).trim();
+  } catch {
+    return '';
   }
 }
 
