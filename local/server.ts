@@ -5,7 +5,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { EVERY_ANSWER_HEADERS } from '../shared/http/every-answer';
-import { EDGE_REFUSAL, GATEWAY_RESPONSES, renderErrorAnswer, type GatewayResponse, type GatewayResponseType } from '../shared/http/gateway-responses';
+import { MAX_BODY_BYTES } from '../shared/http/body-limit';
+import { EDGE_BODY_TOO_LARGE, EDGE_REFUSAL, GATEWAY_RESPONSES, renderErrorAnswer, type GatewayResponse, type GatewayResponseType } from '../shared/http/gateway-responses';
 import type { ApiGatewayHandler } from '../shared/http/stack';
 import { FUNCTIONS, OPERATION_IDS, OPERATIONS, type DataAccess, type OperationId } from '../shared/functions';
 import { API_BASE_PATH } from '../shared/http/routes';
@@ -131,8 +132,6 @@ export interface LocalServer {
   close(): Promise<void>;
 }
 
-/** API Gateway's own payload limit. */
-const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 /** The timeout the stack gives each function. */
 const FUNCTION_TIMEOUT_MS = 10_000;
 
@@ -304,18 +303,24 @@ async function serve(request: IncomingMessage, response: ServerResponse, url: UR
   };
   // API Gateway's identity source: a header that is there and not empty.
   const hasAuthorization = (request.headers.authorization ?? '') !== '';
-  if (!gateway.webAcl.admit(request.socket.remoteAddress ?? 'unknown', hasAuthorization)) {
+  // The web ACL's answers (infra/waf.ts): fixed, without the request's id, as a WAF answer is.
+  const answerAtTheEdge = (refusal: typeof EDGE_BODY_TOO_LARGE, headers: Record<string, string> = {}) => {
     leaveBody(request, response, continuePending, bodyDueAt);
-    response.writeHead(EDGE_REFUSAL.status, { ...EDGE_REFUSAL.headers, 'Retry-After': String(EDGE_REFUSAL.retryAfterSeconds) });
-    response.end(EDGE_REFUSAL.body);
-    return;
+    response.writeHead(refusal.status, { ...refusal.headers, ...headers });
+    response.end(refusal.body);
+  };
+  if (!gateway.webAcl.admit(request.socket.remoteAddress ?? 'unknown', hasAuthorization)) {
+    return answerAtTheEdge(EDGE_REFUSAL, { 'Retry-After': String(EDGE_REFUSAL.retryAfterSeconds) });
   }
+  // Its body rule, before the route and the key as in AWS, for a body whose length is announced; a
+  // body sent in chunks is refused once its reading passes the bound (after the key: local only).
+  if (Number(request.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return answerAtTheEdge(EDGE_BODY_TOO_LARGE);
   const match = findRoute(gateway.routes, request.method ?? 'GET', url.pathname);
   if (match === undefined) return answer('MISSING_AUTHENTICATION_TOKEN');
   if (match === 'bad-path') return answer('DEFAULT_4XX');
   // The key is judged from the headers before any of the body is read: a caller without a valid
-  // key cannot make the server hold (up to 10 MiB of) its body. Local only: API Gateway reads the
-  // body first (its 413 comes before its 401).
+  // key cannot make the server hold (up to 16 KiB of) its body. Local only: API Gateway reads the
+  // body first.
   let authorizer: Record<string, string> | undefined;
   if (match.functionName !== 'apiDocs') {
     if (!hasAuthorization) return answer('UNAUTHORIZED');
@@ -330,7 +335,7 @@ async function serve(request: IncomingMessage, response: ServerResponse, url: UR
     continuePending = false;
   }
   const body = await readBody(request, bodyDueAt - Date.now());
-  if (body === 'too-large') return answer('REQUEST_TOO_LARGE');
+  if (body === 'too-large') return answerAtTheEdge(EDGE_BODY_TOO_LARGE);
   if (body === 'late') {
     process.stderr.write(`local server: request ${requestId}: its body did not arrive within ${gateway.bodyDeadlineMs} ms; connection closed\n`);
     request.socket.destroy();
@@ -397,7 +402,7 @@ function discardBody(request: IncomingMessage, dueAt: number): void {
 }
 
 /**
- * The body; or 'too-large' once it passes API Gateway's limit (the rest is not read), 'late' when
+ * The body; or 'too-large' once it passes the web ACL's bound (the rest is not kept), 'late' when
  * it is not complete within the deadline, 'gone' when the client went away.
  */
 function readBody(request: IncomingMessage, deadlineMs: number): Promise<Buffer | 'too-large' | 'late' | 'gone'> {
@@ -412,7 +417,7 @@ function readBody(request: IncomingMessage, deadlineMs: number): Promise<Buffer 
     const timer = setTimeout(() => settle('late'), deadlineMs);
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_PAYLOAD_BYTES) {
+      if (size > MAX_BODY_BYTES) {
         request.resume();
         settle('too-large');
         return;

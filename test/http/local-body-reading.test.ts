@@ -43,8 +43,8 @@ describe('the local server and a body it has not read', () => {
     ['no Authorization header', undefined],
     ['an unknown key', 'Bearer not-a-known-key-at-all'],
     ['a malformed one', 'Basic abc'],
-  ])('answers %s with 401 before reading a body beyond 64 KiB (10 MiB announced, 1 KiB sent)', async (_, authorization) => {
-    const { socket, answer } = partialPost(server, authorization, 10 * 1024 * 1024, 1024);
+  ])('answers %s with 401 before reading a body (16 KiB announced, the most a route accepts; 1 KiB sent)', async (_, authorization) => {
+    const { socket, answer } = partialPost(server, authorization, 16 * 1024, 1024);
     try {
       const response = await answer;
       expect(response).toMatch(/^HTTP\/1\.1 401 /);
@@ -53,8 +53,22 @@ describe('the local server and a body it has not read', () => {
     }
   });
 
+  it.each([
+    ['no Authorization header', undefined],
+    ['a valid key', 'Bearer local-pro-key'],
+  ])('answers a body announced larger than 16 KiB with the web ACL\'s 413 at once, before the route or the key (%s), as in AWS', async (_, authorization) => {
+    const { socket, answer } = partialPost(server, authorization, 16 * 1024 + 1, 1024);
+    try {
+      const response = await answer;
+      expect(response).toMatch(/^HTTP\/1\.1 413 /);
+      expect(response).toMatch(/\r\nx-content-type-options: nosniff\r\n/i);
+    } finally {
+      socket.destroy();
+    }
+  });
+
   it('after an early 401, closes the connection once the unread body has not arrived by its deadline', async () => {
-    const { answer, closed } = partialPost(quick, undefined, 10 * 1024 * 1024, 1024);
+    const { answer, closed } = partialPost(quick, undefined, 16 * 1024, 1024);
     expect(await answer).toMatch(/^HTTP\/1\.1 401 /);
     await closed; // the client never finishes: the server closes it (300 ms here), or this test times out
   });

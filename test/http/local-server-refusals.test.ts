@@ -256,6 +256,15 @@ describe('Expect: 100-continue (issue 49, finding 8)', () => {
     }
   });
 
+  it('a body announced larger than 16 KiB gets the web ACL\'s 413 at once, never 100 Continue, even with a valid key', async () => {
+    const large = head('POST /v1/pets HTTP/1.1', ['Expect: 100-continue', 'Content-Type: application/json', `Content-Length: ${16 * 1024 + 1}`, host(), 'Authorization: Bearer local-pro-key']);
+    const answer = await sendExpectingContinue(server.port, large, body);
+    expect(answer.continued).toBe(false);
+    expect(answer.status).toBe(413);
+    expect(answer.body).toStrictEqual({ code: 'invalid_request', message: 'The request body is larger than this API accepts (16,384 bytes).', status: 413 });
+    expect(answer.closedByServer).toBe(true);
+  });
+
   it('an allowed request gets 100 Continue, then is served with its body', async () => {
     const answer = await sendExpectingContinue(server.port, expecting([host(), 'Authorization: Bearer local-pro-key']), body);
     expect(answer.raw).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 /);
