@@ -105,7 +105,7 @@ describe.each(STAGES)('the %s stack in an account it shares', (stage) => {
   it('names the web ACL\'s metrics after the stage', () => {
     const [acl] = Object.values(resourcesOf(template(), 'AWS::WAFv2::WebACL'));
     const names = [acl?.Properties.VisibilityConfig.MetricName, ...(acl?.Properties.Rules as { VisibilityConfig: { MetricName: string } }[]).map((rule) => rule.VisibilityConfig.MetricName)];
-    expect(names).toEqual([`petstore-${stage}-web-acl`, `petstore-${stage}-unauthenticated-per-address`, `petstore-${stage}-flood-per-address`]);
+    expect(names).toEqual([`petstore-${stage}-web-acl`, `petstore-${stage}-unauthenticated-per-address`, `petstore-${stage}-flood-per-address`, `petstore-${stage}-body-too-large`]);
   });
 
   it('has no alarm that a new stage starts in: missing data is never a breach', () => {
