@@ -269,6 +269,8 @@ async function serve(request: IncomingMessage, response: ServerResponse, gateway
   // Stamped once, at the door, as API Gateway stamps requestTimeEpoch: the suspension rule counts by it.
   const arrivedAt = now();
   const bodyDueAt = Date.now() + gateway.bodyDeadlineMs;
+  // Every local answer comes within 10 s of the request's arrival (decisions.md): the function gets what is left of them.
+  const answerDueAt = Date.now() + FUNCTION_TIMEOUT_MS;
   // Filled in on the way, for onAnswered: the plan once the authorizer allows, the operation once a function runs.
   const served: { operation?: string; plan?: string } = {};
   if (gateway.onAnswered !== undefined) reportWhenAnswered(request, response, requestId, served, gateway.onAnswered);
@@ -312,7 +314,7 @@ async function serve(request: IncomingMessage, response: ServerResponse, gateway
   let result: APIGatewayProxyResult;
   served.operation = match.functionName;
   try {
-    result = await gateway.run(match.functionName, event, lambdaContext(match.functionName, FUNCTION_TIMEOUT_MS));
+    result = await gateway.run(match.functionName, event, lambdaContext(match.functionName, answerDueAt - Date.now()));
   } catch (error) {
     // A function that throws instead of answering is, to API Gateway, an integration failure.
     process.stderr.write(`local server: ${match.functionName} failed: ${error instanceof Error ? error.stack : String(error)}\n`);
