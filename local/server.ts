@@ -11,6 +11,7 @@ import { FUNCTIONS, OPERATION_IDS, OPERATIONS, type DataAccess, type OperationId
 import { API_BASE_PATH } from '../shared/http/routes';
 import { lambdaContext, toProxyEvent, type RouteMatch } from './api-gateway-event';
 import { checkDeclaredRights, runAs } from './dynamodb-rights';
+import { queueCallsForSockets } from './dynamodb-socket-queue';
 import { LocalAuthorization, type AuthorizerHandler } from './gateway';
 import { LocalWebAcl } from './web-acl';
 
@@ -151,8 +152,9 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   // The client every deployed module shares (one per container): imported here, once the caller
   // has set the environment it reads.
   // (the key registry's document client is made on it and shares its middleware stack).
-  const [{ dynamoDbClient }, { config }] = await Promise.all([import('../shared/dynamodb/client'), import('../shared/config')]);
+  const [{ dynamoDbClient, LOCAL_CALLS_IN_FLIGHT }, { config }] = await Promise.all([import('../shared/dynamodb/client'), import('../shared/config')]);
   checkDeclaredRights(dynamoDbClient);
+  queueCallsForSockets(dynamoDbClient, { inFlight: LOCAL_CALLS_IN_FLIGHT });
   const rights = options.rights ?? DECLARED_RIGHTS;
   const as = (functionName: RoutedFunction | 'authorizer') => ({ functionName, rights: rights[functionName], tableName: config.tableName });
   const authorizer: AuthorizerHandler = (event, context) => runAs(as('authorizer'), () => handlers.authorizer(event, context));
