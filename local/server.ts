@@ -12,6 +12,7 @@ import { FUNCTIONS, OPERATION_IDS, OPERATIONS, type DataAccess, type OperationId
 import { API_BASE_PATH } from '../shared/http/routes';
 import { lambdaContext, toProxyEvent, type RouteMatch } from './api-gateway-event';
 import { checkDeclaredRights, runAs } from './dynamodb-rights';
+import { queueCallsForSockets } from './dynamodb-socket-queue';
 import { LocalAuthorization, type AuthorizerHandler } from './gateway';
 import { isValidHost } from './host-header';
 import { requestTarget } from './request-target';
@@ -157,8 +158,9 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   // The client every deployed module shares (one per container): imported here, once the caller
   // has set the environment it reads.
   // (the key registry's document client is made on it and shares its middleware stack).
-  const [{ dynamoDbClient }, { config }] = await Promise.all([import('../shared/dynamodb/client'), import('../shared/config')]);
+  const [{ dynamoDbClient, LOCAL_CALLS_IN_FLIGHT }, { config }] = await Promise.all([import('../shared/dynamodb/client'), import('../shared/config')]);
   checkDeclaredRights(dynamoDbClient);
+  queueCallsForSockets(dynamoDbClient, { inFlight: LOCAL_CALLS_IN_FLIGHT });
   const rights = options.rights ?? DECLARED_RIGHTS;
   const as = (functionName: RoutedFunction | 'authorizer') => ({ functionName, rights: rights[functionName], tableName: config.tableName });
   const authorizer: AuthorizerHandler = (event, context) => runAs(as('authorizer'), () => handlers.authorizer(event, context));
@@ -292,6 +294,8 @@ async function serve(request: IncomingMessage, response: ServerResponse, url: UR
   // Stamped once, at the door, as API Gateway stamps requestTimeEpoch: the suspension rule counts by it.
   const arrivedAt = now();
   const bodyDueAt = Date.now() + gateway.bodyDeadlineMs;
+  // Every local answer comes within 10 s of the request's arrival (decisions.md): the function gets what is left of them.
+  const answerDueAt = Date.now() + FUNCTION_TIMEOUT_MS;
   // Filled in on the way, for onAnswered: the plan once the authorizer allows, the operation once a function runs.
   const served: { operation?: string; plan?: string } = {};
   // Until the request is allowed: its client waits for `100 Continue` before it sends the body.
@@ -347,7 +351,7 @@ async function serve(request: IncomingMessage, response: ServerResponse, url: UR
   let result: APIGatewayProxyResult;
   served.operation = match.functionName;
   try {
-    result = await gateway.run(match.functionName, event, lambdaContext(match.functionName, FUNCTION_TIMEOUT_MS));
+    result = await gateway.run(match.functionName, event, lambdaContext(match.functionName, answerDueAt - Date.now()));
   } catch (error) {
     // A function that throws instead of answering is, to API Gateway, an integration failure.
     process.stderr.write(`local server: ${match.functionName} failed: ${error instanceof Error ? error.stack : String(error)}\n`);

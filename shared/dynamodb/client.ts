@@ -20,6 +20,18 @@ export const AWS_CALL_BOUNDS: CallBounds = { connectionTimeoutMs: 500, requestTi
 export const LOCAL_CALL_BOUNDS: CallBounds = { connectionTimeoutMs: 2_000, requestTimeoutMs: 4_000 };
 
 /**
+ * A client with an endpoint (DynamoDB Local, or DYNAMODB_ENDPOINT's) is meant to have at most this
+ * many calls in flight, in a pool of twice as many sockets. The SDK starts a call's timers before
+ * its pool has a socket for it, so a call that waits for one spends its bounds waiting: the local
+ * server, which runs every function on one client, queues the calls beyond this number before the
+ * SDK's timers start (local/dynamodb-socket-queue.ts; the number:
+ * docs/testing.md#many-requests-at-once), and the pool also holds the sockets of failed calls,
+ * which it counts until they are closed, so that no call waits in it. In AWS the SDK's own pool
+ * (50) stays: an instance serves one request at a time, a handful of calls.
+ */
+export const LOCAL_CALLS_IN_FLIGHT = 32;
+
+/**
  * The SDK's standard retry waits up to base × 2^retry (full jitter) before retry 1, 2, ...; the
  * base is 500 ms after throttling (100 ms otherwise).
  */
@@ -48,7 +60,12 @@ export function createDynamoDbClient(settings: ClientSettings): DynamoDBClient {
     region: settings.region,
     maxAttempts: MAX_ATTEMPTS,
     // Without throwOnRequestTimeout the handler only logs when requestTimeout passes and waits on.
-    requestHandler: { connectionTimeout: bounds.connectionTimeoutMs, requestTimeout: bounds.requestTimeoutMs, throwOnRequestTimeout: true },
+    requestHandler: {
+      connectionTimeout: bounds.connectionTimeoutMs,
+      requestTimeout: bounds.requestTimeoutMs,
+      throwOnRequestTimeout: true,
+      ...(settings.dynamoDbEndpoint === undefined ? {} : { httpAgent: { maxSockets: 2 * LOCAL_CALLS_IN_FLIGHT } }),
+    },
     ...(settings.dynamoDbEndpoint === undefined ? {} : { endpoint: settings.dynamoDbEndpoint }),
     // DynamoDB Local accepts any credentials made of letters and digits only; the access key picks
     // the database unless it runs with -sharedDb (npm start's is its own). An endpoint of AWS's

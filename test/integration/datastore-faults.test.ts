@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { lambdaContext } from '../../local/api-gateway-event';
+import { KeyRegistry } from '../../shared/auth/key-registry';
 import { freePort } from '../../local/dynamodb-local';
 import { authorizerContextOf, expectErrorShape, startTestApi, type TestApi } from '../support/api';
 import { testDatabase } from '../support/database';
@@ -112,6 +115,28 @@ describe('when DynamoDB throttles or fails', () => {
     const response = await api.request('GET', '/pets', { key: 'local-free-key', responder: 'gateway' });
     expect(Date.now() - started).toBeLessThan(10_000);
     expectUnavailable(response);
+  }, 20_000);
+
+  it('answers 503 within 10 s of the request\'s arrival when its key lookup was slow and then its own calls never answer: the function has what is left of the 10 s', async () => {
+    // A key of its own, so that the authorizer looks it up (no cached answer).
+    const key = `slow-lookup-${randomUUID()}`;
+    await new KeyRegistry(db.documentClient, db.tableName).register(key, 'pro');
+    proxy.hold(['GetItem']);
+    try {
+      const started = Date.now();
+      const answered = api.request('GET', '/pets/1', { key });
+      expect(await proxy.held(1)).toEqual(['GetItem APIKEY']);
+      // The lookup answers late (within its own bound of 4 s against DynamoDB Local), and the key is allowed...
+      await sleep(2_500);
+      // ...then getPet's counter and read never answer.
+      proxy.inject('hang', ['UpdateItem', 'GetItem']);
+      proxy.release({ stopHolding: true });
+      const response = await answered;
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expectUnavailable(response);
+    } finally {
+      proxy.release({ stopHolding: true });
+    }
   }, 20_000);
 
   it('answers 503 before the Lambda timeout when DynamoDB never answers', async () => {

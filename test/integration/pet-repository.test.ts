@@ -1,7 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createDynamoDbClient } from '../../shared/dynamodb/client';
+import { queueCallsForSockets } from '../../local/dynamodb-socket-queue';
+import { createDynamoDbClient, LOCAL_CALLS_IN_FLIGHT } from '../../shared/dynamodb/client';
 import { DynamoDbPetRepository, type PetPage } from '../../shared/pets/repository';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { drawnAt } from '../../shared/pets/pet-ids';
@@ -28,7 +29,13 @@ function recordingClient() {
   return { client, reads, sent };
 }
 
-const repository = new DynamoDbPetRepository(createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: db.endpoint }), db.tableName);
+/**
+ * The client as the local server runs it, its calls queued for the pool's sockets: 200 creates at
+ * once from one process, as through npm start (in AWS an instance sends a handful at a time).
+ */
+const localClient = createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: db.endpoint });
+queueCallsForSockets(localClient, { inFlight: LOCAL_CALLS_IN_FLIGHT });
+const repository = new DynamoDbPetRepository(localClient, db.tableName);
 const statuses: PetStatus[] = ['available', 'pending', 'sold'];
 const created: Pet[] = [];
 
