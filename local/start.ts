@@ -143,7 +143,7 @@ async function main(): Promise<void> {
  */
 function assertCurrentPetLayout(value: string | undefined): void {
   if (value === undefined || value === '' || value === 'current') return;
-  throw new Error(`PET_LAYOUT is "${value}", but npm start serves the current pets layout only: the former one is retired (docs/upgrading-pets.md). Unset PET_LAYOUT (or set it to current).`);
+  throw new Error(`PET_LAYOUT is ${JSON.stringify(value)}, but npm start serves the current pets layout only: the former one is retired (docs/upgrading-pets.md). Unset PET_LAYOUT (or set it to current).`);
 }
 
 /** PARTITION_MODEL_FACTOR: unset or empty for none, else a number of 1 or more. */

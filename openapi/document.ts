@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponseObject } from 'zod-openapi';
 import { BEARER_REALM } from '../shared/http/middleware/error-response';
-import { MAX_BODY_BYTES } from '../shared/http/body-limit';
+import { MAX_BODY_BYTES_AS_WRITTEN } from '../shared/http/body-limit';
 import { deprecationHeaders } from '../shared/http/deprecation';
 import type { ErrorStatus, OperationDeclaration, Success } from '../shared/function-declaration';
 import { ErrorBody, ErrorDetailBody } from '../shared/http/error-body';
@@ -30,7 +30,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
     '`Retry-After` with the same key and body: the answer is then that request\'s animal (or, had it failed, a new one).',
   410: '`gone`: the operation was removed at its `Sunset`; use the successor named in `Link`. Every request gets it from then on, whatever its `petId`.',
   413:
-    `\`invalid_request\`: the body is larger than ${MAX_BODY_BYTES.toLocaleString('en-US')} bytes, the most any operation accepts (a new animal is under 1 KiB; ` +
+    `\`invalid_request\`: the body is larger than ${MAX_BODY_BYTES_AS_WRITTEN} bytes, the most any operation accepts (a new animal is under 1 KiB; ` +
     'a body sent with an operation that takes none is ignored up to that size). Answered at the edge, before any function runs and before the key ' +
     'is judged: it carries only `Cache-Control` and `X-Content-Type-Options`.',
   422:
@@ -38,7 +38,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
     'normalization: name trimmed, `status` defaulted). Nothing was written; send a new key for a new animal.',
   429:
     '`rate_limited`: a per-minute or daily limit of the key is used up; or `key_suspended`: the key kept sending after being refused and is suspended for 15 minutes ' +
-    '(once its refused requests of one window, the minute or the day, pass three times its per-minute limit, counting those that arrived at least 1 s after the ' +
+    '(once its refused requests of one window, the minute or the day, pass 2.9 times its per-minute limit, counting those that arrived at least 1 s after the ' +
     'window\'s first refusal: a fleet of up to twice the per-minute limit in workers, each waiting as its own 429\'s `Retry-After` says, is never suspended). ' +
     'The same codes refuse a client address that sent more requests with a bad key than the Free limits allow (its rate-limit headers are then the address\'s, ' +
     'and this answer comes from the gateway, without an operation\'s own headers such as `Deprecation`). ' +
@@ -173,7 +173,7 @@ function errorResponse(operationId: OperationId, status: ErrorStatus): ZodOpenAp
 /** What no schema of the body can state: the JSON text's size and its member names (the schema sees the parsed value). */
 const JSON_BODY_RULES =
   'A JSON object, `Content-Type: application/json` (UTF-8; a leading byte order mark is ignored). Beyond what the schema states, ' +
-  `two rules on the JSON text: a body of more than ${MAX_BODY_BYTES.toLocaleString('en-US')} bytes is a 413, ` +
+  `two rules on the JSON text: a body of more than ${MAX_BODY_BYTES_AS_WRITTEN} bytes is a 413, ` +
   'and a member name given twice, which a parser would silently reduce to one, is a 400. ' +
   'Numbers are judged as written, as JSON Schema judges them: `1.0`, `1e0` and `20E-1` are integers, while `0.99999999999999999` is not, ' +
   'although a parser that reads numbers as doubles rounds it to 1 (a validator behind such a parser accepts what the service refuses).';

@@ -152,7 +152,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
       const counted = await this.#countOn(update, key, limits, nowMs, windows);
       if (counted.outcome !== 'full') return counted;
       const suspend = () => this.#suspendOne(update, key, nowMs);
-      const refusal = await this.#recordRefusal(update, key, counted.state, counted.windows[counted.window].resetAt, nowMs, arrivedAt, refusalsAllowed(limits), suspend);
+      const refusal = await uncountedWhenUnavailable(this.#recordRefusal(update, key, counted.state, counted.windows[counted.window].resetAt, nowMs, arrivedAt, refusalsAllowed(limits), suspend));
       if (refusal !== 'conflict') return refusalAdmission(refusal, counted.window, counted);
     }
     throw noDecision(key);
@@ -197,7 +197,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     // covers the layout a raised plan gives that day.
     const suspend = () => this.#suspendShards(key, subject, Math.max(layout.shards, shardCountFor(limits, this.#threshold)), nowMs, deadline);
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
-      const refusal = await this.#recordShardedRefusal(update, key, layout, windows[window].resetAt, nowMs, arrivedAt, refusalsAllowed(limits), suspend);
+      const refusal = await uncountedWhenUnavailable(this.#recordShardedRefusal(update, key, layout, windows[window].resetAt, nowMs, arrivedAt, refusalsAllowed(limits), suspend));
       if (refusal !== 'conflict') return refusalAdmission(refusal, window, counts);
     }
     throw noDecision(key);
@@ -522,6 +522,22 @@ function expiresAt(windows: Windows, nowMs: number): number {
 
 /** DynamoDB TTL reads whole seconds since the epoch. */
 const ttlSeconds = (ms: number): number => Math.ceil(ms / 1000);
+
+/**
+ * A refusal stands whatever befalls its bookkeeping: counting it toward a suspension, or the
+ * suspension itself, is left undone when the datastore is throttled or out of reach (the next
+ * refusal tries again), and the request is refused all the same, never answered 503. A key whose
+ * clients flood it past its plan makes its own counter item busy; that must not turn their 429s
+ * into 503s.
+ */
+async function uncountedWhenUnavailable(recording: Promise<'refused' | 'conflict' | { suspendedUntil: number }>): Promise<'refused' | 'conflict' | { suspendedUntil: number }> {
+  try {
+    return await recording;
+  } catch (error) {
+    if (error instanceof ServiceUnavailableError) return 'refused';
+    throw error;
+  }
+}
 
 /** What a recorded refusal tells the limiter. */
 function refusalAdmission(refusal: 'refused' | { suspendedUntil: number }, window: 'minute' | 'day', counts: { minuteCount: number; dayCount: number }): Admission {

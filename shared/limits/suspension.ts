@@ -3,7 +3,7 @@ import type { RateLimits } from './plans';
 /**
  * The temporary ban: a key that keeps sending after its 429s is suspended for 15 minutes. Counted
  * per rate-limit window (the minute, or the day once its quota is used up) from the window's first
- * refusal: when more than three times the plan's per-minute limit of its requests are refused in
+ * refusal: when more than 2.9 times the plan's per-minute limit of its requests are refused in
  * that same window, the refusal past that count starts the suspension. Only refusals of requests
  * that *arrived* (the gateway's arrival time) at least 1 s after the first refused one's arrival
  * count: their client could have had a Retry-After. So a single burst that arrives within that
@@ -16,14 +16,16 @@ import type { RateLimits } from './plans';
  * that waits as its own 429's Retry-After says is refused at most once in a window (its wait
  * reaches the window's end), so a fleet of up to twice the per-minute limit in workers is refused
  * at most 2 × that limit a window, and is never suspended. A client that goes on through a whole
- * minute at more than four times the per-minute rate (more than 4 × limit requests: the limit
- * admitted, then over 3 × limit refused, besides those of the second after its first refusal) is
- * suspended within that minute. docs/rate-limits-and-keys.md states it with each plan's figures.
+ * minute at more than four times the per-minute rate sends more than 4 × limit requests: the limit
+ * admitted, then more than 3 × limit refused, of which those of the second after its first refusal
+ * (1/15 of the limit at four times the rate) never count: more than 2.93 × limit counted, past
+ * 2.9 × limit, so it is suspended within that minute. docs/rate-limits-and-keys.md states it with
+ * each plan's figures.
  */
 // Typed by annotation, not `as const`: Stryker mutates nothing inside a type assertion (docs/testing.md).
-export const SUSPENSION_RULE: { readonly refusalsPerLimit: number; readonly ignoredRetryAfterMs: number; readonly suspensionMs: number } = {
-  /** A window's counted refusals past this many times the per-minute limit suspend the key. */
-  refusalsPerLimit: 3,
+export const SUSPENSION_RULE: { readonly refusalsTenthsPerLimit: number; readonly ignoredRetryAfterMs: number; readonly suspensionMs: number } = {
+  /** A window's counted refusals past this many tenths of the per-minute limit (2.9 times it) suspend the key. */
+  refusalsTenthsPerLimit: 29,
   /** A refusal counts only when its request arrived this long after the first refused one's. */
   ignoredRetryAfterMs: 1_000,
   suspensionMs: 15 * 60_000,
@@ -31,5 +33,6 @@ export const SUSPENSION_RULE: { readonly refusalsPerLimit: number; readonly igno
 
 /** The most counted refusals a window may hold without suspending its key (or client address). */
 export function refusalsAllowed(limits: RateLimits): number {
-  return SUSPENSION_RULE.refusalsPerLimit * limits.perMinute;
+  // In whole numbers: 2.9 × 60 in floating point is 173.99999999999997.
+  return Math.floor((SUSPENSION_RULE.refusalsTenthsPerLimit * limits.perMinute) / 10);
 }

@@ -56,18 +56,18 @@ describe('a Free key over HTTP', () => {
     expectRateLimitHeaders(nextMinute, { limit: 60, remaining: 59, reset: MINUTE_END + 60 });
   });
 
-  it('is suspended after hammering on (a Free key: its 181st counted refusal, more than 3 × 60): 429 key_suspended with Retry-After until the suspension ends', async () => {
+  it('is suspended after hammering on (a Free key: its 175th counted refusal, more than 2.9 × 60): 429 key_suspended with Retry-After until the suspension ends', async () => {
     clock.setTime(Date.UTC(2026, 10, 22, 11, 0, 0));
     const key = 'hammering-key-of-a-free-customer';
     await new KeyRegistry(db.documentClient, db.tableName).register(key, 'free');
     await inBatches(60, () => clock.api().request('GET', '/pets?limit=1', { key }));
     const answers: ApiResponse[] = [await clock.api().request('GET', '/pets', { key })]; // the first refusal
     clock.setTime(clock.time() + 1_000); // its Retry-After ignored: from now on refusals count
-    // 180 counted (20 at a time: each counted exactly, so none of them suspends), then the 181st.
-    answers.push(...(await inBatches(180, () => clock.api().request('GET', '/pets', { key }))), await clock.api().request('GET', '/pets', { key }));
-    expect(answers.slice(0, 181).map((a) => a.body.code)).toEqual(Array(181).fill('rate_limited'));
-    expectErrorShape(answers[181] as ApiResponse, 429, 'key_suspended');
-    expect(answers[181]?.headers.get('retry-after')).toBe('900');
+    // 174 counted (20 at a time: each counted exactly, so none of them suspends), then the 175th.
+    answers.push(...(await inBatches(174, () => clock.api().request('GET', '/pets', { key }))), await clock.api().request('GET', '/pets', { key }));
+    expect(answers.slice(0, 175).map((a) => a.body.code)).toEqual(Array(175).fill('rate_limited'));
+    expectErrorShape(answers[175] as ApiResponse, 429, 'key_suspended');
+    expect(answers[175]?.headers.get('retry-after')).toBe('900');
 
     clock.setTime(clock.time() + 10 * 60_000);
     const later = await clock.api().request('GET', '/pets', { key });
@@ -108,12 +108,12 @@ describe('a client that obeys Retry-After is never suspended (issue 36, finding 
     clock.setTime(Date.UTC(2026, 10, 22, 14, 1, 0));
     const second = await Promise.all(Array.from({ length: 95 }, () => clock.api().request('GET', '/pets?limit=1', { key })));
     expect(tally(second)).toEqual([60, 35, 0]);
-    // Had it ignored this minute's Retry-After, it would be suspended by the 181st refusal (more than 3 × 60) a second later.
+    // Had it ignored this minute's Retry-After, it would be suspended by the 175th refusal (more than 2.9 × 60) a second later.
     clock.setTime(Date.UTC(2026, 10, 22, 14, 1, 1));
-    const ignoring = await inBatches(180, () => clock.api().request('GET', '/pets?limit=1', { key }));
+    const ignoring = await inBatches(174, () => clock.api().request('GET', '/pets?limit=1', { key }));
     ignoring.push(await clock.api().request('GET', '/pets?limit=1', { key }));
-    expect(ignoring.slice(0, 180).map((answer) => answer.body.code)).toEqual(Array(180).fill('rate_limited'));
-    expectErrorShape(ignoring[180] as ApiResponse, 429, 'key_suspended');
+    expect(ignoring.slice(0, 174).map((answer) => answer.body.code)).toEqual(Array(174).fill('rate_limited'));
+    expectErrorShape(ignoring[174] as ApiResponse, 429, 'key_suspended');
   });
 });
 

@@ -94,10 +94,10 @@ describe('the REQUEST authorizer', () => {
     for (let i = 0; i < 60; i += 1) await expect(authorizeWith(`Bearer g${i}`, address)).rejects.toThrow(/^Unauthorized$/);
     const codes: string[] = [String((await authorizeWith('Bearer h-first', address)).context?.code)]; // the first refusal
     nowMs += 1_000; // its Retry-After ignored: from now on refusals count
-    // Under the Free limits: the 181st counted refusal (more than 3 × 60) suspends it.
-    for (let i = 0; i < 181; i += 1) codes.push(String((await authorizeWith(`Bearer h${i}`, address)).context?.code));
-    expect(codes.slice(0, 181)).toEqual(Array(181).fill('rate_limited'));
-    expect(codes[181]).toBe('key_suspended');
+    // Under the Free limits: the 175th counted refusal (more than 2.9 × 60) suspends it.
+    for (let i = 0; i < 175; i += 1) codes.push(String((await authorizeWith(`Bearer h${i}`, address)).context?.code));
+    expect(codes.slice(0, 175)).toEqual(Array(175).fill('rate_limited'));
+    expect(codes[175]).toBe('key_suspended');
     nowMs += 5 * 60_000;
     expect((await authorizeWith('Bearer later', address)).context).toMatchObject({ code: 'key_suspended', retryAfter: '600' });
   });

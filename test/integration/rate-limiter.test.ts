@@ -17,10 +17,10 @@ const MINUTE = 60_000;
 const DAY = 86_400_000;
 /**
  * The suspension rule's count (decisions.md; docs/rate-limits-and-keys.md): a key is suspended by
- * the refusal that makes its counted refusals of one window more than three times its per-minute
- * limit (counting those that arrived at least 1 s after the window's first refusal).
+ * the refusal that makes its counted refusals of one window more than 2.9 times its per-minute
+ * limit, rounded down (counting those that arrived at least 1 s after the window's first refusal).
  */
-const suspendingRefusal = (limits: RateLimits) => 3 * limits.perMinute + 1;
+const suspendingRefusal = (limits: RateLimits) => Math.floor((29 * limits.perMinute) / 10) + 1;
 /** 2026-11-22 10:00:00 UTC, the start of a minute. */
 const T0 = Date.UTC(2026, 10, 22, 10, 0, 0);
 
@@ -136,18 +136,18 @@ describe('counter items', () => {
 });
 
 describe('temporary suspension', () => {
-  it('suspends for 15 minutes a key whose refusals after its first one pass three times its limit within a minute: with a limit of 2, the 7th', async () => {
+  it('suspends for 15 minutes a key whose refusals after its first one pass 2.9 times its limit within a minute: with a limit of 2, the 6th', async () => {
     const { check, setTime, subject } = setup();
     const limits = { perMinute: 2, perDay: 1_000 };
-    expect(suspendingRefusal(limits)).toBe(7);
+    expect(suspendingRefusal(limits)).toBe(6);
     await many(() => check(limits), 2);
     setTime(T0 + 1_000);
     const first = await check(limits);
     expect(first.refusal).toBeInstanceOf(RateLimitedError);
     setTime(T0 + 2_000);
-    const hammering = await many(() => check(limits), 7);
-    expect(hammering.slice(0, 6).every((d) => d.refusal instanceof RateLimitedError)).toBe(true);
-    const tripped = hammering[6] as RateLimitDecision;
+    const hammering = await many(() => check(limits), 6);
+    expect(hammering.slice(0, 5).every((d) => d.refusal instanceof RateLimitedError)).toBe(true);
+    const tripped = hammering[5] as RateLimitDecision;
     expect(tripped.refusal).toBeInstanceOf(KeySuspendedError);
     expect(tripped.refusal?.code).toBe('key_suspended');
     expect(tripped.refusal?.retryAfterSeconds).toBe(15 * 60);
@@ -204,11 +204,11 @@ describe('a burst is not a ban (issue 23, finding 1)', () => {
       setTime(T0 + 100 + i * 20);
       expect((await limiter.check(subject, limits, undefined, T0 + 100 + (i % 100) * 9)).refusal?.code).toBe('rate_limited');
     }
-    // Sent after the Retry-After was ignored for a second: these count, and the 4th (more than 3 × 1) suspends.
+    // Sent after the Retry-After was ignored for a second: these count, and the 3rd (more than 2.9 × 1) suspends.
     setTime(T0 + 5_000);
     const ignored = [];
     for (let i = 0; i < suspendingRefusal(limits); i += 1) ignored.push((await limiter.check(subject, limits, undefined, T0 + 1_100 + i)).refusal?.code);
-    expect(ignored).toEqual(['rate_limited', 'rate_limited', 'rate_limited', 'key_suspended']);
+    expect(ignored).toEqual(['rate_limited', 'rate_limited', 'key_suspended']);
   });
 });
 
@@ -313,19 +313,19 @@ describe('windows and instances (issue 27)', () => {
     expect((await ahead.check(limits)).status.remaining).toBe(7);
   });
 
-  it('counts a suspension\'s refusals over the whole minute that refused: 31 refusals arriving 31 to 34 s after the first suspend the key (a limit of 10)', async () => {
+  it('counts a suspension\'s refusals over the whole minute that refused: 30 refusals arriving 31 to 34 s after the first suspend the key (a limit of 10)', async () => {
     const { check, setTime } = setup();
     const limits = { perMinute: 10, perDay: 1_000 };
     await many(() => check(limits), 10);
     setTime(T0 + 1_000);
     expect((await check(limits)).refusal).toBeInstanceOf(RateLimitedError);
     const late: RateLimitDecision[] = [];
-    for (let i = 0; i < 31; i += 1) {
+    for (let i = 0; i < 30; i += 1) {
       setTime(T0 + 32_000 + i * 100);
       late.push(await check(limits));
     }
-    expect(late.slice(0, 30).every((d) => d.refusal instanceof RateLimitedError)).toBe(true);
-    expect(late[30]?.refusal).toBeInstanceOf(KeySuspendedError);
+    expect(late.slice(0, 29).every((d) => d.refusal instanceof RateLimitedError)).toBe(true);
+    expect(late[29]?.refusal).toBeInstanceOf(KeySuspendedError);
   });
 });
 
@@ -458,7 +458,7 @@ describe('the store under faults, and the streak\'s edges (issue 27)', () => {
       setTime(T0 + 1_000);
       await check(limits); // the first refusal: the minute's streak starts at T0 + 1 s
       setTime(T0 + 2_000);
-      await many(() => check(limits), 2); // 2 of the 3 (3 × 1) it may have
+      await many(() => check(limits), 1); // 1 of the 2 (2.9 × 1, rounded down) it may have
       setTime(lastAt);
       return (await many(() => check(limits), 2)).map((decision) => decision.refusal?.code);
     };
@@ -474,25 +474,25 @@ describe('the store under faults, and the streak\'s edges (issue 27)', () => {
     setTime(T0 + 1_000);
     expect((await check(limits)).refusal?.code).toBe('rate_limited'); // the day's streak starts at T0 + 1 s
     const codes: (string | undefined)[] = [];
-    for (let i = 1; i <= 31; i += 1) {
+    for (let i = 1; i <= 30; i += 1) {
       setTime(T0 + i * 5 * MINUTE); // one an ignored Retry-After every five minutes, over two and a half hours
       codes.push((await check(limits)).refusal?.code);
     }
-    expect(codes.slice(0, 30)).toEqual(Array(30).fill('rate_limited'));
-    expect(codes[30]).toBe('key_suspended');
+    expect(codes.slice(0, 29)).toEqual(Array(29).fill('rate_limited'));
+    expect(codes[29]).toBe('key_suspended');
 
     // The suspension ends the streak: a client that waited as it said is refused, not suspended
-    // again for what it was suspended for; 31 more ignored refusals suspend it again.
-    const ended = T0 + 155 * MINUTE + 15 * MINUTE;
+    // again for what it was suspended for; 30 more ignored refusals suspend it again.
+    const ended = T0 + 150 * MINUTE + 15 * MINUTE;
     setTime(ended);
     expect((await check(limits)).refusal?.code).toBe('rate_limited');
     const again: (string | undefined)[] = [];
-    for (let i = 1; i <= 31; i += 1) {
+    for (let i = 1; i <= 30; i += 1) {
       setTime(ended + i * 1_000);
       again.push((await check(limits)).refusal?.code);
     }
-    expect(again.slice(0, 30)).toEqual(Array(30).fill('rate_limited'));
-    expect(again[30]).toBe('key_suspended');
+    expect(again.slice(0, 29)).toEqual(Array(29).fill('rate_limited'));
+    expect(again[29]).toBe('key_suspended');
   });
 
   it('a client that waits as its Retry-After says is never suspended: its next burst, in a new window, starts a new count', async () => {
@@ -507,10 +507,11 @@ describe('the store under faults, and the streak\'s edges (issue 27)', () => {
     const second = await Promise.all(Array.from({ length: 95 }, (_, i) => store.admit(subject, limits, T0 + MINUTE + i * 20, undefined, T0 + MINUTE)));
     expect(second.filter((admission) => admission.outcome === 'admitted')).toHaveLength(60);
     expect(second.filter((admission) => admission.outcome === 'refused')).toHaveLength(35);
-    // Had it ignored that minute's Retry-After, the same rule would still hold: 181 more a second later (more than 3 × 60) suspend it.
+    // Had it ignored that minute's Retry-After, the same rule would still hold: 175 more a second later (more than 2.9 × 60) suspend it.
+    expect(suspendingRefusal(limits)).toBe(175);
     const ignored = [];
     for (let i = 0; i < suspendingRefusal(limits); i += 1) ignored.push((await store.admit(subject, limits, T0 + MINUTE + 3_000, undefined, T0 + MINUTE + 1_000)).outcome);
-    expect(ignored.slice(0, 180)).toEqual(Array(180).fill('refused'));
-    expect(ignored[180]).toBe('suspended');
+    expect(ignored.slice(0, 174)).toEqual(Array(174).fill('refused'));
+    expect(ignored[174]).toBe('suspended');
   });
 });

@@ -24,8 +24,8 @@ const T0 = Date.UTC(2026, 10, 22, 10, 0, 0);
 const THRESHOLD = 25;
 /** 4 shards of 25 a minute. */
 const SHARDED: RateLimits = { perMinute: 100, perDay: 100_000 };
-/** The counted refusal that suspends it: more than three times its per-minute limit (decisions.md), the whole key's. */
-const SUSPENDING = 3 * SHARDED.perMinute + 1;
+/** The counted refusal that suspends it: more than 2.9 times its per-minute limit (decisions.md), the whole key's: the 291st. */
+const SUSPENDING = 291;
 
 /**
  * `count` requests of SHARDED's `subject` that arrive at `at`, 50 at a time (each counted exactly,
@@ -188,7 +188,7 @@ describe('suspension on a sharded key works as on one item', () => {
     expect(decisions.filter((decision) => decision.refusal instanceof RateLimitedError)).toHaveLength(200);
   });
 
-  it('a client that ignores Retry-After is suspended by its 301st counted refusal (more than 3 × 100); the count is on the key\'s one item, and every shard refuses during the suspension', async () => {
+  it('a client that ignores Retry-After is suspended by its 291st counted refusal (more than 2.9 × 100); the count is on the key\'s one item, and every shard refuses during the suspension', async () => {
     const subject = freshSubject();
     // An instance that learned the key's layout a minute before, and picks the shard the test says.
     let pick = 0;
@@ -201,10 +201,10 @@ describe('suspension on a sharded key works as on one item', () => {
     setTime(T0 + 2_000);
     const decisions: RateLimitDecision[] = [];
     decisions.push(...(await inBatches(limiter, subject, SUSPENDING - 1, T0 + 2_000)), await limiter.check(subject, SHARDED, undefined, T0 + 2_000));
-    expect(decisions.slice(0, 300).map((decision) => decision.refusal?.code)).toEqual(Array(300).fill('rate_limited'));
-    expect(decisions[300]?.refusal?.code).toBe('key_suspended');
-    expect(decisions[300]?.status.resetAt).toBe(T0 + 2_000 + 15 * MINUTE);
-    expect(await item(`RATE#${subject}`)).toMatchObject({ suspendedUntil: T0 + 2_000 + 15 * MINUTE, refusals: 301 });
+    expect(decisions.slice(0, 290).map((decision) => decision.refusal?.code)).toEqual(Array(290).fill('rate_limited'));
+    expect(decisions[290]?.refusal?.code).toBe('key_suspended');
+    expect(decisions[290]?.status.resetAt).toBe(T0 + 2_000 + 15 * MINUTE);
+    expect(await item(`RATE#${subject}`)).toMatchObject({ suspendedUntil: T0 + 2_000 + 15 * MINUTE, refusals: 291 });
     for (let shard = 0; shard < 4; shard += 1) {
       const shardItem = await item(`RATE#${subject}#${shard}`);
       // Kept a day past the suspension's end, as the key's item.
@@ -406,7 +406,7 @@ describe('round trips', () => {
 });
 
 describe('the suspension\'s transaction cancelled', () => {
-  /** A key refused by every shard, and 300 counted refusals (3 × 100): the next suspends it. */
+  /** A key refused by every shard, and 290 counted refusals (2.9 × 100): the next suspends it. */
   async function oneShortOfSuspension() {
     const subject = freshSubject();
     const { limiter, setTime } = instance(T0, proxy.endpoint);
@@ -426,22 +426,35 @@ describe('the suspension\'s transaction cancelled', () => {
     expect(decision.status.resetAt).toBe(storedEnd);
   });
 
-  it('throttled: the datastore is busy (503), not a conflict to decide again', async () => {
+  it('throttled: the request is refused all the same (429, not 503), the suspension left for the next refusal, not decided again meanwhile', async () => {
     const { subject, limiter } = await oneShortOfSuspension();
     const before = proxy.seen.get('TransactWriteItems') ?? 0;
     proxy.cancelNextTransaction([{ Code: 'None' }, { Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity of your table or index.' }, ...others(3)]);
-    const failure = await limiter.check(subject, SHARDED, undefined, T0 + 2_000).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(ServiceUnavailableError);
+    const refused = await limiter.check(subject, SHARDED, undefined, T0 + 2_000);
+    expect(refused.refusal).toBeInstanceOf(RateLimitedError);
     expect((proxy.seen.get('TransactWriteItems') ?? 0) - before).toBe(1);
+    expect((await item(`RATE#${subject}`))?.suspendedUntil).toBeUndefined();
+    // The next counted refusal suspends it.
+    expect((await limiter.check(subject, SHARDED, undefined, T0 + 2_000)).refusal).toBeInstanceOf(KeySuspendedError);
   });
 
-  it('never answered: the request\'s deadline ends it (503), as every call\'s', async () => {
+  it('never answered: the request\'s deadline ends the transaction, and the request is refused all the same (429)', async () => {
     const { subject, limiter } = await oneShortOfSuspension();
     proxy.inject('hang', ['TransactWriteItems']);
     const deadline = { signalForCall: () => AbortSignal.timeout(200) };
-    const failure = await limiter.check(subject, SHARDED, deadline, T0 + 2_000).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(ServiceUnavailableError);
-    expect((failure as ServiceUnavailableError).cause).toMatchObject({ name: 'AbortError' });
+    const refused = await limiter.check(subject, SHARDED, deadline, T0 + 2_000);
+    expect(refused.refusal).toBeInstanceOf(RateLimitedError);
+    expect(refused.status).toMatchObject({ window: 'minute', remaining: 0, resetAt: T0 + MINUTE });
+  });
+
+  it('a refusal whose count is throttled on the key\'s item: refused all the same (429), uncounted', async () => {
+    const { subject, limiter } = await oneShortOfSuspension();
+    const counted = (await item(`RATE#${subject}`))?.refusals;
+    proxy.inject('throttle', ['UpdateItem']);
+    const refused = await limiter.check(subject, SHARDED, undefined, T0 + 2_000);
+    proxy.clear();
+    expect(refused.refusal).toBeInstanceOf(RateLimitedError);
+    expect((await item(`RATE#${subject}`))?.refusals).toBe(counted);
   });
 });
 

@@ -18,9 +18,10 @@ import { authorizerContextOf } from '../support/api';
  * body, whatever it holds: here createPet's own checks, with its body schema counting its calls.
  */
 function createPetWith(admit: () => Promise<Admission>) {
-  // bodies: the body schema's runs; received: bodies the operation got (it starts while the
-  // request is counted, so that its reads overlap the count, but gets the body only once admitted).
-  const judged = { bodies: 0, received: 0 };
+  // read: reads of the event's body (its text: the JSON parse and scan come after); bodies: the
+  // body schema's runs; received: bodies the operation got (it starts while the request is
+  // counted, so that its reads overlap the count, but gets the body only once admitted).
+  const judged = { read: 0, bodies: 0, received: 0 };
   const bodyChecks = REQUEST_CHECKS.body['~standard'];
   const countingBody = {
     '~standard': {
@@ -41,7 +42,17 @@ function createPetWith(admit: () => Promise<Admission>) {
       return created({ id: 1 });
     },
   });
-  return { judged, send: (request: { body: string; query?: Record<string, string>; authorized?: boolean }) => handler(createPetEvent(request), lambdaContext('createPet', 3_000)) };
+  const send = (request: { body: string; query?: Record<string, string>; authorized?: boolean }) => {
+    const event = createPetEvent(request);
+    Object.defineProperty(event, 'body', {
+      get: () => {
+        judged.read += 1;
+        return request.body;
+      },
+    });
+    return handler(event, lambdaContext('createPet', 3_000));
+  };
+  return { judged, send };
 }
 
 function createPetEvent({ body, query, authorized = true }: { body: string; query?: Record<string, string>; authorized?: boolean }): APIGatewayProxyEvent {
@@ -76,7 +87,7 @@ describe('the order a request is judged in', () => {
   it('a request without the authorizer\'s principal: 401, its body never judged', async () => {
     const { judged, send } = createPetWith(admitted);
     expect((await send({ body: INVALID_BODY, authorized: false })).statusCode).toBe(401);
-    expect(judged).toStrictEqual({ bodies: 0, received: 0 });
+    expect(judged).toStrictEqual({ read: 0, bodies: 0, received: 0 });
   });
 
   it('a request over its limit: 429 rate_limited, whatever its body and its query, its body never judged', async () => {
@@ -85,7 +96,7 @@ describe('the order a request is judged in', () => {
     expect(response.statusCode).toBe(429);
     expect(JSON.parse(response.body).code).toBe('rate_limited');
     expect((await send({ body: 'x'.repeat(MAX_BODY_BYTES + 1) })).statusCode).toBe(429);
-    expect(judged).toStrictEqual({ bodies: 0, received: 0 });
+    expect(judged).toStrictEqual({ read: 0, bodies: 0, received: 0 });
   });
 
   it('a suspended key: 429 key_suspended, then shed by the instance that knows it, its body never judged either time', async () => {
@@ -97,13 +108,13 @@ describe('the order a request is judged in', () => {
       expect(JSON.parse(response.body).code).toBe('key_suspended');
     }
     expect(asked).toBe(1); // the second was shed without asking the counters
-    expect(judged).toStrictEqual({ bodies: 0, received: 0 });
+    expect(judged).toStrictEqual({ read: 0, bodies: 0, received: 0 });
   });
 
   it('counters out of reach: 503, its body never judged', async () => {
     const { judged, send } = createPetWith(unavailable);
     expect((await send({ body: INVALID_BODY })).statusCode).toBe(503);
-    expect(judged).toStrictEqual({ bodies: 0, received: 0 });
+    expect(judged).toStrictEqual({ read: 0, bodies: 0, received: 0 });
   });
 
   it('admitted: its body judged once; one 400 names the failing query and body alike; nothing runs', async () => {
@@ -116,7 +127,7 @@ describe('the order a request is judged in', () => {
       { path: 'body.categoryId', message: 'must be an integer from 1 to 9007199254740991' },
       { path: 'body.staus', message: 'is not a known field' },
     ]);
-    expect(judged).toStrictEqual({ bodies: 1, received: 0 });
+    expect(judged).toStrictEqual({ read: expect.any(Number), bodies: 1, received: 0 });
   });
 
   it('admitted: a member given twice is a 400 before the schema; a body over the limit a 413 before anything reads it', async () => {
@@ -125,12 +136,12 @@ describe('the order a request is judged in', () => {
     const tooLarge = await send({ body: `{"name":"Rex","categoryId":1,"x":"${'x'.repeat(MAX_BODY_BYTES)}"}` });
     expect(tooLarge.statusCode).toBe(413);
     expect(JSON.parse(tooLarge.body)).toStrictEqual({ code: 'invalid_request', message: 'The request body is larger than this API accepts (16,384 bytes).', status: 413 });
-    expect(judged).toStrictEqual({ bodies: 0, received: 0 });
+    expect(judged).toStrictEqual({ read: expect.any(Number), bodies: 0, received: 0 });
   });
 
   it('admitted with a valid body: judged once, then the operation runs', async () => {
     const { judged, send } = createPetWith(admitted);
     expect((await send({ body: VALID_BODY })).statusCode).toBe(201);
-    expect(judged).toStrictEqual({ bodies: 1, received: 1 });
+    expect(judged).toStrictEqual({ read: expect.any(Number), bodies: 1, received: 1 });
   });
 });
