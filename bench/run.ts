@@ -34,6 +34,9 @@ import {
   OVERHEAD_ITERATIONS,
   RESULT_PARTS,
   reportOf,
+  resultsSectionOf,
+  RESULTS_SECTION_END,
+  RESULTS_SECTION_START,
   type DynamoDbFigures,
   type LoadResult,
   type Provenance,
@@ -41,6 +44,7 @@ import {
   type Results,
 } from './results';
 import type { ScaleResult } from './scale-cases';
+import { writeBetweenMarkers } from './generated-section';
 import { writeScaleIntoDocs } from './scale-report';
 import { fillsFor, type BenchTable } from './setups';
 import { stringLikeSource } from '../local/dynamodb-rights';
@@ -437,11 +441,12 @@ async function main(): Promise<void> {
   }
 }
 
-/** Writes bench/results.json and bench/results.md, and the tables docs/scale-and-cost.md computes from them. */
+/** Writes bench/results.json and bench/results.md, docs/performance.md's latest results, and the tables docs/scale-and-cost.md computes from them. */
 function writeResults(results: Results): void {
   writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   const report = reportOf(results);
   writeFileSync(join(root, 'bench', 'results.md'), report);
+  writeBetweenMarkers(join(root, 'docs', 'performance.md'), RESULTS_SECTION_START, RESULTS_SECTION_END, resultsSectionOf(results));
   // The cost table is computed from these figures (the mix's from each case's): keep docs/scale-and-cost.md in step.
   writeCostIntoDocs(root);
   writeScaleIntoDocs(root);
