@@ -3,15 +3,16 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { testApiOnClock } from '../support/api';
 import { testDatabase } from '../support/database';
+import { TSX_LOADER } from '../support/npm-start';
 
-/** `npm run keys` (tsx local/keys-cli.ts) against this file's table, and the keys it makes, used over HTTP. */
+/** `npm run keys` (node --import tsx local/keys-cli.ts) against this file's table, and the keys it makes, used over HTTP. */
 const root = resolve(__dirname, '../..');
 const db = testDatabase();
 const { api, setTime, time } = testApiOnClock(Date.UTC(2026, 10, 22, 9, 0, 0));
 
 function keys(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [resolve(root, 'node_modules/tsx/dist/cli.mjs'), 'local/keys-cli.ts', ...args], {
+    const child = spawn(process.execPath, [...TSX_LOADER, 'local/keys-cli.ts', ...args], {
       cwd: root,
       env: { ...process.env, DYNAMODB_ENDPOINT: db.endpoint, TABLE_NAME: db.tableName },
     });

@@ -10,7 +10,7 @@ import { checkBundles } from '../../local/bundle-release-check';
 import { buildReleasedBundles, bundleOf } from '../../local/release-bundles';
 import type { ReleasedFunction } from '../../shared/release-check/released-functions';
 import { testDatabase } from '../support/database';
-import { root, shellEnvironment, tsxCli } from '../support/npm-start';
+import { root, shellEnvironment, TSX_LOADER } from '../support/npm-start';
 import { PROBES, resultsWith } from '../support/release-probes';
 
 /**
@@ -136,7 +136,7 @@ describe('the release drill', () => {
 /** The command as a user runs it (tsx local/release-drill.ts), stopped (SIGTERM: it stops what it started) should it run past 45 s. */
 function runDrill(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [tsxCli, 'local/release-drill.ts', ...args], { cwd: root, env: shellEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...TSX_LOADER, 'local/release-drill.ts', ...args], { cwd: root, env: shellEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
     const timer = setTimeout(() => child.kill('SIGTERM'), 45_000);
     let stdout = '';
     let stderr = '';

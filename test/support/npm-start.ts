@@ -1,14 +1,15 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 
 /**
  * `npm start` and `npm run keys` as a user runs them (the package scripts' own commands: node
- * --import tsx local/start.ts, tsx local/keys-cli.ts), in a user's environment: without the
+ * --import tsx local/start.ts, node --import tsx local/keys-cli.ts), in a user's environment: without the
  * settings each test file is given (its DynamoDB Local, its table, its cursor secret), which would
  * otherwise point `npm start` at the test run's database.
  */
 export const root = resolve(__dirname, '../..');
-export const tsxCli = join(root, 'node_modules/tsx/dist/cli.mjs');
+/** Node's arguments before a script of local/ that the package scripts run: tsx's loader in node itself (no tsx process between). */
+export const TSX_LOADER = ['--import', 'tsx'];
 /** Node's arguments for npm start's script (package.json): start.ts in node itself, with tsx's loader. */
 export const START_ARGS = ['--import', 'tsx', 'local/start.ts'];
 
@@ -112,7 +113,7 @@ export async function waitFor(started: Started, text: string, timeoutMs = 60_000
 
 /** npm run keys with `env` on top of the shell's. */
 export function runKeys(env: Record<string, string>, ...args: string[]) {
-  return spawnSync(process.execPath, [tsxCli, 'local/keys-cli.ts', ...args], { cwd: root, env: { ...shellEnvironment(), ...env }, encoding: 'utf8' });
+  return spawnSync(process.execPath, [...TSX_LOADER, 'local/keys-cli.ts', ...args], { cwd: root, env: { ...shellEnvironment(), ...env }, encoding: 'utf8' });
 }
 
 /** Processes whose command line names the folder (DynamoDB Local is started with -dbPath inside it). */
