@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { testApiOnClock } from '../support/api';
 import { testDatabase } from '../support/database';
-import { TSX_LOADER } from '../support/npm-start';
+import { TSX_LOADER, PROCESS_TEST_TIMEOUT_MS } from '../support/npm-start';
+
+vi.setConfig({ testTimeout: PROCESS_TEST_TIMEOUT_MS });
 
 /** `npm run keys` (node --import tsx local/keys-cli.ts) against this file's table, and the keys it makes, used over HTTP. */
 const root = resolve(__dirname, '../..');

@@ -2,10 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '../../local/dynamodb-local';
 import { send } from '../support/api';
-import { root, shellEnvironment, START_ARGS } from '../support/npm-start';
+import { root, shellEnvironment, START_ARGS, PROCESS_TEST_TIMEOUT_MS } from '../support/npm-start';
+
+vi.setConfig({ testTimeout: PROCESS_TEST_TIMEOUT_MS });
 
 /**
  * Pretty and JSON log formats: `npm start` as a user runs it (START_ARGS, the package script's), its

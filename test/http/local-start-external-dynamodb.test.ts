@@ -3,10 +3,12 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort, startDynamoDbLocal, type RunningDynamoDbLocal } from '../../local/dynamodb-local';
 import { send } from '../support/api';
-import { processesUsing, runKeys, start, stopAllStarted, waitFor } from '../support/npm-start';
+import { processesUsing, runKeys, start, stopAllStarted, waitFor, PROCESS_TEST_TIMEOUT_MS } from '../support/npm-start';
+
+vi.setConfig({ testTimeout: PROCESS_TEST_TIMEOUT_MS });
 
 /**
  * `npm start` with DYNAMODB_ENDPOINT: it uses that DynamoDB (here a DynamoDB Local this file starts,

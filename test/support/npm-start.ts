@@ -13,6 +13,15 @@ export const TSX_LOADER = ['--import', 'tsx'];
 /** Node's arguments for npm start's script (package.json): start.ts in node itself, with tsx's loader. */
 export const START_ARGS = ['--import', 'tsx', 'local/start.ts'];
 
+/**
+ * What a test that starts processes (node with tsx's loader, DynamoDB Local's java) may take: some
+ * seconds on an idle two-core machine, several times that beside other work (a load of 7 to 13
+ * made 30 s too little). Each wait inside it has its own deadline from its own start (waitFor);
+ * this is the net for a hang, never a check of speed. Files that start processes set it:
+ * `vi.setConfig({ testTimeout: PROCESS_TEST_TIMEOUT_MS })`.
+ */
+export const PROCESS_TEST_TIMEOUT_MS = 180_000;
+
 export function shellEnvironment(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const name of ['DYNAMODB_ENDPOINT', 'TABLE_NAME', 'DYNAMODB_LOCAL_ACCESS_KEY_ID', 'CURSOR_SECRET', 'PARTITION_MODEL_FACTOR']) delete env[name];
