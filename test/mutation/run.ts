@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { calculateMetrics } from 'mutation-testing-metrics';
 import base from '../../vitest.config';
 import groups from './groups.json';
-import { compactReport, filesOf, manifestOf, manifestText, readManifest, staleness, unchangedSinceReport, type Manifest, type StoredReport } from './incremental';
+import { compactReport, filesOf, manifestOf, manifestText, readManifest, staleness, unchangedSinceReport, type Manifest, type StoredReport } from './incremental-reports';
 import { failuresOf, type ModuleScore } from './verdict';
 
 /**
@@ -17,7 +17,7 @@ import { failuresOf, type ModuleScore } from './verdict';
  * Incremental (docs/testing.md#mutation-testing): each group reuses the results of its report in
  * test/mutation/incremental/<group>.json (committed), which Stryker rewrites, for what neither its
  * mutated modules nor its test files changed in; a group whose manifest there
- * (<group>.manifest.json: what else its runs read, test/mutation/incremental.ts) differs from the
+ * (<group>.manifest.json: what else its runs read, test/mutation/incremental-reports.ts) differs from the
  * tree, or that has no report, runs whole, and so does every group under --full; one whose
  * modules and test files are also as its report holds them is scored from it without running
  * Stryker (no HTML report then).

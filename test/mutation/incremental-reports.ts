@@ -92,7 +92,7 @@ export async function localDependencies(entries: readonly string[], root = '.'):
         const { computedImport, globs } = loadsIn(readFileSync(args.path, 'utf8'), path);
         if (computedImport && !Object.hasOwn(UNSEEN_LOADS, path)) unlisted.add(path);
         for (const glob of globs) {
-          if (glob.includes('**') || glob.includes('{')) throw new Error(`${path}: import.meta.glob('${glob}'): only * patterns are read (test/mutation/incremental.ts)`);
+          if (glob.includes('**') || glob.includes('{')) throw new Error(`${path}: import.meta.glob('${glob}'): only * patterns are read (test/mutation/incremental-reports.ts)`);
           if (glob.startsWith('!')) continue;
           extra.add(glob.startsWith('/') ? glob.slice(1) : posix.normalize(posix.join(posix.dirname(path), glob)));
         }
@@ -101,9 +101,8 @@ export async function localDependencies(entries: readonly string[], root = '.'):
     },
   };
   let pending = [...new Set(entries)];
-  const bundled = new Set<string>();
+  const bundled = new Set(pending);
   while (pending.length > 0) {
-    for (const entry of pending) bundled.add(entry);
     const result = await build({
       absWorkingDir: resolve(root),
       entryPoints: pending.filter((entry) => CODE.test(entry)),
@@ -124,11 +123,15 @@ export async function localDependencies(entries: readonly string[], root = '.'):
     }
     for (const path of pending) found.add(path);
     for (const path of [...found]) for (const pattern of UNSEEN_LOADS[path] ?? []) for (const file of filesOf(pattern, root)) extra.add(file);
-    pending = [...extra].flatMap((pattern) => filesOf(pattern, root)).filter((file) => existsSync(join(root, file)) && !bundled.has(file));
-    for (const file of pending) if (!CODE.test(file)) { found.add(file); bundled.add(file); }
-    pending = pending.filter((file) => CODE.test(file));
+    // What those load in turn, once each: code is bundled next round, the rest (a page) only hashed.
+    const next = [...extra].flatMap((pattern) => filesOf(pattern, root)).filter((file) => existsSync(join(root, file)) && !bundled.has(file));
+    for (const file of next) {
+      bundled.add(file);
+      found.add(file);
+    }
+    pending = next.filter((file) => CODE.test(file));
   }
-  if (unlisted.size > 0) throw new Error(`${[...unlisted].join(', ')}: an import() of a computed path, which no manifest can follow: say what it loads in UNSEEN_LOADS (test/mutation/incremental.ts)`);
+  if (unlisted.size > 0) throw new Error(`${[...unlisted].join(', ')}: an import() of a computed path, which no manifest can follow: say what it loads in UNSEEN_LOADS (test/mutation/incremental-reports.ts)`);
   return [...found].sort();
 }
 

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import groups from '../mutation/groups.json';
-import { compactReport, manifestOf, staleness, unchangedSinceReport, type GroupEntry, type Manifest, type StoredReport } from '../mutation/incremental';
+import { compactReport, manifestOf, staleness, unchangedSinceReport, type GroupEntry, type StoredReport } from '../mutation/incremental-reports';
 
 /**
  * `npm run mutate`'s choice between a group's incremental run and a whole one
- * (test/mutation/incremental.ts): a change Stryker's incremental mode cannot see, in a file the
+ * (test/mutation/incremental-reports.ts): a change Stryker's incremental mode cannot see, in a file the
  * group's tests or modules import however deeply, in vitest's set-up or in configuration, makes
  * the group's manifest stale.
  */
