@@ -21,6 +21,10 @@ export default {
   htmlReporter: { fileName: `${report}.html` },
   jsonReporter: { fileName: `${report}.json` },
   thresholds: { high: 95, low: 90, break: 90 },
+  // A group's results, reused for what its modules and test files did not change in (committed; test/mutation/run.ts
+  // deletes it first for a whole run). None for a run without a group.
+  incremental: group !== undefined,
+  incrementalFile: `test/mutation/incremental/${group}.json`,
   concurrency: 2,
   tempDirName: '.stryker-tmp',
   // Vitest checks no types, and test/codegen/generated-files.test.ts compares the sandbox's files as they are written.
