@@ -232,7 +232,7 @@ describe('npm start on a data directory of the former pets layout (issue 50)', (
       expect((await client.send(new DescribeTableCommand({ TableName: LOCAL_TABLE_NAME }))).Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toEqual(['byStatus']);
       expect((await client.send(new ScanCommand({ TableName: LOCAL_TABLE_NAME }))).Items?.map((item) => item.pk?.S)).toEqual(['PET']);
     });
-    // Two starts of DynamoDB Local and one of npm start: some 6 s on two idle cores, over 20 on busy ones.
+    // Two starts of DynamoDB Local and one of npm start: some 10 s on two idle cores, over 20 on busy ones.
   }, 60_000);
 });
 
