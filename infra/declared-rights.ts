@@ -41,16 +41,3 @@ export function declaredEnvironment(declaration: FunctionDeclaration, resources:
   return environment;
 }
 
-/**
- * A declaration as a stage grants it: without its rights on the former key registry's partition
- * where the stage has no key there (FORMER_KEYS_OF, infra/stages.ts). A right left with no item kind goes.
- */
-export function declarationForStage<Declaration extends FunctionDeclaration>(declaration: Declaration, { formerKeys }: { readonly formerKeys: boolean }): Declaration {
-  if (formerKeys) return declaration;
-  const dynamodb = declaration.dynamodb.flatMap((right): DataAccess[] => {
-    if (!('items' in right)) return [right];
-    const items = right.items.filter((kind) => kind !== 'formerKeyRegistry');
-    return items.length === 0 ? [] : [{ ...right, items }];
-  });
-  return { ...declaration, dynamodb };
-}

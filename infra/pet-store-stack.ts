@@ -25,12 +25,12 @@ import { ACCESS_LOG_FORMAT } from './access-log';
 import { alarmDestinationOf } from './alarm-destination';
 import { addOperationsAlarms, notifyOnAlarm } from './alarms';
 import { addDashboard } from './dashboard';
-import { declarationForStage, declaredEnvironment, grantDeclaredRights } from './declared-rights';
+import { declaredEnvironment, grantDeclaredRights } from './declared-rights';
 import { logGroupSettings, petStoreFunction, type FunctionOptions, type PetStoreFunction } from './functions';
 import { addGatewayResponses } from './gateway-responses';
 import { acknowledgeKeyMirrorReads, grantKeyMirrorReads, scheduleKeyMirror } from './key-mirror';
 import { addReleases } from './releases';
-import { FORMER_KEYS_OF, PET_LAYOUT_OF, stageEnvironmentOf, type Stage } from './stages';
+import { stageEnvironmentOf, type Stage } from './stages';
 import { petStoreTable } from './table';
 import { addUsagePlans } from './usage-plans';
 import { addWebAcl } from './waf';
@@ -54,8 +54,7 @@ export class PetStoreStack extends Stack {
     // Checked first: a stage that needs an alarm destination (prod) and has none fails here, in one line.
     const alarmDestination = alarmDestinationOf(this.node, props.stage);
     const retain = props.stage === 'prod';
-    const petLayout = PET_LAYOUT_OF[props.stage];
-    const table = petStoreTable(this, { retain, layout: petLayout });
+    const table = petStoreTable(this, { retain });
 
     const cursorSecret = new Secret(this, 'CursorSecret', {
       description: 'Signs the page cursors of GET /pets (listPets reads it; docs/cursor-secret-rotation.md).',
@@ -75,7 +74,7 @@ export class PetStoreStack extends Stack {
     // Far above what every key of every plan together should send in 5 minutes at this scale.
     const invocationAlarmThreshold = 200_000;
     const declaredFunction = (name: FunctionName, options: Partial<FunctionOptions> = {}): PetStoreFunction => {
-      const declaration: FunctionDeclaration = declarationForStage(FUNCTIONS[name], { formerKeys: FORMER_KEYS_OF[props.stage] });
+      const declaration: FunctionDeclaration = FUNCTIONS[name];
       // Its rights name the stage's usage plans, which exist once the API does: only the key mirror is made after it.
       if (declaration.readsUsagePlanKeys === true && name !== 'keyMirror') throw new Error(`${name}: readsUsagePlanKeys is granted to the key mirror only (infra/key-mirror.ts)`);
       const made = petStoreFunction(this, titleOf(name), {

@@ -1,11 +1,10 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import { tableDefinitionFor, type KeyAttribute, type PetLayout } from '../shared/dynamodb/table-definition';
+import { tableDefinition, type KeyAttribute } from '../shared/dynamodb/table-definition';
 
-/** The pets table, declared from the same definition the local start-up creates it from (in the stage's pet layout). */
-export function petStoreTable(scope: Construct, options: { retain: boolean; layout: PetLayout }): TableV2 {
-  const tableDefinition = tableDefinitionFor(options.layout);
+/** The pets table, declared from the same definition the local start-up creates it from. */
+export function petStoreTable(scope: Construct, options: { retain: boolean }): TableV2 {
   return new TableV2(scope, 'PetStoreTable', {
     partitionKey: toCdk(tableDefinition.partitionKey),
     sortKey: toCdk(tableDefinition.sortKey),

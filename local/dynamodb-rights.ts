@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { ITEM_PARTITIONS, tableDefinition, tableDefinitionFor, type IndexName, type ItemKind } from '../shared/dynamodb/table-definition';
+import { ITEM_PARTITIONS, tableDefinition, type IndexName, type ItemKind } from '../shared/dynamodb/table-definition';
 import { OPERATIONS, type DataAccess, type FunctionName } from '../shared/functions';
 
 /**
@@ -104,8 +104,7 @@ function tableNameOf(name: unknown): string {
 
 /** The partition a Query of this table reads, or `unreadable`. */
 function queriedPartition(body: RequestBody): string[] | 'unreadable' {
-  // Every index a stage may have: `copying` has them all (the former status index and the listing index).
-  const index = tableDefinitionFor('copying').globalSecondaryIndexes.find((candidate) => candidate.indexName === body.IndexName);
+  const index = tableDefinition.globalSecondaryIndexes.find((candidate) => candidate.indexName === body.IndexName);
   const value = queriedPartitionValue(body, (index ?? tableDefinition).partitionKey.name);
   return value === undefined ? 'unreadable' : [value.S ?? value.N ?? ''];
 }
@@ -164,7 +163,7 @@ function grants(right: DataAccess, needed: Authorization): boolean {
 
 /**
  * One unit of a declared right, as a test accounts for it: one action on one item kind, or on the
- * index. `{ actions: ['GetItem', 'PutItem'], items: ['pets', 'formerPets'] }` is four of them.
+ * index. `{ actions: ['GetItem', 'PutItem'], items: ['pets', 'idempotencyRecords'] }` is four of them.
  */
 export type RightPart = { readonly functionName: FunctionName; readonly action: string } & ({ readonly items: ItemKind } | { readonly index: IndexName });
 

@@ -1,7 +1,7 @@
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { FUNCTION_NODE_OPTIONS } from '../infra/bundling';
-import { declarationForStage, declaredEnvironment, SECRET_ARN_VARIABLE } from '../infra/declared-rights';
-import { FORMER_KEYS_OF, stageEnvironmentOf, type Stage } from '../infra/stages';
+import { declaredEnvironment, SECRET_ARN_VARIABLE } from '../infra/declared-rights';
+import { stageEnvironmentOf, type Stage } from '../infra/stages';
 import { FUNCTIONS } from '../shared/functions';
 import type { ReleasedFunction } from '../shared/release-check/released-functions';
 import { pointHandlersAt, type DynamoDbTarget } from './dynamodb-target';
@@ -20,7 +20,7 @@ const STAGE: Stage = 'prod';
 const NO_SECRET_ARN = { secretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:release-drill' } as unknown as ISecret;
 
 export function releasedEnvironment(name: ReleasedFunction, local: { readonly target: DynamoDbTarget; readonly cursorSecret: string; readonly memoryMb: number }): Record<string, string> {
-  const declaration = declarationForStage(FUNCTIONS[name], { formerKeys: FORMER_KEYS_OF[STAGE] });
+  const declaration = FUNCTIONS[name];
   const environment: Record<string, string> = {
     // What Lambda sets (of what the code may read).
     PATH: process.env.PATH ?? '/usr/bin:/bin',

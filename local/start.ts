@@ -6,10 +6,10 @@
  * With PARTITION_MODEL_FACTOR, the handlers reach it through the model of DynamoDB's per-partition
  * limits at that fraction of DynamoDB's rates (test/support/partition-model.ts).
  *
- * Everything that can refuse the start is checked before anything is changed: PET_LAYOUT, the
- * port, Java, and the data directory's lock (one `npm start` per data directory), or
- * DYNAMODB_ENDPOINT's answer. A failed start leaves the files of a running one alone, and stops only what it started
- * itself.
+ * Everything that can refuse the start is checked before anything is changed: the port, Java,
+ * and the data directory's lock (one `npm start` per data directory), or DYNAMODB_ENDPOINT's
+ * answer; then a table of a former layout, which this version does not move (local/former-layouts.ts).
+ * A failed start leaves the files of a running one alone, and stops only what it started itself.
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -17,8 +17,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { KeyRegistry } from '../shared/auth/key-registry';
 import { setLogSink } from '../shared/log';
 import { ensureTable } from './create-table';
-import { moveKeysToTheirPartitions } from './key-layout-upgrade';
-import { movePetsToTheirShards } from './pet-layout-upgrade';
+import { formerLayoutRefusal, formerLayoutsIn } from './former-layouts';
 import { dataDirectory, endpointFile, LOCAL_REGION, LOCAL_TABLE_NAME } from './data-dir';
 import { cursorSecret, dynamoDbAccessKey, dynamoDbFolder, privateDataDirectory } from './data-dir-secrets';
 import { DEMO_KEYS } from './demo-keys';
@@ -70,7 +69,6 @@ async function main(): Promise<void> {
 
   let tableExisted: boolean;
   try {
-    assertCurrentPetLayout(process.env.PET_LAYOUT);
     const named = namedTarget();
     const factor = readPartitionModelFactor(process.env.PARTITION_MODEL_FACTOR);
     if (factor !== undefined && named !== undefined && isInAws(named)) throw new Error('PARTITION_MODEL_FACTOR works in front of a DynamoDB Local only, not a table in AWS (it has partitions of its own).');
@@ -94,6 +92,12 @@ async function main(): Promise<void> {
     }
     const client = clientFor(target);
     tableExisted = await tableExists(client, target);
+    // A DynamoDB Local's table of a former layout (pets under `PET`, keys under `APIKEY`) is moved
+    // once by the last version that carries the moves, not by this one: refused before any change.
+    if (tableExisted && !isInAws(target)) {
+      const former = await formerLayoutsIn(client, target.tableName);
+      if (former.length > 0) throw new Error(formerLayoutRefusal(database === undefined ? `the table ${target.tableName} at ${target.endpoint}` : `the data directory ${dataDir}`, former));
+    }
     if (factor !== undefined) {
       model = await startPartitionModel(target.endpoint, { factor });
     }
@@ -110,13 +114,7 @@ async function main(): Promise<void> {
     // The demo keys are public: never into a table in AWS. Registered once: a restart keeps their
     // creation time (and anything `npm run keys` changed).
     if (!isInAws(target)) {
-      const documentClient = DynamoDBDocumentClient.from(client);
-      // A data directory of an earlier version keeps its keys (the new demo keys would not see them),
-      // and its pets (copied to their shards; docs/upgrading-pets.md is the same for a stage in AWS).
-      await moveKeysToTheirPartitions(documentClient, target.tableName);
-      const moved = await movePetsToTheirShards(client, target.tableName);
-      if (moved > 0) process.stdout.write(`Moved ${moved} pets of an earlier version to their shards.\n`);
-      const registry = new KeyRegistry(documentClient, target.tableName);
+      const registry = new KeyRegistry(DynamoDBDocumentClient.from(client), target.tableName);
       for (const demo of DEMO_KEYS) await registry.registerIfAbsent(demo.apiKey, demo.plan, demo.limits);
     }
 
@@ -134,16 +132,6 @@ async function main(): Promise<void> {
   const used = database === undefined ? usedDynamoDb(target, tableExisted) : `DynamoDB Local data: ${dataDir}`;
   const modelled = model === undefined ? '' : `\nPartition model: DynamoDB's per-partition rates divided by ${model.factor} (${DYNAMODB_PARTITION_LIMITS.read / model.factor} read and ${DYNAMODB_PARTITION_LIMITS.write / model.factor} write units a second per partition key value)`;
   printBanner(server.baseUrl, `${used}${modelled}`, !isInAws(target));
-}
-
-/**
- * PET_LAYOUT: unset, empty or `current`. The former pets layout is retired (decisions.md); the
- * other steps of the move to it, which a deployed stage still reads (shared/config.ts), would serve
- * a local table made in the current layout wrongly (a filtered listing answered 500).
- */
-function assertCurrentPetLayout(value: string | undefined): void {
-  if (value === undefined || value === '' || value === 'current') return;
-  throw new Error(`PET_LAYOUT is ${JSON.stringify(value)}, but npm start serves the current pets layout only: the former one is retired (docs/upgrading-pets.md). Unset PET_LAYOUT (or set it to current).`);
 }
 
 /** PARTITION_MODEL_FACTOR: unset or empty for none, else a number of 1 or more. */

@@ -1,5 +1,3 @@
-import { PET_LAYOUTS, type PetLayout } from './dynamodb/table-definition';
-
 /**
  * Every setting the shared code reads from the environment, read here and nowhere else.
  * Lambda sets these from the CDK stack; the local server and the tests set them before
@@ -31,8 +29,6 @@ export interface Config {
   readonly metricsNamespace: string;
   /** The version of the function that runs (Lambda sets it: `7` when its `live` alias runs version 7; `$LATEST` elsewhere). */
   readonly functionVersion: string;
-  /** The stage's step in the move to the sharded pet layout (PET_LAYOUT; `current` unless set: shared/dynamodb/table-definition.ts). */
-  readonly petLayout: PetLayout;
   /** How old a pet's id must be before a listing shows it (LISTING_SETTLE_MS; the tests set 0 to list what they just made). */
   readonly listingSettleMs: number | undefined;
   /** FIRST_PAGE_CACHE=off turns the per-instance cache of busy first pages off (the tests). */
@@ -57,18 +53,11 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     cursorSecretPrevious: env.CURSOR_SECRET_PREVIOUS || undefined,
     metricsNamespace: env.METRICS_NAMESPACE || 'PetStore/local',
     functionVersion: env.AWS_LAMBDA_FUNCTION_VERSION || '$LATEST',
-    petLayout: petLayoutOf(env.PET_LAYOUT),
     listingSettleMs: listingSettleMsOf(env.LISTING_SETTLE_MS),
     firstPageCache: firstPageCacheOf(env.FIRST_PAGE_CACHE),
     rateShardThresholdPerMinute: shardThresholdOf(env.RATE_SHARD_THRESHOLD_PER_MINUTE),
     releaseCheckTargets: env.RELEASE_CHECK_TARGETS || undefined,
   };
-}
-
-function petLayoutOf(value: string | undefined): PetLayout {
-  if (value === undefined || value === '') return 'current';
-  if (!(PET_LAYOUTS as readonly string[]).includes(value)) throw new Error(`PET_LAYOUT "${value}" is not one of ${PET_LAYOUTS.join(', ')}`);
-  return value as PetLayout;
 }
 
 function listingSettleMsOf(value: string | undefined): number | undefined {

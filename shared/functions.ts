@@ -38,8 +38,7 @@ export const SUPPORT_FUNCTIONS = {
   authorizer: {
     handler: 'functions/authorizer/handler.ts',
     dynamodb: [
-      // formerKeyRegistry: for the previous version while a deploy replaces it (table-definition.ts).
-      { actions: ['GetItem'], items: ['keyRegistry', 'formerKeyRegistry'] },
+      { actions: ['GetItem'], items: ['keyRegistry'] },
       { actions: ['UpdateItem'], items: ['addressCounters'] },
     ],
   },

@@ -244,18 +244,9 @@ export const pad = (id: number): string => String(id).padStart(16, '0');
 export const PET_SHARDS = 8;
 export const petPartition = (id: number): string => `PET#${id % PET_SHARDS}`;
 
-/**
- * Where the stage is in the move to the sharded layout, as ours reads PET_LAYOUT: `upgrading`
- * writes the former layout (`PET`, `status`), `upgrading` and `copying` read it too.
- */
-const PET_LAYOUT = process.env.PET_LAYOUT || 'current';
-export const WRITES_FORMER = PET_LAYOUT === 'upgrading';
-// Not in `copied`: the copy is done and checked, the shards hold every pet (as ours: readsFormerLayout).
-export const READS_FORMER = PET_LAYOUT === 'upgrading' || PET_LAYOUT === 'copying';
-
 type PetItem = Record<string, { S?: string; N?: string }>;
 
-/** A pet read back, of either layout: `status` (former) or the part of `statusShard` before `#`. */
+/** A pet read back, as ours: `status` (a record's map) or the part of `statusShard` before `#`. */
 export function petOf(item: PetItem): Pet {
   const status = item.status?.S ?? item.statusShard?.S?.split('#', 1)[0];
   return { id: Number(item.id?.N), name: item.name?.S as string, categoryId: Number(item.categoryId?.N), status: status as Pet['status'] };

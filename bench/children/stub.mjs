@@ -21,9 +21,6 @@ const fieldsOf = (id) => ({ id, name: `Pet ${id}`, categoryId: 3 });
 /** A pet of the sharded layout (`pk` the shard's partition, as asked), and its status index projection. */
 const shardedPet = (pk, id, shards) => ({ pk, sk: pad(id), ...fieldsOf(id), statusShard: `available#${id % shards}`, listShard: `pets#${id % shards}`, createdAt: '2026-11-22T00:00:00.000Z', nonce: 'stub' });
 const projectedShardedPet = (pk, id, shards) => ({ pk, sk: pad(id), ...fieldsOf(id), statusShard: `available#${id % shards}` });
-/** A pet of the former layout (`pk` its one partition, as asked), and its byStatus projection. */
-const formerPet = (pk, id) => ({ pk, sk: pad(id), ...fieldsOf(id), status: 'available', createdAt: '2026-11-22T00:00:00.000Z' });
-const projectedFormerPet = (pk, id) => ({ pk, sk: pad(id), ...fieldsOf(id), status: 'available' });
 
 /** The shard a partition or index key names: `PET#3`, `available#3` → 3; undefined for any other text. */
 const shardNamed = (value, shards) => {
@@ -73,10 +70,6 @@ function answersFor(benchKey, shards) {
       const id = idOf(sk);
       return id !== undefined && shardNamed(pk, shards) === id % shards ? { [field]: shardedPet(pk, id, shards) } : {};
     }),
-    formerPets: built(({ pk, sk }) => {
-      const id = idOf(sk);
-      return id === undefined ? {} : { [field]: formerPet(pk, id) };
-    }),
   });
   return {
     GetItem: {
@@ -86,20 +79,16 @@ function answersFor(benchKey, shards) {
       // a declared right the stub has no answer for).
       ...petAt('Item'),
       keyRegistry: bySortKey({ [benchKeyHash]: keyItem }, {}),
-      // The previous layout's partition: read by no code of this version, empty.
-      formerKeyRegistry: {},
       // An idempotency record is never found: every bench create with a key is its key's first use.
       idempotencyRecords: {},
     },
-    // The former id counter: declared for the version before the sharded layout, never sent by this one.
-    UpdateItem: { keyCounters: counters, addressCounters: counters, formerIdCounter: { Attributes: { value: 7 } } },
+    UpdateItem: { keyCounters: counters, addressCounters: counters },
     Query: {
-      // A shard's pets; the former partition holds every pet (as while a stage copies them).
+      // A shard's pets.
       pets: built(({ pk, after, limit }) => {
         const shard = shardNamed(pk, shards);
         return shard === undefined ? { Items: [] } : pageOf(idsOf(shard, shards, after, limit), limit, (id) => shardedPet(pk, id, shards), tableKey);
       }),
-      formerPets: built(({ pk, after, limit }) => pageOf(idsOf(0, 1, after, limit), limit, (id) => formerPet(pk, id), tableKey)),
       // Every stub pet is available: another status has none.
       'index petsByStatus': built(({ pk, after, limit }) => {
         const shard = shardNamed(pk, shards);
@@ -113,11 +102,8 @@ function answersFor(benchKey, shards) {
           ? { Items: [] }
           : pageOf(idsOf(shard, shards, after, limit), limit, (id) => ({ ...projectedShardedPet(`PET#${shard}`, id, shards), listShard: pk }), ({ pk: p, sk, listShard, id }) => ({ pk: p, sk, listShard, id }));
       }),
-      'index byStatus': built(({ pk, after, limit }) =>
-        pk === 'available' ? pageOf(idsOf(0, 1, after, limit), limit, (id) => projectedFormerPet('PET', id), ({ pk: p, sk, status, id }) => ({ pk: p, sk, status, id })) : { Items: [] },
-      ),
     },
-    PutItem: { pets: {}, formerPets: {}, idempotencyRecords: {} },
+    PutItem: { pets: {}, idempotencyRecords: {} },
     // A pet deleted was there, as a fresh pet per request would be (bench/setups.ts): its old item
     // when asked for (ReturnValues ALL_OLD), whose condition on it holds.
     DeleteItem: petAt('Attributes'),

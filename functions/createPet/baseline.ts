@@ -7,7 +7,7 @@ import { isoTimestamp, now } from '../../shared/clock';
 // The same id rule and retry bound as ours, with the same helpers: features, not framework.
 import { drawPetId, YOUNG_ID_MS } from '../../shared/pets/pet-ids';
 import { attemptsOnlyUntil } from '../../shared/dynamodb/last-attempt';
-import { admitted, begin, refusedWithoutKey, db, error, pad, petPartition, PET_SHARDS, respond, TABLE, WRITES_FORMER, type Context, type Count } from '../../bench/baseline/common';
+import { admitted, begin, refusedWithoutKey, db, error, pad, petPartition, PET_SHARDS, respond, TABLE, type Context, type Count } from '../../bench/baseline/common';
 
 const STATUSES = new Set(['available', 'pending', 'sold']);
 
@@ -56,10 +56,9 @@ const MAX_DRAWS = 3;
 /** The write's retries only while its id is young (YOUNG_ID_MS after the draw); past it the send fails (a 503). */
 const young = <C extends PutItemCommand | TransactWriteItemsCommand>(command: C, drawnAtMs: number): C => attemptsOnlyUntil(command, drawnAtMs + YOUNG_ID_MS, now);
 
-/** The pet's item: in its shard, the status as `statusShard`, its `listShard`, when written and the create's nonce; the former layout's while a stage is `upgrading`. */
+/** The pet's item: in its shard, the status as `statusShard`, its `listShard`, when written and the create's nonce. */
 function itemOf(id: number, pet: { name: string; categoryId: number; status: string }, nowMs: number, nonce: string): Record<string, AttributeValue> {
   const fields = { id: { N: String(id) }, name: { S: pet.name }, categoryId: { N: String(pet.categoryId) } };
-  if (WRITES_FORMER) return { pk: { S: 'PET' }, sk: { S: pad(id) }, ...fields, status: { S: pet.status }, createdAt: { S: isoTimestamp(nowMs) }, nonce: { S: nonce } };
   return { pk: { S: petPartition(id) }, sk: { S: pad(id) }, ...fields, statusShard: { S: `${pet.status}#${id % PET_SHARDS}` }, listShard: { S: `pets#${id % PET_SHARDS}` }, createdAt: { S: isoTimestamp(nowMs) }, nonce: { S: nonce } };
 }
 

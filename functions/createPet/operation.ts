@@ -10,13 +10,10 @@ export const createPet = declareOperation({
   route: { method: 'POST', path: '/pets' },
   dynamodb: [
     COUNT_KEY_REQUESTS,
-    // The former id counter: for the version before the sharded layout while a deploy replaces it (table-definition.ts).
-    { actions: ['UpdateItem'], items: ['formerIdCounter'] },
     // With an Idempotency-Key: reads the key's record, then writes pet and record in one transaction.
     // Reads a pet back only when a write's outcome is unknown (shared/pets/pet-writes.ts).
-    { actions: ['GetItem'], items: ['idempotencyRecords', 'pets', 'formerPets'] },
-    // formerPets: while a stage is `upgrading` (table-definition.ts, PetLayout).
-    { actions: ['PutItem'], items: ['pets', 'formerPets', 'idempotencyRecords'] },
+    { actions: ['GetItem'], items: ['idempotencyRecords', 'pets'] },
+    { actions: ['PutItem'], items: ['pets', 'idempotencyRecords'] },
   ],
   request: CREATE_PET_REQUEST,
   success: { status: 201, body: Pet, description: 'The animal as stored.' },

@@ -1,7 +1,7 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { now } from '../../shared/clock';
-import { admitted, begin, refusedWithoutKey, db, error, pad, petJson, petOf, petPartition, READS_FORMER, respond, TABLE } from '../../bench/baseline/common';
+import { admitted, begin, refusedWithoutKey, db, error, pad, petJson, petOf, petPartition, respond, TABLE } from '../../bench/baseline/common';
 
 const DEPRECATION = { Deprecation: '@1795305600', Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT', Link: '</v1/pets>; rel="successor-version"' };
 const SUNSET_MS = Date.UTC(2030, 11, 5);
@@ -21,7 +21,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     const decided = await admitted(context);
     return decided.refusal ?? error(context, decided.count, 400, 'invalid_request', 'The request is invalid: path.petId: must be an integer.', DEPRECATION, { path: 'path.petId', message: 'must be an integer' });
   }
-  // Strongly consistent, in the pet's shard; while a stage upgrades, in the former partition when not there.
+  // Strongly consistent, in the pet's shard.
   const read = db.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: petPartition(id) }, sk: { S: pad(id) } }, ConsistentRead: true }));
   read.catch(() => {});
   const decided = await admitted(context);
@@ -29,7 +29,6 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
   let item;
   try {
     item = (await read).Item;
-    if (item === undefined && READS_FORMER) item = (await db.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: 'PET' }, sk: { S: pad(id) } }, ConsistentRead: true }))).Item;
   } catch {
     return error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', { 'Retry-After': '1', ...DEPRECATION });
   }

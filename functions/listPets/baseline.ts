@@ -7,51 +7,48 @@ import { FirstPageCache } from '../../shared/pets/first-page-cache';
 import { mergedPage, type MergedPage, type SourcePage } from '../../shared/pets/page-merge';
 import { lastIdDrawnBy, LISTING_SETTLE_MS } from '../../shared/pets/pet-ids';
 import type { PetStatus } from '../../shared/pets/schema';
-import { admitted, begin, refusedWithoutKey, db, error, pad, petJson, petOf, PET_SHARDS, READS_FORMER, respond, TABLE, type Context } from '../../bench/baseline/common';
+import { admitted, begin, refusedWithoutKey, db, error, pad, petJson, petOf, PET_SHARDS, respond, TABLE, type Context } from '../../bench/baseline/common';
 import { cursorKeys, prepareCursorKeys, readCursor, signCursor } from '../../bench/baseline/cursor';
 
 const STATUSES = new Set(['available', 'pending', 'sold']);
 /** As ours reads LISTING_SETTLE_MS and FIRST_PAGE_CACHE. */
 const SETTLE_MS = process.env.LISTING_SETTLE_MS ? Number(process.env.LISTING_SETTLE_MS) : LISTING_SETTLE_MS;
 const cache = process.env.FIRST_PAGE_CACHE === 'off' ? undefined : new FirstPageCache(now);
-/** The shards, and while a stage upgrades the former partition after them. */
-const SOURCES = PET_SHARDS + (READS_FORMER ? 1 : 0);
 /** As ours: pages without a filter read the table's shards and the listing index's (petsById) in turn. */
 let unfilteredPages = 0;
 
 /** A page above `afterId`, merged from each source's eventually consistent query; no id drawn within the settle time. */
 function page(afterId: number, limit: number, status: string | undefined): Promise<MergedPage> {
   const newestId = lastIdDrawnBy(now() - SETTLE_MS);
-  const fromListIndex = status === undefined && !READS_FORMER && (unfilteredPages++ & 1) === 1;
-  return mergedPage(SOURCES, (source, after, share) => sourcePage(source, status, fromListIndex, after, newestId, share), afterId, limit);
+  const fromListIndex = status === undefined && (unfilteredPages++ & 1) === 1;
+  return mergedPage(PET_SHARDS, (shard, after, share) => sourcePage(shard, status, fromListIndex, after, newestId, share), afterId, limit);
 }
 
-/** Source n < PET_SHARDS: the shard `PET#n` (or `pets#n` in petsById; by status: `<status>#n` in petsByStatus); PET_SHARDS: the former `PET` (by status: byStatus). */
-async function sourcePage(source: number, status: string | undefined, fromListIndex: boolean, after: number, newestId: number, limit: number): Promise<SourcePage> {
+/** Shard n: `PET#n` (or `pets#n` in petsById; by status: `<status>#n` in petsByStatus). */
+async function sourcePage(shard: number, status: string | undefined, fromListIndex: boolean, after: number, newestId: number, limit: number): Promise<SourcePage> {
   if (after >= newestId) return { pets: [], resumeAfter: undefined };
-  const former = source === PET_SHARDS;
   const { Items = [], LastEvaluatedKey } = await db.send(
     fromListIndex
       ? new QueryCommand({
           TableName: TABLE,
           IndexName: 'petsById',
           KeyConditionExpression: 'listShard = :key AND id BETWEEN :first AND :last',
-          ExpressionAttributeValues: { ':key': { S: `pets#${source}` }, ':first': { N: String(after + 1) }, ':last': { N: String(newestId) } },
+          ExpressionAttributeValues: { ':key': { S: `pets#${shard}` }, ':first': { N: String(after + 1) }, ':last': { N: String(newestId) } },
           Limit: limit,
         })
       : status === undefined
       ? new QueryCommand({
           TableName: TABLE,
           KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
-          ExpressionAttributeValues: { ':pk': { S: former ? 'PET' : `PET#${source}` }, ':first': { S: pad(after + 1) }, ':last': { S: pad(newestId) } },
+          ExpressionAttributeValues: { ':pk': { S: `PET#${shard}` }, ':first': { S: pad(after + 1) }, ':last': { S: pad(newestId) } },
           Limit: limit,
         })
       : new QueryCommand({
           TableName: TABLE,
-          IndexName: former ? 'byStatus' : 'petsByStatus',
+          IndexName: 'petsByStatus',
           KeyConditionExpression: '#key = :key AND id BETWEEN :first AND :last',
-          ExpressionAttributeNames: { '#key': former ? 'status' : 'statusShard' },
-          ExpressionAttributeValues: { ':key': { S: former ? status : `${status}#${source}` }, ':first': { N: String(after + 1) }, ':last': { N: String(newestId) } },
+          ExpressionAttributeNames: { '#key': 'statusShard' },
+          ExpressionAttributeValues: { ':key': { S: `${status}#${shard}` }, ':first': { N: String(after + 1) }, ':last': { N: String(newestId) } },
           Limit: limit,
         }),
   );

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { FORMER_STATUS_INDEX, LIST_INDEX, PET_SHARDS, STATUS_INDEX } from '../../shared/dynamodb/table-definition';
+import { LIST_INDEX, PET_SHARDS, STATUS_INDEX } from '../../shared/dynamodb/table-definition';
 import { COMMON_ERRORS, COUNT_KEY_REQUESTS, declareOperation } from '../../shared/function-declaration';
 import { LIST_PETS_REQUEST } from '../../shared/pets/list-pets-query';
 import { shareOf } from '../../shared/pets/page-merge';
@@ -8,13 +8,10 @@ import { Pet } from '../../shared/pets/pet';
 /** GET /v1/pets: one page of pets in ascending id order. */
 export const listPets = declareOperation({
   route: { method: 'GET', path: '/pets' },
-  // The former layout (`formerPets`, FORMER_STATUS_INDEX) is read only while a stage upgrades
-  // (table-definition.ts, PetLayout); its rights go in the release after every stage is `current`.
   dynamodb: [
-    { actions: ['Query'], items: ['pets', 'formerPets'] },
+    { actions: ['Query'], items: ['pets'] },
     { actions: ['Query'], index: STATUS_INDEX },
     { actions: ['Query'], index: LIST_INDEX },
-    { actions: ['Query'], index: FORMER_STATUS_INDEX },
     COUNT_KEY_REQUESTS,
   ],
   // Signs and reads page cursors.

@@ -29,7 +29,7 @@ export function shareOf(limit: number, sources: number): number {
 
 /**
  * One page of pets in ascending id above `afterId`, merged from `sources` sources that each hold
- * pets in ascending id (a pet may be in two: the former layout and its copy; it is returned once).
+ * pets in ascending id (each pet is returned once, were it held by two).
  * Each source is asked for its share (shareOf); every pet up to the smallest
  * id where a source stopped short is known, and only those are returned. When fewer than
  * `limit + 1` are known, the sources that stopped there are asked again for what is missing.

@@ -12,11 +12,8 @@ export const petSortKey = (id: number): string => String(id).padStart(ID_WIDTH, 
 /** The shard of a pet: its id modulo PET_SHARDS (the 12 random low bits of a time-ordered id spread them evenly). */
 export const shardOf = (id: number): number => id % PET_SHARDS;
 
-/** `PET#<shard>`: where a pet of the sharded layout is. */
+/** `PET#<shard>`: where a pet is. */
 export const shardPartition = (shard: number): string => `${ITEM_PARTITIONS.pets.slice(0, -1)}${shard}`;
-
-/** The former layout's one partition, `PET`. */
-export const FORMER_PET_PARTITION = ITEM_PARTITIONS.formerPets;
 
 /** The listing index's key of a shard: `pets#3`. */
 export const listShard = (shard: number): string => `pets#${shard}`;
@@ -25,13 +22,11 @@ export const listShard = (shard: number): string => `pets#${shard}`;
 export const statusShard = (status: PetStatus, shard: number): string => `${status}#${shard}`;
 
 export const petKey = (id: number): Item => ({ pk: text(shardPartition(shardOf(id))), sk: text(petSortKey(id)) });
-export const formerPetKey = (id: number): Item => ({ pk: text(FORMER_PET_PARTITION), sk: text(petSortKey(id)) });
 
 /**
- * A pet's item in the sharded layout: its key, its fields (the status as `statusShard`, which
- * keys the status index; no `status`, which would put it in the former index too), its shard of
- * the listing index, when it was written, and the create's nonce, by which a create knows its own
- * item from another's.
+ * A pet's item: its key, its fields (the status as `statusShard`, which keys the status index;
+ * no `status`, the former layout's attribute), its shard of the listing index, when it was
+ * written, and the create's nonce, by which a create knows its own item from another's.
  */
 export function petItem(pet: Pet, createdAtMs: number, nonce: string): Item {
   return {
@@ -46,17 +41,15 @@ export function petItem(pet: Pet, createdAtMs: number, nonce: string): Item {
   };
 }
 
-/** A pet's item in the former layout (written while a stage is `upgrading`: the version it replaces reads only this). */
-export function formerPetItem(pet: Pet, createdAtMs: number, nonce: string): Item {
-  return { ...formerPetKey(pet.id), ...petAttributes(pet), createdAt: text(isoTimestamp(createdAtMs)), nonce: text(nonce) };
-}
-
 /** The four fields as an idempotency record keeps them (a map, so the record is in no index). */
 export function petAttributes({ id, name, categoryId, status }: Pet): Item {
   return { id: integer(id), name: text(name), categoryId: integer(categoryId), status: text(status) };
 }
 
-/** A pet read back, of either layout; an item without its four fields is a fault of ours (a 500), never answered half. */
+/**
+ * A pet read back from its item (`statusShard`) or from a record's map (`status`); an item
+ * without its four fields is a fault of ours (a 500), never answered half.
+ */
 export function toPet(item: Item): Pet {
   const status = textIn(item, 'status') ?? textIn(item, 'statusShard')?.split('#', 1)[0];
   const [id, name, categoryId] = [numberIn(item, 'id'), textIn(item, 'name'), numberIn(item, 'categoryId')];

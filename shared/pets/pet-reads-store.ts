@@ -7,7 +7,6 @@ import { DynamoDbPetReads, type PetReads } from './pet-reads';
  * (./pet-writes-store.ts), so that a function bundles only the part of the repository it uses.
  */
 export const petReads: PetReads = new DynamoDbPetReads(dynamoDbClient, config.tableName, {
-  layout: config.petLayout,
   listingSettleMs: config.listingSettleMs,
   firstPageCache: config.firstPageCache,
 });

@@ -1,12 +1,12 @@
 import { GetItemCommand, QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { now as serviceClock } from '../clock';
-import { integer, text, textIn, type Item } from '../dynamodb/attribute-values';
+import { integer, text, textIn } from '../dynamodb/attribute-values';
 import type { CallDeadline } from '../dynamodb/call-deadline';
-import { FORMER_STATUS_INDEX, LIST_INDEX, PET_SHARDS, readsFormerLayout, STATUS_INDEX, type PetLayout } from '../dynamodb/table-definition';
+import { LIST_INDEX, PET_SHARDS, STATUS_INDEX } from '../dynamodb/table-definition';
 import { FirstPageCache } from './first-page-cache';
 import { mergedPage, type MergedPage, type SourcePage } from './page-merge';
 import { lastIdDrawnBy, LISTING_SETTLE_MS } from './pet-ids';
-import { FORMER_PET_PARTITION, formerPetKey, listShard, petKey, petSortKey, shardPartition, statusShard, toPet } from './pet-items';
+import { listShard, petKey, petSortKey, shardPartition, statusShard, toPet } from './pet-items';
 import type { Pet, PetStatus } from './schema';
 
 export interface PageRequest {
@@ -26,7 +26,6 @@ export interface PetReads {
 
 export interface PetReadOptions {
   readonly now?: (() => number) | undefined;
-  readonly layout?: PetLayout | undefined;
   /** How old an id must be before a page shows it (LISTING_SETTLE_MS; 0 in most tests, which list what they just made). */
   readonly listingSettleMs?: number | undefined;
   /** Serve busy first pages from memory for up to half a second (./first-page-cache.ts); off in most tests. */
@@ -35,9 +34,6 @@ export interface PetReadOptions {
 
 export class DynamoDbPetReads implements PetReads {
   readonly #now: () => number;
-  readonly #readsFormer: boolean;
-  /** Where getPet looks first: while a stage is `upgrading`, new pets are in the former layout. */
-  readonly #keysInOrder: readonly ((id: number) => Item)[];
   readonly #settleMs: number;
   readonly #cache: FirstPageCache | undefined;
   /** Pages without a filter read the table's shards and the listing index's in turn. */
@@ -46,29 +42,19 @@ export class DynamoDbPetReads implements PetReads {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
-    { now = serviceClock, layout = 'current', listingSettleMs = LISTING_SETTLE_MS, firstPageCache = true }: PetReadOptions = {},
+    { now = serviceClock, listingSettleMs = LISTING_SETTLE_MS, firstPageCache = true }: PetReadOptions = {},
   ) {
     this.#now = now;
-    this.#readsFormer = readsFormerLayout(layout);
-    this.#keysInOrder = layout === 'upgrading' ? [formerPetKey, petKey] : this.#readsFormer ? [petKey, formerPetKey] : [petKey];
     this.#settleMs = listingSettleMs;
     this.#cache = firstPageCache ? new FirstPageCache(now) : undefined;
   }
 
-  /** Strongly consistent: a pet a create answered is always found. While a stage upgrades, the other layout is asked when the first has no such pet. */
+  /** Strongly consistent, in the pet's shard: a pet a create answered is always found. */
   async get(id: number, deadline?: CallDeadline): Promise<Pet | undefined> {
-    for (const keyOf of this.#keysInOrder) {
-      const item = await this.#getItem(keyOf(id), deadline);
-      if (item !== undefined) return toPet(item);
-    }
-    return undefined;
-  }
-
-  async #getItem(key: Item, deadline: CallDeadline | undefined): Promise<Item | undefined> {
-    const { Item: item } = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }), {
+    const { Item: item } = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: petKey(id), ConsistentRead: true }), {
       abortSignal: deadline?.signalForCall(),
     });
-    return item;
+    return item === undefined ? undefined : toPet(item);
   }
 
   /**
@@ -83,15 +69,13 @@ export class DynamoDbPetReads implements PetReads {
 
   #read({ afterId, limit, status }: PageRequest, deadline: CallDeadline | undefined): Promise<PetPage> {
     const newestId = lastIdDrawnBy(this.#now() - this.#settleMs);
-    const sources = PET_SHARDS + (this.#readsFormer ? 1 : 0);
-    // While a stage upgrades, pets copied from the former layout may lack their listing index entry.
-    const fromListIndex = status === undefined && !this.#readsFormer && (this.#unfilteredPages++ & 1) === 1;
-    return mergedPage(sources, (source, after, share) => this.#query(source, status, fromListIndex, after, newestId, share, deadline), afterId, limit);
+    const fromListIndex = status === undefined && (this.#unfilteredPages++ & 1) === 1;
+    return mergedPage(PET_SHARDS, (shard, after, share) => this.#query(shard, status, fromListIndex, after, newestId, share, deadline), afterId, limit);
   }
 
-  /** Source 0..PET_SHARDS-1: a shard; PET_SHARDS: the former layout. Ids above `after`, up to `newestId`. */
+  /** One shard's pets (of the table, the listing index or the status index) with ids above `after`, up to `newestId`. */
   async #query(
-    source: number,
+    shard: number,
     status: PetStatus | undefined,
     fromListIndex: boolean,
     after: number,
@@ -100,13 +84,12 @@ export class DynamoDbPetReads implements PetReads {
     deadline: CallDeadline | undefined,
   ): Promise<SourcePage> {
     if (after >= newestId) return { pets: [], resumeAfter: undefined };
-    const former = source === PET_SHARDS;
     const query = fromListIndex
       ? new QueryCommand({
           TableName: this.tableName,
           IndexName: LIST_INDEX,
           KeyConditionExpression: 'listShard = :key AND id BETWEEN :first AND :last',
-          ExpressionAttributeValues: { ':key': text(listShard(source)), ':first': integer(after + 1), ':last': integer(newestId) },
+          ExpressionAttributeValues: { ':key': text(listShard(shard)), ':first': integer(after + 1), ':last': integer(newestId) },
           Limit: limit,
         })
       : status === undefined
@@ -114,7 +97,7 @@ export class DynamoDbPetReads implements PetReads {
             TableName: this.tableName,
             KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
             ExpressionAttributeValues: {
-              ':pk': text(former ? FORMER_PET_PARTITION : shardPartition(source)),
+              ':pk': text(shardPartition(shard)),
               ':first': text(petSortKey(after + 1)),
               ':last': text(petSortKey(newestId)),
             },
@@ -122,10 +105,10 @@ export class DynamoDbPetReads implements PetReads {
           })
         : new QueryCommand({
             TableName: this.tableName,
-            IndexName: former ? FORMER_STATUS_INDEX : STATUS_INDEX,
+            IndexName: STATUS_INDEX,
             KeyConditionExpression: '#key = :key AND id BETWEEN :first AND :last',
-            ExpressionAttributeNames: { '#key': former ? 'status' : 'statusShard' },
-            ExpressionAttributeValues: { ':key': text(former ? status : statusShard(status, source)), ':first': integer(after + 1), ':last': integer(newestId) },
+            ExpressionAttributeNames: { '#key': 'statusShard' },
+            ExpressionAttributeValues: { ':key': text(statusShard(status, shard)), ':first': integer(after + 1), ':last': integer(newestId) },
             Limit: limit,
           });
     const { Items = [], LastEvaluatedKey } = await this.client.send(query, { abortSignal: deadline?.signalForCall() });

@@ -8,18 +8,17 @@ import {
   TransactWriteItemsCommand,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { KEY_ID_PATTERN } from '../auth/api-key-hash';
 import { isoTimestamp, now as serviceClock } from '../clock';
 import { integer, numberOf, text, textIn, type Item } from '../dynamodb/attribute-values';
 import type { CallDeadline } from '../dynamodb/call-deadline';
 import { DATASTORE_RETRY_AFTER_SECONDS, isThrottling } from '../dynamodb/datastore-errors';
 import { AttemptTooLateError, attemptsOnlyUntil } from '../dynamodb/last-attempt';
-import type { PetLayout } from '../dynamodb/table-definition';
 import { IdempotencyInProgressError, ServiceUnavailableError } from '../errors';
 import { expiryOf, isLive, replayOf, type IdempotencyKey, type IdempotencyRecord } from './idempotency';
 import { drawPetId, YOUNG_ID_MS } from './pet-ids';
-import { formerPetItem, petAttributes, petItem, toPet } from './pet-items';
+import { petAttributes, petItem, toPet } from './pet-items';
 import type { NewPet, Pet } from './schema';
 
 export interface CreateOptions {
@@ -67,10 +66,9 @@ export function idempotencyRecordKey(owner: string, value: string): { pk: string
   return { pk: `${IDEMPOTENCY_PARTITION_PREFIX}${owner}#${value}`, sk: 'record' };
 }
 
-/** How a store of pets is set up: the clock, the layout of the stage (table-definition.ts), and for tests how ids are drawn. */
+/** How a store of pets is set up: the clock, and for tests how ids are drawn. */
 export interface PetStoreOptions {
   readonly now?: (() => number) | undefined;
-  readonly layout?: PetLayout | undefined;
   readonly drawId?: ((nowMs: number) => number) | undefined;
 }
 
@@ -80,16 +78,14 @@ const MAX_DRAWS = 3;
 export class DynamoDbPetWrites implements PetWrites {
   readonly #now: () => number;
   readonly #drawId: (nowMs: number) => number;
-  readonly #itemOf: (pet: Pet, createdAtMs: number, nonce: string) => Item;
 
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
-    { now = serviceClock, layout = 'current', drawId = drawIdFor(layout) }: PetStoreOptions = {},
+    { now = serviceClock, drawId = (nowMs: number) => drawPetId(nowMs) }: PetStoreOptions = {},
   ) {
     this.#now = now;
     this.#drawId = drawId;
-    this.#itemOf = layout === 'upgrading' ? formerPetItem : petItem;
   }
 
   async create(pending: PendingPet, { deadline, beforeWrite }: CreateOptions = {}): Promise<Pet> {
@@ -165,7 +161,7 @@ export class DynamoDbPetWrites implements PetWrites {
       // The id is drawn when the write is sent, after the request was admitted: ordered by time.
       const nowMs = this.#now();
       const pet: Pet = { id: this.#drawId(nowMs), name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
-      const written = await write(pet, this.#itemOf(pet, nowMs, nonce), nowMs, nonce);
+      const written = await write(pet, petItem(pet, nowMs, nonce), nowMs, nonce);
       if (written !== REDRAW) return written;
     }
     throw new ServiceUnavailableError(new Error(`no id written in ${MAX_DRAWS} draws`), DATASTORE_RETRY_AFTER_SECONDS);
@@ -200,17 +196,6 @@ const REDRAW = Symbol('draw another id');
 
 /** A stored item (or none) is this create's when it holds its nonce (96 random bits, the request's alone). */
 const isOurs = (stored: Item | undefined, nonce: string): boolean => textIn(stored, 'nonce') === nonce;
-
-/**
- * While a stage upgrades, `upgrading` code (the former layout) and `copying` code (the shards) run
- * side by side during a canary, and a write's condition sees only its own layout's item: each
- * draws from its own half of the 12 random bits, so that the two never draw the same id.
- */
-function drawIdFor(layout: PetLayout): (nowMs: number) => number {
-  if (layout === 'upgrading') return (nowMs) => drawPetId(nowMs, (range) => range / 2 + randomInt(range / 2));
-  if (layout === 'copying') return (nowMs) => drawPetId(nowMs, (range) => randomInt(range / 2));
-  return (nowMs) => drawPetId(nowMs);
-}
 
 /** 96 random bits, by which a create tells its own pet item from another create's. */
 const newNonce = (): string => randomBytes(12).toString('base64url');

@@ -1,17 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_CASES, type NamedCase } from '../../bench/cases';
 import { bodyOf, pathOf, withFill, type EventSpec } from '../../bench/children/events.mjs';
 import { fillsFor } from '../../bench/setups';
 import { partsOf, recordRightsUsed, type RightPart, type RightUse } from '../../local/dynamodb-rights';
 import { DECLARED_RIGHTS, loadFunctionHandlers, startLocalServer, type OperationHandlers } from '../../local/server';
 import { setClock } from '../../shared/clock';
-import { createTableInput } from '../../local/create-table';
-import { DEMO_KEYS } from '../../local/demo-keys';
-import { KeyRegistry } from '../../shared/auth/key-registry';
-import { tableDefinitionFor } from '../../shared/dynamodb/table-definition';
 import { FUNCTION_NAMES, FUNCTIONS, OPERATION_IDS, type FunctionName } from '../../shared/functions';
 import { API_BASE_PATH } from '../../shared/http/routes';
 import { setLogSink } from '../../shared/log';
@@ -37,22 +32,9 @@ import { testDatabase } from '../support/database';
 const RIGHTS_NO_CASE_USES: readonly (RightPart & { readonly reason: string })[] = [
   {
     functionName: 'createPet',
-    action: 'UpdateItem',
-    items: 'formerIdCounter',
-    reason: 'the version before the sharded layout creates through the former id counter while a deploy replaces it; this version never writes it',
-  },
-  {
-    functionName: 'createPet',
     action: 'GetItem',
     items: 'pets',
     reason: 'a pet is read back only when a write\'s outcome is unknown (a timeout or a lost answer: shared/pets/pet-writes.ts), which no case can bring about over HTTP',
-  },
-  { functionName: 'createPet', action: 'GetItem', items: 'formerPets', reason: 'the former pets layout: read back only while a stage is upgrading, and only when a write\'s outcome is unknown' },
-  {
-    functionName: 'authorizer',
-    action: 'GetItem',
-    items: 'formerKeyRegistry',
-    reason: 'the former key registry: read only by the authorizer\'s previous version while a deploy replaces it; this version never reads it',
   },
 ];
 
@@ -128,54 +110,7 @@ beforeAll(async () => {
     usedByAll = everything.used();
     everything.stop();
   }
-  // The operations' cases again, as a stage that upgrades its pets' layout serves them: the former
-  // layout's rights are used then (and only then).
-  usedByAll = [...usedByAll, ...(await usesWhileUpgrading())];
 });
-
-/**
- * Every operation's request cases served as a stage at PET_LAYOUT `upgrading` serves them (its
- * functions read the former layout too, and write it), on a table with that layout's indexes: a
- * fresh module graph reads the layout and the table from the environment, as a function starts.
- */
-async function usesWhileUpgrading(): Promise<readonly RightUse[]> {
-  const { client, documentClient } = testDatabase();
-  const tableName = `pets-upgrading-${randomUUID()}`;
-  await client.send(new CreateTableCommand(createTableInput(tableName, tableDefinitionFor('upgrading'))));
-  const registry = new KeyRegistry(documentClient, tableName);
-  for (const demo of DEMO_KEYS) await registry.register(demo.apiKey, demo.plan, demo.limits);
-  const saved = { TABLE_NAME: process.env.TABLE_NAME, PET_LAYOUT: process.env.PET_LAYOUT };
-  process.env.TABLE_NAME = tableName;
-  process.env.PET_LAYOUT = 'upgrading';
-  vi.resetModules();
-  try {
-    const local = await import('../../local/server');
-    const rights = await import('../../local/dynamodb-rights');
-    const handlers = await local.loadFunctionHandlers();
-    const recorder = rights.recordRightsUsed();
-    try {
-      for (const [n, benchCase] of ALL_CASES.filter((each) => each.event.type === 'request').entries()) {
-        const [fill] = (await fillsFor(benchCase, { client, tableName }, 1)) ?? [];
-        const server = await local.startLocalServer({ port: 0, handlers });
-        try {
-          const { status, text } = await sendRequest(server.port, requestOf(withFill(benchCase.event, fill), n));
-          if (status !== benchCase.status) throw new Error(`${benchCase.name}, while a stage upgrades: answered ${status}, its case declares ${benchCase.status}: ${text}`);
-        } finally {
-          await server.close();
-        }
-      }
-      return recorder.used();
-    } finally {
-      recorder.stop();
-    }
-  } finally {
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-    vi.resetModules();
-  }
-}
 
 afterAll(() => {
   if (restoreSink !== undefined) setLogSink(restoreSink);

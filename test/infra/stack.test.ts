@@ -3,8 +3,6 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { declarationForStage } from '../../infra/declared-rights';
-import { FORMER_KEYS_OF } from '../../infra/stages';
 import { P99_LATENCY_ALARM_MINUTES, P99_LATENCY_ALARM_MS } from '../../infra/alarms';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
@@ -24,6 +22,7 @@ import { DynamoDbPetRepository } from '../../shared/pets/repository';
 import { testDatabase } from '../support/database';
 import { startFakeSecretsManager } from '../support/fake-secrets-manager';
 import { newOutdir, removeOutdirs, synth } from '../support/synth';
+import { functionRoles, rolesAllowing, type DynamoDbRequest } from '../support/template-rights';
 
 let prod: Template;
 let staging: Template;
@@ -188,35 +187,28 @@ describe('the stack, per stage', () => {
     expect(actionsOf(list)).toEqual(['dynamodb:Query', 'dynamodb:Query', 'dynamodb:UpdateItem', 'secretsmanager:GetSecretValue']);
     expect(actionsOf(get)).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     // No counter: the id is drawn by the function (shared/pets/pet-ids.ts).
-    // The former counter only for the version before (shared/dynamodb/table-definition.ts, formerIdCounter).
-    expect(actionsOf(create)).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:UpdateItem']);
+    expect(actionsOf(create)).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     for (const statements of [list, get, create, authorizer]) expect(actionsOf(statements).some((action) => action.startsWith('apigateway:'))).toBe(false);
 
-    // Pets (their shards, and the former layout's partition while a stage upgrades), not counters or keys; the status indexes hold only pets.
-    expect(leadingKeys(list, 'dynamodb:Query')).toEqual([['PET#*', 'PET'], 'any item']);
-    expect(leadingKeys(get, 'dynamodb:GetItem')).toEqual([['PET#*', 'PET']]);
+    // Pets (their shards), not counters or keys; the indexes hold only pets (no right of the former layouts: below).
+    expect(leadingKeys(list, 'dynamodb:Query')).toEqual([['PET#*'], 'any item']);
+    expect(leadingKeys(get, 'dynamodb:GetItem')).toEqual([['PET#*']]);
     const indexRead = list.find((s) => s.Action === 'dynamodb:Query' && s.Condition === undefined);
     expect(JSON.stringify(indexRead?.Resource)).toContain('/index/petsByStatus');
-    expect(JSON.stringify(indexRead?.Resource)).toContain('/index/byStatus');
     expect(JSON.stringify(indexRead?.Resource)).toContain('/index/petsById');
     expect(JSON.stringify(indexRead?.Resource)).not.toContain('/index/registeredKeys');
     // Counting: the operations their key's counters; the authorizer the addresses'.
     expect(leadingKeys(list, 'dynamodb:UpdateItem')).toEqual([['RATE#key#*']]);
     expect(leadingKeys(get, 'dynamodb:UpdateItem')).toEqual([['RATE#key#*']]);
-    expect(leadingKeys(create, 'dynamodb:UpdateItem')).toEqual([['RATE#key#*'], ['SEQUENCE']]);
+    expect(leadingKeys(create, 'dynamodb:UpdateItem')).toEqual([['RATE#key#*']]);
     // Pets and idempotency records (written together in one transaction); the records are the only items createPet reads.
-    expect(leadingKeys(create, 'dynamodb:PutItem')).toEqual([['PET#*', 'PET', 'IDEMPOTENCY#*']]);
+    expect(leadingKeys(create, 'dynamodb:PutItem')).toEqual([['PET#*', 'IDEMPOTENCY#*']]);
     // Records, and a pet read back when its write's outcome is unknown.
-    expect(leadingKeys(create, 'dynamodb:GetItem')).toEqual([['IDEMPOTENCY#*', 'PET#*', 'PET']]);
+    expect(leadingKeys(create, 'dynamodb:GetItem')).toEqual([['IDEMPOTENCY#*', 'PET#*']]);
     expect(actionsOf(authorizer)).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
-    // Every key in a partition of its own (APIKEY#<hash>); not the former shared one: no stage here has a key there (FORMER_KEYS_OF).
+    // Every key in a partition of its own (APIKEY#<hash>); not the former shared one (`APIKEY`, retired with the former pets layout).
     expect(leadingKeys(authorizer, 'dynamodb:GetItem')).toEqual([['APIKEY#*']]);
     expect(leadingKeys(policyStatementsOf(staging, 'Authorizer'), 'dynamodb:GetItem')).toEqual([['APIKEY#*']]);
-    // A stage that still has keys there grants it, for the previous version while a deploy replaces it.
-    expect(declarationForStage(FUNCTIONS.authorizer, { formerKeys: true }).dynamodb).toEqual(FUNCTIONS.authorizer.dynamodb);
-    expect(declarationForStage(FUNCTIONS.authorizer, { formerKeys: false }).dynamodb).toEqual([{ actions: ['GetItem'], items: ['keyRegistry'] }, { actions: ['UpdateItem'], items: ['addressCounters'] }]);
-    expect(declarationForStage({ handler: 'x', dynamodb: [{ actions: ['GetItem'], items: ['formerKeyRegistry'] }] }, { formerKeys: false }).dynamodb).toEqual([]);
-    expect(FORMER_KEYS_OF).toEqual({ staging: false, prod: false });
     expect(leadingKeys(authorizer, 'dynamodb:UpdateItem')).toEqual([['RATE#ip#*']]);
 
     // The key mirror: read-only on API Gateway's keys and usage plans (which ones: first-deploy.test.ts), and only the key registry's items.
@@ -232,8 +224,7 @@ describe('the stack, per stage', () => {
 
   it('grants every function exactly the DynamoDB rights it declares (shared/functions.ts), which the local server enforces', () => {
     for (const [stage, template] of [['prod', prod], ['staging', staging]] as const) {
-      // As the stage grants them: the former key registry's only where the stage has keys there.
-      for (const name of FUNCTION_NAMES) expect([name, templateDynamoDbRights(template, name)]).toEqual([name, declaredDynamoDbRights(declarationForStage(FUNCTIONS[name], { formerKeys: FORMER_KEYS_OF[stage] }).dynamodb)]);
+      for (const name of FUNCTION_NAMES) expect([stage, name, templateDynamoDbRights(template, name)]).toEqual([stage, name, declaredDynamoDbRights(FUNCTIONS[name].dynamodb)]);
     }
     // The comparison sees a right the template lacks, or one it has besides (a planted difference).
     const createPet = FUNCTIONS.createPet.dynamodb;
@@ -548,6 +539,61 @@ describe('the stack, per stage', () => {
   it('outputs the base URL and the table name', () => {
     prod.hasOutput('BaseUrl', Match.anyValue());
     prod.hasOutput('TableName', Match.anyValue());
+  });
+});
+
+/**
+ * Issue 50: the former pets layout (one `PET` partition listed by status through `byStatus`, ids
+ * from the `SEQUENCE` counter) and the former key registry (`APIKEY`) are retired, and no function
+ * keeps a right on them. Read from every policy statement of each stage's template
+ * (test/support/template-rights.ts), not only from the statements the declarations make.
+ */
+describe('no right of the former layouts', () => {
+  const FORMER_REQUESTS: readonly (readonly [FunctionName, DynamoDbRequest])[] = [
+    ['listPets', { action: 'Query', partition: 'PET' }],
+    ...(['available', 'pending', 'sold'] as const).map((status) => ['listPets', { action: 'Query', index: 'byStatus', indexKey: status }] as const),
+    ['createPet', { action: 'UpdateItem', partition: 'SEQUENCE' }],
+    ['createPet', { action: 'GetItem', partition: 'PET' }],
+    ['createPet', { action: 'PutItem', partition: 'PET' }],
+    ['getPet', { action: 'GetItem', partition: 'PET' }],
+    ['authorizer', { action: 'GetItem', partition: 'APIKEY' }],
+  ];
+  const roleOf = (template: Template, name: FunctionName): string => functionRoles(template.toJSON())[functionLogicalId(template, titleOf(name))] as string;
+
+  it('in both stages, no role may Query `PET` or `byStatus`, UpdateItem `SEQUENCE`, Get or Put `PET`, or GetItem `APIKEY`; each function\'s own rights are seen', () => {
+    for (const [stage, template] of [['prod', prod], ['staging', staging]] as const) {
+      const json = template.toJSON();
+      for (const [name, request] of FORMER_REQUESTS) expect([stage, name, request, rolesAllowing(json, request)]).toEqual([stage, name, request, []]);
+      // The same reading finds the rights the functions have (so that an empty answer above means something).
+      const roles = (...names: FunctionName[]) => names.map((name) => roleOf(template, name)).sort();
+      expect(rolesAllowing(json, { action: 'Query', partition: 'PET#3' })).toEqual(roles('listPets'));
+      expect(rolesAllowing(json, { action: 'Query', index: 'petsByStatus', indexKey: 'available#3' })).toEqual(roles('listPets'));
+      expect(rolesAllowing(json, { action: 'GetItem', partition: 'PET#3' })).toEqual(roles('createPet', 'getPet'));
+      expect(rolesAllowing(json, { action: 'PutItem', partition: 'PET#3' })).toEqual(roles('createPet'));
+      expect(rolesAllowing(json, { action: 'UpdateItem', partition: 'RATE#key#0123456789abcdef' })).toEqual(roles(...OPERATION_IDS));
+      expect(rolesAllowing(json, { action: 'GetItem', partition: `APIKEY#${'0'.repeat(64)}` })).toEqual(roles('authorizer'));
+    }
+  });
+
+  it('would see such a right if one came back: the former rights planted in a copy of the template, or a table-wide one, are found', () => {
+    const json = structuredClone(prod.toJSON()) as { Resources: Record<string, any> };
+    const table = { 'Fn::GetAtt': [Object.keys(prod.findResources('AWS::DynamoDB::GlobalTable'))[0], 'Arn'] };
+    const onItems = (action: string, keys: string[]) => ({ Action: `dynamodb:${action}`, Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': keys } }, Effect: 'Allow', Resource: table });
+    const plant = (name: FunctionName, ...statements: object[]) => {
+      const [policy] = Object.values(json.Resources).filter((resource) => resource.Type === 'AWS::IAM::Policy' && resource.Properties.Roles.some((role: { Ref: string }) => role.Ref === roleOf(prod, name)));
+      policy.Properties.PolicyDocument.Statement.push(...statements);
+    };
+    // As the template of de7ab16 granted them.
+    plant('listPets', onItems('Query', ['PET#*', 'PET']), { Action: 'dynamodb:Query', Effect: 'Allow', Resource: [{ 'Fn::Join': ['', [table, '/index/petsByStatus']] }, { 'Fn::Join': ['', [table, '/index/byStatus']] }] });
+    plant('createPet', onItems('UpdateItem', ['SEQUENCE']), onItems('GetItem', ['IDEMPOTENCY#*', 'PET#*', 'PET']), onItems('PutItem', ['PET#*', 'PET', 'IDEMPOTENCY#*']));
+    plant('getPet', onItems('GetItem', ['PET#*', 'PET']));
+    plant('authorizer', onItems('GetItem', ['APIKEY#*', 'APIKEY']));
+    // Each request is found allowed to the functions it was planted for (createPet's and getPet's GetItem of `PET` alike).
+    const plantedFor = (request: DynamoDbRequest) => FORMER_REQUESTS.filter(([, other]) => JSON.stringify(other) === JSON.stringify(request)).map(([name]) => roleOf(prod, name));
+    for (const [, request] of FORMER_REQUESTS) expect([request, rolesAllowing(json, request)]).toEqual([request, plantedFor(request).sort()]);
+    // A right on the whole table (no LeadingKeys), or on every resource, allows all of them.
+    plant('apiDocs', { Action: 'dynamodb:*', Effect: 'Allow', Resource: '*' });
+    for (const [, request] of FORMER_REQUESTS) expect([request, rolesAllowing(json, request)]).toEqual([request, [...plantedFor(request), roleOf(prod, 'apiDocs')].sort()]);
   });
 });
 

@@ -1,14 +1,14 @@
-import { App, Stack } from 'aws-cdk-lib';
-import { Match, Template as Templates, type Template } from 'aws-cdk-lib/assertions';
-import { petStoreTable } from '../../infra/table';
-import { PET_LAYOUT_OF } from '../../infra/stages';
-import { tableDefinitionFor } from '../../shared/dynamodb/table-definition';
-import { OPERATION_IDS } from '../../shared/functions';
-import { afterAll, describe, expect, it } from 'vitest';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTableInput } from '../../local/create-table';
 import { removeOutdirs, synth } from '../support/synth';
 
-const template = (stage: 'staging' | 'prod'): Template => synth(stage).template;
+// Each stage synthesized once, for every test here (a synth takes seconds, more on a busy machine).
+const templates = new Map<'staging' | 'prod', Template>();
+beforeAll(() => {
+  for (const stage of ['staging', 'prod'] as const) templates.set(stage, synth(stage).template);
+});
+const template = (stage: 'staging' | 'prod'): Template => templates.get(stage) as Template;
 afterAll(removeOutdirs);
 
 describe('the table in the CDK stack', () => {
@@ -24,26 +24,15 @@ describe('the table in the CDK stack', () => {
     expect(properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
   });
 
-  it('changes one index per step of an upgrade (DynamoDB adds or removes one per update): the status index, then the listing index, then the former status index goes', () => {
-    const indexesIn = (layout: 'upgrading' | 'copying' | 'copied' | 'current') => {
-      const stack = new Stack(new App(), `Layout-${layout}`);
-      petStoreTable(stack, { retain: false, layout });
-      const [table] = Object.values(Templates.fromStack(stack).findResources('AWS::DynamoDB::GlobalTable')) as { Properties: Record<string, any> }[];
-      return (table?.Properties.GlobalSecondaryIndexes as { IndexName: string }[]).map((index) => index.IndexName);
-    };
-    // Before the change: byStatus and registeredKeys.
-    expect(indexesIn('upgrading')).toEqual(['petsByStatus', 'registeredKeys', 'byStatus']);
-    expect(indexesIn('copying')).toEqual(['petsByStatus', 'registeredKeys', 'petsById', 'byStatus']);
-    // Its code reads the former index no more; the index goes a deploy later, when no code beside reads it.
-    expect(indexesIn('copied')).toEqual(['petsByStatus', 'registeredKeys', 'petsById', 'byStatus']);
-    expect(indexesIn('current')).toEqual(['petsByStatus', 'registeredKeys', 'petsById']);
-    expect(createTableInput('any', tableDefinitionFor('upgrading')).GlobalSecondaryIndexes?.map((index) => index.IndexName)).toEqual(['petsByStatus', 'registeredKeys', 'byStatus']);
-    // Both stages of this repository were made by this version.
-    expect(PET_LAYOUT_OF).toEqual({ staging: 'current', prod: 'current' });
+  it('has the indexes of one pets layout, which every stage has: no former status index (`byStatus`), and no setting of a layout in any function', () => {
     for (const stage of ['staging', 'prod'] as const) {
-      const functions = Object.values(template(stage).findResources('AWS::Lambda::Function')) as { Properties: { Environment?: { Variables?: Record<string, unknown> } } }[];
-      // Every operation's function reads its stage's layout (shared/config.ts PET_LAYOUT).
-      expect(functions.filter((fn) => fn.Properties.Environment?.Variables?.PET_LAYOUT === 'current')).toHaveLength(OPERATION_IDS.length);
+      const synthesized = template(stage);
+      const [table] = Object.values(synthesized.findResources('AWS::DynamoDB::GlobalTable')) as { Properties: Record<string, any> }[];
+      expect((table?.Properties.GlobalSecondaryIndexes as { IndexName: string }[]).map((index) => index.IndexName)).toEqual(['petsByStatus', 'registeredKeys', 'petsById']);
+      expect((table?.Properties.AttributeDefinitions as { AttributeName: string }[]).map((attribute) => attribute.AttributeName)).not.toContain('status');
+      const functions = Object.values(synthesized.findResources('AWS::Lambda::Function')) as { Properties: { Environment?: { Variables?: Record<string, unknown> } } }[];
+      // The functions read PET_LAYOUT no more (shared/config.ts): none is given it.
+      expect(functions.filter((fn) => fn.Properties.Environment?.Variables?.PET_LAYOUT !== undefined)).toEqual([]);
     }
   });
 

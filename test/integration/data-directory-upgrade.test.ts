@@ -1,23 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTableInput, ensureTable } from '../../local/create-table';
 import { startDynamoDbLocal, type RunningDynamoDbLocal } from '../../local/dynamodb-local';
-import { moveKeysToTheirPartitions } from '../../local/key-layout-upgrade';
-import { hashApiKey, keyIdOf } from '../../shared/auth/api-key-hash';
+import { formerLayoutRefusal, formerLayoutsIn } from '../../local/former-layouts';
+import { checkCopy, deleteCopiedFormerPets, hasFormerPets } from '../../local/pet-layout-upgrade';
+import { hashApiKey } from '../../shared/auth/api-key-hash';
 import { KeyRegistry } from '../../shared/auth/key-registry';
-import { FORMER_STATUS_INDEX, tableDefinition, tableDefinitionFor } from '../../shared/dynamodb/table-definition';
-import { movePetsToTheirShards } from '../../local/pet-layout-upgrade';
+import { tableDefinition, type GlobalIndexDefinition } from '../../shared/dynamodb/table-definition';
 import { DynamoDbPetRepository } from '../../shared/pets/repository';
-import { createDynamoDbClient } from '../../shared/dynamodb/client';
 import { STANDARD_PLAN_LIMITS } from '../../shared/limits/plans';
 
 /**
- * A data directory `npm start` made before each key had a partition of its own: its table lacks
- * the key index and holds its keys under `pk = APIKEY`. The next `npm start` adds the index and
- * moves the keys, so that keys made with `npm run keys` keep working (in AWS the key mirror
- * rewrites them instead).
+ * A table of an earlier version, as `npm start` finds it in an older data directory (or at a
+ * DynamoDB Local's DYNAMODB_ENDPOINT). The indexes it lacks are added (local/create-table.ts).
+ * Pets or keys of a former layout (every pet under `PET`, every key under `APIKEY`) are no longer
+ * moved by this version: npm start detects them and refuses, naming the last version that moves
+ * them (local/former-layouts.ts; test/http/local-start-external-dynamodb.test.ts runs the
+ * refusal). What that version leaves behind (the retired counter, the former status index) is no
+ * former layout. What is left of the operator's steps, `pets-upgrade check` and `delete-former`,
+ * runs on a table that still holds former pets beside their copies.
  *
  * On a DynamoDB Local of this file's own, holding a few tables as npm start's holds one: in the
  * suite's, with dozens of tables that have TTL on, DynamoDB Local leaves an index added to a table
@@ -33,15 +36,26 @@ beforeAll(async () => {
 });
 afterAll(() => database?.stop());
 
-describe('npm start on a data directory of the old key layout', () => {
-  it('adds the key index the table lacks and moves every key to its own partition, once, keeping what it was', async () => {
-    const tableName = `old-layout-${randomUUID()}`;
-    const oldDefinition = { ...tableDefinition, globalSecondaryIndexes: tableDefinitionFor('upgrading').globalSecondaryIndexes.filter((index) => index.indexName === FORMER_STATUS_INDEX) };
-    await db.client.send(new CreateTableCommand(createTableInput(tableName, oldDefinition)));
-    const old = (apiKey: string, plan: string, limits: object) => ({ pk: 'APIKEY', sk: hashApiKey(apiKey), plan, limits, createdAt: '2026-01-02T03:04:05.000Z' });
-    await db.documentClient.send(new PutCommand({ TableName: tableName, Item: old('old-pro-key', 'pro', STANDARD_PLAN_LIMITS.pro) }));
-    await db.documentClient.send(new PutCommand({ TableName: tableName, Item: old('old-enterprise-key', 'enterprise', { perMinute: 7, perDay: 70 }) }));
+/** The former status index, as tables of the former pets layout have it (and keep, once moved); no index of this version's definition. */
+const FORMER_STATUS_INDEX: GlobalIndexDefinition = {
+  indexName: 'byStatus' as never,
+  partitionKey: { name: 'status', type: 'S' },
+  sortKey: { name: 'id', type: 'N' },
+  projectedAttributes: ['name', 'categoryId'],
+};
+/** A table made before the key index and the sharded pets: its one index the former status index. */
+async function formerTable(prefix: string): Promise<string> {
+  const tableName = `${prefix}-${randomUUID()}`;
+  await db.client.send(new CreateTableCommand(createTableInput(tableName, { ...tableDefinition, globalSecondaryIndexes: [FORMER_STATUS_INDEX] })));
+  return tableName;
+}
+const formerPet = (id: number, status = 'available') => ({ pk: 'PET', sk: String(id).padStart(16, '0'), id, name: `old ${id}`, categoryId: 3, status, createdAt: '2026-01-02T03:04:05.000Z' });
+const formerKey = (apiKey: string) => ({ pk: 'APIKEY', sk: hashApiKey(apiKey), plan: 'pro', limits: STANDARD_PLAN_LIMITS.pro, createdAt: '2026-01-02T03:04:05.000Z' });
+const put = (tableName: string, item: Record<string, unknown>) => db.documentClient.send(new PutCommand({ TableName: tableName, Item: item }));
 
+describe('npm start on a table of an earlier version', () => {
+  it('adds the indexes the table lacks, one at a time, and leaves the former status index alone', async () => {
+    const tableName = await formerTable('old-indexes');
     expect(await ensureTable(db.client, tableName)).toBe(false);
     const { Table } = await db.client.send(new DescribeTableCommand({ TableName: tableName }));
     expect(Table?.GlobalSecondaryIndexes?.map((index) => [index.IndexName, index.IndexStatus]).sort()).toEqual([
@@ -50,62 +64,78 @@ describe('npm start on a data directory of the old key layout', () => {
       ['petsByStatus', 'ACTIVE'],
       ['registeredKeys', 'ACTIVE'],
     ]);
-
-    expect(await moveKeysToTheirPartitions(db.documentClient, tableName)).toBe(2);
-    const registry = new KeyRegistry(db.documentClient, tableName);
-    expect(await registry.resolve('old-pro-key')).toEqual({ keyId: keyIdOf(hashApiKey('old-pro-key')), plan: 'pro', limits: STANDARD_PLAN_LIMITS.pro });
-    expect(await registry.resolve('old-enterprise-key')).toMatchObject({ plan: 'enterprise', limits: { perMinute: 7, perDay: 70 } });
-    expect((await registry.list()).map((key) => [key.keyId, key.createdAt]).sort()).toEqual(
-      [
-        [keyIdOf(hashApiKey('old-pro-key')), '2026-01-02T03:04:05.000Z'],
-        [keyIdOf(hashApiKey('old-enterprise-key')), '2026-01-02T03:04:05.000Z'],
-      ].sort(),
-    );
-    const { Items = [] } = await db.documentClient.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'APIKEY' }, ConsistentRead: true }));
-    expect(Items).toEqual([]);
-
-    // The next start finds nothing to do.
+    // The next start finds nothing to add.
     expect(await ensureTable(db.client, tableName)).toBe(false);
-    expect(await moveKeysToTheirPartitions(db.documentClient, tableName)).toBe(0);
   });
 
-  it('keeps a key of the new layout as it is when the old one is still there too (a move cut short)', async () => {
-    const tableName = `half-moved-${randomUUID()}`;
-    await ensureTable(db.client, tableName);
-    const registry = new KeyRegistry(db.documentClient, tableName);
-    await registry.register('moved-key', 'business');
-    await db.documentClient.send(new PutCommand({ TableName: tableName, Item: { pk: 'APIKEY', sk: hashApiKey('moved-key'), plan: 'free', limits: STANDARD_PLAN_LIMITS.free, createdAt: '2026-01-02T03:04:05.000Z' } }));
-    expect(await moveKeysToTheirPartitions(db.documentClient, tableName)).toBe(0);
-    expect(await registry.resolve('moved-key')).toMatchObject({ plan: 'business' });
-    const { Items = [] } = await db.documentClient.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'APIKEY' }, ConsistentRead: true }));
-    expect(Items).toEqual([]);
+  it('detects pets under PET and keys under APIKEY (one read of one item each), and says in one line which version moves them', async () => {
+    const pets = await formerTable('old-pets');
+    await put(pets, formerPet(1));
+    await put(pets, { pk: 'SEQUENCE', sk: 'pet', value: 1 });
+    expect(await formerLayoutsIn(db.client, pets)).toEqual(['pets']);
+    const keys = await formerTable('old-keys');
+    await put(keys, formerKey('old-pro-key'));
+    expect(await formerLayoutsIn(db.client, keys)).toEqual(['keys']);
+    await put(keys, formerPet(2));
+    expect(await formerLayoutsIn(db.client, keys)).toEqual(['pets', 'keys']);
+
+    const refusal = formerLayoutRefusal('the data directory /tmp/data', ['pets']);
+    expect(refusal).toBe(
+      'the data directory /tmp/data holds pets of the former layout (under PET), which this version no longer moves. Move them once with the last version that does: ' +
+        'git checkout de7ab16 && npm start (with the same settings), then Ctrl-C and start this version again (docs/upgrading-pets.md).',
+    );
+    expect(refusal).not.toContain('\n');
+    expect(formerLayoutRefusal('x', ['keys'])).toContain('x holds API keys of the former layout (under APIKEY),');
+    expect(formerLayoutRefusal('x', ['pets', 'keys'])).toContain('x holds pets and API keys of the former layouts (under PET and APIKEY),');
   });
 
-  it('moves the pets of the former layout (every pet under PET, ids from the counter) to their shards, with their ids; the counter is retired; once', async () => {
-    const tableName = `old-pets-${randomUUID()}`;
-    const oldDefinition = { ...tableDefinition, globalSecondaryIndexes: tableDefinitionFor('upgrading').globalSecondaryIndexes.filter((index) => index.indexName === FORMER_STATUS_INDEX) };
-    await db.client.send(new CreateTableCommand(createTableInput(tableName, oldDefinition)));
-    const statuses = ['available', 'pending', 'sold'] as const;
-    const pets = Array.from({ length: 25 }, (_, i) => ({ id: i + 1, name: `old ${i + 1}`, categoryId: 3, status: statuses[i % 3] as (typeof statuses)[number] }));
-    for (const pet of pets) {
-      await db.documentClient.send(new PutCommand({ TableName: tableName, Item: { pk: 'PET', sk: String(pet.id).padStart(16, '0'), ...pet, createdAt: '2026-01-02T03:04:05.000Z' } }));
-    }
-    await db.documentClient.send(new PutCommand({ TableName: tableName, Item: { pk: 'SEQUENCE', sk: 'pet', value: 25 } }));
+  it('finds no former layout in a table of this version, nor in one the last version with the moves moved (its retired counter and former status index stay)', async () => {
+    const fresh = `fresh-${randomUUID()}`;
+    await ensureTable(db.client, fresh);
+    await new KeyRegistry(db.documentClient, fresh).register('new-key', 'free');
+    await new DynamoDbPetRepository(db.client, fresh).create({ name: 'New', categoryId: 1, status: 'available' });
+    expect(await formerLayoutsIn(db.client, fresh)).toEqual([]);
 
+    // As de7ab16's npm start leaves a data directory it moved: keys and pets in their partitions,
+    // the counter retired (2^53 - 1, never deleted), `byStatus` still there.
+    const moved = await formerTable('moved');
+    await ensureTable(db.client, moved);
+    await put(moved, { pk: 'SEQUENCE', sk: 'pet', value: Number.MAX_SAFE_INTEGER });
+    await new KeyRegistry(db.documentClient, moved).register('moved-key', 'pro');
+    await new DynamoDbPetRepository(db.client, moved).create({ name: 'Moved', categoryId: 1, status: 'sold' });
+    expect(await formerLayoutsIn(db.client, moved)).toEqual([]);
+  });
+});
+
+describe('what is left of the operator\'s steps: pets-upgrade check and delete-former', () => {
+  it('checks that every former pet has its copy, and deletes only former items whose copy checks out: it stops at one without (or with another pet in its place), and leaves it', async () => {
+    const tableName = `leftovers-${randomUUID()}`;
     await ensureTable(db.client, tableName);
-    expect(await movePetsToTheirShards(db.client, tableName)).toBe(25);
-    const repository = new DynamoDbPetRepository(createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: database.endpoint }), tableName);
-    for (const pet of pets) expect(await repository.get(pet.id)).toEqual(pet);
-    expect((await repository.list({ afterId: 0, limit: 100, status: undefined })).pets).toEqual(pets);
-    expect((await repository.list({ afterId: 0, limit: 100, status: 'sold' })).pets).toEqual(pets.filter((pet) => pet.status === 'sold'));
-    // A cursor is "after id N" (shared/pets/cursor.ts): one handed out before the move continues its walk.
-    expect(await repository.list({ afterId: 10, limit: 5, status: undefined })).toEqual({ pets: pets.slice(10, 15), hasMore: true });
-    const { Items: former = [] } = await db.documentClient.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'PET' }, ConsistentRead: true }));
-    expect(former).toEqual([]);
-    const { Items: counter = [] } = await db.documentClient.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'SEQUENCE' }, ConsistentRead: true }));
-    expect(counter).toEqual([{ pk: 'SEQUENCE', sk: 'pet', value: Number.MAX_SAFE_INTEGER }]);
-    // New pets get time-ordered ids, above every old one; the next start finds nothing to do.
-    expect((await repository.create({ name: 'new', categoryId: 1, status: 'available' })).id).toBeGreaterThan(25);
-    expect(await movePetsToTheirShards(db.client, tableName)).toBe(0);
+    const ids = [1, 2, 3];
+    const repository = new DynamoDbPetRepository(db.client, tableName, { drawId: () => ids.shift() as number });
+    // Pets 1 and 2 copied as the copy step made them; pet 3's place holds another pet.
+    const one = await repository.create({ name: 'old 1', categoryId: 3, status: 'available' });
+    const two = await repository.create({ name: 'old 2', categoryId: 3, status: 'sold' });
+    const another = await repository.create({ name: 'another', categoryId: 1, status: 'pending' });
+    for (const item of [formerPet(1), formerPet(2, 'sold'), formerPet(3)]) await put(tableName, item);
+    expect([one.id, two.id, another.id]).toEqual([1, 2, 3]);
+    const formerIds = async () =>
+      ((await db.documentClient.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'PET' }, ConsistentRead: true }))).Items ?? []).map((item) => item.id);
+
+    expect(await hasFormerPets(db.client, tableName)).toBe(true);
+    expect(await checkCopy(db.client, tableName)).toEqual({ former: 3, missing: [3] });
+    await expect(deleteCopiedFormerPets(db.client, tableName)).rejects.toThrow('pet 3 has no copy in its shard, or another pet is there: run the copy (with de7ab16: docs/upgrading-pets.md) and check first');
+    expect(await formerIds()).toEqual([3]);
+    expect(await repository.get(3)).toEqual(another);
+    expect(await checkCopy(db.client, tableName)).toEqual({ former: 1, missing: [3] });
+
+    // Once pet 3's place holds its copy, it checks out and goes too.
+    await db.documentClient.send(new DeleteCommand({ TableName: tableName, Key: { pk: 'PET#3', sk: formerPet(3).sk } }));
+    await put(tableName, { ...formerPet(3), pk: 'PET#3', status: undefined, statusShard: 'available#3', listShard: 'pets#3' });
+    expect(await checkCopy(db.client, tableName)).toEqual({ former: 1, missing: [] });
+    expect(await deleteCopiedFormerPets(db.client, tableName)).toBe(1);
+    expect(await hasFormerPets(db.client, tableName)).toBe(false);
+    expect(await formerIds()).toEqual([]);
+    expect([await repository.get(1), await repository.get(2), await repository.get(3)]).toEqual([one, two, { id: 3, name: 'old 3', categoryId: 3, status: 'available' }]);
   });
 });

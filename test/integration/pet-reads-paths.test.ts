@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTableInput } from '../../local/create-table';
 import type { Item } from '../../shared/dynamodb/attribute-values';
 import { TimedCallDeadline } from '../../shared/dynamodb/call-deadline';
-import { FORMER_STATUS_INDEX, LIST_INDEX, STATUS_INDEX, tableDefinitionFor, type PetLayout } from '../../shared/dynamodb/table-definition';
-import { DynamoDbPetReads, type PetReadOptions } from '../../shared/pets/pet-reads';
+import { LIST_INDEX, STATUS_INDEX } from '../../shared/dynamodb/table-definition';
+import { DynamoDbPetReads } from '../../shared/pets/pet-reads';
 import { drawPetId, lastIdDrawnBy } from '../../shared/pets/pet-ids';
-import { formerPetItem, petItem } from '../../shared/pets/pet-items';
+import { petItem } from '../../shared/pets/pet-items';
 import type { Pet, PetStatus } from '../../shared/pets/schema';
 import { testDatabase } from '../support/database';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
@@ -17,8 +17,8 @@ import { instrumentedClient } from '../support/instrumented-client';
  * The paths of shared/pets/pet-reads.ts that the repository's own tests leave out: the reads'
  * defaults (the first-page cache on), the alternation of unfiltered pages between the table's
  * shards and the listing index, a shard asked again where it stopped at its Limit, the settle
- * bound that sends no query, reads of the former layout while a stage upgrades (getPet's order,
- * the former partition and its status index), and the request's deadline on every call. Pets are
+ * bound that sends no query, no read of what is left of the former layout (`PET`), and the
+ * request's deadline on every call. Pets are
  * written straight to DynamoDB Local with ids chosen (time and shard), so each page is known.
  */
 
@@ -211,93 +211,58 @@ describe('a request\'s deadline', () => {
   });
 });
 
-describe('while a stage upgrades (docs/upgrading-pets.md), on a table with every index', () => {
+describe('one layout: what a stage that skipped its last upgrade step still holds of the former one is never read', () => {
   const tableName = `pet-reads-${randomUUID()}`;
   const L0 = Date.UTC(2027, 0, 1);
   const pet = (ms: number, bits: number, name: string, status: PetStatus): Pet => ({ id: idAt(L0 + ms, bits), name, categoryId: 4, status });
-  // Former-layout pets only (as `upgrading` code and the version before write them), sharded pets
-  // only (shard 7, the last), and one copied: in both layouts.
+  // A pet of the former layout (under `PET`, its status as `status`) whose copy was never made, and
+  // one whose copy is in its shard (shard 7, the last), as `npm run pets-upgrade -- delete-former` finds them.
   const formerOnly = pet(1, 1, 'former only', 'available');
   const sharded = pet(2, 7, 'sharded', 'available');
-  const copied = pet(3, 2, 'copied', 'pending');
-  const formerSold = pet(4, 5, 'former sold', 'sold');
-  const shardedLater = pet(5, 15, 'sharded later', 'available');
-  const everyPet = [formerOnly, sharded, copied, formerSold, shardedLater];
-  const absentId = idAt(L0 + 6, 4);
+  const formerItem = ({ id, name, categoryId, status }: Pet): Item => ({
+    pk: { S: 'PET' },
+    sk: { S: String(id).padStart(16, '0') },
+    id: { N: String(id) },
+    name: { S: name },
+    categoryId: { N: String(categoryId) },
+    status: { S: status },
+    createdAt: { S: new Date(L0).toISOString() },
+  });
 
   beforeAll(async () => {
-    await db.client.send(new CreateTableCommand(createTableInput(tableName, tableDefinitionFor('copying'))));
+    await db.client.send(new CreateTableCommand(createTableInput(tableName)));
     await waitUntilTableExists({ client: db.client, maxWaitTime: 60 }, { TableName: tableName });
-    await Promise.all([
-      ...[formerOnly, copied, formerSold].map((p) => put(tableName, formerPetItem(p, L0, 'nonce'))),
-      ...[sharded, copied, shardedLater].map((p) => put(tableName, petItem(p, L0, 'nonce'))),
-    ]);
+    await Promise.all([put(tableName, formerItem(formerOnly)), put(tableName, formerItem(sharded)), put(tableName, petItem(sharded, L0, 'nonce'))]);
   });
   afterAll(async () => {
     await db.client.send(new DeleteTableCommand({ TableName: tableName }));
   });
 
-  const readsOf = (layout: PetLayout, options: PetReadOptions = {}) => {
+  const readsOf = () => {
     const { client, take } = recordingClient();
-    return { reads: new DynamoDbPetReads(client, tableName, { layout, now: () => L0 + 1_000, listingSettleMs: 0, firstPageCache: false, ...options }), take };
+    return { reads: new DynamoDbPetReads(client, tableName, { now: () => L0 + 1_000, listingSettleMs: 0, firstPageCache: false }), take };
   };
-  const partitionsAsked = (sent: Sent[]) => sent.map(({ command, input }) => `${command} ${((input.Key as Item).pk as { S: string }).S}`);
 
-  it.each([
-    ['upgrading', 'the former layout first (its new pets are there), then the shard', [
-      [formerOnly, ['PET']],
-      [sharded, ['PET', 'PET#7']],
-      [copied, ['PET']],
-      [undefined, ['PET', 'PET#4']],
-    ]],
-    ['copying', 'the shard first, then the former layout', [
-      [formerOnly, ['PET#1', 'PET']],
-      [sharded, ['PET#7']],
-      [copied, ['PET#2']],
-      [undefined, ['PET#4', 'PET']],
-    ]],
-    ['copied', 'the shard alone', [
-      [undefined, ['PET#1']],
-      [sharded, ['PET#7']],
-      [copied, ['PET#2']],
-      [undefined, ['PET#4']],
-    ]],
-  ] as const)('getPet of `%s` code asks %s', async (layout, _, expected) => {
-    const { reads, take } = readsOf(layout);
-    const ids = [formerOnly.id, sharded.id, copied.id, absentId];
-    for (const [i, id] of ids.entries()) {
-      const [found, partitions] = expected[i] as (typeof expected)[number];
-      expect(await reads.get(id)).toEqual(found);
-      expect(partitionsAsked(take())).toEqual(partitions.map((pk) => `GetItem ${pk}`));
-    }
+  it('getPet asks the pet\'s shard alone, once', async () => {
+    const { reads, take } = readsOf();
+    const partitionsAsked = () => take().map(({ command, input }) => `${command} ${((input.Key as Item).pk as { S: string }).S}`);
+    expect(await reads.get(formerOnly.id)).toBeUndefined();
+    expect(partitionsAsked()).toEqual(['GetItem PET#1']);
+    expect(await reads.get(sharded.id)).toEqual(sharded);
+    expect(partitionsAsked()).toEqual(['GetItem PET#7']);
   });
 
-  it.each(['upgrading', 'copying'] as const)('`%s` code lists every pet of both layouts once, from the 8 shards and the former partition, page after page (never the listing index)', async (layout) => {
-    const { reads, take } = readsOf(layout);
+  it('a page reads the 8 shards (of the table, the listing index or the status index), never `PET` or a former index', async () => {
+    const { reads, take } = readsOf();
     const newestId = lastIdDrawnBy(L0 + 1_000);
-    // Nine sources: each asked for ceil(2 × 11 / 9) + 2 = 5.
-    const expected = byKey([
-      ...Array.from({ length: 8 }, (_, shard) => ({ index: 'table', attribute: 'pk', key: `PET#${shard}`, first: 1, last: newestId, limit: 5 })),
-      { index: 'table', attribute: 'pk', key: 'PET', first: 1, last: newestId, limit: 5 },
-    ]);
-    for (let page = 0; page < 2; page += 1) {
-      expect(await reads.list({ afterId: 0, limit: 10, status: undefined })).toEqual({ pets: everyPet, hasMore: false });
-      expect(byKey(take().map(described))).toEqual(expected);
-    }
-    expect(await reads.list({ afterId: 0, limit: 2, status: undefined })).toEqual({ pets: [formerOnly, sharded], hasMore: true });
-  });
-
-  it.each(['upgrading', 'copying'] as const)('`%s` code lists a status from the shards of the status index and from the former status index (on `status`)', async (layout) => {
-    const { reads, take } = readsOf(layout);
-    const newestId = lastIdDrawnBy(L0 + 1_000);
-    expect(await reads.list({ afterId: 0, limit: 10, status: 'available' })).toEqual({ pets: [formerOnly, sharded, shardedLater], hasMore: false });
-    expect(byKey(take().map(described))).toEqual(
-      byKey([
-        ...Array.from({ length: 8 }, (_, shard) => ({ index: STATUS_INDEX, attribute: 'statusShard', key: `available#${shard}`, first: 1, last: newestId, limit: 5 })),
-        { index: FORMER_STATUS_INDEX, attribute: 'status', key: 'available', first: 1, last: newestId, limit: 5 },
-      ]),
-    );
-    expect(await reads.list({ afterId: 0, limit: 10, status: 'pending' })).toEqual({ pets: [copied], hasMore: false });
-    expect(await reads.list({ afterId: 0, limit: 10, status: 'sold' })).toEqual({ pets: [formerSold], hasMore: false });
+    // Eight sources: each asked for ceil(2 × 11 / 8) + 2 = 5.
+    const shards = (index: string, attribute: string, key: (shard: number) => string) =>
+      byKey(Array.from({ length: 8 }, (_, shard) => ({ index, attribute, key: key(shard), first: 1, last: newestId, limit: 5 })));
+    expect(await reads.list({ afterId: 0, limit: 10, status: undefined })).toEqual({ pets: [sharded], hasMore: false });
+    expect(byKey(take().map(described))).toEqual(shards('table', 'pk', (shard) => `PET#${shard}`));
+    expect(await reads.list({ afterId: 0, limit: 10, status: undefined })).toEqual({ pets: [sharded], hasMore: false });
+    expect(byKey(take().map(described))).toEqual(shards(LIST_INDEX, 'listShard', (shard) => `pets#${shard}`));
+    expect(await reads.list({ afterId: 0, limit: 10, status: 'available' })).toEqual({ pets: [sharded], hasMore: false });
+    expect(byKey(take().map(described))).toEqual(shards(STATUS_INDEX, 'statusShard', (shard) => `available#${shard}`));
   });
 });

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CallDeadline } from '../../shared/dynamodb/call-deadline';
 import { ApiError, IdempotencyInProgressError, ServiceUnavailableError } from '../../shared/errors';
 import { drawnAt, RANDOM_BITS, YOUNG_ID_MS } from '../../shared/pets/pet-ids';
-import { FORMER_PET_PARTITION, petSortKey, shardOf, shardPartition } from '../../shared/pets/pet-items';
+import { petSortKey, shardOf, shardPartition } from '../../shared/pets/pet-items';
 import { idempotencyRecordKey, type CreatedOnce } from '../../shared/pets/pet-writes';
 import { DynamoDbPetRepository } from '../../shared/pets/repository';
 import type { NewPet } from '../../shared/pets/schema';
@@ -39,26 +39,22 @@ describe('the record of an idempotency key', () => {
   });
 });
 
-describe('while a stage upgrades (docs/upgrading-pets.md)', () => {
+describe('every create writes one layout', () => {
   const NOW = Date.UTC(2026, 10, 26, 12);
-  async function idsDrawnBy(layout: 'upgrading' | 'copying', name: string): Promise<number[]> {
-    const repository = new DynamoDbPetRepository(db.client, db.tableName, { layout, now: () => NOW });
-    const pets = await Promise.all(Array.from({ length: 20 }, () => repository.create(newPet(name))));
+
+  it('draws from all 12 random bits (no half kept for another layout\'s code) and writes each pet to its shard, none to the former partition (PET)', async () => {
+    const repository = new DynamoDbPetRepository(db.client, db.tableName, { now: () => NOW });
+    const pets = await Promise.all(Array.from({ length: 40 }, () => repository.create(newPet('One layout'))));
     for (const pet of pets) expect(drawnAt(pet.id)).toBe(NOW);
-    return pets.map((pet) => pet.id % 2 ** RANDOM_BITS);
-  }
-
-  it('`upgrading` code draws from the upper half of the random bits and writes the former layout (PET), so it never takes an id `copying` code may draw', async () => {
-    for (const bits of await idsDrawnBy('upgrading', 'Upgrading')) expect(bits).toBeGreaterThanOrEqual(2 ** (RANDOM_BITS - 1));
-    const { Items = [] } = await db.documentClient.send(new QueryCommand({ TableName: db.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': FORMER_PET_PARTITION }, ConsistentRead: true }));
-    expect(Items.filter((item) => item.name === 'Upgrading')).toHaveLength(20);
-  });
-
-  it('`copying` code draws from the lower half and writes the shards', async () => {
-    for (const bits of await idsDrawnBy('copying', 'Copying')) expect(bits).toBeLessThan(2 ** (RANDOM_BITS - 1));
-    const stored = (await db.storedPets()).filter((item) => item.name === 'Copying');
+    const bits = pets.map((pet) => pet.id % 2 ** RANDOM_BITS);
+    // 40 draws all in one half: a chance of 2 in 2^40.
+    expect(bits.some((low) => low < 2 ** (RANDOM_BITS - 1))).toBe(true);
+    expect(bits.some((low) => low >= 2 ** (RANDOM_BITS - 1))).toBe(true);
+    const stored = (await db.storedPets()).filter((item) => item.name === 'One layout');
     expect(stored.map((item) => item.pk)).toEqual(stored.map((item) => shardPartition(shardOf(Number(item.id)))));
-    expect(stored).toHaveLength(20);
+    expect(stored).toHaveLength(40);
+    const { Items = [] } = await db.documentClient.send(new QueryCommand({ TableName: db.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'PET' }, ConsistentRead: true }));
+    expect(Items).toEqual([]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { PET_SHARDS } from '../../shared/dynamodb/table-definition';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { FORMER_PET_PARTITION, shardPartition, toPet } from '../../shared/pets/pet-items';
+import { shardPartition, toPet } from '../../shared/pets/pet-items';
 import type { Pet } from '../../shared/pets/schema';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, paginateQuery, paginateScan } from '@aws-sdk/lib-dynamodb';
@@ -28,9 +28,9 @@ export function testDatabase() {
       const registry = new KeyRegistry(documentClient, tableName);
       for (const demo of DEMO_KEYS) await registry.register(demo.apiKey, demo.plan, demo.limits);
     },
-    /** Every pet item in the table (each shard's, then the former layout's), read straight from DynamoDB. */
+    /** Every pet item in the table (each shard's), read straight from DynamoDB. */
     async storedPets(): Promise<Record<string, unknown>[]> {
-      const partitions = [...Array.from({ length: PET_SHARDS }, (_, shard) => shardPartition(shard)), FORMER_PET_PARTITION];
+      const partitions = Array.from({ length: PET_SHARDS }, (_, shard) => shardPartition(shard));
       const items = await Promise.all(
         partitions.map((pk) => everyItem(paginateQuery({ client: documentClient }, { TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true }))),
       );

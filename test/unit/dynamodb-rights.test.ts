@@ -23,8 +23,8 @@ describe('the local rights check', () => {
     expect(authorizationsOf('Query', { TableName: TABLE, KeyConditionExpression: '#p = :p AND begins_with(sk, :s)', ExpressionAttributeNames: { '#p': 'pk' }, ExpressionAttributeValues: { ':p': S('PET'), ':s': S('0') } })).toEqual([
       { action: 'Query', tableName: TABLE, leadingKeys: ['PET'] },
     ]);
-    expect(authorizationsOf('Query', { TableName: TABLE, IndexName: 'byStatus', KeyConditionExpression: '#s = :s', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':s': S('sold') } })).toEqual([
-      { action: 'Query', tableName: TABLE, indexName: 'byStatus', leadingKeys: ['sold'] },
+    expect(authorizationsOf('Query', { TableName: TABLE, IndexName: 'petsByStatus', KeyConditionExpression: '#s = :s', ExpressionAttributeNames: { '#s': 'statusShard' }, ExpressionAttributeValues: { ':s': S('sold#3') } })).toEqual([
+      { action: 'Query', tableName: TABLE, indexName: 'petsByStatus', leadingKeys: ['sold#3'] },
     ]);
     // A transaction: each item on its own, as the action of its kind.
     expect(
@@ -45,7 +45,7 @@ describe('the local rights check', () => {
   it('allows a request only when one right names its action, its resource, and (on the table) every partition key it touches', () => {
     const rights: DataAccess[] = [
       { actions: ['GetItem', 'Query'], items: ['pets'] },
-      { actions: ['Query'], index: 'byStatus' },
+      { actions: ['Query'], index: 'petsByStatus' },
       { actions: ['PutItem'], items: ['pets', 'idempotencyRecords'] },
     ];
     const allowed = (needed: Parameters<typeof allows>[2]) => allows(rights, TABLE, needed);
@@ -53,12 +53,12 @@ describe('the local rights check', () => {
     expect(allowed({ action: 'GetItem', tableName: TABLE, leadingKeys: ['APIKEY#h'] })).toBe(false);
     expect(allowed({ action: 'UpdateItem', tableName: TABLE, leadingKeys: ['PET#1'] })).toBe(false);
     expect(allowed({ action: 'GetItem', tableName: 'another-table', leadingKeys: ['PET#1'] })).toBe(false);
-    expect(allowed({ action: 'Query', tableName: TABLE, indexName: 'byStatus', leadingKeys: ['sold'] })).toBe(true);
+    expect(allowed({ action: 'Query', tableName: TABLE, indexName: 'petsByStatus', leadingKeys: ['sold#3'] })).toBe(true);
     expect(allowed({ action: 'Query', tableName: TABLE, indexName: 'anotherIndex', leadingKeys: ['sold'] })).toBe(false);
     // The table's right is not a right on its index, nor the other way round.
-    expect(allows([{ actions: ['Query'], items: ['pets'] }], TABLE, { action: 'Query', tableName: TABLE, indexName: 'byStatus', leadingKeys: ['sold'] })).toBe(false);
-    expect(allows([{ actions: ['Query'], index: 'byStatus' }], TABLE, { action: 'Query', tableName: TABLE, leadingKeys: ['PET#1'] })).toBe(false);
-    // `pets` is every shard, not the former layout's partition.
+    expect(allows([{ actions: ['Query'], items: ['pets'] }], TABLE, { action: 'Query', tableName: TABLE, indexName: 'petsByStatus', leadingKeys: ['sold#3'] })).toBe(false);
+    expect(allows([{ actions: ['Query'], index: 'petsByStatus' }], TABLE, { action: 'Query', tableName: TABLE, leadingKeys: ['PET#1'] })).toBe(false);
+    // `pets` is every shard (`PET#…`), not the former layout's one partition (`PET`).
     expect(allowed({ action: 'GetItem', tableName: TABLE, leadingKeys: ['PET'] })).toBe(false);
     // Every key must be of a declared kind (ForAllValues).
     expect(allowed({ action: 'PutItem', tableName: TABLE, leadingKeys: ['PET#1', 'IDEMPOTENCY#k#c'] })).toBe(true);
@@ -80,7 +80,7 @@ describe('the local rights check', () => {
     expect(mirror('Scan', {})).toBe(false);
     expect(mirror('Scan', { IndexName: 'registeredKeys' })).toBe(false);
     expect(mirror('Query', { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': S('PET') } })).toBe(false);
-    expect(mirror('Query', { IndexName: 'byStatus', KeyConditionExpression: '#s = :s', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':s': S('sold') } })).toBe(false);
+    expect(mirror('Query', { IndexName: 'petsByStatus', KeyConditionExpression: '#s = :s', ExpressionAttributeNames: { '#s': 'statusShard' }, ExpressionAttributeValues: { ':s': S('sold#3') } })).toBe(false);
     expect(mirror('PutItem', { Item: { pk: S('APIKEY#h'), sk: S('h') } })).toBe(true);
     expect(mirror('DeleteItem', { Key: { pk: S('APIKEY#h'), sk: S('h') } })).toBe(true);
     expect(mirror('DeleteItem', { Key: { pk: S('PET'), sk: S('1') } })).toBe(false);

@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  FORMER_PET_PARTITION,
-  formerPetItem,
-  formerPetKey,
   listShard,
   petAttributes,
   petItem,
@@ -16,8 +13,8 @@ import {
 import type { Pet } from '../../shared/pets/schema';
 
 /**
- * A pet's items in DynamoDB's attribute values, in both layouts (docs/upgrading-pets.md), and a pet
- * read back from either. (On DynamoDB Local: test/integration/pet-repository.test.ts.)
+ * A pet's item in DynamoDB's attribute values, and a pet read back from it or from an idempotency
+ * record's map. (On DynamoDB Local: test/integration/pet-repository.test.ts.)
  */
 const pet: Pet = { id: 123_456_789_013, name: 'Rex', categoryId: 4, status: 'sold' };
 const WRITTEN = Date.UTC(2026, 10, 26, 12, 0, 0, 7);
@@ -28,14 +25,12 @@ describe('the keys of a pet', () => {
     expect(petSortKey(2 ** 53 - 1)).toBe('9007199254740991');
   });
 
-  it('puts each pet in the shard of its id modulo 8: PET#<shard>, the former layout in PET', () => {
+  it('puts each pet in the shard of its id modulo 8: PET#<shard>', () => {
     expect([8, 13, 15, 16].map(shardOf)).toEqual([0, 5, 7, 0]);
     expect(shardPartition(5)).toBe('PET#5');
-    expect(FORMER_PET_PARTITION).toBe('PET');
     expect(listShard(5)).toBe('pets#5');
     expect(statusShard('pending', 5)).toBe('pending#5');
     expect(petKey(13)).toStrictEqual({ pk: { S: 'PET#5' }, sk: { S: '0000000000000013' } });
-    expect(formerPetKey(13)).toStrictEqual({ pk: { S: 'PET' }, sk: { S: '0000000000000013' } });
   });
 });
 
@@ -54,25 +49,14 @@ describe('a pet\'s item', () => {
     });
   });
 
-  it('in the former layout: the one partition, the four fields with `status`, the time and the nonce', () => {
-    expect(formerPetItem(pet, WRITTEN, 'nonce-2')).toStrictEqual({
-      pk: { S: 'PET' },
-      sk: { S: '0000123456789013' },
-      id: { N: '123456789013' },
-      name: { S: 'Rex' },
-      categoryId: { N: '4' },
-      status: { S: 'sold' },
-      createdAt: { S: '2026-11-26T12:00:00.007Z' },
-      nonce: { S: 'nonce-2' },
-    });
+  it('in an idempotency record: the four fields, with `status`', () => {
     expect(petAttributes(pet)).toStrictEqual({ id: { N: '123456789013' }, name: { S: 'Rex' }, categoryId: { N: '4' }, status: { S: 'sold' } });
   });
 });
 
 describe('a pet read back', () => {
-  it('is the same pet from either layout\'s item, or a record\'s map', () => {
+  it('is the same pet from its item, or a record\'s map', () => {
     expect(toPet(petItem(pet, WRITTEN, 'n'))).toStrictEqual(pet);
-    expect(toPet(formerPetItem(pet, WRITTEN, 'n'))).toStrictEqual(pet);
     expect(toPet(petAttributes(pet))).toStrictEqual(pet);
   });
 
