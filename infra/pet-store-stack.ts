@@ -16,7 +16,7 @@ import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { AUTHORIZER_RESULT_TTL_SECONDS } from '../shared/auth/authorizer-contract';
 import { BUNDLED_ASSETS_DIRECTORY, SWAGGER_UI_FILES } from '../shared/docs/reference-page';
-import { FUNCTIONS, OPERATION_IDS, OPERATIONS, type FunctionDeclaration, type FunctionName, type OperationId, type SecretName } from '../shared/functions';
+import { FUNCTIONS, OPERATION_IDS, OPERATIONS, type FunctionDeclaration, type FunctionName, type OperationId, type SecretName } from '../functions/table';
 import { API_BASE_PATH } from '../shared/http/routes';
 import { STANDARD_PLAN_LIMITS } from '../shared/limits/plans';
 import { metricsNamespaceOf, REQUEST_METRICS } from '../shared/http/request-metrics';
@@ -68,7 +68,7 @@ export class PetStoreStack extends Stack {
         'No rotation function: the value is a random HMAC key that no person or other system uses. It is rotated by hand with put-secret-value (docs/cursor-secret-rotation.md): listPets reads the AWSCURRENT and AWSPREVIOUS versions from Secrets Manager (again after 5 minutes), signs with the current and accepts either, so a rotation needs no deploy and breaks no walk in progress; two rotations less than an hour apart may end a paused walk with a 400.',
     });
 
-    // Every function is made from its declaration (shared/functions.ts): its handler, its rights,
+    // Every function is made from its declaration (functions/table.ts): its handler, its rights,
     // and the environment they need (the table's name, its secrets' ARNs); the operations also
     // their stage's metrics namespace.
     const secrets: Record<SecretName, ISecret> = { cursor: cursorSecret };

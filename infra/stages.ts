@@ -1,5 +1,5 @@
 import type { PetLayout } from '../shared/dynamodb/table-definition';
-import { OPERATIONS, type FunctionName } from '../shared/functions';
+import { OPERATIONS, type FunctionName } from '../functions/table';
 import { metricsNamespaceOf } from '../shared/http/request-metrics';
 
 /** The deployed stages: one stack each, `PetStore-<stage>`, side by side in one account and region. */

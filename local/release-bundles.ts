@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { esbuildOptionsFor } from '../infra/bundling';
 import { BUNDLED_ASSETS_DIRECTORY, SWAGGER_UI_FILES } from '../shared/docs/reference-page';
-import { FUNCTIONS } from '../shared/functions';
+import { FUNCTIONS } from '../functions/table';
 import { RELEASED_FUNCTIONS, type ReleasedFunction } from '../shared/release-check/released-functions';
 
 /**

@@ -1,6 +1,7 @@
-import { COMMON_ERRORS, COUNT_KEY_REQUESTS, declareOperation } from '../../shared/function-declaration';
+import { COMMON_ERRORS, COUNT_KEY_REQUESTS } from '../../shared/function-declaration';
 import { CREATE_PET_REQUEST } from '../../shared/pets/new-pet';
 import { Pet } from '../../shared/pets/pet';
+import { declareOperation } from '../operation-declaration';
 
 /** Each create names its pet apart (`{n}`: bench/children/events.mjs). */
 const NEW_PET = { name: 'Bench {n}', categoryId: 3, status: 'available' };

@@ -1,7 +1,8 @@
-import { COMMON_ERRORS, COUNT_KEY_REQUESTS, declareOperation } from '../../shared/function-declaration';
+import { COMMON_ERRORS, COUNT_KEY_REQUESTS } from '../../shared/function-declaration';
 import { GET_PET_DEPRECATION } from '../../shared/http/deprecation';
 import { Pet } from '../../shared/pets/pet';
 import { GET_PET_REQUEST } from '../../shared/pets/pet-id-path';
+import { declareOperation } from '../operation-declaration';
 
 const sunsetDay = GET_PET_DEPRECATION.sunsetAt.toISOString().slice(0, 10);
 

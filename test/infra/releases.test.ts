@@ -4,7 +4,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { binomialAtLeast, failuresToFire, invocationsPerPeriod, judgedPeriods, refusalFalseAlarmChance, rollbackChance, smallestCaught, worstRefusalFalseAlarm } from '../../infra/release-odds';
 import { CANARY_OF, REFUSAL_GATE, RELEASE_CHECK_TARGETS, VERSION_GATE, VERSION_LATENCY_GATE } from '../../infra/releases';
-import { OPERATION_IDS } from '../../shared/functions';
+import { OPERATION_IDS } from '../../functions/table';
 import { RELEASED_FUNCTIONS } from '../../shared/release-check/released-functions';
 import { removeOutdirs, synth } from '../support/synth';
 

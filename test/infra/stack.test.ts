@@ -18,7 +18,7 @@ import { WAF_RULES } from '../../infra/waf';
 import { lambdaContext } from '../../local/api-gateway-event';
 import { PLAN_NAMES } from '../../shared/limits/plans';
 import { ITEM_PARTITIONS } from '../../shared/dynamodb/table-definition';
-import { FUNCTION_NAMES, FUNCTIONS, OPERATION_IDS, OPERATIONS, type DataAccess, type FunctionName } from '../../shared/functions';
+import { FUNCTION_NAMES, FUNCTIONS, OPERATION_IDS, OPERATIONS, type DataAccess, type FunctionName } from '../../functions/table';
 import { CursorCodec } from '../../shared/pets/cursor';
 import { DynamoDbPetRepository } from '../../shared/pets/repository';
 import { testDatabase } from '../support/database';
@@ -230,7 +230,7 @@ describe('the stack, per stage', () => {
     expect(policyStatementsOf(prod, 'ApiDocs')).toEqual([]);
   });
 
-  it('grants every function exactly the DynamoDB rights it declares (shared/functions.ts), which the local server enforces', () => {
+  it('grants every function exactly the DynamoDB rights it declares (functions/table.ts), which the local server enforces', () => {
     for (const [stage, template] of [['prod', prod], ['staging', staging]] as const) {
       // As the stage grants them: the former key registry's only where the stage has keys there.
       for (const name of FUNCTION_NAMES) expect([name, templateDynamoDbRights(template, name)]).toEqual([name, declaredDynamoDbRights(declarationForStage(FUNCTIONS[name], { formerKeys: FORMER_KEYS_OF[stage] }).dynamodb)]);

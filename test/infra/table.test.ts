@@ -3,7 +3,7 @@ import { Match, Template as Templates, type Template } from 'aws-cdk-lib/asserti
 import { petStoreTable } from '../../infra/table';
 import { PET_LAYOUT_OF } from '../../infra/stages';
 import { tableDefinitionFor } from '../../shared/dynamodb/table-definition';
-import { OPERATION_IDS } from '../../shared/functions';
+import { OPERATION_IDS } from '../../functions/table';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTableInput } from '../../local/create-table';
 import { removeOutdirs, synth } from '../support/synth';

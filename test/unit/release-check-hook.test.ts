@@ -5,7 +5,7 @@ import { build } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readReleaseTargets, releaseCheckHook, REPORT_DEADLINE_MS, type HookClients } from '../../functions/releaseCheck/handler';
 import { esbuildOptionsFor } from '../../infra/bundling';
-import { FUNCTION_NAMES, FUNCTIONS } from '../../shared/functions';
+import { FUNCTION_NAMES, FUNCTIONS } from '../../functions/table';
 import { setLogSink } from '../../shared/log';
 import { RELEASED_FUNCTIONS } from '../../shared/release-check/released-functions';
 import { PROBES, resultsWith } from '../support/release-probes';
@@ -198,7 +198,7 @@ describe('the release check function', () => {
   it('bundles no zod, no declaration, nothing of local/ or bench/, and no AWS client but Lambda\'s and CodeDeploy\'s', async () => {
     const result = await build({ ...esbuildOptionsFor(join(root, FUNCTIONS.releaseCheck.handler), join(root, 'bench', '.build', 'unused.mjs')), write: false, metafile: true });
     const inputs = Object.keys(result.metafile.inputs);
-    expect(inputs.filter((input) => input.includes('node_modules/zod/') || /^functions\/[^/]+\/operation\.ts$|^shared\/functions\.ts$|^bench\/|^local\//.test(input))).toEqual([]);
+    expect(inputs.filter((input) => input.includes('node_modules/zod/') || /^functions\/[^/]+\/operation\.ts$|^functions\/(table|operation-declaration)\.ts$|^bench\/|^local\//.test(input))).toEqual([]);
     const clients = [...new Set(inputs.map((input) => /node_modules\/@aws-sdk\/(client-[a-z-]+)\//.exec(input)?.[1]).filter((client) => client !== undefined))].sort();
     expect(clients).toEqual(['client-codedeploy', 'client-lambda']);
   }, 60_000);

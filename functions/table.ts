@@ -1,19 +1,20 @@
 /**
- * Every Lambda function of a stage: the operations, each declared in functions/<operationId>/operation.ts
- * (gathered by `npm run generate` into functions/operations.generated.ts), and the functions that
- * serve no operation, declared below. From this table follow the stack (each function, its role's
+ * The table of functions: every Lambda function of a stage, the operations, each declared in
+ * functions/<operationId>/operation.ts (gathered by `npm run generate` into
+ * functions/operations.generated.ts), and the functions that serve no operation, declared below. From this table follow the stack (each function, its role's
  * rights, its routes, metrics, alarms and release: infra/), the local server (routes, handler
  * modules, and the check that refuses a DynamoDB request outside the caller's rights:
  * local/dynamodb-rights.ts), the interface description (openapi/) and the bench (bench/). No
  * function bundles it: a function reads its route from shared/http/operation-routes.generated.ts.
  * Adding an operation: docs/adding-an-operation.md.
  */
-import { OPERATION_DECLARATIONS } from '../functions/operations.generated';
-import type { FunctionDeclaration, Route } from './function-declaration';
-import { KEY_INDEX } from './dynamodb/table-definition';
-import { DOCUMENTATION_ROUTES } from './http/documentation-routes';
+import { KEY_INDEX } from '../shared/dynamodb/table-definition';
+import type { FunctionDeclaration, Route } from '../shared/function-declaration';
+import { DOCUMENTATION_ROUTES } from '../shared/http/documentation-routes';
+import { OPERATION_DECLARATIONS } from './operations.generated';
 
-export type { DataAccess, DynamoDbAction, FunctionDeclaration, OperationDeclaration, Route, SecretName } from './function-declaration';
+export type { DataAccess, DynamoDbAction, FunctionDeclaration, Route, SecretName } from '../shared/function-declaration';
+export type { OperationDeclaration } from './operation-declaration';
 export { DOCUMENTATION_ROUTES };
 
 type Declarations = typeof OPERATION_DECLARATIONS;
