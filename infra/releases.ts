@@ -55,7 +55,7 @@ export const VERSION_LATENCY_GATE: { readonly slowMs: number; readonly percent: 
 export const REFUSAL_GATE: RefusalGate = { factor: 3, minRefusals: 20, minOtherInvocations: 20 };
 
 export interface ReleasedFunction {
-  /** Its name in the declarations (functions/table.ts), which the check before traffic knows it by. */
+  /** Its name in the table of functions (functions/table.ts), which the check before traffic knows it by. */
   readonly name: FunctionName;
   readonly function: PetStoreFunction;
   /** The operation whose request metrics count its answers of 500 or more (none: only failed invocations count). */

@@ -7,14 +7,12 @@
  * no function bundles this module's values but the few constants it names.
  */
 import type * as z from 'zod/mini';
-import type { Deprecation } from './http/deprecation';
 import type { IndexName, ItemKind } from './dynamodb/table-definition';
+import type { Deprecation } from './http/deprecation';
+import type { Route } from './http/route';
+import type { ReleaseProbe } from './release-check/probes';
 
-export interface Route {
-  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** Below the stage's base path (/v1); `{name}` is a path parameter. */
-  readonly path: string;
-}
+export type { Route };
 
 /**
  * The DynamoDB actions a right on items may name (IAM's; a transaction is authorized item by
@@ -42,6 +40,12 @@ export interface FunctionDeclaration {
   readonly secrets?: readonly SecretName[];
   /** Reads API Gateway's usage plans and their keys (read-only, scoped in infra/key-mirror.ts). */
   readonly readsUsagePlanKeys?: boolean;
+  /**
+   * What the release check sends each new version before it takes traffic, and the answers it
+   * expects (shared/release-check/probes.ts): a function with probes is released through
+   * CodeDeploy behind that check (infra/releases.ts); one without moves its alias at once.
+   */
+  readonly releaseProbes?: readonly ReleaseProbe[];
 }
 
 /** A marker for how settled an operation is (the interface's "stability marker"). */
@@ -91,4 +95,11 @@ export interface OperationDeclaration<Bench = unknown> {
   readonly deprecation?: Deprecation;
   /** Its cases for `npm run bench` and the tests that send every case. */
   readonly bench: Bench;
+  /**
+   * What the release check sends each new version (docs/release-check.md): at least one request
+   * that reaches its datastore call and writes nothing (an id that cannot exist, an invalid body),
+   * as the check's principal, with the answer it must give (a status it names above). From its
+   * sunset on, a deprecated operation's probes expect 410 `gone` instead.
+   */
+  readonly releaseProbes: readonly [ReleaseProbe, ...ReleaseProbe[]];
 }

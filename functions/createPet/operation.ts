@@ -38,4 +38,9 @@ export const createPet = declareOperation({
       invalidPet: { request: { body: { name: ' ', categoryId: 3 } }, status: 400, timedWithoutIo: false },
     },
   },
+  // Not a pet (a name of white space alone and category 0: two 400s at once): read, checked and
+  // counted, nothing written.
+  releaseProbes: [
+    { request: { headers: { 'Content-Type': 'application/json' }, body: '{"name":" ","categoryId":0}' }, sentAs: 'checkPrincipal', expect: { status: 400, code: 'invalid_request' }, note: 'an invalid pet' },
+  ],
 });

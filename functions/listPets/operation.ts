@@ -41,4 +41,6 @@ export const listPets = declareOperation({
       unauthorized: { request: { query: { limit: '20' }, withoutAuthorizer: true }, status: 401, timedWithoutIo: true },
     },
   },
+  // A page of one: its shards' queries and the principal's count, a page of at most one pet back.
+  releaseProbes: [{ request: { query: { limit: '1' } }, sentAs: 'checkPrincipal', expect: { status: 200, body: { kind: 'petPage', atMost: 1 } } }],
 });
