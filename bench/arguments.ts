@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { OPERATION_IDS } from '../shared/functions';
+import { OPERATION_IDS } from '../functions/table';
 import { BODIES_FUNCTION, BODY_SHAPE_NAMES } from './body-shapes';
 import { ALL_CASES, BENCH_FUNCTIONS, type BenchFunction } from './cases';
 import { SCALE_CASES } from './scale-cases';

@@ -1,7 +1,7 @@
 import { PET_SHARDS } from '../shared/dynamodb/table-definition';
 import { shareOf } from '../shared/pets/page-merge';
 /**
- * What the bench runs, per function: the declared operations (shared/functions.ts) and the
+ * What the bench runs, per function: the declared operations (functions/table.ts) and the
  * authorizer, each with its cases. A case is a request (an event spec the children turn into API
  * Gateway's event: bench/children/events.mjs), the data each request needs made before it (its
  * setup, bench/setups.ts: a fresh pet to read, or to use up), the status it must answer, whether
@@ -16,37 +16,16 @@ import { shareOf } from '../shared/pets/page-merge';
  * right it declares that the overhead stub cannot answer fails test/bench/cases.test.ts.
  */
 import { join } from 'node:path';
-import { FUNCTIONS, OPERATION_IDS, OPERATIONS, type OperationDeclaration, type OperationId } from '../shared/functions';
-import { withFill, type AuthorizerEventSpec, type EventSpec } from './children/events.mjs';
-import { BENCH_SETUPS, type SetupName } from './setups';
+import { FUNCTIONS, OPERATION_IDS, OPERATIONS, type OperationDeclaration, type OperationId } from '../functions/table';
+import type { BenchCase } from './bench-case';
+import { withFill, type AuthorizerEventSpec } from './children/events.mjs';
+import { BENCH_SETUPS } from './setups';
+
+export type { BenchCase } from './bench-case';
 
 /** The functions the bench compares with a baseline: every operation, and the authorizer in front of them. */
 export type BenchFunction = OperationId | 'authorizer';
 export const BENCH_FUNCTIONS: readonly BenchFunction[] = [...OPERATION_IDS, 'authorizer'];
-
-export interface BenchCase {
-  readonly event: EventSpec;
-  /**
-   * Data each request needs, made before it and not timed (bench/setups.ts: a fresh pet, its id
-   * filled into the path): a request that reads or uses up data of its own. Every runner sending
-   * the case to a table makes it; where none is made (the overhead's stub) the setup's placeholder is sent.
-   */
-  readonly setup?: SetupName;
-  /** What it answers; for the authorizer, what API Gateway then answers: 200 Allow, 401 Unauthorized, 429 Deny. */
-  readonly status: number;
-  /** Timed with DynamoDB answered by a stub (the overhead table, under the case's name). */
-  readonly timedWithoutIo: boolean;
-  /** Measured through the recording proxy against DynamoDB Local (the DynamoDB table, under its label). */
-  readonly dynamoDb?: {
-    readonly label: string;
-    /** The target: the round trips to DynamoDB it waits for, at most. */
-    readonly maxRoundTrips: number;
-    /** The target for a page: the items it reads, at most (each shard's query bounded by its share: shared/pets/page-merge.ts). */
-    readonly maxItemsRead?: number;
-    /** Its share of the requests in the cost mix (npm run cost); the shares add up to 1. */
-    readonly costShare?: number;
-  };
-}
 
 export interface FunctionCases {
   /** The case its cold starts, warm end-to-end requests and load run serve. */

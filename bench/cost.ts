@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { FUNCTION_SETTINGS } from '../infra/functions';
 import { WAF_RULES } from '../infra/waf';
-import { OPERATION_IDS, type OperationId } from '../shared/functions';
+import { OPERATION_IDS, type OperationId } from '../functions/table';
 import { PLAN_NAMES } from '../shared/limits/plans';
 import { requestMetricMembers, REQUEST_METRICS } from '../shared/http/request-metrics';
 import { setLogSink, writeLog } from '../shared/log';

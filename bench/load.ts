@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import autocannon, { type Result } from 'autocannon';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { OPERATION_IDS, type OperationId } from '../shared/functions';
+import { OPERATION_IDS, type OperationId } from '../functions/table';
 import { LISTING_SETTLE_MS } from '../shared/pets/pet-ids';
 import { mainCaseOf } from './cases';
 import { bodyOf, pathOf, poolOf, withFill, BENCH_LIMITS, type RequestEventSpec, type SetupFill } from './children/events.mjs';

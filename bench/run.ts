@@ -13,7 +13,7 @@ import { KeyRegistry } from '../shared/auth/key-registry';
 import { createDynamoDbClient } from '../shared/dynamodb/client';
 import { documentClientOf } from '../shared/dynamodb/document-client';
 import { ITEM_PARTITIONS, PET_SHARDS, tableDefinition } from '../shared/dynamodb/table-definition';
-import { FUNCTIONS, OPERATIONS } from '../shared/functions';
+import { FUNCTIONS, OPERATIONS } from '../functions/table';
 import { DynamoDbPetRepository } from '../shared/pets/repository';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../test/support/fake-secrets-manager';
 import { measuredIn, ON_REQUEST_ONLY, parseBenchArguments, type Part } from './arguments';

@@ -6,8 +6,9 @@ import { generatedFiles } from './generated-files';
 /**
  * `npm run generate`: writes what follows from the operations' declarations
  * (functions/<operationId>/operation.ts): the registry of operations, the functions' route table,
- * each operation's request checks (codegen/request-checks.ts), then the interface description and
- * the client's types (openapi/generate.ts), which read the registry just written.
+ * each operation's request checks (codegen/request-checks.ts), then the release check's probes
+ * (codegen/release-probes.ts), the interface description and the client's types
+ * (openapi/generate.ts), which read the registry just written.
  */
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -18,6 +19,8 @@ function write(path: string, contents: string): void {
 }
 
 for (const [path, contents] of await generatedFiles(root)) write(join(root, path), contents);
-// Imported only now: the document reads the registry written above.
+// Imported only now: the release check's probes and the document read the registry written above.
+const [probesPath, probesText] = await (await import('./release-probes')).releaseProbesFile();
+write(join(root, probesPath), probesText);
 const openapi = await import('../openapi/generate');
 for (const [path, contents] of Object.entries(await openapi.generatedFiles())) write(path, contents);

@@ -66,7 +66,7 @@ export function registryText(operations: readonly FoundOperation[]): string {
     ...HEADER('functions/*/operation.ts'),
     ...operations.map(({ operationId }) => `import { ${operationId} } from './${operationId}/operation';`),
     '',
-    '/** Every operation\'s declaration, in route order (path, then method): shared/functions.ts reads them from here. */',
+    '/** Every operation\'s declaration, in route order (path, then method): functions/table.ts reads them from here. */',
     `export const OPERATION_DECLARATIONS = { ${operations.map(({ operationId }) => operationId).join(', ')} };`,
     '',
   ].join('\n');

@@ -4,5 +4,5 @@ import { listPets } from './listPets/operation';
 import { createPet } from './createPet/operation';
 import { getPet } from './getPet/operation';
 
-/** Every operation's declaration, in route order (path, then method): shared/functions.ts reads them from here. */
+/** Every operation's declaration, in route order (path, then method): functions/table.ts reads them from here. */
 export const OPERATION_DECLARATIONS = { listPets, createPet, getPet };

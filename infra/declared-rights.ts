@@ -1,11 +1,11 @@
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { ITEM_PARTITIONS } from '../shared/dynamodb/table-definition';
-import type { DataAccess, FunctionDeclaration, SecretName } from '../shared/functions';
+import type { DataAccess, FunctionDeclaration, SecretName } from '../functions/table';
 import type { PetStoreFunction } from './functions';
 
 /**
- * A function's rights, from its declaration (shared/functions.ts) and nothing else: a statement per
+ * A function's rights, from its declaration (functions/table.ts) and nothing else: a statement per
  * declared DynamoDB right, scoped by the items' partition keys (`dynamodb:LeadingKeys`, all of the
  * request's keys being of the declared kinds) or to the index; GetSecretValue on each declared
  * secret alone. The local server refuses what these would refuse (local/dynamodb-rights.ts).

@@ -16,7 +16,7 @@ import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { AUTHORIZER_RESULT_TTL_SECONDS } from '../shared/auth/authorizer-contract';
 import { BUNDLED_ASSETS_DIRECTORY, SWAGGER_UI_FILES } from '../shared/docs/reference-page';
-import { FUNCTIONS, OPERATION_IDS, OPERATIONS, type FunctionDeclaration, type FunctionName, type OperationId, type SecretName } from '../shared/functions';
+import { FUNCTIONS, OPERATION_IDS, OPERATIONS, RELEASED_FUNCTIONS, type FunctionDeclaration, type FunctionName, type OperationId, type SecretName } from '../functions/table';
 import { API_BASE_PATH } from '../shared/http/routes';
 import { STANDARD_PLAN_LIMITS } from '../shared/limits/plans';
 import { metricsNamespaceOf, REQUEST_METRICS } from '../shared/http/request-metrics';
@@ -29,7 +29,7 @@ import { declaredEnvironment, grantDeclaredRights } from './declared-rights';
 import { logGroupSettings, petStoreFunction, type FunctionOptions, type PetStoreFunction } from './functions';
 import { addGatewayResponses } from './gateway-responses';
 import { acknowledgeKeyMirrorReads, grantKeyMirrorReads, scheduleKeyMirror } from './key-mirror';
-import { addReleases } from './releases';
+import { addReleases, type ReleasedFunction } from './releases';
 import { stageEnvironmentOf, type Stage } from './stages';
 import { petStoreTable } from './table';
 import { addUsagePlans } from './usage-plans';
@@ -67,7 +67,7 @@ export class PetStoreStack extends Stack {
         'No rotation function: the value is a random HMAC key that no person or other system uses. It is rotated by hand with put-secret-value (docs/cursor-secret-rotation.md): listPets reads the AWSCURRENT and AWSPREVIOUS versions from Secrets Manager (again after 5 minutes), signs with the current and accepts either, so a rotation needs no deploy and breaks no walk in progress; two rotations less than an hour apart may end a paused walk with a 400.',
     });
 
-    // Every function is made from its declaration (shared/functions.ts): its handler, its rights,
+    // Every function is made from its declaration (functions/table.ts): its handler, its rights,
     // and the environment they need (the table's name, its secrets' ARNs); the operations also
     // their stage's metrics namespace.
     const secrets: Record<SecretName, ISecret> = { cursor: cursorSecret };
@@ -200,18 +200,21 @@ export class PetStoreStack extends Stack {
       destination: alarmDestination,
     });
 
-    // Releases: the request path's functions shift to a new version gradually in prod, once the
-    // check before traffic passed, watched by gates on the new version alone and by the stage's
-    // 5XX and latency alarms. The key mirror's alias moves at once (docs/releases.md).
+    // Releases: the request path's functions (those the table gives release probes) shift to a new
+    // version gradually in prod, once the check before traffic passed, watched by gates on the new
+    // version alone and by the stage's 5XX and latency alarms: an operation's failures include its
+    // 5XX answers; the authorizer, whose "Unauthorized" is a failed invocation, is judged by its
+    // refusals. The key mirror's alias moves at once (docs/releases.md).
+    const byName: Partial<Record<FunctionName, PetStoreFunction>> = { ...functions, authorizer: authorizerFunction, apiDocs: docsFunction, keyMirror, releaseCheck };
+    const releaseOf = (name: FunctionName): ReleasedFunction => {
+      const fn = byName[name];
+      if (fn === undefined) throw new Error(`${name} is released (it has release probes) but the stack makes no function for it`);
+      const operation = OPERATION_IDS.find((operationId) => operationId === name);
+      return { name, function: fn, ...(operation === undefined ? {} : { operation }), judgedBy: fn === authorizerFunction ? 'refusals' : 'failures' };
+    };
     const releases = addReleases(
       this,
-      {
-        ...Object.fromEntries(
-          (Object.keys(functions) as OperationId[]).map((operationId) => [titleOf(operationId), { name: operationId, function: functions[operationId], operation: operationId, judgedBy: 'failures' }]),
-        ),
-        Authorizer: { name: 'authorizer', function: authorizerFunction, judgedBy: 'refusals' },
-        ApiDocs: { name: 'apiDocs', function: docsFunction, judgedBy: 'failures' },
-      },
+      Object.fromEntries(RELEASED_FUNCTIONS.map((name) => [titleOf(name), releaseOf(name)])),
       {
         stage: props.stage,
         stageAlarms: alarms.release,

@@ -5,7 +5,7 @@ import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { AUTHORIZER_DIMENSIONS, AUTHORIZER_FUNCTION, AUTHORIZER_METRICS } from '../shared/auth/refusal-metrics';
 import { METRIC_DIMENSIONS, metricsNamespaceOf, REQUEST_METRICS } from '../shared/http/request-metrics';
-import type { FunctionName } from '../shared/functions';
+import type { FunctionName } from '../functions/table';
 import type { OperationId } from '../shared/http/routes';
 import { P99_LATENCY_ALARM_MS } from './alarms';
 import { LIVE_ALIAS, type PetStoreFunction } from './functions';
@@ -55,7 +55,7 @@ export const VERSION_LATENCY_GATE: { readonly slowMs: number; readonly percent: 
 export const REFUSAL_GATE: RefusalGate = { factor: 3, minRefusals: 20, minOtherInvocations: 20 };
 
 export interface ReleasedFunction {
-  /** Its name in the declarations (shared/functions.ts), which the check before traffic knows it by. */
+  /** Its name in the table of functions (functions/table.ts), which the check before traffic knows it by. */
   readonly name: FunctionName;
   readonly function: PetStoreFunction;
   /** The operation whose request metrics count its answers of 500 or more (none: only failed invocations count). */

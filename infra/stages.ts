@@ -1,4 +1,4 @@
-import { OPERATIONS, type FunctionName } from '../shared/functions';
+import { OPERATIONS, type FunctionName } from '../functions/table';
 import { metricsNamespaceOf } from '../shared/http/request-metrics';
 
 /** The deployed stages: one stack each, `PetStore-<stage>`, side by side in one account and region. */

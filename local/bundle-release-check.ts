@@ -1,5 +1,5 @@
+import { RELEASE_PROBES, RELEASED_FUNCTIONS, type ReleasedFunction } from '../functions/table';
 import { FUNCTION_SETTINGS } from '../infra/functions';
-import { RELEASED_FUNCTIONS, type ReleasedFunction } from '../shared/release-check/released-functions';
 import { runReleaseCheck, type ReleaseCheckResult } from '../shared/release-check/run-release-check';
 import { ensureTable } from './create-table';
 import { clientFor, type DynamoDbTarget } from './dynamodb-target';
@@ -10,7 +10,8 @@ import { releasedEnvironment } from './release-environment';
 /**
  * The release check (shared/release-check/) against built bundles instead of published versions:
  * the table made as npm start makes it, each released function's bundle in a process of its own
- * with the environment it gets when deployed, invoked with the check's synthetic events. Every
+ * with the environment it gets when deployed, invoked with the check's synthetic events (the
+ * table's release probes, the very ones the check's function bundles written out). Every
  * process it starts is stopped before it returns or throws.
  */
 export interface BundleCheckOptions {
@@ -22,7 +23,7 @@ export interface BundleCheckOptions {
   readonly onStderr?: (functionName: ReleasedFunction, line: string) => void;
 }
 
-export async function checkBundles({ build, target, cursorSecret, onStderr }: BundleCheckOptions): Promise<ReleaseCheckResult> {
+export async function checkBundles({ build, target, cursorSecret, onStderr }: BundleCheckOptions): Promise<ReleaseCheckResult<ReleasedFunction>> {
   const client = clientFor(target);
   try {
     await ensureTable(client, target.tableName);
@@ -43,7 +44,7 @@ export async function checkBundles({ build, target, cursorSecret, onStderr }: Bu
         }),
       );
     }
-    return await runReleaseCheck((name, event, signal) => (processes.get(name) as FunctionProcess).invoke(event, signal));
+    return await runReleaseCheck(RELEASE_PROBES, (name, event, signal) => (processes.get(name) as FunctionProcess).invoke(event, signal));
   } finally {
     await Promise.all([...processes.values()].map((running) => running.stop()));
   }

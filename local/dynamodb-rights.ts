@@ -1,10 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ITEM_PARTITIONS, tableDefinition, type IndexName, type ItemKind } from '../shared/dynamodb/table-definition';
-import { OPERATIONS, type DataAccess, type FunctionName } from '../shared/functions';
+import { OPERATIONS, type DataAccess, type FunctionName } from '../functions/table';
 
 /**
  * Least privilege, checked on this machine: DynamoDB Local checks no rights, so the local server
- * runs each function as a caller with its declared rights (functions/<name>/operation.ts for an operation, shared/functions.ts for the others: the same rights the
+ * runs each function as a caller with its declared rights (functions/<name>/operation.ts for an operation, functions/table.ts for the others: the same rights the
  * stack grants: infra/declared-rights.ts), and a request to DynamoDB outside them is answered as
  * DynamoDB answers a role without the right: 400 AccessDeniedException, naming the action, the
  * resource and, beyond AWS's words, the declaration and the key. The handler sees the SDK's own
@@ -35,7 +35,7 @@ export interface Caller {
 const current = new AsyncLocalStorage<Caller>();
 
 /** Where a function's rights are declared: an operation's own declaration, or the support functions' table. */
-export const declarationFileOf = (functionName: FunctionName): string => (functionName in OPERATIONS ? `functions/${functionName}/operation.ts` : 'shared/functions.ts');
+export const declarationFileOf = (functionName: FunctionName): string => (functionName in OPERATIONS ? `functions/${functionName}/operation.ts` : 'functions/table.ts');
 
 /** Runs `work` as the function: its DynamoDB calls, and those of what it leaves running, are checked. */
 export function runAs<T>(caller: Caller, work: () => T): T {

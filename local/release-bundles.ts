@@ -4,8 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { esbuildOptionsFor } from '../infra/bundling';
 import { BUNDLED_ASSETS_DIRECTORY, SWAGGER_UI_FILES } from '../shared/docs/reference-page';
-import { FUNCTIONS } from '../shared/functions';
-import { RELEASED_FUNCTIONS, type ReleasedFunction } from '../shared/release-check/released-functions';
+import { FUNCTIONS, RELEASED_FUNCTIONS, type ReleasedFunction } from '../functions/table';
 
 /**
  * The released functions' bundles, made exactly as the stack deploys them: esbuild with the

@@ -2,8 +2,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { FUNCTION_NODE_OPTIONS } from '../infra/bundling';
 import { declaredEnvironment, SECRET_ARN_VARIABLE } from '../infra/declared-rights';
 import { stageEnvironmentOf, type Stage } from '../infra/stages';
-import { FUNCTIONS } from '../shared/functions';
-import type { ReleasedFunction } from '../shared/release-check/released-functions';
+import { FUNCTIONS, type ReleasedFunction } from '../functions/table';
 import { pointHandlersAt, type DynamoDbTarget } from './dynamodb-target';
 
 /**

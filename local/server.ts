@@ -8,7 +8,7 @@ import { EVERY_ANSWER_HEADERS } from '../shared/http/every-answer';
 import { MAX_BODY_BYTES } from '../shared/http/body-limit';
 import { EDGE_BODY_TOO_LARGE, EDGE_REFUSAL, GATEWAY_RESPONSES, renderErrorAnswer, type GatewayResponse, type GatewayResponseType } from '../shared/http/gateway-responses';
 import type { ApiGatewayHandler } from '../shared/http/stack';
-import { FUNCTIONS, OPERATION_IDS, OPERATIONS, type DataAccess, type OperationId } from '../shared/functions';
+import { FUNCTIONS, OPERATION_IDS, OPERATIONS, type DataAccess, type OperationId } from '../functions/table';
 import { API_BASE_PATH } from '../shared/http/routes';
 import { lambdaContext, toProxyEvent, type RouteMatch } from './api-gateway-event';
 import { checkDeclaredRights, runAs } from './dynamodb-rights';
@@ -48,7 +48,7 @@ export interface LocalServerOptions {
   readonly bodyDeadlineMs?: number;
   /** How long a request's line and headers may take to arrive, in whole ms (HEADERS_DEADLINE_MS; tests shorten it). */
   readonly headersDeadlineMs?: number;
-  /** The functions' DynamoDB rights; by default as declared (shared/functions.ts), as the stack grants them. */
+  /** The functions' DynamoDB rights; by default as declared (functions/table.ts), as the stack grants them. */
   readonly rights?: ServedRights;
   /** Called once per answered request (the gateway's own answers too), when its answer is done: npm start's readable log. */
   readonly onAnswered?: (request: AnsweredRequest) => void;
@@ -136,7 +136,7 @@ export interface LocalServer {
 /** The timeout the stack gives each function. */
 const FUNCTION_TIMEOUT_MS = 10_000;
 
-/** The handler modules the server runs, as declared (shared/functions.ts, functions/<name>/handler.ts for an operation): the very files the stack deploys. */
+/** The handler modules the server runs, as declared (functions/table.ts, functions/<name>/handler.ts for an operation): the very files the stack deploys. */
 export async function loadFunctionHandlers(declared: Readonly<Record<RoutedFunction | 'authorizer', { readonly handler: string }>> = FUNCTIONS): Promise<OperationHandlers> {
   const load = async (name: RoutedFunction | 'authorizer') => {
     const file = declared[name].handler;

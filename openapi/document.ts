@@ -5,7 +5,7 @@ import { MAX_BODY_BYTES_AS_WRITTEN } from '../shared/http/body-limit';
 import { deprecationHeaders } from '../shared/http/deprecation';
 import type { ErrorStatus, OperationDeclaration, Success } from '../shared/function-declaration';
 import { ErrorBody, ErrorDetailBody } from '../shared/http/error-body';
-import { OPERATION_IDS, OPERATIONS, type OperationId } from '../shared/functions';
+import { OPERATION_IDS, OPERATIONS, type OperationId } from '../functions/table';
 import { API_BASE_PATH, DOCUMENTATION_ROUTES } from '../shared/http/routes';
 import { ENTERPRISE_TEMPLATE_LIMITS, STANDARD_PLAN_LIMITS, type RateLimits } from '../shared/limits/plans';
 import { SHARD_THRESHOLD_PER_MINUTE } from '../shared/limits/counter-shards';

@@ -1,21 +1,18 @@
 /**
  * What a function's declaration says, and what an operation's adds: its route, its rights, its
  * request's schemas, its answers and how the interface description presents it. Each operation
- * declares itself in functions/<operationId>/operation.ts with `declareOperation`; `npm run generate`
+ * declares itself in functions/<operationId>/operation.ts with `declareOperation`
+ * (functions/operation-declaration.ts, which gives the bench's part its type); `npm run generate`
  * finds those files and derives the rest (docs/adding-an-operation.md). Types and constants only:
  * no function bundles this module's values but the few constants it names.
  */
 import type * as z from 'zod/mini';
-import type { BenchCase } from '../bench/cases';
-import type { RequestEventSpec } from '../bench/children/events.mjs';
-import type { Deprecation } from './http/deprecation';
 import type { IndexName, ItemKind } from './dynamodb/table-definition';
+import type { Deprecation } from './http/deprecation';
+import type { Route } from './http/route';
+import type { ReleaseProbe } from './release-check/probes';
 
-export interface Route {
-  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** Below the stage's base path (/v1); `{name}` is a path parameter. */
-  readonly path: string;
-}
+export type { Route };
 
 /**
  * The DynamoDB actions a right on items may name (IAM's; a transaction is authorized item by
@@ -43,6 +40,12 @@ export interface FunctionDeclaration {
   readonly secrets?: readonly SecretName[];
   /** Reads API Gateway's usage plans and their keys (read-only, scoped in infra/key-mirror.ts). */
   readonly readsUsagePlanKeys?: boolean;
+  /**
+   * What the release check sends each new version before it takes traffic, and the answers it
+   * expects (shared/release-check/probes.ts): a function with probes is released through
+   * CodeDeploy behind that check (infra/releases.ts); one without moves its alias at once.
+   */
+  readonly releaseProbes?: readonly ReleaseProbe[];
 }
 
 /** A marker for how settled an operation is (the interface's "stability marker"). */
@@ -72,21 +75,11 @@ export type Success =
   | { readonly status: 204; readonly body?: undefined; readonly description: string };
 
 /**
- * A bench case of an operation (bench/cases.ts says what each field does): its request on the
- * operation's route (query, path parameters, body, …), the status it answers (one the declaration
- * names), and how it is measured. Every case also runs in `npm test`, through the local rights
- * check (test/http/declared-rights.test.ts) and against the baseline twin.
+ * An operation, declared once: everything but its handler's code, its domain rule and its baseline
+ * twin follows from this. `Bench` is the type of its bench cases, which the bench gives
+ * (bench/bench-case.ts; functions/operation-declaration.ts binds it): nothing here reads them.
  */
-export type OperationBenchCase = Omit<BenchCase, 'event'> & { readonly request?: Omit<RequestEventSpec, 'type' | 'method' | 'resource'> };
-
-export interface OperationBenchCases {
-  /** The case its cold starts, warm end-to-end requests and load run serve. */
-  readonly main: string;
-  readonly cases: Readonly<Record<string, OperationBenchCase>>;
-}
-
-/** An operation, declared once: everything but its handler's code, its domain rule and its baseline twin follows from this. */
-export interface OperationDeclaration {
+export interface OperationDeclaration<Bench = unknown> {
   readonly route: Route;
   readonly dynamodb: readonly DataAccess[];
   readonly secrets?: readonly SecretName[];
@@ -101,8 +94,12 @@ export interface OperationDeclaration {
   /** Deprecated: every answer says so, and from its sunset on it answers 410 (add 410 to `errors`). */
   readonly deprecation?: Deprecation;
   /** Its cases for `npm run bench` and the tests that send every case. */
-  readonly bench: OperationBenchCases;
+  readonly bench: Bench;
+  /**
+   * What the release check sends each new version (docs/release-check.md): at least one request
+   * that reaches its datastore call and writes nothing (an id that cannot exist, an invalid body),
+   * as the check's principal, with the answer it must give (a status it names above). From its
+   * sunset on, a deprecated operation's probes expect 410 `gone` instead.
+   */
+  readonly releaseProbes: readonly [ReleaseProbe, ...ReleaseProbe[]];
 }
-
-/** An operation's declaration, its types kept (route, schemas) for what derives from it. */
-export const declareOperation = <const Declaration extends OperationDeclaration>(declaration: Declaration): Declaration => declaration;

@@ -1,6 +1,7 @@
-import { COMMON_ERRORS, COUNT_KEY_REQUESTS, declareOperation } from '../../shared/function-declaration';
+import { COMMON_ERRORS, COUNT_KEY_REQUESTS } from '../../shared/function-declaration';
 import { CREATE_PET_REQUEST } from '../../shared/pets/new-pet';
 import { Pet } from '../../shared/pets/pet';
+import { declareOperation } from '../operation-declaration';
 
 /** Each create names its pet apart (`{n}`: bench/children/events.mjs). */
 const NEW_PET = { name: 'Bench {n}', categoryId: 3, status: 'available' };
@@ -34,4 +35,9 @@ export const createPet = declareOperation({
       invalidPet: { request: { body: { name: ' ', categoryId: 3 } }, status: 400, timedWithoutIo: false },
     },
   },
+  // Not a pet (a name of white space alone and category 0: two 400s at once): read, checked and
+  // counted, nothing written.
+  releaseProbes: [
+    { request: { headers: { 'Content-Type': 'application/json' }, body: '{"name":" ","categoryId":0}' }, sentAs: 'checkPrincipal', expect: { status: 400, code: 'invalid_request' }, note: 'an invalid pet' },
+  ],
 });

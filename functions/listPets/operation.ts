@@ -1,9 +1,10 @@
 import * as z from 'zod/mini';
 import { LIST_INDEX, PET_SHARDS, STATUS_INDEX } from '../../shared/dynamodb/table-definition';
-import { COMMON_ERRORS, COUNT_KEY_REQUESTS, declareOperation } from '../../shared/function-declaration';
+import { COMMON_ERRORS, COUNT_KEY_REQUESTS } from '../../shared/function-declaration';
 import { LIST_PETS_REQUEST } from '../../shared/pets/list-pets-query';
 import { shareOf } from '../../shared/pets/page-merge';
 import { Pet } from '../../shared/pets/pet';
+import { declareOperation } from '../operation-declaration';
 
 /** GET /v1/pets: one page of pets in ascending id order. */
 export const listPets = declareOperation({
@@ -37,4 +38,6 @@ export const listPets = declareOperation({
       unauthorized: { request: { query: { limit: '20' }, withoutAuthorizer: true }, status: 401, timedWithoutIo: true },
     },
   },
+  // A page of one: its shards' queries and the principal's count, a page of at most one pet back.
+  releaseProbes: [{ request: { query: { limit: '1' } }, sentAs: 'checkPrincipal', expect: { status: 200, body: { kind: 'petPage', atMost: 1 } } }],
 });

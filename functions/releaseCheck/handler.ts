@@ -3,15 +3,17 @@ import { InvokeCommand, LambdaClient, type InvokeCommandOutput } from '@aws-sdk/
 import { config } from '../../shared/config';
 import { loggedError, writeLog } from '../../shared/log';
 import type { InvocationOutcome, Invoke } from '../../shared/release-check/invocation';
-import { RELEASED_FUNCTIONS, type ReleasedFunction } from '../../shared/release-check/released-functions';
 import { CHECK_DEADLINE_MS, runReleaseCheck, type ProbeResult, type ReleaseCheckResult } from '../../shared/release-check/run-release-check';
+import { RELEASE_PROBES, RELEASED_FUNCTIONS, type ReleasedFunction } from './probes.generated';
 
 /**
  * CodeDeploy's BeforeAllowTraffic hook: before any request reaches the new versions, invokes each
  * one (RELEASE_CHECK_TARGETS: function name → qualified version ARN) with the release check's
- * synthetic requests (shared/release-check/), then reports Succeeded or Failed to CodeDeploy,
- * always, whatever the probes did: a Failed stops the release, the alias stays where it was.
- * One log line per failed probe and one for the check. No other AWS call (docs/release-check.md).
+ * synthetic requests (the functions' declared probes, gathered from the table of functions into
+ * ./probes.generated.ts; shared/release-check/ makes and judges them), then reports Succeeded or
+ * Failed to CodeDeploy, always, whatever the probes did: a Failed stops the release, the alias
+ * stays where it was. One log line per failed probe and one for the check. No other AWS call
+ * (docs/release-check.md).
  */
 
 /** What CodeDeploy invokes a lifecycle hook with. */
@@ -41,18 +43,18 @@ export function releaseCheckHook(clients: HookClients, targetsJson: string | und
       throw new Error('The release check runs as a CodeDeploy lifecycle hook only.');
     }
     const targets = readReleaseTargets(targetsJson);
-    let result: ReleaseCheckResult | undefined;
+    let result: ReleaseCheckResult<ReleasedFunction> | undefined;
     let problem: string | undefined;
     if (typeof targets === 'string') problem = targets;
     else {
       try {
-        result = await runReleaseCheck(invokeVersions(clients.lambda, targets), { deadlineMs: checkDeadlineMs(settings.checkDeadlineMs, context) });
+        result = await runReleaseCheck(RELEASE_PROBES, invokeVersions(clients.lambda, targets), { deadlineMs: checkDeadlineMs(settings.checkDeadlineMs, context) });
       } catch (error) {
         // runReleaseCheck does not throw; should it, the release fails rather than go unchecked.
         problem = `the check failed: ${error instanceof Error ? error.message : String(error)}`;
       }
     }
-    const failed = result?.probes.filter((probe): probe is Extract<ProbeResult, { passed: false }> => !probe.passed) ?? [];
+    const failed = result?.probes.filter((probe): probe is Extract<ProbeResult<ReleasedFunction>, { passed: false }> => !probe.passed) ?? [];
     for (const probe of failed) writeLog({ level: 'error', msg: 'release check probe failed', deploymentId, probe: probe.name, function: probe.functionName, reason: probe.reason });
     const status = result?.passed === true ? 'Succeeded' : 'Failed';
     writeLog({
@@ -117,7 +119,7 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** Invokes the version of each function, synchronously, as API Gateway would; a function error is an outcome, not a failure. */
-function invokeVersions(lambda: HookClients['lambda'], targets: Readonly<Record<ReleasedFunction, string>>): Invoke {
+function invokeVersions(lambda: HookClients['lambda'], targets: Readonly<Record<ReleasedFunction, string>>): Invoke<ReleasedFunction> {
   return async (functionName, event, signal): Promise<InvocationOutcome> => {
     const output = await lambda.send(
       new InvokeCommand({ FunctionName: targets[functionName], InvocationType: 'RequestResponse', Payload: encoder.encode(JSON.stringify(event)) }),

@@ -1,4 +1,4 @@
-import type { Route } from '../function-declaration';
+import type { Route } from './route';
 
 /** Served without a key by the apiDocs function: the interface description and its reference page (its scripts and styles under /docs/). */
 export const DOCUMENTATION_ROUTES = {

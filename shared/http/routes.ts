@@ -9,7 +9,7 @@ import { OPERATION_ROUTES, type OperationId } from './operation-routes.generated
 export { API_BASE_PATH };
 export { DOCUMENTATION_ROUTES } from './documentation-routes';
 export { OPERATION_ROUTES, type OperationId };
-export type { Route } from '../function-declaration';
+export type { Route } from './route';
 
 /** Every operation's id, in route order. */
 export const OPERATION_IDS = /* @__PURE__ */ Object.keys(OPERATION_ROUTES) as OperationId[];

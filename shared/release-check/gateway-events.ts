@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import type { Route } from '../function-declaration';
+import type { Route } from '../http/route';
 import { API_BASE_PATH } from '../http/base-path';
 
 /**
@@ -76,7 +76,7 @@ export function authorizerEvent(request: SyntheticRequest): APIGatewayRequestAut
 }
 
 /** The route's path with its parameters filled in, below the stage (`/pets/7`). */
-export function pathOf({ route, pathParameters = {} }: SyntheticRequest): string {
+export function pathOf({ route, pathParameters = {} }: Pick<SyntheticRequest, 'route' | 'pathParameters'>): string {
   return route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(pathParameters[name] ?? ''));
 }
 

@@ -1,5 +1,3 @@
-import type { ReleasedFunction } from './released-functions';
-
 /** What one synchronous invocation of a function gave back, as Lambda tells it. */
 export type InvocationOutcome =
   /** The handler returned: its result, as JSON carries it. */
@@ -10,6 +8,6 @@ export type InvocationOutcome =
 /**
  * Invokes the version under check of a function with an event and waits for its outcome; rejects
  * when the invocation itself failed (no outcome at all). `signal` aborts when the probe's deadline
- * passes.
+ * passes. `Name`: the released functions' names (functions/table.ts, RELEASED_FUNCTIONS).
  */
-export type Invoke = (functionName: ReleasedFunction, event: unknown, signal: AbortSignal) => Promise<InvocationOutcome>;
+export type Invoke<Name extends string = string> = (functionName: Name, event: unknown, signal: AbortSignal) => Promise<InvocationOutcome>;

@@ -2,12 +2,12 @@ import { now } from '../clock';
 import { oneLine } from './answer-judgement';
 import { unknownToken } from './check-identity';
 import type { InvocationOutcome, Invoke } from './invocation';
-import { releaseProbes, type Probe } from './probes';
-import type { ReleasedFunction } from './released-functions';
+import { probeToSend, type CheckProbe, type Probe } from './probes';
 
 /**
- * The check a new version passes before it takes any traffic: every probe (./probes.ts), two at a
- * time, each judged on its own. A probe that does not answer by its deadline fails; so does one whose
+ * The check a new version passes before it takes any traffic: every probe it is given (./probes.ts:
+ * the functions' declared probes, gathered from the table of functions), two at a time, each
+ * judged on its own. A probe that does not answer by its deadline fails; so does one whose
  * invocation fails, or whose judgement throws. The check never throws and always ends by its
  * deadline, whatever the invocations do, so that its hook always reports.
  */
@@ -32,22 +32,24 @@ export interface ReleaseCheckOptions {
   readonly deadlineMs?: number;
 }
 
-export type ProbeResult =
-  | { readonly name: string; readonly functionName: ReleasedFunction; readonly passed: true }
-  | { readonly name: string; readonly functionName: ReleasedFunction; readonly passed: false; readonly reason: string };
+export type ProbeResult<Name extends string = string> =
+  | { readonly name: string; readonly functionName: Name; readonly passed: true }
+  | { readonly name: string; readonly functionName: Name; readonly passed: false; readonly reason: string };
 
-export interface ReleaseCheckResult {
+export interface ReleaseCheckResult<Name extends string = string> {
   readonly passed: boolean;
   /** In the probes' order. */
-  readonly probes: readonly ProbeResult[];
+  readonly probes: readonly ProbeResult<Name>[];
 }
 
-export async function runReleaseCheck(invoke: Invoke, options: ReleaseCheckOptions = {}): Promise<ReleaseCheckResult> {
-  const probes = releaseProbes({ at: options.at ?? now(), token: options.token ?? unknownToken() });
+/** Sends each of `declared` (in its order) to the function it names, through `invoke`. */
+export async function runReleaseCheck<Name extends string>(declared: readonly CheckProbe<Name>[], invoke: Invoke<Name>, options: ReleaseCheckOptions = {}): Promise<ReleaseCheckResult<Name>> {
+  const sending = { at: options.at ?? now(), token: options.token ?? unknownToken() };
+  const probes = declared.map((probe) => probeToSend(probe, sending));
   const probeDeadlineMs = options.probeDeadlineMs ?? PROBE_DEADLINE_MS;
   const checkDeadlineMs = options.deadlineMs ?? CHECK_DEADLINE_MS;
   const endsAt = performance.now() + checkDeadlineMs;
-  const results: ProbeResult[] = new Array(probes.length);
+  const results: ProbeResult<Name>[] = new Array(probes.length);
   let next = 0;
   const checkLate = `no answer by the check's deadline (${checkDeadlineMs / 1000} s)`;
   // Set once a probe is cut at the check's deadline: a timer can fire a few milliseconds before
@@ -59,7 +61,7 @@ export async function runReleaseCheck(invoke: Invoke, options: ReleaseCheckOptio
     while (next < probes.length) {
       const index = next;
       next += 1;
-      const probe = probes[index] as Probe;
+      const probe = probes[index] as Probe<Name>;
       const left = Math.floor(endsAt - performance.now());
       if (deadlinePassed || left <= 0) {
         results[index] = { name: probe.name, functionName: probe.functionName, passed: false, reason: 'not run: the check\'s deadline had passed' };
@@ -74,7 +76,7 @@ export async function runReleaseCheck(invoke: Invoke, options: ReleaseCheckOptio
   return { passed: results.every((result) => result.passed), probes: results };
 }
 
-async function runProbe(invoke: Invoke, probe: Probe, deadlineMs: number, lateReason: string): Promise<ProbeResult> {
+async function runProbe<Name extends string>(invoke: Invoke<Name>, probe: Probe<Name>, deadlineMs: number, lateReason: string): Promise<ProbeResult<Name>> {
   const { name, functionName } = probe;
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;

@@ -13,10 +13,10 @@ import { stringLikeSource } from '../../local/dynamodb-rights';
 import { keyItemKey } from '../../shared/auth/key-registry';
 import { ITEM_PARTITIONS, PET_SHARDS, tableDefinition } from '../../shared/dynamodb/table-definition';
 import { petSortKey, shardPartition } from '../../shared/pets/pet-items';
-import { FUNCTIONS, OPERATIONS, type DataAccess, type DynamoDbAction } from '../../shared/functions';
+import { FUNCTIONS, OPERATIONS, type DataAccess, type DynamoDbAction } from '../../functions/table';
 
 /**
- * The bench follows the declarations (shared/functions.ts): its cases go where the functions are
+ * The bench follows the declarations (functions/table.ts): its cases go where the functions are
  * routed, and its overhead stub (bench/children/stub.mjs, plain JS the type checker does not see)
  * answers every DynamoDB request a bench function is declared to make, in both the document
  * client's form (ours) and attribute values (the baseline), alike; and refuses the rest.

@@ -5,7 +5,7 @@ import { loadFunctionHandlers } from '../../local/server';
 import { ServiceUnavailableError } from '../../shared/errors';
 import { httpOperation } from '../../shared/http/stack';
 import { RateLimiter } from '../../shared/limits/rate-limiter';
-import { OPERATIONS } from '../../shared/functions';
+import { OPERATIONS } from '../../functions/table';
 import { FREE_KEY, startTestApi, testApiOnClock, TEST_KEY } from '../support/api';
 import { checkResponse } from '../support/contract';
 

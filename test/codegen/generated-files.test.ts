@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generatedFiles } from '../../codegen/generated-files';
+import { releaseProbesFile } from '../../codegen/release-probes';
 
 /**
  * What `npm run generate` writes from the operations' declarations is committed, and held equal
@@ -20,9 +21,11 @@ function generatedOnDisk(folder = root): string[] {
 
 describe('the generated files', () => {
   it('are what npm run generate writes from the declarations, and no other *.generated.ts is left over', async () => {
-    const files = await generatedFiles(root);
+    const files = new Map([...(await generatedFiles(root)), await releaseProbesFile()]);
     // The pages with a table of operations are among them.
-    expect([...files.keys()]).toEqual(expect.arrayContaining(['docs/interface-and-decisions.md', 'docs/api-behaviour.md', 'functions/operations.generated.ts', 'shared/http/operation-routes.generated.ts']));
+    expect([...files.keys()]).toEqual(
+      expect.arrayContaining(['docs/interface-and-decisions.md', 'docs/api-behaviour.md', 'functions/operations.generated.ts', 'shared/http/operation-routes.generated.ts', 'functions/releaseCheck/probes.generated.ts']),
+    );
     for (const [path, text] of files) expect(readFileSync(join(root, path), 'utf8'), `${path} differs from what the declarations give: run npm run generate`).toBe(text);
     const stale = generatedOnDisk().filter((path) => !files.has(path));
     expect(stale, 'generated files no declaration gives any longer (an operation removed?): delete them').toEqual([]);

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { esbuildOptionsFor } from '../../infra/bundling';
-import { FUNCTION_NAMES, FUNCTIONS, type FunctionDeclaration } from '../../shared/functions';
+import { FUNCTION_NAMES, FUNCTIONS, type FunctionDeclaration } from '../../functions/table';
 import { setClock } from '../../shared/clock';
 import { CursorCodec } from '../../shared/pets/cursor';
 import { KEYS_MAX_AGE_MS, MIN_REREAD_INTERVAL_MS } from '../../shared/pets/cursor-secrets';

@@ -7,7 +7,7 @@ import { fillsFor } from '../../bench/setups';
 import { partsOf, recordRightsUsed, type RightPart, type RightUse } from '../../local/dynamodb-rights';
 import { DECLARED_RIGHTS, loadFunctionHandlers, startLocalServer, type OperationHandlers } from '../../local/server';
 import { setClock } from '../../shared/clock';
-import { FUNCTION_NAMES, FUNCTIONS, OPERATION_IDS, type FunctionName } from '../../shared/functions';
+import { FUNCTION_NAMES, FUNCTIONS, OPERATION_IDS, type FunctionName } from '../../functions/table';
 import { API_BASE_PATH } from '../../shared/http/routes';
 import { setLogSink } from '../../shared/log';
 import { TEST_KEY } from '../support/api';
@@ -16,7 +16,7 @@ import { testDatabase } from '../support/database';
 /**
  * Every declared operation runs through the local rights check (local/dynamodb-rights.ts) by
  * default: every case of bench/cases.ts (main and error cases, the authorizer's too) is sent over
- * HTTP to the local server, which runs each function with its declared rights (shared/functions.ts),
+ * HTTP to the local server, which runs each function with its declared rights (functions/table.ts),
  * and must answer the status its case declares; a right missing from a declaration shows as a 500
  * (or, for the authorizer, API Gateway's 503) whose log line names it. Then every declared right,
  * per function, per action and per item kind or index, must have been used by a case, unless

@@ -4,12 +4,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { esbuildOptionsFor } from '../../infra/bundling';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { DECLARED_RIGHTS, loadFunctionHandlers, startLocalServer, type LocalServer, type ServedRights } from '../../local/server';
-import { FUNCTION_NAMES, FUNCTIONS, type DataAccess } from '../../shared/functions';
+import { FUNCTION_NAMES, FUNCTIONS, type DataAccess } from '../../functions/table';
 import { setLogSink } from '../../shared/log';
 import { send, TEST_KEY } from '../support/api';
 
 /**
- * The local server runs each function with its declared DynamoDB rights (shared/functions.ts, the
+ * The local server runs each function with its declared DynamoDB rights (functions/table.ts, the
  * ones the stack grants): a request outside them is refused as AWS refuses it (AccessDeniedException,
  * our 500, a log line naming the right), and the same request within them passes. The whole HTTP
  * suite runs through the same check, with the rights as declared.
@@ -66,7 +66,7 @@ describe('the local rights check', () => {
     };
     server = await startLocalServer({ port: 0, handlers: { ...handlers, apiDocs } });
     const answer = await fetch(`${server.baseUrl}/openapi.json`);
-    expect(await answer.text()).toMatch(/^AccessDeniedException: .*the declaration of apiDocs in shared\/functions.ts grants no dynamodb:GetItem on table/);
+    expect(await answer.text()).toMatch(/^AccessDeniedException: .*the declaration of apiDocs in functions\/table.ts grants no dynamodb:GetItem on table/);
     // The same read outside any function (a test's set-up) is not checked.
     await expect(documentClient.send(new GetCommand({ TableName: config.tableName, Key: { pk: 'PET', sk: '1' } }))).resolves.toBeDefined();
   });

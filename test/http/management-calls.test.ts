@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { esbuildOptionsFor } from '../../infra/bundling';
-import { FUNCTIONS, OPERATION_IDS } from '../../shared/functions';
+import { FUNCTIONS, OPERATION_IDS } from '../../functions/table';
 import { startTestApi, type TestApi } from '../support/api';
 import { startFakeManagementApi, type FakeManagementApi } from '../support/fake-management-api';
 

@@ -6,7 +6,7 @@ import { DynamoDbRateCounterStore } from '../../shared/limits/counter-store';
 import { RateLimiter } from '../../shared/limits/rate-limiter';
 import { deprecationHeaders, GET_PET_DEPRECATION } from '../../shared/http/deprecation';
 import { httpOperation } from '../../shared/http/stack';
-import { OPERATIONS } from '../../shared/functions';
+import { OPERATIONS } from '../../functions/table';
 import { NoQuery } from '../../shared/pets/schema';
 import { expectErrorShape, FREE_KEY, startTestApi, testApiOnClock, type ApiResponse } from '../support/api';
 import { testDatabase } from '../support/database';

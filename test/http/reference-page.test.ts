@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { OPERATION_IDS, OPERATIONS } from '../../shared/functions';
+import { OPERATION_IDS, OPERATIONS } from '../../functions/table';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import committed from '../../openapi/openapi.json' with { type: 'json' };
 import { expectErrorShape, startTestApi, type TestApi } from '../support/api';

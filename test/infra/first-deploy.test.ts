@@ -1,7 +1,7 @@
 import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCESS_LOG_FIELDS } from '../../infra/access-log';
-import { FUNCTION_NAMES, OPERATION_IDS } from '../../shared/functions';
+import { FUNCTION_NAMES, OPERATION_IDS } from '../../functions/table';
 import { DOCUMENTATION_ROUTES } from '../../shared/http/routes';
 import { removeOutdirs, synth, synthAccountSetup } from '../support/synth';
 import { ALARM_DESTINATION_REQUIRED } from '../../infra/stages';
@@ -26,7 +26,7 @@ const resourcesOf = (template: Template, type: string) => template.findResources
 const idsOf = (template: Template, type: string) => Object.keys(resourcesOf(template, type));
 /** A declared function's construct id: its name, capitalized. */
 const titleOf = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
-/** Every declared function (shared/functions.ts), by the logical id prefix of its construct. */
+/** Every declared function (functions/table.ts), by the logical id prefix of its construct. */
 const FUNCTIONS = FUNCTION_NAMES.map(titleOf);
 const idWithPrefix = (template: Template, type: string, prefix: string): string => {
   const ids = idsOf(template, type).filter((id) => id.startsWith(prefix));

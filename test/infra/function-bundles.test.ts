@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ReadableStream } from '../../infra/bundle-shims/node-stream-web';
 import { BUNDLE_ALIASES, esbuildOptionsFor } from '../../infra/bundling';
 import { checksPathOf } from '../../codegen/generated-files';
-import { FUNCTIONS, OPERATION_IDS, type OperationId } from '../../shared/functions';
+import { FUNCTIONS, OPERATION_IDS, type OperationId } from '../../functions/table';
 
 /**
  * What each function bundles, for its cold start (docs/performance.md#what-a-cold-start-spends):
@@ -42,7 +42,7 @@ describe('function bundles', () => {
       expect([name, inputs.some((input) => input.startsWith('shared/'))]).toEqual([name, true]);
       expect([name, inputs.filter((input) => input.includes('node_modules/zod/'))]).toEqual([name, []]);
       // Nor any declaration (its schemas, its bench cases): a function reads its route from the generated table.
-      expect([name, inputs.filter((input) => /^functions\/[^/]+\/operation\.ts$|^shared\/functions\.ts$|^bench\//.test(input))]).toEqual([name, []]);
+      expect([name, inputs.filter((input) => /^functions\/[^/]+\/operation\.ts$|^functions\/(table|operation-declaration)\.ts$|^bench\//.test(input))]).toEqual([name, []]);
     }
   }, 60_000);
 

@@ -16,7 +16,7 @@ import { WAF_RULES } from '../../infra/waf';
 import { lambdaContext } from '../../local/api-gateway-event';
 import { PLAN_NAMES } from '../../shared/limits/plans';
 import { ITEM_PARTITIONS } from '../../shared/dynamodb/table-definition';
-import { FUNCTION_NAMES, FUNCTIONS, OPERATION_IDS, OPERATIONS, type DataAccess, type FunctionName } from '../../shared/functions';
+import { FUNCTION_NAMES, FUNCTIONS, OPERATION_IDS, OPERATIONS, RELEASED_FUNCTIONS, type DataAccess, type FunctionName } from '../../functions/table';
 import { CursorCodec } from '../../shared/pets/cursor';
 import { DynamoDbPetRepository } from '../../shared/pets/repository';
 import { testDatabase } from '../support/database';
@@ -142,20 +142,22 @@ describe('the stack, per stage', () => {
         expect([id, everywhere]).toEqual([id, traced.includes(id) ? [XRAY_STATEMENT] : []]);
       }
     }
-    for (const id of [...OPERATION_TITLES, 'Authorizer', 'ApiDocs']) {
+    // The request path's functions (those released behind the check) 10 s.
+    for (const id of RELEASED_FUNCTIONS.map(titleOf)) {
       expect(prod.findResources('AWS::Lambda::Function')[functionLogicalId(prod, id)]?.Properties.Timeout).toBe(10);
     }
     expect(prod.findResources('AWS::Lambda::Function')[functionLogicalId(prod, 'KeyMirror')]?.Properties.Timeout).toBe(50);
     prod.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
     staging.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 14 });
     prod.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ TABLE_NAME: Match.anyValue() }) } });
-    // Each operation and the docs: a runaway, an error and two release gates (failures and latency); the
-    // authorizer (whose "Unauthorized" is a failed invocation by design) the runaway one and its gates
-    // of latency and refusals (releases.test.ts); the key mirror its own (first-deploy.test.ts).
+    // Each released function (the operations, the docs, the authorizer: the table's): a runaway, an
+    // error and two release gates (failures and latency); the authorizer (whose "Unauthorized" is a
+    // failed invocation by design) the runaway one and its gates of latency and refusals
+    // (releases.test.ts); the key mirror its own (first-deploy.test.ts).
     const alarms = Object.values(prod.findResources('AWS::CloudWatch::Alarm')) as { Properties: { AlarmDescription: string } }[];
     const described = (prefix: string) => alarms.filter((alarm) => alarm.Properties.AlarmDescription.startsWith(prefix)).length;
-    for (const id of [...OPERATION_TITLES, 'ApiDocs']) expect([id, described(`${id}:`)]).toEqual([id, 4]);
-    expect(described('Authorizer:')).toBe(3);
+    const ownAlarms = (name: FunctionName) => (name === 'authorizer' ? 3 : 4);
+    for (const name of RELEASED_FUNCTIONS) expect([name, described(`${titleOf(name)}:`)]).toEqual([name, ownAlarms(name)]);
     expect(described('The key mirror')).toBe(1);
     expect(described('Over 1 % of the API\'s answers were 5XX')).toBe(1);
     expect(described('The API\'s p99 latency')).toBe(1);
@@ -171,8 +173,8 @@ describe('the stack, per stage', () => {
       expect(queries.find((query) => query.Id === 'answers5xx')?.MetricStat?.Metric).toEqual({ Namespace: 'PetStore/prod', MetricName: 'Status5xx', Dimensions: [{ Name: 'operation', Value: operation }] });
       expect(queries.find((query) => query.Id === 'errors')?.MetricStat?.Metric.MetricName).toBe('Errors');
     }
-    // No other alarm: 4 per operation and the docs, 3 for the authorizer, 1 for the mirror, and the stage's 4 above.
-    expect(alarms).toHaveLength(4 * (OPERATION_IDS.length + 1) + 3 + 1 + 4);
+    // No other alarm: the released functions' own, 1 for the mirror, and the stage's 4 above.
+    expect(alarms).toHaveLength(RELEASED_FUNCTIONS.reduce((sum, name) => sum + ownAlarms(name), 0) + 1 + 4);
   });
 
   it('gives each function only the rights it needs: no API Gateway rights on the request path, reads scoped to the items each needs', () => {
@@ -222,7 +224,7 @@ describe('the stack, per stage', () => {
     expect(policyStatementsOf(prod, 'ApiDocs')).toEqual([]);
   });
 
-  it('grants every function exactly the DynamoDB rights it declares (shared/functions.ts), which the local server enforces', () => {
+  it('grants every function exactly the DynamoDB rights it declares (functions/table.ts), which the local server enforces', () => {
     for (const [stage, template] of [['prod', prod], ['staging', staging]] as const) {
       for (const name of FUNCTION_NAMES) expect([stage, name, templateDynamoDbRights(template, name)]).toEqual([stage, name, declaredDynamoDbRights(FUNCTIONS[name].dynamodb)]);
     }

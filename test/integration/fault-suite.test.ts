@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventOf } from '../../bench/children/events.mjs';
 import { mainCaseOf } from '../../bench/cases';
 import { lambdaContext } from '../../local/api-gateway-event';
-import { FUNCTIONS, OPERATION_IDS } from '../../shared/functions';
+import { FUNCTIONS, OPERATION_IDS } from '../../functions/table';
 import { drawnAt } from '../../shared/pets/pet-ids';
 import { authorizerContextOf } from '../support/api';
 import { testDatabase } from '../support/database';

@@ -7,7 +7,7 @@ import { KeyRegistry } from '../../shared/auth/key-registry';
 import { mirrorKeys, type MirrorReport } from '../../shared/auth/key-mirror';
 import { ensureTable } from '../../local/create-table';
 import { checkDeclaredRights, runAs } from '../../local/dynamodb-rights';
-import { FUNCTIONS, type DataAccess } from '../../shared/functions';
+import { FUNCTIONS, type DataAccess } from '../../functions/table';
 import { DynamoDbRateCounterStore } from '../../shared/limits/counter-store';
 import { STANDARD_PLAN_LIMITS } from '../../shared/limits/plans';
 import { RateLimiter } from '../../shared/limits/rate-limiter';
@@ -19,7 +19,7 @@ import { startFakeManagementApi, type FakeManagementApi } from '../support/fake-
  * The key mirror against a fake of API Gateway's management API (loopback HTTP, API Gateway's
  * JSON, two items a page so that every listing takes several pages) with the real SDK client made
  * as the mirror makes it, writing a registry in a table of its own on DynamoDB Local, with no
- * more rights than its declaration gives it (shared/functions.ts; local/dynamodb-rights.ts).
+ * more rights than its declaration gives it (functions/table.ts; local/dynamodb-rights.ts).
  */
 const db = testDatabase();
 const target = { apiId: 'api123', stage: 'v1' };

@@ -6,7 +6,7 @@ import { loadFunctionHandlers, startLocalServer, type AnsweredRequest, type Oper
 import { setLogSink, writeLog } from '../../shared/log';
 import { GET_PET_DEPRECATION } from '../../shared/http/deprecation';
 import { httpOperation } from '../../shared/http/stack';
-import { OPERATIONS } from '../../shared/functions';
+import { OPERATIONS } from '../../functions/table';
 import { send } from '../support/api';
 
 /**

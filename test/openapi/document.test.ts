@@ -9,7 +9,7 @@ import { GET_PET_DEPRECATION } from '../../shared/http/deprecation';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../shared/pets/idempotency';
 import { NAME_PATTERNS } from '../../shared/pets/name-pattern';
 import { drawPetId } from '../../shared/pets/pet-ids';
-import { OPERATION_IDS, OPERATIONS, type OperationId } from '../../shared/functions';
+import { OPERATION_IDS, OPERATIONS, type OperationId } from '../../functions/table';
 
 const document = committed as Record<string, any>;
 const operations = Object.fromEntries(

@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import document from '../../openapi/openapi.json' with { type: 'json' };
-import { OPERATION_IDS, OPERATIONS } from '../../shared/functions';
+import { OPERATION_IDS, OPERATIONS } from '../../functions/table';
 import { API_BASE_PATH, DOCUMENTATION_ROUTES } from '../../shared/http/routes';
 import { standardAjv } from './standard-ajv';
 
@@ -54,7 +54,7 @@ const pathPattern = (template: string) => new RegExp(`^${template.replaceAll('.'
 const templates = Object.keys(spec.paths as Json).map((template) => ({ template, pattern: pathPattern(template) }));
 
 const DOCUMENTATION_PATHS = Object.values(DOCUMENTATION_ROUTES).map((route) => pathPattern(`${API_BASE_PATH}${route.path}`));
-/** The declared operations (shared/functions.ts), to tell a stale committed document from a wrong answer. */
+/** The declared operations (functions/table.ts), to tell a stale committed document from a wrong answer. */
 const DECLARED_ROUTES = OPERATION_IDS.map((operationId) => ({ operationId, method: OPERATIONS[operationId].route.method, pattern: pathPattern(OPERATIONS[operationId].route.path) }));
 
 function fail(response: ObservedResponse, problem: string): never {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BODY_SHAPE_NAMES, BODY_SIZES, bodyOf, statusOf, type BodyShapeName } from '../../bench/body-shapes';
 import { eventOf, lambdaContext } from '../../bench/children/events.mjs';
 import { REQUEST_CHECKS } from '../../functions/createPet/request-checks.generated';
-import { OPERATIONS } from '../../shared/functions';
+import { OPERATIONS } from '../../functions/table';
 import { MAX_BODY_BYTES } from '../../shared/http/body-limit';
 import { created } from '../../shared/http/result';
 import { httpOperation } from '../../shared/http/stack';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { allows, authorizationsOf, stringLike } from '../../local/dynamodb-rights';
-import { FUNCTIONS, type DataAccess } from '../../shared/functions';
+import { FUNCTIONS, type DataAccess } from '../../functions/table';
 
 /** The local rights check reads requests as IAM does (the HTTP suite runs every request through it). */
 const TABLE = 'pets-table';

@@ -8,11 +8,11 @@ import { addressSubject } from '../../shared/auth/authorize';
 import { keyItemKey } from '../../shared/auth/key-registry';
 import { ITEM_PARTITIONS, tableDefinition } from '../../shared/dynamodb/table-definition';
 import { idempotencyRecordKey } from '../../shared/pets/pet-writes';
-import { FUNCTION_NAMES, FUNCTIONS, OPERATION_IDS, OPERATIONS } from '../../shared/functions';
+import { FUNCTION_NAMES, FUNCTIONS, OPERATION_IDS, OPERATIONS } from '../../functions/table';
 import { DOCUMENTATION_ROUTES } from '../../shared/http/routes';
 
 /**
- * The one declaration of each function (shared/functions.ts) is complete and consistent: what the
+ * The one declaration of each function (functions/table.ts) is complete and consistent: what the
  * type system cannot see is checked here (the stack, the local server and the document have
  * their own tests, which derive their expectations from the same table).
  */

@@ -4,11 +4,13 @@ import type { InvokeCommand, InvokeCommandOutput } from '@aws-sdk/client-lambda'
 import { build } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readReleaseTargets, releaseCheckHook, REPORT_DEADLINE_MS, type HookClients } from '../../functions/releaseCheck/handler';
+import * as GENERATED from '../../functions/releaseCheck/probes.generated';
+import { FUNCTION_NAMES, FUNCTIONS, RELEASE_PROBES, RELEASED_FUNCTIONS, type ReleasedFunction } from '../../functions/table';
 import { esbuildOptionsFor } from '../../infra/bundling';
-import { FUNCTION_NAMES, FUNCTIONS } from '../../shared/functions';
 import { setLogSink } from '../../shared/log';
-import { RELEASED_FUNCTIONS } from '../../shared/release-check/released-functions';
-import { PROBES, resultsWith } from '../support/release-probes';
+import { pathOf } from '../../shared/release-check/gateway-events';
+import type { InvocationOutcome } from '../../shared/release-check/invocation';
+import { goodOutcomeOf, PROBES, resultsWith } from '../support/release-probes';
 
 /**
  * The CodeDeploy hook (functions/releaseCheck/handler.ts) with Lambda and CodeDeploy clients of the
@@ -19,22 +21,18 @@ const EVENT = { DeploymentId: 'd-ABCDEF123', LifecycleEventHookExecutionId: 'hoo
 const arnOf = (name: string, version: number) => `arn:aws:lambda:eu-west-1:123456789012:function:PetStore-prod-${name}:${version}`;
 const TARGETS = Object.fromEntries(RELEASED_FUNCTIONS.map((name, i) => [name, arnOf(name, i + 3)]));
 const TARGETS_JSON = JSON.stringify(TARGETS);
-const VERSIONS = { listPets: '3', createPet: '4', getPet: '5', apiDocs: '6', authorizer: '7' };
+/** Each version by number, as the log line gives them. */
+const VERSIONS = Object.fromEntries(RELEASED_FUNCTIONS.map((name, i) => [name, String(i + 3)]));
 const functionOf = (arn: string) => RELEASED_FUNCTIONS.find((name) => TARGETS[name] === arn) as string;
+const nameOf = (functionName: ReleasedFunction) => PROBES.find((probe) => probe.functionName === functionName)?.name as string;
 
 const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)) as InvokeCommandOutput['Payload'];
 const returned = (value: unknown): InvokeCommandOutput => ({ $metadata: {}, StatusCode: 200, Payload: encode(value) });
 const unhandled = (errorType: string, errorMessage: string): InvokeCommandOutput => ({ $metadata: {}, StatusCode: 200, FunctionError: 'Unhandled', Payload: encode({ errorType, errorMessage, trace: [] }) });
 const proxyAnswer = (statusCode: number, body: unknown) => returned({ statusCode, headers: { 'Content-Type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
 
-/** What each version answers when all is well, as Lambda returns it. */
-const GOOD: Record<string, () => InvokeCommandOutput> = {
-  listPets: () => proxyAnswer(200, []),
-  getPet: () => proxyAnswer(404, { code: 'not_found', message: 'No pet has id 10970726400000.', status: 404 }),
-  createPet: () => proxyAnswer(400, { code: 'invalid_request', message: 'body.name: must not be blank', status: 400 }),
-  apiDocs: () => proxyAnswer(200, '<!doctype html>'),
-  authorizer: () => unhandled('Error', 'Unauthorized'),
-};
+/** An outcome as Lambda returns it. */
+const asLambdaOutput = (outcome: InvocationOutcome): InvokeCommandOutput => (outcome.kind === 'returned' ? returned(outcome.payload) : unhandled(outcome.errorType, outcome.errorMessage));
 
 interface Fakes {
   readonly clients: HookClients;
@@ -42,7 +40,7 @@ interface Fakes {
   readonly reported: PutLifecycleEventHookExecutionStatusCommand['input'][];
 }
 
-/** The clients, answering as GOOD does but for the functions given (by name). */
+/** The clients, answering each probe as it expects (the probes start in their order: the nth call is the nth probe) but for the functions given (by name). */
 function fakes(answers: Record<string, () => InvokeCommandOutput | Promise<InvokeCommandOutput>> = {}, report: () => Promise<unknown> = async () => ({})): Fakes {
   const invoked: Fakes['invoked'] = [];
   const reported: Fakes['reported'] = [];
@@ -51,7 +49,8 @@ function fakes(answers: Record<string, () => InvokeCommandOutput | Promise<Invok
       async send(command, { abortSignal }) {
         const functionName = functionOf(command.input.FunctionName as string);
         invoked.push({ functionName, input: command.input, event: JSON.parse(new TextDecoder().decode(command.input.Payload as Uint8Array)), signal: abortSignal });
-        return (answers[functionName] ?? GOOD[functionName] as () => InvokeCommandOutput)();
+        const probe = PROBES[invoked.length - 1] as (typeof PROBES)[number];
+        return (answers[functionName] ?? (() => asLambdaOutput(goodOutcomeOf(probe))))();
       },
     },
     codeDeploy: {
@@ -83,20 +82,13 @@ describe('the release check hook', () => {
     const { clients, invoked, reported } = fakes();
     await releaseCheckHook(clients, TARGETS_JSON)(EVENT);
     expect(invoked.map(({ functionName, input }) => [functionName, input.FunctionName, input.InvocationType])).toEqual(PROBES.map(({ functionName }) => [functionName, TARGETS[functionName], 'RequestResponse']));
-    expect(invoked.map(({ event }) => (event.type === 'REQUEST' ? `authorizer ${event.httpMethod} ${event.resource}` : `${event.httpMethod} ${event.path}`))).toEqual([
-      'GET /pets',
-      'GET /pets/10970726400000',
-      'POST /pets',
-      'GET /openapi.json',
-      'GET /docs',
-      'GET /docs/swagger-ui-bundle.js',
-      'GET /docs/swagger-ui.css',
-      'authorizer GET /pets',
-    ]);
+    expect(invoked.map(({ event }) => (event.type === 'REQUEST' ? `authorizer ${event.httpMethod} ${event.resource}` : `${event.httpMethod} ${event.path}`))).toEqual(
+      PROBES.map(({ sentAs, request }) => (sentAs === 'unknownToken' ? `authorizer ${request.route.method} ${request.route.path}` : `${request.route.method} ${pathOf(request)}`)),
+    );
     expect(invoked.every(({ signal }) => signal instanceof AbortSignal && !signal.aborted)).toBe(true);
     expect(reported).toEqual([reportOf('Succeeded')]);
     expect(logged()).toEqual([
-      { level: 'info', msg: 'release check', deploymentId: EVENT.DeploymentId, status: 'Succeeded', versions: VERSIONS, probes: 8, failedProbes: 0, durationMs: 'number' },
+      { level: 'info', msg: 'release check', deploymentId: EVENT.DeploymentId, status: 'Succeeded', versions: VERSIONS, probes: PROBES.length, failedProbes: 0, durationMs: 'number' },
     ]);
   });
 
@@ -105,12 +97,13 @@ describe('the release check hook', () => {
     const { clients, invoked, reported } = fakes({ authorizer: allow, listPets: () => proxyAnswer(500, { code: 'internal_error', message: 'Something went wrong.', status: 500 }) });
     await releaseCheckHook(clients, TARGETS_JSON)(EVENT);
     expect(reported).toEqual([reportOf('Failed')]);
+    const reasons: Record<string, string> = { listPets: 'answered 500 internal_error instead of 200', authorizer: 'allowed an unknown token' };
     expect(logged()).toEqual([
-      { level: 'error', msg: 'release check probe failed', deploymentId: EVENT.DeploymentId, probe: 'listPets: GET /v1/pets?limit=1', function: 'listPets', reason: 'answered 500 internal_error instead of 200' },
-      { level: 'error', msg: 'release check probe failed', deploymentId: EVENT.DeploymentId, probe: 'authorizer: GET /v1/pets with an unknown token', function: 'authorizer', reason: 'allowed an unknown token' },
-      { level: 'error', msg: 'release check', deploymentId: EVENT.DeploymentId, status: 'Failed', versions: VERSIONS, probes: 8, failedProbes: 2, durationMs: 'number' },
+      ...PROBES.filter(({ functionName }) => reasons[functionName] !== undefined).map(({ name, functionName }) => ({ level: 'error', msg: 'release check probe failed', deploymentId: EVENT.DeploymentId, probe: name, function: functionName, reason: reasons[functionName] })),
+      { level: 'error', msg: 'release check', deploymentId: EVENT.DeploymentId, status: 'Failed', versions: VERSIONS, probes: PROBES.length, failedProbes: 2, durationMs: 'number' },
     ]);
-    const token = ((invoked.at(-1)?.event.headers as Record<string, string>).Authorization as string).replace('Bearer ', '');
+    const toAuthorizer = invoked.find(({ functionName }) => functionName === 'authorizer');
+    const token = ((toAuthorizer?.event.headers as Record<string, string>).Authorization as string).replace('Bearer ', '');
     expect(token).toMatch(/^release-check-/);
     expect(lines.filter((line) => line.includes(token))).toEqual([]);
   });
@@ -123,7 +116,7 @@ describe('the release check hook', () => {
     expect(performance.now() - startedAt).toBeLessThan(1_000);
     expect(reported).toEqual([reportOf('Failed')]);
     expect(invoked.find(({ functionName }) => functionName === 'getPet')?.signal.aborted).toBe(true);
-    expect(logged()[0]).toEqual({ level: 'error', msg: 'release check probe failed', deploymentId: EVENT.DeploymentId, probe: PROBES[1]?.name, function: 'getPet', reason: 'no answer by the check\'s deadline (0.15 s)' });
+    expect(logged()[0]).toEqual({ level: 'error', msg: 'release check probe failed', deploymentId: EVENT.DeploymentId, probe: nameOf('getPet'), function: 'getPet', reason: 'no answer by the check\'s deadline (0.15 s)' });
   });
 
   it('gives the check less time when the function has less left than the check and the report need', async () => {
@@ -184,21 +177,25 @@ describe('the release check hook', () => {
     expect([invoked, reported]).toEqual([[], []]);
   });
 
-  it('checks the same probes as the drill, in the same order', () => {
-    expect(resultsWith().map(({ name }) => name)).toEqual(PROBES.map(({ name }) => name));
+  it('checks the table\'s probes, written out for its bundle: the same as the drill\'s, in the same order', () => {
+    expect(GENERATED.RELEASE_PROBES).toEqual(RELEASE_PROBES);
+    expect(GENERATED.RELEASED_FUNCTIONS).toEqual(RELEASED_FUNCTIONS);
   });
 });
 
 describe('the release check function', () => {
-  it('is declared as a function of no table and no secret, and checks every function a request reaches', () => {
+  it('is declared as a function of no table and no secret, and checks every function a request reaches: each with a route, and the authorizer', () => {
     expect(FUNCTIONS.releaseCheck).toEqual({ handler: 'functions/releaseCheck/handler.ts', dynamodb: [] });
-    expect(FUNCTION_NAMES.filter((name) => !(RELEASED_FUNCTIONS as readonly string[]).includes(name))).toEqual(['keyMirror', 'releaseCheck']);
+    const reached = FUNCTION_NAMES.filter((name) => 'route' in FUNCTIONS[name] || 'routes' in FUNCTIONS[name] || name === 'authorizer');
+    expect(RELEASED_FUNCTIONS).toEqual(reached);
+    // Every released function is probed; so is every operation.
+    expect(new Set(PROBES.map(({ functionName }) => functionName))).toEqual(new Set(RELEASED_FUNCTIONS));
   });
 
   it('bundles no zod, no declaration, nothing of local/ or bench/, and no AWS client but Lambda\'s and CodeDeploy\'s', async () => {
     const result = await build({ ...esbuildOptionsFor(join(root, FUNCTIONS.releaseCheck.handler), join(root, 'bench', '.build', 'unused.mjs')), write: false, metafile: true });
     const inputs = Object.keys(result.metafile.inputs);
-    expect(inputs.filter((input) => input.includes('node_modules/zod/') || /^functions\/[^/]+\/operation\.ts$|^shared\/functions\.ts$|^bench\/|^local\//.test(input))).toEqual([]);
+    expect(inputs.filter((input) => input.includes('node_modules/zod/') || /^functions\/[^/]+\/operation\.ts$|^functions\/(table|operation-declaration)\.ts$|^bench\/|^local\//.test(input))).toEqual([]);
     const clients = [...new Set(inputs.map((input) => /node_modules\/@aws-sdk\/(client-[a-z-]+)\//.exec(input)?.[1]).filter((client) => client !== undefined))].sort();
     expect(clients).toEqual(['client-codedeploy', 'client-lambda']);
   }, 60_000);

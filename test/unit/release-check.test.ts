@@ -1,7 +1,10 @@
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { UNISSUED_PET_ID } from '../../functions/getPet/operation';
+import { DOCUMENTATION_ROUTES, OPERATION_IDS, RELEASE_PROBES, RELEASED_FUNCTIONS, type ReleasedFunction } from '../../functions/table';
 import { principalFromContext } from '../../shared/auth/authorizer-contract';
 import { readBearer } from '../../shared/auth/bearer';
+import { SWAGGER_UI_FILES } from '../../shared/docs/reference-page';
 import { GET_PET_DEPRECATION } from '../../shared/http/deprecation';
 import { ErrorBody } from '../../shared/http/error-body';
 import { PET_ID_TEXT } from '../../shared/pets/fields';
@@ -9,16 +12,18 @@ import { Pet } from '../../shared/pets/pet';
 import { drawnAt } from '../../shared/pets/pet-ids';
 import { errorBodyProblem, petProblem } from '../../shared/release-check/answer-shapes';
 import { CHECK_ADDRESS, CHECK_PRINCIPAL, unknownToken } from '../../shared/release-check/check-identity';
+import { pathOf } from '../../shared/release-check/gateway-events';
 import type { InvocationOutcome, Invoke } from '../../shared/release-check/invocation';
-import { UNISSUED_PET_ID } from '../../shared/release-check/probes';
-import { CHECK_DEADLINE_MS, PROBE_DEADLINE_MS, PROBES_AT_ONCE, runReleaseCheck } from '../../shared/release-check/run-release-check';
-import type { ReleasedFunction } from '../../shared/release-check/released-functions';
-import { PROBES, resultsWith } from '../support/release-probes';
+import { releaseProbesOf, type ReleaseProbe } from '../../shared/release-check/probes';
+import { CHECK_DEADLINE_MS, PROBE_DEADLINE_MS, PROBES_AT_ONCE, runReleaseCheck, type ReleaseCheckOptions } from '../../shared/release-check/run-release-check';
+import { goodOutcomeOf, GOOD_PET, PROBES, resultsWith } from '../support/release-probes';
 
 /**
  * The release check's judgement (shared/release-check/), on outcomes written here: each reason a
- * probe fails for, its deadline, and the events it sends. The real functions answer it in
- * test/local/release-drill.test.ts; the hook that runs it in AWS is test/unit/release-check-hook.test.ts.
+ * probe fails for, its deadline, and the events it sends. The probes are the table's
+ * (functions/table.ts, RELEASE_PROBES: each function's declared ones), never listed here. The real
+ * functions answer it in test/local/release-drill.test.ts; the hook that runs it in AWS is
+ * test/unit/release-check-hook.test.ts.
  */
 const AT = Date.UTC(2026, 10, 26, 12, 0, 0);
 const TOKEN = 'release-check-test-token';
@@ -27,36 +32,32 @@ const returned = (payload: unknown): InvocationOutcome => ({ kind: 'returned', p
 const thrown = (errorType: string, errorMessage: string): InvocationOutcome => ({ kind: 'functionError', errorType, errorMessage });
 const answer = (statusCode: number, body: unknown = '') => returned({ statusCode, headers: { 'Content-Type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
 const errorAnswer = (status: number, code: string) => answer(status, { code, message: 'What went wrong.', status });
-const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
+const PET = GOOD_PET;
 
-/** What the functions answer when all is well. */
-const GOOD: Readonly<Record<ReleasedFunction, InvocationOutcome>> = {
-  listPets: answer(200, [PET]),
-  getPet: errorAnswer(404, 'not_found'),
-  createPet: answer(400, { code: 'invalid_request', message: 'body.name: must not be blank', status: 400, details: [{ path: 'body.name', message: 'must not be blank' }] }),
-  apiDocs: answer(200, '<!doctype html>'),
-  authorizer: thrown('Error', 'Unauthorized'),
-};
+/** The probe a call was: the probes start in their order, so the nth call is the nth probe. */
+const probeAt = (call: number) => PROBES[call] as (typeof PROBES)[number];
 
-/** Answers each function as GOOD does, but those given (by probe name, or by function for all its probes). */
-function invokeWith(overrides: Readonly<Record<string, InvocationOutcome | Error>> = {}): Invoke & { calls: { functionName: ReleasedFunction; event: unknown }[] } {
+/** Answers each probe as it expects (goodOutcomeOf), but those given (by probe name, or by function for all its probes). */
+function invokeWith(overrides: Readonly<Record<string, InvocationOutcome | Error>> = {}): Invoke<ReleasedFunction> & { calls: { functionName: ReleasedFunction; event: unknown }[] } {
   const calls: { functionName: ReleasedFunction; event: unknown }[] = [];
   const invoke = async (functionName: ReleasedFunction, event: unknown) => {
     calls.push({ functionName, event });
-    const name = PROBES[calls.length - 1]?.name ?? '';
-    const outcome = overrides[name] ?? overrides[functionName] ?? GOOD[functionName];
+    const probe = probeAt(calls.length - 1);
+    const outcome = overrides[probe.name] ?? overrides[functionName] ?? goodOutcomeOf(probe);
     if (outcome instanceof Error) throw outcome;
     return outcome;
   };
   return Object.assign(invoke, { calls });
 }
 
-const check = (invoke: Invoke, at = AT) => runReleaseCheck(invoke, { at, token: TOKEN });
+const check = (invoke: Invoke<ReleasedFunction>, at = AT, options: ReleaseCheckOptions = {}) => runReleaseCheck(RELEASE_PROBES, invoke, { at, token: TOKEN, ...options });
+const nameOf = (functionName: ReleasedFunction) => PROBES.find((probe) => probe.functionName === functionName)?.name as string;
 
 describe('the release check', () => {
-  it('passes when every function answers as it should, and lists each probe', async () => {
+  it('passes when every function answers as it should: each released function\'s probes, in the table\'s order', async () => {
     expect(await check(invokeWith())).toEqual({ passed: true, probes: resultsWith() });
-    expect(resultsWith().map((result) => result.functionName)).toEqual(['listPets', 'getPet', 'createPet', 'apiDocs', 'apiDocs', 'apiDocs', 'apiDocs', 'authorizer']);
+    expect([...new Set(resultsWith().map((result) => result.functionName))]).toEqual(RELEASED_FUNCTIONS);
+    expect(PROBES.map((probe) => probe.name)).toEqual([...new Set(PROBES.map((probe) => probe.name))]);
   });
 
   it.each([
@@ -116,12 +117,13 @@ describe('the release check', () => {
   it('keeps a reason on one line and short: a function error\'s message is cut at 200 characters', async () => {
     const long = `${'a'.repeat(150)}\n\n${'b'.repeat(100)}`;
     const { probes } = await check(invokeWith({ getPet: thrown('Error', long) }));
-    expect(probes[1]).toEqual({ name: PROBES[1]?.name, functionName: 'getPet', passed: false, reason: `failed: Error: ${'a'.repeat(150)} ${'b'.repeat(48)}…` });
+    expect(probes.find((probe) => probe.functionName === 'getPet')).toEqual({ name: nameOf('getPet'), functionName: 'getPet', passed: false, reason: `failed: Error: ${'a'.repeat(150)} ${'b'.repeat(48)}…` });
   });
 
-  it('expects getPet\'s 410 gone from its sunset on, by the time the check starts', async () => {
+  it('expects getPet\'s 410 gone from its sunset on, by the time the check starts (its declaration\'s deprecation)', async () => {
     const sunset = GET_PET_DEPRECATION.sunsetAt.getTime();
-    const getPet = PROBES[1]?.name as string;
+    const getPet = nameOf('getPet');
+    expect(PROBES.filter((probe) => probe.goneFrom !== undefined).map((probe) => [probe.name, probe.goneFrom])).toEqual([[getPet, sunset]]);
     expect(await check(invokeWith(), sunset - 1)).toEqual({ passed: true, probes: resultsWith() });
     expect(await check(invokeWith(), sunset)).toEqual({ passed: false, probes: resultsWith({ [getPet]: 'answered 404 not_found instead of 410' }) });
     expect(await check(invokeWith({ getPet: errorAnswer(410, 'gone') }), sunset)).toEqual({ passed: true, probes: resultsWith() });
@@ -132,7 +134,8 @@ describe('the release check', () => {
     const signals = new Map<ReleasedFunction, AbortSignal>();
     let running = 0;
     let most = 0;
-    const invoke: Invoke = async (functionName, _event, signal) => {
+    const invoke: Invoke<ReleasedFunction> = async (functionName, _event, signal) => {
+      const probe = probeAt(started.length);
       started.push(functionName);
       signals.set(functionName, signal);
       running += 1;
@@ -140,14 +143,14 @@ describe('the release check', () => {
       try {
         if (functionName === 'getPet') return await new Promise<never>(() => undefined); // never answers, ignores the abort
         await new Promise((resolve) => setTimeout(resolve, 5));
-        return GOOD[functionName];
+        return goodOutcomeOf(probe);
       } finally {
         running -= 1;
       }
     };
     const startedAt = performance.now();
-    const result = await runReleaseCheck(invoke, { at: AT, token: TOKEN, probeDeadlineMs: 200, deadlineMs: 5_000 });
-    expect(result).toEqual({ passed: false, probes: resultsWith({ [PROBES[1]?.name as string]: 'no answer within 0.2 s' }) });
+    const result = await check(invoke, AT, { probeDeadlineMs: 200, deadlineMs: 5_000 });
+    expect(result).toEqual({ passed: false, probes: resultsWith({ [nameOf('getPet')]: 'no answer within 0.2 s' }) });
     // Every probe ran, in order, never more than two at once, while getPet's lane waited.
     expect(started).toEqual(PROBES.map((probe) => probe.functionName));
     expect([most, PROBES_AT_ONCE]).toEqual([2, 2]);
@@ -157,13 +160,14 @@ describe('the release check', () => {
 
   it('fails the probes its deadline leaves no time for, and ends by it', async () => {
     let calls = 0;
-    const invoke: Invoke = async (functionName) => {
+    const invoke: Invoke<ReleasedFunction> = async () => {
       calls += 1;
       // The first two answer at once; the next two never (aborted or not).
-      return calls <= 2 ? GOOD[functionName] : new Promise<never>(() => undefined);
+      return calls <= 2 ? goodOutcomeOf(probeAt(calls - 1)) : new Promise<never>(() => undefined);
     };
     const startedAt = performance.now();
-    const result = await runReleaseCheck(invoke, { at: AT, token: TOKEN, deadlineMs: 100 });
+    expect(PROBES.length).toBeGreaterThan(4);
+    const result = await check(invoke, AT, { deadlineMs: 100 });
     expect(performance.now() - startedAt).toBeLessThan(1_000);
     // Two lanes: the first two probes answer; the next two are cut at the check's 100 ms; the rest never start.
     expect(result.passed).toBe(false);
@@ -188,9 +192,12 @@ describe('the release check\'s requests', () => {
     return invoke.calls;
   };
 
-  it('come to the operations from the check\'s own principal, which belongs to no customer, as API Gateway passes an allowed caller', async () => {
+  it('come to every operation from the check\'s own principal, which belongs to no customer, as API Gateway passes an allowed caller', async () => {
     const calls = await sent();
-    for (const { functionName, event } of calls.filter((call) => ['listPets', 'getPet', 'createPet'].includes(call.functionName))) {
+    const asCheck = calls.filter((_, index) => probeAt(index).sentAs === 'checkPrincipal');
+    // Every operation is probed, and as the check's principal.
+    expect(new Set(asCheck.map((call) => call.functionName))).toEqual(new Set(OPERATION_IDS));
+    for (const { functionName, event } of asCheck) {
       const proxy = event as APIGatewayProxyEvent;
       expect([functionName, principalFromContext(proxy.requestContext.authorizer)]).toEqual([functionName, CHECK_PRINCIPAL]);
       expect([functionName, proxy.requestContext.identity.sourceIp, proxy.requestContext.requestTimeEpoch, proxy.requestContext.stage]).toEqual([functionName, CHECK_ADDRESS, AT, 'v1']);
@@ -201,33 +208,49 @@ describe('the release check\'s requests', () => {
     expect(CHECK_ADDRESS).toBe('192.0.2.1');
   });
 
-  it('are each API Gateway\'s proxy event for its route: a page of one, an id never issued, an invalid pet, the documentation without a caller', async () => {
+  it('are each API Gateway\'s proxy event for its probe\'s route and request; the anonymous ones without a caller', async () => {
     const calls = await sent();
-    const events = calls.map((call) => call.event as APIGatewayProxyEvent);
-    const [listPets, getPet, createPet, openApi, reference, bundle, css] = events as [APIGatewayProxyEvent, ...APIGatewayProxyEvent[]];
-    expect([listPets.httpMethod, listPets.resource, listPets.path, listPets.queryStringParameters, listPets.multiValueQueryStringParameters, listPets.body]).toEqual(['GET', '/pets', '/pets', { limit: '1' }, { limit: ['1'] }, null]);
-    expect([getPet?.httpMethod, getPet?.resource, getPet?.path, getPet?.pathParameters, getPet?.queryStringParameters]).toEqual(['GET', '/pets/{petId}', `/pets/${UNISSUED_PET_ID}`, { petId: String(UNISSUED_PET_ID) }, null]);
-    expect([createPet?.httpMethod, createPet?.resource, createPet?.headers['Content-Type'], createPet?.multiValueHeaders['Content-Type'], createPet?.body, createPet?.isBase64Encoded]).toEqual([
-      'POST',
-      '/pets',
-      'application/json',
-      ['application/json'],
-      '{"name":" ","categoryId":0}',
-      false,
-    ]);
-    expect([openApi, reference, bundle, css].map((event) => [event?.resource, event?.path, event?.pathParameters, event?.requestContext.authorizer])).toEqual([
-      ['/openapi.json', '/openapi.json', null, null],
-      ['/docs', '/docs', null, null],
-      ['/docs/{asset}', '/docs/swagger-ui-bundle.js', { asset: 'swagger-ui-bundle.js' }, null],
-      ['/docs/{asset}', '/docs/swagger-ui.css', { asset: 'swagger-ui.css' }, null],
-    ]);
+    const proxied = calls.flatMap((call, index) => (probeAt(index).sentAs === 'unknownToken' ? [] : [{ probe: probeAt(index), event: call.event as APIGatewayProxyEvent }]));
+    expect(proxied.length).toBe(PROBES.filter((probe) => probe.sentAs !== 'unknownToken').length);
+    for (const { probe, event } of proxied) {
+      const { route, query, pathParameters, headers = {}, body } = probe.request;
+      const multi = (values: Readonly<Record<string, string>>) => Object.fromEntries(Object.entries(values).map(([name, value]) => [name, [value]]));
+      expect([probe.name, event.httpMethod, event.resource, event.path, event.pathParameters, event.queryStringParameters, event.multiValueQueryStringParameters, event.body, event.isBase64Encoded]).toEqual([
+        probe.name,
+        route.method,
+        route.path,
+        pathOf(probe.request),
+        pathParameters ?? null,
+        query ?? null,
+        query === undefined ? null : multi(query),
+        body ?? null,
+        false,
+      ]);
+      expect([probe.name, event.headers, event.multiValueHeaders]).toEqual([probe.name, expect.objectContaining(headers), expect.objectContaining(multi(headers))]);
+      if (probe.sentAs === 'anonymous') expect([probe.name, event.requestContext.authorizer]).toEqual([probe.name, null]);
+    }
     // Each request its own id.
-    expect(new Set(events.map((event) => event.requestContext.requestId)).size).toBe(events.length);
+    expect(new Set(calls.map((call) => (call.event as APIGatewayProxyEvent).requestContext.requestId)).size).toBe(calls.length);
+  });
+
+  it('ask for a page of one, a pet never issued and an invalid pet; and for each documentation route and file, without a caller', () => {
+    const requestOf = (functionName: ReleasedFunction) => PROBES.filter((probe) => probe.functionName === functionName).map(({ request, sentAs, expect }) => ({ request, sentAs, expect }));
+    expect(requestOf('listPets')).toEqual([{ request: { route: { method: 'GET', path: '/pets' }, query: { limit: '1' } }, sentAs: 'checkPrincipal', expect: { status: 200, body: { kind: 'petPage', atMost: 1 } } }]);
+    expect(requestOf('getPet')).toEqual([{ request: { route: { method: 'GET', path: '/pets/{petId}' }, pathParameters: { petId: String(UNISSUED_PET_ID) } }, sentAs: 'checkPrincipal', expect: { status: 404, code: 'not_found' } }]);
+    expect(requestOf('createPet')).toEqual([
+      { request: { route: { method: 'POST', path: '/pets' }, headers: { 'Content-Type': 'application/json' }, body: '{"name":" ","categoryId":0}' }, sentAs: 'checkPrincipal', expect: { status: 400, code: 'invalid_request' } },
+    ]);
+    const docs = PROBES.filter((probe) => probe.functionName === 'apiDocs');
+    expect(docs.map(({ sentAs, expect }) => ({ sentAs, expect }))).toEqual(docs.map(() => ({ sentAs: 'anonymous', expect: { status: 200 } })));
+    expect(new Set(docs.map((probe) => probe.request.route))).toEqual(new Set(Object.values(DOCUMENTATION_ROUTES)));
+    expect(docs.filter((probe) => probe.request.route === DOCUMENTATION_ROUTES.apiReferenceAsset).map((probe) => probe.request.pathParameters?.asset)).toEqual(SWAGGER_UI_FILES);
   });
 
   it('give the authorizer a REQUEST event with the unknown token as a bearer credential, from the documentation address', async () => {
     const calls = await sent();
-    const event = calls[7]?.event as APIGatewayRequestAuthorizerEvent;
+    const toAuthorizer = calls.filter((_, index) => probeAt(index).sentAs === 'unknownToken');
+    expect(toAuthorizer.map((call) => call.functionName)).toEqual(['authorizer']);
+    const event = toAuthorizer[0]?.event as APIGatewayRequestAuthorizerEvent;
     expect([event.type, event.httpMethod, event.resource, event.path, event.methodArn]).toEqual(['REQUEST', 'GET', '/pets', '/v1/pets', 'arn:aws:execute-api:us-east-1:000000000000:releasecheck/v1/GET/pets']);
     expect([event.headers?.Authorization, event.multiValueHeaders?.Authorization, event.requestContext.identity.sourceIp]).toEqual([`Bearer ${TOKEN}`, [`Bearer ${TOKEN}`], '192.0.2.1']);
     expect((event.requestContext as unknown as Record<string, unknown>).authorizer).toBeUndefined();
@@ -246,6 +269,35 @@ describe('the release check\'s requests', () => {
     expect(new Date(drawnAt(UNISSUED_PET_ID)).toISOString()).toBe('2026-02-01T00:00:00.000Z');
     // The counter: 1,000 creates a second for 100 years (test/unit/pet-ids.test.ts).
     expect(UNISSUED_PET_ID).toBeGreaterThan(1_000 * 86_400 * 365 * 100);
+  });
+});
+
+describe('the probes gathered from the declarations (releaseProbesOf)', () => {
+  const probe: ReleaseProbe = { request: {}, sentAs: 'checkPrincipal', expect: { status: 404, code: 'not_found' } };
+  const route = { method: 'GET', path: '/things/{id}' } as const;
+
+  it('take an operation\'s route unless the probe names one, and a deprecated operation\'s sunset; a function without probes has none', () => {
+    const sunsetAt = new Date(Date.UTC(2031, 0, 1));
+    const other = { method: 'GET', path: '/other' } as const;
+    expect(
+      releaseProbesOf({
+        thing: { route, success: { status: 200 }, errors: [404, 410], deprecation: { sunsetAt }, releaseProbes: [probe, { ...probe, request: { route: other } }] },
+        quiet: {},
+      }),
+    ).toEqual([
+      { ...probe, functionName: 'thing', request: { route }, goneFrom: sunsetAt.getTime() },
+      { ...probe, functionName: 'thing', request: { route: other }, goneFrom: sunsetAt.getTime() },
+    ]);
+  });
+
+  it('refuse a probe without a route, one that expects a status its operation does not name, and a deprecated operation that does not name 410', () => {
+    expect(() => releaseProbesOf({ docs: { releaseProbes: [probe] } })).toThrow("docs's release probe 1 names no route, and docs has none of its own");
+    expect(() => releaseProbesOf({ thing: { route, success: { status: 200 }, errors: [400], releaseProbes: [probe] } })).toThrow(
+      "thing's release probe 1 expects 404, which thing's declaration names neither as its success nor among its errors (200, 400)",
+    );
+    expect(() => releaseProbesOf({ thing: { route, success: { status: 200 }, errors: [404], deprecation: { sunsetAt: new Date(0) }, releaseProbes: [probe] } })).toThrow(
+      "thing's release probe 1: thing is deprecated, so its probes expect 410 from its sunset on, which its errors do not name",
+    );
   });
 });
 

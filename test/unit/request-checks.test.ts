@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RequestIssue, RequestPartSchema } from '../../shared/validation/request-schema';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from '../../shared/pets/idempotency';
-import { OPERATION_IDS, OPERATIONS, type OperationId } from '../../shared/functions';
+import { OPERATION_IDS, OPERATIONS, type OperationId } from '../../functions/table';
 import { limitText, newPetJson, petIdText, statusText } from '../support/boundary-values';
 import { runSeed } from '../support/run-seed';
 
