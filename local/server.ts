@@ -12,7 +12,7 @@ import { FUNCTIONS, OPERATION_IDS, OPERATIONS, type DataAccess, type OperationId
 import { API_BASE_PATH } from '../shared/http/routes';
 import { lambdaContext, toProxyEvent, type RouteMatch } from './api-gateway-event';
 import { checkDeclaredRights, runAs } from './dynamodb-rights';
-import { queueCallsForSockets } from './dynamodb-socket-queue';
+import { MAX_SOCKET_WAIT_MS, queueCallsForSockets } from './dynamodb-socket-queue';
 import { LocalAuthorization, type AuthorizerHandler } from './gateway';
 import { isValidHost } from './host-header';
 import { requestTarget } from './request-target';
@@ -48,6 +48,12 @@ export interface LocalServerOptions {
   readonly bodyDeadlineMs?: number;
   /** How long a request's line and headers may take to arrive, in whole ms (HEADERS_DEADLINE_MS; tests shorten it). */
   readonly headersDeadlineMs?: number;
+  /**
+   * How long a request may take from its arrival, its functions' time included (FUNCTION_TIMEOUT_MS,
+   * the stack's). A test of concurrency alone lifts it, so that a slow machine's deadlines are not
+   * what it measures (test/http/requests-at-once.test.ts).
+   */
+  readonly functionTimeoutMs?: number;
   /** The functions' DynamoDB rights; by default as declared (functions/table.ts), as the stack grants them. */
   readonly rights?: ServedRights;
   /** Called once per answered request (the gateway's own answers too), when its answer is done: npm start's readable log. */
@@ -160,7 +166,8 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   // (the key registry's document client is made on it and shares its middleware stack).
   const [{ dynamoDbClient, LOCAL_CALLS_IN_FLIGHT }, { config }] = await Promise.all([import('../shared/dynamodb/client'), import('../shared/config')]);
   checkDeclaredRights(dynamoDbClient);
-  queueCallsForSockets(dynamoDbClient, { inFlight: LOCAL_CALLS_IN_FLIGHT });
+  const functionTimeoutMs = options.functionTimeoutMs ?? FUNCTION_TIMEOUT_MS;
+  queueCallsForSockets(dynamoDbClient, { inFlight: LOCAL_CALLS_IN_FLIGHT, maxWaitMs: Math.max(MAX_SOCKET_WAIT_MS, functionTimeoutMs) });
   const rights = options.rights ?? DECLARED_RIGHTS;
   const as = (functionName: RoutedFunction | 'authorizer') => ({ functionName, rights: rights[functionName], tableName: config.tableName });
   const authorizer: AuthorizerHandler = (event, context) => runAs(as('authorizer'), () => handlers.authorizer(event, context));
@@ -169,7 +176,8 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     run: (functionName, event, context) => runAs(as(functionName), () => handlers[functionName](event, context)),
     routes: compileRoutes(),
     webAcl: new LocalWebAcl(),
-    authorization: new LocalAuthorization(authorizer, () => lambdaContext('authorizer', FUNCTION_TIMEOUT_MS)),
+    authorization: new LocalAuthorization(authorizer, () => lambdaContext('authorizer', functionTimeoutMs)),
+    functionTimeoutMs,
     bodyDeadlineMs: options.bodyDeadlineMs ?? BODY_DEADLINE_MS,
     onAnswered: options.onAnswered,
     domainName: 'localhost',
@@ -284,6 +292,7 @@ interface Gateway {
   readonly webAcl: LocalWebAcl;
   readonly authorization: LocalAuthorization;
   readonly bodyDeadlineMs: number;
+  readonly functionTimeoutMs: number;
   readonly onAnswered: ((request: AnsweredRequest) => void) | undefined;
   /** The server's own address as API Gateway's `domainName` (localhost and the port it listens on), set once it listens. */
   domainName: string;
@@ -295,7 +304,7 @@ async function serve(request: IncomingMessage, response: ServerResponse, url: UR
   const arrivedAt = now();
   const bodyDueAt = Date.now() + gateway.bodyDeadlineMs;
   // Every local answer comes within 10 s of the request's arrival (decisions.md): the function gets what is left of them.
-  const answerDueAt = Date.now() + FUNCTION_TIMEOUT_MS;
+  const answerDueAt = Date.now() + gateway.functionTimeoutMs;
   // Filled in on the way, for onAnswered: the plan once the authorizer allows, the operation once a function runs.
   const served: { operation?: string; plan?: string } = {};
   // Until the request is allowed: its client waits for `100 Continue` before it sends the body.

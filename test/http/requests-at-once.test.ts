@@ -10,10 +10,15 @@ import { testDatabase } from '../support/database';
  * of a local pool. Here 500 at once reach the one process of the local server, in front of
  * DynamoDB Local; every key's limits leave room for all of them, so every answer is the
  * operation's own: 200 or 201, never a 429, a 503 or another 5xx. The heaviest, 500 listPets, is
- * some 5,000 DynamoDB Local calls (a page reads 8 shards), within the 10 s of each request on two
- * cores (docs/testing.md#many-requests-at-once).
+ * some 5,000 DynamoDB Local calls (a page reads 8 shards): 5 to 9 s on two idle cores, past a
+ * request's 10 s on a busy machine (35 of 500 answered 503 at a load of 5), where the 503 is the
+ * deadline's, as decisions.md allows. So the server here gives each request 10 minutes: what this
+ * file measures is concurrency alone, whatever the machine's speed (the 10 s deadline has tests of
+ * its own: test/integration/datastore-faults.test.ts). docs/testing.md#many-requests-at-once.
  */
 const AT_ONCE = 500;
+/** Each request's time here: far beyond what 500 at once take on a busy machine. */
+const REQUEST_TIME_MS = 600_000;
 /** Far above what one file sends, so that the rate limiter admits every request. */
 const ROOMY = { perMinute: 20_000, perDay: 1_000_000 };
 /** How many keys "many keys" spreads the requests over. */
@@ -26,7 +31,7 @@ const registry = new KeyRegistry(db.documentClient, db.tableName);
 const seeded: { id: number; name: string; categoryId: number; status: string }[] = [];
 
 beforeAll(async () => {
-  api = await startTestApi();
+  api = await startTestApi(undefined, { functionTimeoutMs: REQUEST_TIME_MS });
   const key = await freshKeys(1);
   for (let i = 0; i < 20; i += 1) {
     const created = await api.request('POST', '/pets', { key: key[0] as string, body: { name: `Seed ${i}`, categoryId: 4 } });
@@ -112,5 +117,5 @@ describe(`${AT_ONCE} requests at once through the local server`, () => {
     expect(new Set(created.map((response) => response.body.id)).size).toBe(created.length);
     await expectEachReadable(created, keys[0] as string);
     // Each answer comes within 10 s of its request's arrival, but on a busy machine this client's 500 connections can take longer to open.
-  }, 60_000);
+  }, REQUEST_TIME_MS);
 });

@@ -5,7 +5,7 @@ import { hashApiKey, keyIdOf } from '../../shared/auth/api-key-hash';
 import { setClock } from '../../shared/clock';
 import { DEMO_KEYS } from '../../local/demo-keys';
 import { STANDARD_PLAN_LIMITS } from '../../shared/limits/plans';
-import { startLocalServer, type LocalServer, type OperationHandlers } from '../../local/server';
+import { startLocalServer, type LocalServer, type LocalServerOptions, type OperationHandlers } from '../../local/server';
 import { checkResponse, type Responder } from './contract';
 
 
@@ -42,8 +42,8 @@ export interface RequestOptions {
 }
 
 /** The local server (the same one `npm start` runs) on a free port, serving this file's table. */
-export async function startTestApi(handlers?: OperationHandlers): Promise<TestApi> {
-  const server = await startLocalServer({ port: 0, ...(handlers ? { handlers } : {}) });
+export async function startTestApi(handlers?: OperationHandlers, options: Pick<LocalServerOptions, 'functionTimeoutMs'> = {}): Promise<TestApi> {
+  const server = await startLocalServer({ port: 0, ...options, ...(handlers ? { handlers } : {}) });
   return {
     baseUrl: server.baseUrl,
     server,
