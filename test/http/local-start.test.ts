@@ -3,14 +3,16 @@ import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCom
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createTableInput } from '../../local/create-table';
 import { LOCAL_REGION, LOCAL_TABLE_NAME } from '../../local/data-dir';
 import { dynamoDbAccessKey, dynamoDbFolder } from '../../local/data-dir-secrets';
 import { freePort, startDynamoDbLocal } from '../../local/dynamodb-local';
 import { tableDefinition } from '../../shared/dynamodb/table-definition';
 import { send } from '../support/api';
-import { processesInGroup, processesUsing, runKeys as runKeysWith, start, startThroughNpm, stopAllStarted, waitFor } from '../support/npm-start';
+import { processesInGroup, processesUsing, PROCESS_TEST_TIMEOUT_MS, runKeys as runKeysWith, start, startThroughNpm, stopAllStarted, waitFor } from '../support/npm-start';
+
+vi.setConfig({ testTimeout: PROCESS_TEST_TIMEOUT_MS });
 
 /**
  * `npm start` as a user runs it (the same command as the package script: node --import tsx local/start.ts),
@@ -177,7 +179,7 @@ describe('npm start on Ctrl-C in a terminal (issue 49, finding 7)', () => {
     expect(started.output()).toContain(`Stopped. The data stays in ${dataDir}; npm start again to go on with it.`);
     expect(existsSync(join(dataDir, 'npm-start.pid'))).toBe(false);
     expect(existsSync(join(dataDir, 'dynamodb-endpoint'))).toBe(false);
-    await expect.poll(() => processesInGroup(group), { timeout: 2_000 }).toBe('');
+    await expect.poll(() => processesInGroup(group), { timeout: 10_000 }).toBe('');
     expect(processesUsing(dataDir)).toBe('');
   });
 
@@ -233,7 +235,7 @@ describe('npm start on a data directory of the former pets layout (issue 50)', (
       expect((await client.send(new ScanCommand({ TableName: LOCAL_TABLE_NAME }))).Items?.map((item) => item.pk?.S)).toEqual(['PET']);
     });
     // Two starts of DynamoDB Local and one of npm start: some 10 s on two idle cores, over 20 on busy ones.
-  }, 60_000);
+  });
 });
 
 describe('npm start\'s data is its user\'s alone (issue 23, finding 6)', () => {

@@ -5,13 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { paginateScan } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ReleasedFunction } from '../../functions/table';
 import { checkBundles } from '../../local/bundle-release-check';
 import { buildReleasedBundles, bundleOf } from '../../local/release-bundles';
 import { testDatabase } from '../support/database';
-import { root, shellEnvironment, TSX_LOADER } from '../support/npm-start';
+import { PROCESS_TEST_TIMEOUT_MS, root, shellEnvironment, TSX_LOADER } from '../support/npm-start';
 import { PROBES, resultsWith } from '../support/release-probes';
+
+vi.setConfig({ testTimeout: PROCESS_TEST_TIMEOUT_MS, hookTimeout: PROCESS_TEST_TIMEOUT_MS });
 
 /**
  * The release drill (npm run release-drill): the release check against the bundles the stack
@@ -27,7 +29,7 @@ let good: string;
 beforeAll(async () => {
   good = await temporaryDirectory();
   await buildReleasedBundles(good);
-}, 60_000);
+});
 
 afterAll(async () => {
   await Promise.all(directories.map((directory) => rm(directory, { recursive: true, force: true })));
@@ -126,7 +128,7 @@ describe('the release drill', () => {
     // Its DynamoDB Local and the functions' processes (each names its bundle) are gone.
     for (const run of [passed, failed]) expect(processesMatching(`-port ${portOf(run.stdout)}\\b`)).toBe('');
     expect([processesMatching(good), processesMatching(broken)]).toEqual(['', '']);
-  }, 60_000);
+  });
 
   it('npm run release-drill --build <missing directory>: says so, and exits 1', async () => {
     const missing = join(tmpdir(), `release-drill-missing-${randomUUID()}`);

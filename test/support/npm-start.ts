@@ -111,7 +111,7 @@ export function processesInGroup(pgid: number): string {
   }
 }
 
-export async function waitFor(started: Started, text: string, timeoutMs = 60_000): Promise<void> {
+export async function waitFor(started: Started, text: string, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!started.output().includes(text)) {
     if (started.child.exitCode !== null) throw new Error(`exited early:\n${started.output()}`);
