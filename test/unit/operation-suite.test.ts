@@ -1,0 +1,37 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { NOT_AN_OPERATION_CHANGE, OPERATION_TESTS } from '../../vitest.operation.config';
+
+/**
+ * `npm run test:operation` runs every test file that reads the table of functions (or the bench's
+ * cases or the release probes drawn from it): a new operation changes what those files iterate
+ * over, so a change that passes the one command must not fail them in `npm test`.
+ */
+const root = resolve(__dirname, '../..');
+const READS_THE_TABLE = /from '(?:\.\.\/)+functions\/table'|from '(?:\.\.\/)+bench\/cases'|loadFunctionHandlers\(/;
+
+function testFiles(folder: string): string[] {
+  return readdirSync(join(root, folder), { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? testFiles(join(folder, entry.name)) : entry.name.endsWith('.test.ts') ? [join(folder, entry.name)] : [],
+  );
+}
+
+/** Whether a path matches one of the config's patterns (a folder's `**\/*.test.ts`, or a file). */
+const inSuite = (path: string) => OPERATION_TESTS.some((pattern) => (pattern.endsWith('/**/*.test.ts') ? path.startsWith(pattern.slice(0, -'**/*.test.ts'.length)) : path === pattern));
+
+describe('npm run test:operation', () => {
+  it('runs every test file that reads the table of functions, unless it is named with the reason no operation reaches it', () => {
+    const missing = testFiles('test')
+      .map((path) => relative(root, join(root, path)))
+      .filter((path) => READS_THE_TABLE.test(readFileSync(join(root, path), 'utf8')))
+      .filter((path) => !inSuite(path) && !Object.hasOwn(NOT_AN_OPERATION_CHANGE, path));
+    expect(missing).toEqual([]);
+  });
+
+  it('names only files that exist', () => {
+    const all = new Set(testFiles('test'));
+    for (const pattern of OPERATION_TESTS.filter((each) => !each.includes('*'))) expect(all, pattern).toContain(pattern);
+    for (const path of Object.keys(NOT_AN_OPERATION_CHANGE)) expect(all, path).toContain(path);
+  });
+});

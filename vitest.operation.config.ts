@@ -1,0 +1,50 @@
+import { defineConfig } from 'vitest/config';
+import base from './vitest.config';
+
+/**
+ * `npm run test:operation`: every test a new or changed operation can break, in about two minutes
+ * on two idle cores (docs/adding-an-operation.md, its last step). The files that read the table of
+ * functions or every declaration (its handler, declaration and generated files, its rights, the
+ * interface description, the release check's probes, the stack, bundles, bench cases and cost),
+ * every unit test, and the HTTP and repository tests of the pets. Not here: the limiter's, the
+ * local server's and npm start's own tests, the floods and the fuzzers, which no operation's
+ * change reaches (`npm test` runs them; test/unit/operation-suite.test.ts holds that every test
+ * file reading the table of functions is here, or named in NOT_AN_OPERATION_CHANGE with why).
+ */
+export const OPERATION_TESTS = [
+  'test/unit/**/*.test.ts',
+  'test/codegen/**/*.test.ts',
+  'test/openapi/**/*.test.ts',
+  'test/docs/**/*.test.ts',
+  'test/bench/**/*.test.ts',
+  'test/client/client.test.ts',
+  'test/infra/stack.test.ts',
+  'test/infra/releases.test.ts',
+  'test/infra/function-bundles.test.ts',
+  'test/infra/first-deploy.test.ts',
+  'test/http/create-and-get-pet.test.ts',
+  'test/http/list-pets.test.ts',
+  'test/http/request-validation.test.ts',
+  'test/http/sunset.test.ts',
+  'test/http/declared-rights.test.ts',
+  'test/http/least-privilege.test.ts',
+  'test/http/cursor-secret-rotation.test.ts',
+  'test/http/management-calls.test.ts',
+  'test/http/reference-page.test.ts',
+  'test/http/errors-and-abuse.test.ts',
+  'test/integration/fault-suite.test.ts',
+  'test/integration/round-trips.test.ts',
+  'test/integration/pet-writes-paths.test.ts',
+  'test/integration/pet-reads-paths.test.ts',
+  'test/integration/key-mirror.test.ts',
+  'test/local/request-log.test.ts',
+  'test/local/release-drill.test.ts',
+];
+
+/** Files that read the table of functions but that a new or changed operation cannot break: why. */
+export const NOT_AN_OPERATION_CHANGE: Readonly<Record<string, string>> = {
+  'test/http/rate-limits.test.ts': "the limiter's answers, sent through getPet's declared request only as a sample",
+};
+
+// Not mergeConfig: it would add these to the suite's `include` instead of replacing it.
+export default defineConfig({ ...base, test: { ...base.test, include: OPERATION_TESTS } });
