@@ -64,7 +64,7 @@ function answersFor(benchKey, shards) {
   /** A pet's id from its sort key; undefined for any other text. */
   const idOf = (sk) => (/^[0-9]{16}$/.test(String(sk)) && Number(sk) >= 1 ? Number(sk) : undefined);
   const tableKey = ({ pk, sk }) => ({ pk, sk });
-  /** The pet a key names, under `field` (GetItem's Item, DeleteItem's Attributes); none in another shard's partition. */
+  /** The pet a key names, under `field` (GetItem's Item); none in another shard's partition. */
   const petAt = (field) => ({
     pets: built(({ pk, sk }) => {
       const id = idOf(sk);
@@ -75,8 +75,8 @@ function answersFor(benchKey, shards) {
     GetItem: {
       // Every pet id is found, in its shard (in another shard's partition, none is): a case whose
       // setup makes a fresh pet per request (bench/setups.ts) sends its placeholder id here, found
-      // every time, as its fresh pet would be (a delete's, below, too: test/bench/cases.test.ts refuses
-      // a declared right the stub has no answer for).
+      // every time, as its fresh pet would be (test/bench/cases.test.ts refuses a declared right the
+      // stub has no answer for: a delete of pets would add its DeleteItem here).
       ...petAt('Item'),
       keyRegistry: bySortKey({ [benchKeyHash]: keyItem }, {}),
       // An idempotency record is never found: every bench create with a key is its key's first use.
@@ -104,9 +104,6 @@ function answersFor(benchKey, shards) {
       }),
     },
     PutItem: { pets: {}, idempotencyRecords: {} },
-    // A pet deleted was there, as a fresh pet per request would be (bench/setups.ts): its old item
-    // when asked for (ReturnValues ALL_OLD), whose condition on it holds.
-    DeleteItem: petAt('Attributes'),
   };
 }
 
