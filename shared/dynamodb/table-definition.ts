@@ -89,7 +89,7 @@ export const KEY_INDEX_PARTITION = { attribute: 'registry', value: 'keys' } as c
 
 /**
  * The items by their partition key, written as IAM's `dynamodb:LeadingKeys` patterns (StringLike:
- * `*` stands for any text): what a function's rights name (shared/functions.ts).
+ * `*` stands for any text): what a function's rights name (functions/table.ts).
  */
 export const ITEM_PARTITIONS = {
   /** One partition per shard: `PET#<id mod PET_SHARDS>`. */

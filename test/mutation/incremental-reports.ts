@@ -25,7 +25,7 @@ export const GROUPS_FILE = 'test/mutation/groups.json';
  * (readFileSync) is not detected: list it here when a group's tests depend on it.
  */
 export const UNSEEN_LOADS: Readonly<Record<string, readonly string[]>> = {
-  // The declared handlers (shared/functions.ts: functions/<name>/handler.ts).
+  // The declared handlers (functions/table.ts: functions/<name>/handler.ts).
   'local/server.ts': ['functions/*/handler.ts'],
   'test/integration/fault-suite.test.ts': ['functions/*/handler.ts'],
   // The operations' declarations, and the pages whose table of operations it writes.
