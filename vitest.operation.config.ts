@@ -4,9 +4,9 @@ import base from './vitest.config';
 /**
  * `npm run test:operation`: every test a new or changed operation can break, in about two minutes
  * on two idle cores (docs/adding-an-operation.md, its last step). The files that read the table of
- * functions or every declaration (its handler, declaration and generated files, its rights, the
- * interface description, the release check's probes, the stack, bundles, bench cases and cost),
- * every unit test, and the HTTP and repository tests of the pets. Not here: the limiter's, the
+ * functions, the bench's cases, the pets' repository or service, or loads the handlers (its handler,
+ * declaration and generated files, its rights, the interface description, the release check's
+ * probes, the stack, bundles, bench cases and cost, the pets' reads and writes), and every unit test. Not here: the limiter's, the
  * local server's and npm start's own tests, the floods and the fuzzers, which no operation's
  * change reaches (`npm test` runs them; test/unit/operation-suite.test.ts holds that every test
  * file reading the table of functions is here, or named in NOT_AN_OPERATION_CHANGE with why).
@@ -32,7 +32,16 @@ export const OPERATION_TESTS = [
   'test/http/management-calls.test.ts',
   'test/http/reference-page.test.ts',
   'test/http/errors-and-abuse.test.ts',
+  // Reaches the schemas through the served document only (test/support/interface-judge.ts).
+  'test/http/interface-agreement.test.ts',
   'test/integration/fault-suite.test.ts',
+  'test/integration/pet-repository.test.ts',
+  'test/integration/time-ordered-ids.test.ts',
+  'test/integration/walk-under-replica-lag.test.ts',
+  'test/integration/lifted-ceilings.test.ts',
+  'test/integration/data-directory-upgrade.test.ts',
+  'test/http/idempotent-creates.test.ts',
+  'test/client/idempotent-create.test.ts',
   'test/integration/round-trips.test.ts',
   'test/integration/pet-writes-paths.test.ts',
   'test/integration/pet-reads-paths.test.ts',
@@ -44,6 +53,7 @@ export const OPERATION_TESTS = [
 /** Files that read the table of functions but that a new or changed operation cannot break: why. */
 export const NOT_AN_OPERATION_CHANGE: Readonly<Record<string, string>> = {
   'test/http/rate-limits.test.ts': "the limiter's answers, sent through getPet's declared request only as a sample",
+  'test/integration/key-registry.test.ts': 'the key registry beside pets in one table: a scan of keys must not read the pets it made',
 };
 
 // Not mergeConfig: it would add these to the suite's `include` instead of replacing it.

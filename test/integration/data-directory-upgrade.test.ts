@@ -17,8 +17,9 @@ import { STANDARD_PLAN_LIMITS } from '../../shared/limits/plans';
  * DynamoDB Local's DYNAMODB_ENDPOINT). The indexes it lacks are added (local/create-table.ts).
  * Pets or keys of a former layout (every pet under `PET`, every key under `APIKEY`) are no longer
  * moved by this version: npm start detects them and refuses, naming the last version that moves
- * them (local/former-layouts.ts; test/http/local-start-external-dynamodb.test.ts runs the
- * refusal). What that version leaves behind (the retired counter, the former status index) is no
+ * them (local/former-layouts.ts; its words are held below, and
+ * test/http/local-start.test.ts runs the refusal of a data directory end to end; a
+ * DYNAMODB_ENDPOINT's table is refused by the same code, named by start.ts, with no test of its own). What that version leaves behind (the retired counter, the former status index) is no
  * former layout. What is left of the operator's steps, `pets-upgrade check` and `delete-former`,
  * runs on a table that still holds former pets beside their copies.
  *
