@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, realpathSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
@@ -100,7 +100,10 @@ describe('function bundles', () => {
   });
 });
 
-/** The operations are built on middy; the authorizer is not. */
+/**
+ * The operations are built on middy; the authorizer is not. The path as esbuild names it: from the
+ * root to where node_modules really is (a git worktree's may be a link to another checkout's).
+ */
 function operationOrAuthorizerImporters(name: keyof typeof FUNCTIONS): string[] {
-  return name === 'authorizer' ? [] : ['node_modules/@middy/core/index.js'];
+  return name === 'authorizer' ? [] : [relative(root, realpathSync(join(root, 'node_modules', '@middy', 'core', 'index.js')))];
 }

@@ -295,8 +295,8 @@ describe('the stack, per stage', () => {
       // Every alarm but the release gates, which judge a release (CodeDeploy rolls it back) and notify no one (test/infra/releases.test.ts).
       const alarms = Object.entries(template.findResources('AWS::CloudWatch::Alarm') as Record<string, { Properties: { AlarmActions?: unknown[] } }>);
       const gates = alarms.filter(([id]) => /Release(Latency|Refusal)?Alarm[0-9A-F]{8}$/.test(id));
-      // In prod; staging releases all at once, and has none.
-      expect(gates).toHaveLength(template === prod ? 10 : 0);
+      // In prod two per released function (its latency, and its failures or the authorizer's refusals); staging releases all at once, and has none.
+      expect(gates).toHaveLength(template === prod ? 2 * RELEASED_FUNCTIONS.length : 0);
       expect(alarms.length - gates.length).toBeGreaterThan(10);
       for (const [id, alarm] of alarms) expect([id, alarm.Properties.AlarmActions]).toEqual([id, gates.some(([gate]) => gate === id) ? undefined : [{ Ref: topicId }]]);
       template.hasOutput('AlarmTopicArn', { Value: { Ref: topicId } });
