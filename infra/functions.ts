@@ -38,8 +38,6 @@ export interface FunctionOptions {
   readonly timeout?: Duration;
   /** Lambda's handling of asynchronous invocations of the alias (a schedule's): its defaults are 2 retries and 6 hours. */
   readonly async?: { readonly retries: number; readonly maxEventAge: Duration };
-  /** Whether Lambda traces its invocations in X-Ray (default: yes; not for a function outside any request, which then needs no X-Ray right). */
-  readonly tracing?: boolean;
   /** Files of installed packages to ship beside the bundle, into this directory of it. */
   readonly extraFiles?: { readonly directory: string; readonly files: readonly string[] };
 }
@@ -76,7 +74,6 @@ export function petStoreFunction(scope: Construct, id: string, options: Function
     role,
     ...FUNCTION_SETTINGS,
     ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
-    ...(options.tracing === false ? { tracing: Tracing.DISABLED } : {}),
     entry: resolve(root, options.entry),
     handler: 'handler',
     projectRoot: root,
@@ -89,7 +86,7 @@ export function petStoreFunction(scope: Construct, id: string, options: Function
       ...(options.extraFiles === undefined ? {} : { commandHooks: copyInto(options.extraFiles) }),
     },
   });
-  if (options.tracing !== false) Validations.of(role).acknowledge({
+  Validations.of(role).acknowledge({
     id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
     reason: 'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords, which X-Ray grants on no narrower resource than *. Every other right of the function is scoped (its logs: its own log group and its streams).',
   });

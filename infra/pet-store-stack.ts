@@ -184,8 +184,8 @@ export class PetStoreStack extends Stack {
     const releaseCheck = declaredFunction('releaseCheck', {
       // It must report to CodeDeploy within a minute (functions/releaseCheck).
       timeout: Duration.seconds(60),
-      // Outside any request: no trace, and so no X-Ray right.
-      tracing: false,
+      // Traced like every function: in Lambda the SDK passes the trace on (X-Amzn-Trace-Id), so each
+      // probe's invocation of the new version is a segment of the check's trace.
       // Runs once per function per release: its failures are the release's, reported to CodeDeploy.
       errorAlarm: false,
       invocationAlarmThreshold: undefined,

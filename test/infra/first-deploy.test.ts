@@ -1,9 +1,16 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCESS_LOG_FIELDS } from '../../infra/access-log';
 import { FUNCTION_NAMES, OPERATION_IDS } from '../../functions/table';
 import { DOCUMENTATION_ROUTES } from '../../shared/http/routes';
-import { removeOutdirs, synth, synthAccountSetup } from '../support/synth';
+import { newOutdir, removeOutdirs, synth, synthAccountSetup } from '../support/synth';
+import { App } from 'aws-cdk-lib';
+import { buildApp, runApp } from '../../infra/app';
+import { ConfigurationError } from '../../infra/configuration-error';
+import { CDK_JSON_CONTEXT } from '../../infra/lint-templates';
 import { ALARM_DESTINATION_REQUIRED } from '../../infra/stages';
 
 /**
@@ -273,5 +280,47 @@ describe('the account setup stack (cdk deploy -c setup=account)', () => {
       DeletionPolicy: 'Retain',
     });
     expect(app.node.findAll().some((construct) => construct.node.id.startsWith('PetStore-staging') || construct.node.id.startsWith('PetStore-prod'))).toBe(false);
+  });
+});
+
+describe('the CDK CLI on a missing or wrong setting (issue 51, finding 7)', () => {
+  const root = resolve(__dirname, '../..');
+  /** The pinned CLI as docs/deploying-and-operating.md runs it, with cdk.json's app; no AWS account is reached (it stops before any synthesis). */
+  const cdk = (...args: string[]) =>
+    spawnSync(join(root, 'node_modules', '.bin', 'cdk'), args, { cwd: root, encoding: 'utf8', env: { ...process.env, CDK_DISABLE_VERSION_CHECK: 'true' }, timeout: 120_000 });
+
+  it('says what is missing in one line and exits 1, without a stack trace: prod without an alarm destination', () => {
+    const run = cdk('synth', '-c', 'stage=prod');
+    expect(run.status).toBe(1);
+    // The app's own output is the one line; the CLI adds its own naming the app that failed.
+    expect(run.stderr.trim().split('\n')).toEqual([
+      'PetStore-prod needs an alarm destination: -c alarmEmail=ops@example.com, -c alarmTopicArn=arn:aws:sns:<region>:<account>:<topic>, or "alarmDestinations": { "prod": { "email": "ops@example.com" } } in cdk.json\'s context (docs/first-deploy.md)',
+      'npx tsx infra/app.ts: Subprocess exited with error 1',
+    ]);
+  });
+
+  it('an unknown stage or setup, a wrong address or topic is a ConfigurationError too (the one line above), anything else keeps its trace', () => {
+    for (const [context, message] of [
+      [{ stage: 'qa' }, 'Unknown stage "qa": use -c stage=staging or -c stage=prod'],
+      [{ setup: 'everything' }, 'Unknown setup "everything": use -c setup=account'],
+      [{ stage: 'prod', alarmEmail: 'ops' }, 'alarmEmail must be one e-mail address, like ops@example.com; got "ops"'],
+      [{ stage: 'prod', alarmTopicArn: 'ops' }, "alarmTopicArn must be an SNS topic's ARN, like arn:aws:sns:eu-west-1:123456789012:ops; got \"ops\""],
+    ] as const) {
+      const built = () => buildApp(new App({ outdir: newOutdir(), context: { ...CDK_JSON_CONTEXT, ...context } }));
+      expect(built).toThrow(new ConfigurationError(message));
+      expect(built).toThrow(ConfigurationError);
+    }
+    const bug = new Error('a bug');
+    expect(() => runApp(() => { throw bug; })).toThrow(bug);
+  });
+
+  it('the offline synth command of docs/deploying-and-operating.md synthesizes prod as written (its alarm destination given)', () => {
+    const page = readFileSync(join(root, 'docs', 'deploying-and-operating.md'), 'utf8');
+    const command = /^npx cdk synth (.*?)\s+#/m.exec(page)?.[1];
+    expect(command).toBeDefined();
+    const context = Object.fromEntries([...(command as string).matchAll(/-c (\w+)=(\S+)/g)].map((match) => [match[1], match[2]]));
+    expect(context.stage).toBe('prod');
+    // As given, with none of the test's placeholder destination.
+    expect(() => synth('prod', false, { alarmEmail: '', ...context })).not.toThrow();
   });
 });

@@ -94,16 +94,18 @@ describe.each(['staging', 'prod'] as const)('releases of the %s stack', (stage) 
     }
     const check = resourcesOf(template(), 'AWS::Lambda::Function')[checkFn]?.Properties as Record<string, any>;
     expect(check.Timeout).toBe(60);
-    // Not traced (outside any request), so no X-Ray right.
-    expect(check.TracingConfig).toBeUndefined();
+    // Traced, like every function: a probe's invocation of the new version joins the check's trace.
+    expect(check.TracingConfig).toEqual({ Mode: 'Active' });
     // The versions to check, by declared name: the ones this update publishes.
     const [, parts] = check.Environment.Variables[RELEASE_CHECK_TARGETS]['Fn::Join'] as [string, (string | { Ref: string })[]];
     const targets = JSON.parse(parts.map((part) => (typeof part === 'string' ? part : `<${part.Ref}>`)).join('')) as Record<string, string>;
     expect(targets).toEqual(Object.fromEntries(Object.entries(RELEASED).map(([id, name]) => [name, `<${versionOf(template(), id)}>`])));
     // Exactly the functions the check has probes for (it fails a release whose list differs).
     expect(Object.keys(targets).sort()).toEqual([...RELEASED_FUNCTIONS].sort());
-    // Its rights: its own log group, invoke those versions, report to these deployment groups; nothing else (no X-Ray).
-    const statements = resourcesOf(template(), 'AWS::IAM::Policy')[checkPolicy]?.Properties.PolicyDocument.Statement as Record<string, any>[];
+    // Its rights: its own log group, its trace segments (X-Ray names no narrower resource), invoke those versions, report to these deployment groups; nothing else.
+    const [logs, xray, ...statements] = resourcesOf(template(), 'AWS::IAM::Policy')[checkPolicy]?.Properties.PolicyDocument.Statement as Record<string, any>[];
+    expect([logs?.Action, xray]).toEqual([['logs:CreateLogStream', 'logs:PutLogEvents'], { Action: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'], Effect: 'Allow', Resource: '*' }]);
+    statements.unshift(logs as Record<string, any>);
     expect(statements.map((statement) => statement.Action)).toEqual([['logs:CreateLogStream', 'logs:PutLogEvents'], 'codedeploy:PutLifecycleEventHookExecutionStatus', 'lambda:InvokeFunction']);
     expect(statements[0]?.Resource).toEqual({ 'Fn::GetAtt': [idWithPrefix(template(), 'AWS::Logs::LogGroup', 'ReleaseCheckLogs'), 'Arn'] });
     const application = Object.keys(resourcesOf(template(), 'AWS::CodeDeploy::Application'))[0];
