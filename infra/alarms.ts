@@ -37,6 +37,8 @@ export const STAGE_ALARM_MINIMUMS = { answers: 100, serverErrors: 5, answersAMin
 
 export interface OperationsAlarms {
   readonly topic: Topic;
+  /** The topic's key, which whatever publishes to it must be allowed to use (infra/release-notices.ts). */
+  readonly topicKey: Key;
   /** The alarms that stop and roll back a release in prod: the API's 5XX rate and its latency. */
   readonly release: readonly Alarm[];
 }
@@ -162,7 +164,7 @@ export function addOperationsAlarms(
     );
   }
   new CfnOutput(scope, 'AlarmTopicArn', { description: 'Every alarm of this stage but the release gates notifies this SNS topic: subscribe to it once.', value: topic.topicArn });
-  return { topic, release: [serverErrors, latency] };
+  return { topic, topicKey: key, release: [serverErrors, latency] };
 }
 
 /** Every alarm in the scope but `quiet`, those made elsewhere included, notifies the topic, and the destination's existing topic if any (call last). */

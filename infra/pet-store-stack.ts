@@ -30,6 +30,7 @@ import { logGroupSettings, petStoreFunction, type FunctionOptions, type PetStore
 import { addGatewayResponses } from './gateway-responses';
 import { acknowledgeKeyMirrorReads, grantKeyMirrorReads, scheduleKeyMirror } from './key-mirror';
 import { addReleases, type ReleasedFunction } from './releases';
+import { noticeEndedReleases } from './release-notices';
 import { stageEnvironmentOf, type Stage } from './stages';
 import { petStoreTable } from './table';
 import { addUsagePlans } from './usage-plans';
@@ -241,6 +242,8 @@ export class PetStoreStack extends Stack {
     // Not the release gates: they judge a release, which CodeDeploy rolls back by itself; outside one
     // a gate's two failures of ten invocations are no reason to wake anyone (the stage's alarms are).
     notifyOnAlarm(this, alarms.topic, alarmDestination, releases.gates);
+    // A release that failed or was stopped (and so rolled back) does notify it.
+    noticeEndedReleases(this, releases.groups, { topic: alarms.topic, key: alarms.topicKey }, alarmDestination);
 
     new CfnOutput(this, 'BaseUrl', { description: 'The base address of this stage (ends in /v1).', value: this.api.url.replace(/\/$/, '') });
     new CfnOutput(this, 'TableName', { description: 'The DynamoDB table of pets, id sequence and rate counters.', value: table.tableName });

@@ -8,6 +8,7 @@ import { METRIC_DIMENSIONS, metricsNamespaceOf, REQUEST_METRICS } from '../share
 import type { FunctionName } from '../functions/table';
 import type { OperationId } from '../shared/http/routes';
 import { P99_LATENCY_ALARM_MS } from './alarms';
+import type { WatchedRelease } from './release-notices';
 import { LIVE_ALIAS, type PetStoreFunction } from './functions';
 import type { Canary, FailureGate, RefusalGate } from './release-odds';
 import type { Stage } from './stages';
@@ -85,9 +86,10 @@ export interface ReleaseOptions {
  * One CodeDeploy application per stage and one deployment group per alias, sharing one service
  * role that may move these aliases, run the check before traffic and read alarms, nothing else.
  * Each group's gates judge the new version alone (its own alarms, below), beside the stage's;
- * they are returned, since they notify no one (infra/alarms.ts, notifyOnAlarm).
+ * they are returned, since they notify no one (infra/alarms.ts, notifyOnAlarm), and so are the groups,
+ * whose failed or stopped releases do (infra/release-notices.ts).
  */
-export function addReleases(scope: Construct, released: Record<string, ReleasedFunction>, options: ReleaseOptions): { gates: Alarm[] } {
+export function addReleases(scope: Construct, released: Record<string, ReleasedFunction>, options: ReleaseOptions): { gates: Alarm[]; groups: Record<string, WatchedRelease> } {
   const canary = CANARY_OF[options.stage];
   const config =
     canary === undefined
@@ -122,11 +124,12 @@ export function addReleases(scope: Construct, released: Record<string, ReleasedF
   );
 
   const gates: Alarm[] = [];
+  const groups: Record<string, WatchedRelease> = {};
   for (const [id, item] of Object.entries(released)) {
     // Only where a canary watches them: all at once (staging), no gate could stop anything.
     const own = canary === undefined ? [] : [versionLatencyGate(scope, id, item), item.judgedBy === 'failures' ? versionFailureGate(scope, id, item, options.stage) : refusalGate(scope, id, item, options.stage)];
     gates.push(...own);
-    new LambdaDeploymentGroup(scope, `${id}Release`, {
+    const group = new LambdaDeploymentGroup(scope, `${id}Release`, {
       application,
       alias: item.function.live,
       // As is: LambdaDeploymentGroup would attach AWSCodeDeployRoleForLambdaLimited (UpdateAlias on any function of the account).
@@ -140,9 +143,10 @@ export function addReleases(scope: Construct, released: Record<string, ReleasedF
     // and its rights are all updated. (Not the group on CodeDeploy's rights: those name the hook,
     // whose rights name the groups.)
     item.function.live.node.addDependency(role, options.check.fn, options.check.role);
+    groups[id] = { group, function: item.function };
   }
   grantReleaseCheck(options.check, released);
-  return { gates };
+  return { gates, groups };
 }
 
 /**

@@ -124,6 +124,52 @@ describe.each(['staging', 'prod'] as const)('releases of the %s stack', (stage) 
     for (const statement of statements) expect(statement.Effect).toBe('Allow');
   });
 
+  it('a release that failed or was stopped (and so rolled back) notifies the alarm topic, and an existing topic of the stage, naming the function and the version (issue 51, finding 4)', () => {
+    const existing = 'arn:aws:sns:eu-west-1:123456789012:ops';
+    for (const [built, topics] of [
+      [template(), 1],
+      [synth(stage, false, { alarmTopicArn: existing }).template, 2],
+    ] as const) {
+      const topic = idWithPrefix(built, 'AWS::SNS::Topic', 'AlarmTopic');
+      const roleId = idWithPrefix(built, 'AWS::IAM::Role', 'ReleaseNoticesRole');
+      const policyId = idWithPrefix(built, 'AWS::IAM::Policy', 'ReleaseNoticesRoleDefaultPolicy');
+      const [application] = Object.keys(resourcesOf(built, 'AWS::CodeDeploy::Application'));
+      const rules = resourcesOf(built, 'AWS::Events::Rule');
+      for (const id of Object.keys(RELEASED)) {
+        const ruleId = idWithPrefix(built, 'AWS::Events::Rule', `${id}ReleaseEnded`);
+        const rule = rules[ruleId]?.Properties as Record<string, any>;
+        expect(rule.EventPattern).toEqual({
+          source: ['aws.codedeploy'],
+          'detail-type': ['CodeDeploy Deployment State-change Notification'],
+          detail: { application: [{ Ref: application }], deploymentGroup: [{ Ref: idWithPrefix(built, 'AWS::CodeDeploy::DeploymentGroup', `${id}Release`) }], state: ['FAILURE', 'STOP'] },
+        });
+        expect(rule.Targets.map((target: Record<string, any>) => [target.Arn, target.RoleArn])).toEqual(
+          [{ Ref: topic }, existing].slice(0, topics).map((arn) => [arn, { 'Fn::GetAtt': [roleId, 'Arn'] }]),
+        );
+        for (const target of rule.Targets) {
+          expect(target.InputTransformer.InputPathsMap).toEqual({ 'detail-state': '$.detail.state', 'detail-deploymentId': '$.detail.deploymentId' });
+          // The function, and the version this update publishes (the one its alias moves to).
+          const [, parts] = target.InputTransformer.InputTemplate['Fn::Join'] as [string, unknown[]];
+          expect(parts).toEqual([`"PetStore-${stage}: the release of ${id} version `, { 'Fn::GetAtt': [versionOf(built, id), 'Version'] }, expect.stringMatching(/^ did not finish \(CodeDeploy state <detail-state>, deployment <detail-deploymentId>\): its live alias is rolled back/)]);
+        }
+        // Updated, and able to publish, before the alias moves.
+        const alias = resourcesOf(built, 'AWS::Lambda::Alias')[idWithPrefix(built, 'AWS::Lambda::Alias', `${id}Live`)];
+        expect(alias?.DependsOn).toEqual(expect.arrayContaining([ruleId, roleId, policyId]));
+      }
+      expect(Object.keys(rules).filter((id) => /ReleaseEnded[0-9A-F]{8}$/.test(id))).toHaveLength(Object.keys(RELEASED).length);
+      // EventBridge publishes as a role of this account's rules; the topic's policy lets in no events service of any account.
+      expect(resourcesOf(built, 'AWS::IAM::Role')[roleId]?.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+        { Action: 'sts:AssumeRole', Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } }, Effect: 'Allow', Principal: { Service: 'events.amazonaws.com' } },
+      ]);
+      expect(resourcesOf(built, 'AWS::IAM::Policy')[policyId]?.Properties.PolicyDocument.Statement).toEqual([
+        { Action: ['kms:Decrypt', 'kms:GenerateDataKey*'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [idWithPrefix(built, 'AWS::KMS::Key', 'AlarmTopicKey'), 'Arn'] } },
+        { Action: 'sns:Publish', Effect: 'Allow', Resource: topics === 1 ? { Ref: topic } : [existing, { Ref: topic }] },
+      ]);
+      const topicPolicy = Object.values(resourcesOf(built, 'AWS::SNS::TopicPolicy'))[0]?.Properties.PolicyDocument.Statement as Record<string, any>[];
+      expect(JSON.stringify(topicPolicy)).not.toContain('events.amazonaws.com');
+    }
+  });
+
   it(stage === 'prod' ? 'prod: a quarter of the traffic for 30 minutes, gated by the stage\'s alarms and the new version\'s own' : 'staging: all at once, the check before traffic its only gate', () => {
     const groups = resourcesOf(template(), 'AWS::CodeDeploy::DeploymentGroup');
     const configs = resourcesOf(template(), 'AWS::CodeDeploy::DeploymentConfig');
