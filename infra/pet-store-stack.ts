@@ -31,6 +31,7 @@ import { addGatewayResponses } from './gateway-responses';
 import { acknowledgeKeyMirrorReads, grantKeyMirrorReads, scheduleKeyMirror } from './key-mirror';
 import { addReleases, type ReleasedFunction } from './releases';
 import { noticeEndedReleases } from './release-notices';
+import { addLockoutAlarm } from './lockout-alarm';
 import { stageEnvironmentOf, type Stage } from './stages';
 import { petStoreTable } from './table';
 import { addUsagePlans } from './usage-plans';
@@ -201,6 +202,9 @@ export class PetStoreStack extends Stack {
       destination: alarmDestination,
     });
 
+    // A stage alarm, notifying: the authorizer refusing nearly everyone (a release that locks customers out).
+    const lockout = addLockoutAlarm(this, props.stage);
+
     // Releases: the request path's functions (those the table gives release probes) shift to a new
     // version gradually in prod, once the check before traffic passed, watched by gates on the new
     // version alone and by the stage's 5XX and latency alarms: an operation's failures include its
@@ -218,7 +222,7 @@ export class PetStoreStack extends Stack {
       Object.fromEntries(RELEASED_FUNCTIONS.map((name) => [titleOf(name), releaseOf(name)])),
       {
         stage: props.stage,
-        stageAlarms: alarms.release,
+        stageAlarms: [...alarms.release, lockout],
         ignoreAlarms: [true, 'true'].includes(this.node.tryGetContext('ignoreReleaseAlarms')),
         check: releaseCheck,
       },

@@ -7,6 +7,7 @@ import { CANARY_OF, REFUSAL_GATE, RELEASE_CHECK_TARGETS, VERSION_GATE, VERSION_L
 import { ALL_CASES } from '../../bench/cases';
 import { OPERATION_IDS, RELEASED_FUNCTIONS, type FunctionName } from '../../functions/table';
 import { removeOutdirs, synth } from '../support/synth';
+import { LOCKOUT_ALARM } from '../../infra/lockout-alarm';
 
 /**
  * Issue 39: prod releases that catch a bad version. What CodeDeploy does with each function's
@@ -124,6 +125,45 @@ describe.each(['staging', 'prod'] as const)('releases of the %s stack', (stage) 
     for (const statement of statements) expect(statement.Effect).toBe('Allow');
   });
 
+  it('pages when the authorizer refuses nearly every request, whichever version does (issue 51, finding 1): a stage alarm on refusals against the requests served', () => {
+    const alarm = alarmOf(template(), 'AuthorizerLockoutAlarm');
+    const { refusedPercent, minRefusals, periodMinutes, periods } = LOCKOUT_ALARM;
+    expect(LOCKOUT_ALARM).toEqual({ refusedPercent: 90, minRefusals: 20, periodMinutes: 5, periods: 2 });
+    expect([alarm.EvaluationPeriods, alarm.DatapointsToAlarm, alarm.Threshold, alarm.ComparisonOperator, alarm.TreatMissingData]).toEqual([periods, periods, 1, 'GreaterThanOrEqualToThreshold', 'notBreaching']);
+    // Notifies the topic (test/infra/stack.test.ts: every alarm but the gates).
+    expect(alarm.AlarmActions).toHaveLength(1);
+    const stats = statOf(alarm);
+    const namespace = `PetStore/${stage}`;
+    expect(stats.refused).toEqual({ Namespace: namespace, MetricName: 'Refusals', Dimensions: [{ Name: 'function', Value: 'authorizer' }], Period: periodMinutes * 60, Stat: 'Sum' });
+    // Every operation's requests, by its [operation] dimension set.
+    const served = Object.entries(stats).filter(([id]) => id !== 'refused');
+    expect(served.map(([, stat]) => stat)).toEqual(OPERATION_IDS.map((operation) => ({ Namespace: namespace, MetricName: 'Requests', Dimensions: [{ Name: 'operation', Value: operation }], Period: periodMinutes * 60, Stat: 'Sum' })));
+    // The expression as CloudWatch reads it, worked on a period's numbers.
+    const fires = (refused: number | undefined, servedCounts: (number | undefined)[]) => {
+      const values: Record<string, number | undefined> = { refused, ...Object.fromEntries(served.map(([id], index) => [id, servedCounts[index]])) };
+      const js = (expressionOf(alarm) as string)
+        .replace(/FILL\((\w+), 0\)/g, (_, id: string) => `(${values[id] ?? 0})`)
+        .replace(/\bAND\b/g, '&&')
+        .replace(/^IF\((.*), 1, 0\)$/, '(($1) ? 1 : 0)');
+      expect(js).not.toMatch(/[A-Za-z]/);
+      return (new Function(`return ${js};`) as () => number)();
+    };
+    const none = OPERATION_IDS.map(() => undefined);
+    // Everyone refused, at 4 requests a minute or more: fires (each period of 5 minutes).
+    expect(fires(minRefusals, none)).toBe(1);
+    expect(fires(250, none)).toBe(1);
+    // Fewer than 20 refusals in 5 minutes: too few to judge.
+    expect(fires(minRefusals - 1, none)).toBe(0);
+    // Refused share at 90 % or under: quiet (20 refused, 3 served is 87 %; 90 of 100 is 90 %, not over).
+    expect(fires(20, [3, ...none.slice(1)])).toBe(0);
+    expect(fires(90, OPERATION_IDS.map((_, index) => (index === 0 ? 10 : undefined)))).toBe(0);
+    expect(fires(91, OPERATION_IDS.map((_, index) => (index === 0 ? 9 : undefined)))).toBe(1);
+    // Every operation's requests count as served: 100 refused beside 4 served by each of three or more is 89 % at most.
+    expect(fires(100, OPERATION_IDS.map(() => 4))).toBe(0);
+    expect(fires(100, [4, ...none.slice(1)])).toBe(1);
+    expect(fires(undefined, none)).toBe(0);
+  });
+
   it('a release that failed or was stopped (and so rolled back) notifies the alarm topic, and an existing topic of the stage, naming the function and the version (issue 51, finding 4)', () => {
     const existing = 'arn:aws:sns:eu-west-1:123456789012:ops';
     for (const [built, topics] of [
@@ -191,7 +231,7 @@ describe.each(['staging', 'prod'] as const)('releases of the %s stack', (stage) 
       const own = id === 'Authorizer' ? 'AuthorizerReleaseRefusalAlarm' : `${id}ReleaseAlarm`;
       expect(groups[idWithPrefix(template(), 'AWS::CodeDeploy::DeploymentGroup', `${id}Release`)]?.Properties).toMatchObject({
         DeploymentConfigName: { Ref: configId },
-        AlarmConfiguration: { Enabled: true, Alarms: [alarm('Api5xxAlarm'), alarm('ApiLatencyAlarm'), alarm(`${id}ReleaseLatencyAlarm`), alarm(own)] },
+        AlarmConfiguration: { Enabled: true, Alarms: [alarm('Api5xxAlarm'), alarm('ApiLatencyAlarm'), alarm('AuthorizerLockoutAlarm'), alarm(`${id}ReleaseLatencyAlarm`), alarm(own)] },
         AutoRollbackConfiguration: { Enabled: true, Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM'] },
       });
     }
