@@ -163,7 +163,7 @@ export function addOperationsAlarms(
       'No alarm destination for this stage (-c alarmEmail=, -c alarmTopicArn=, or "alarmDestinations" in cdk.json\'s context): its alarms reach only the AlarmTopicArn topic, and whoever subscribed to it by hand.',
     );
   }
-  new CfnOutput(scope, 'AlarmTopicArn', { description: 'Every alarm of this stage but the release gates notifies this SNS topic: subscribe to it once.', value: topic.topicArn });
+  new CfnOutput(scope, 'AlarmTopicArn', { description: 'Every alarm of this stage but the release gates, and every release that did not finish, notifies this SNS topic: subscribe to it once.', value: topic.topicArn });
   return { topic, topicKey: key, release: [serverErrors, latency] };
 }
 

@@ -10,3 +10,10 @@ export class ConfigurationError extends Error {
     this.name = 'ConfigurationError';
   }
 }
+
+/** A yes-or-no setting (`-c name=true`): absent is false; anything but true or false is refused, not read as false. */
+export function booleanSetting(value: unknown, name: string): boolean {
+  if (value === undefined || value === false || value === 'false') return false;
+  if (value === true || value === 'true') return true;
+  throw new ConfigurationError(`${name} must be true or false; got ${JSON.stringify(value)}`);
+}

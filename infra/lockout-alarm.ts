@@ -8,17 +8,19 @@ import type { Stage } from './stages';
 
 /**
  * When the stage's authorizer locks its customers out: in each of 2 periods of 5 minutes in a row,
- * it refused (401 or 429) at least 20 requests and over 90 % of the requests that reached it or an
- * operation: refused / (refused + served) > 0.9, where served are the requests the operations
- * counted (every request the authorizer let through reaches one). A refused request is never
- * cached (each refusal is an invocation: docs/keys-and-plans.md), while one allowed key's answer is
- * cached 30 s, but every one of its requests reaches an operation, so the share is by requests.
+ * it refused (401 or 429) at least 20 requests and refused > 9 × served, where served are the
+ * requests the operations counted (every request the authorizer let through reaches one, cached
+ * answer or not). Refusals are counted per call of the authorizer: a 429 is a Deny, which API
+ * Gateway caches 30 s per token and address, and a 401 may be cached too (not verified:
+ * docs/keys-and-plans.md), so a locked-out client adds at most 10 refusals a period, and the
+ * alarm needs two or more clients (tokens or addresses) sending through each period.
  * A new authorizer that refuses every key fires it 10 to 15 minutes after it takes all the
- * traffic (after prod's canary, at once in staging), at 4 requests a minute or more: the case the
- * release gate cannot see, since it compares the new version with the old one beside it
- * (infra/releases.ts). During a canary the old version still lets customers through, and the
- * alarm stays quiet. Its false alarm: 10 minutes with no customer served while someone sends 20
- * or more requests with bad keys in each 5 (docs/releases.md#no-silent-lock-out).
+ * traffic (after prod's canary, at once in staging): the case the release gate cannot see, since
+ * it compares the new version with the old one beside it (infra/releases.ts). During a canary the
+ * old version still lets customers through, and the alarm stays quiet; so it is not among the
+ * alarms a release watches (firing already, it would stop the fix's release). Its false alarm: a
+ * quiet period with bad keys, such as a client polling with a revoked key every 10 s while
+ * fewer than 4 requests are served in those 5 minutes (docs/releases.md#no-silent-lock-out).
  */
 export const LOCKOUT_ALARM = { refusedPercent: 90, minRefusals: 20, periodMinutes: 5, periods: 2 } as const;
 

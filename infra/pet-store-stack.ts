@@ -32,6 +32,7 @@ import { acknowledgeKeyMirrorReads, grantKeyMirrorReads, scheduleKeyMirror } fro
 import { addReleases, type ReleasedFunction } from './releases';
 import { noticeEndedReleases } from './release-notices';
 import { addLockoutAlarm } from './lockout-alarm';
+import { booleanSetting } from './configuration-error';
 import { stageEnvironmentOf, type Stage } from './stages';
 import { petStoreTable } from './table';
 import { addUsagePlans } from './usage-plans';
@@ -202,8 +203,10 @@ export class PetStoreStack extends Stack {
       destination: alarmDestination,
     });
 
-    // A stage alarm, notifying: the authorizer refusing nearly everyone (a release that locks customers out).
-    const lockout = addLockoutAlarm(this, props.stage);
+    // A stage alarm, notifying: the authorizer refusing nearly everyone (a release that locked customers
+    // out once it took all the traffic). Not among the alarms a release watches: during a canary the old
+    // version still serves, so it cannot fire there, and firing already it would stop the fix's release.
+    addLockoutAlarm(this, props.stage);
 
     // Releases: the request path's functions (those the table gives release probes) shift to a new
     // version gradually in prod, once the check before traffic passed, watched by gates on the new
@@ -222,8 +225,8 @@ export class PetStoreStack extends Stack {
       Object.fromEntries(RELEASED_FUNCTIONS.map((name) => [titleOf(name), releaseOf(name)])),
       {
         stage: props.stage,
-        stageAlarms: [...alarms.release, lockout],
-        ignoreAlarms: [true, 'true'].includes(this.node.tryGetContext('ignoreReleaseAlarms')),
+        stageAlarms: alarms.release,
+        ignoreAlarms: booleanSetting(this.node.tryGetContext('ignoreReleaseAlarms'), 'ignoreReleaseAlarms'),
         check: releaseCheck,
       },
     );
@@ -245,9 +248,9 @@ export class PetStoreStack extends Stack {
     // Last: every alarm of the stage, the functions' included, notifies the one topic.
     // Not the release gates: they judge a release, which CodeDeploy rolls back by itself; outside one
     // a gate's two failures of ten invocations are no reason to wake anyone (the stage's alarms are).
-    notifyOnAlarm(this, alarms.topic, alarmDestination, releases.gates);
-    // A release that failed or was stopped (and so rolled back) does notify it.
+    // A release that failed or was stopped does notify it (and its own alarm, on notices not delivered, is one of those below).
     noticeEndedReleases(this, releases.groups, { topic: alarms.topic, key: alarms.topicKey }, alarmDestination);
+    notifyOnAlarm(this, alarms.topic, alarmDestination, releases.gates);
 
     new CfnOutput(this, 'BaseUrl', { description: 'The base address of this stage (ends in /v1).', value: this.api.url.replace(/\/$/, '') });
     new CfnOutput(this, 'TableName', { description: 'The DynamoDB table of pets, id sequence and rate counters.', value: table.tableName });

@@ -1,4 +1,5 @@
-import { Annotations, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ILambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
 import { EventField, Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
 import { SnsTopic } from 'aws-cdk-lib/aws-events-targets';
@@ -15,7 +16,7 @@ export interface WatchedRelease {
   readonly function: PetStoreFunction;
 }
 
-/** CodeDeploy's states of a deployment that did not finish (a rollback follows either, and tells no one by itself). */
+/** CodeDeploy's states of a deployment that did not finish: its alias stays on, or returns to, the version before, and CodeDeploy tells no one. */
 export const ENDED_UNRELEASED = ['FAILURE', 'STOP'] as const;
 
 /**
@@ -43,10 +44,12 @@ export function noticeEndedReleases(scope: Construct, releases: Record<string, W
   });
   // An existing topic: this role may publish to it; its own policy and key must let it (docs/releases.md#a-release-that-does-not-finish).
   const existing: ITopic | undefined = destination.topicArn === undefined ? undefined : Topic.fromTopicArn(scope, 'ReleaseNoticeDestinationTopic', destination.topicArn);
+  const rules: Rule[] = [];
   for (const [id, { group, function: released }] of Object.entries(releases)) {
     const message = RuleTargetInput.fromText(
       `${stackName}: the release of ${id} version ${released.fn.currentVersion.version} did not finish (CodeDeploy state ${EventField.fromPath('$.detail.state')}, deployment ${EventField.fromPath('$.detail.deploymentId')}): ` +
-        'its live alias is rolled back to the version before. Why: the deployment\'s events in the CodeDeploy console, the check before traffic\'s log, the release gates (docs/releases.md).',
+        'its live alias stays on, or returns to, the version before. The check before traffic probes every function a deploy changes, so one bad version stops the release of each; ' +
+        'why: the deployment\'s events in the CodeDeploy console, the check before traffic\'s log, the release gates (docs/releases.md#a-release-that-does-not-finish).',
     );
     const rule = new Rule(scope, `${id}ReleaseEnded`, {
       description: `${id}: a release that failed or was stopped notifies the alarm topic.`,
@@ -61,5 +64,19 @@ export function noticeEndedReleases(scope: Construct, releases: Record<string, W
     Annotations.of(rule).acknowledgeWarning('@aws-cdk/aws-events:ruleUnresolvedEnvironment', 'The rule, the topic and the deployment groups are in the same stack.');
     // The rule names the version this update publishes, and may publish, before CodeDeploy may fail it.
     released.live.node.addDependency(rule, role);
+    rules.push(rule);
   }
+  // A notice EventBridge could not deliver (the role, the key, an existing topic's policy) shows only
+  // in the rules' FailedInvocations: an alarm on them, which reaches the topic by CloudWatch's own path.
+  const failed = Object.fromEntries(rules.map((rule, index) => [`r${index}`, new Metric({ namespace: 'AWS/Events', metricName: 'FailedInvocations', dimensionsMap: { RuleName: rule.ruleName }, statistic: 'Sum', period: Duration.minutes(5) })]));
+  new Alarm(scope, 'ReleaseNoticeFailedAlarm', {
+    alarmDescription: 'EventBridge could not deliver the notice of a release that did not finish to a topic (the ReleaseNoticesRole\'s rights, the alarm topic\'s key, or an existing topic\'s policy and key). See the CodeDeploy console for the release, and docs/releases.md#a-release-that-does-not-finish.',
+    // EventBridge publishes FailedInvocations only for a rule that failed: each term is filled with 0.
+    metric: new MathExpression({ expression: Object.keys(failed).map((id) => `FILL(${id}, 0)`).join(' + '), usingMetrics: failed, period: Duration.minutes(5), label: 'notices not delivered' }),
+    threshold: 1,
+    evaluationPeriods: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+  new CfnOutput(scope, 'ReleaseNoticesRoleArn', { description: 'EventBridge publishes the notices of releases that did not finish as this role: an existing topic of another account, or one with a key of its own, must allow it.', value: role.roleArn });
 }

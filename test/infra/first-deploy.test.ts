@@ -285,9 +285,9 @@ describe('the account setup stack (cdk deploy -c setup=account)', () => {
 
 describe('the CDK CLI on a missing or wrong setting (issue 51, finding 7)', () => {
   const root = resolve(__dirname, '../..');
-  /** The pinned CLI as docs/deploying-and-operating.md runs it, with cdk.json's app; no AWS account is reached (it stops before any synthesis). */
+  /** The pinned CLI as docs/deploying-and-operating.md runs it, with cdk.json's app; no AWS account is reached (it stops before any synthesis), and no notices are fetched (they would print on stderr). */
   const cdk = (...args: string[]) =>
-    spawnSync(join(root, 'node_modules', '.bin', 'cdk'), args, { cwd: root, encoding: 'utf8', env: { ...process.env, CDK_DISABLE_VERSION_CHECK: 'true' }, timeout: 120_000 });
+    spawnSync(join(root, 'node_modules', '.bin', 'cdk'), [...args, '--no-notices'], { cwd: root, encoding: 'utf8', env: { ...process.env, CDK_DISABLE_VERSION_CHECK: 'true', CDK_DISABLE_CLI_TELEMETRY: 'true' }, timeout: 120_000 });
 
   it('says what is missing in one line and exits 1, without a stack trace: prod without an alarm destination', () => {
     const run = cdk('synth', '-c', 'stage=prod');
@@ -305,8 +305,10 @@ describe('the CDK CLI on a missing or wrong setting (issue 51, finding 7)', () =
       [{ setup: 'everything' }, 'Unknown setup "everything": use -c setup=account'],
       [{ stage: 'prod', alarmEmail: 'ops' }, 'alarmEmail must be one e-mail address, like ops@example.com; got "ops"'],
       [{ stage: 'prod', alarmTopicArn: 'ops' }, "alarmTopicArn must be an SNS topic's ARN, like arn:aws:sns:eu-west-1:123456789012:ops; got \"ops\""],
+      // A yes-or-no setting read as no unless it says true was a prod release that watched its alarms by accident of spelling.
+      [{ stage: 'prod', alarmEmail: 'ops@example.com', ignoreReleaseAlarms: 'yes' }, 'ignoreReleaseAlarms must be true or false; got "yes"'],
     ] as const) {
-      const built = () => buildApp(new App({ outdir: newOutdir(), context: { ...CDK_JSON_CONTEXT, ...context } }));
+      const built = () => buildApp(new App({ outdir: newOutdir(), context: { ...CDK_JSON_CONTEXT, ...context, 'aws:cdk:bundling-stacks': [] } }));
       expect(built).toThrow(new ConfigurationError(message));
       expect(built).toThrow(ConfigurationError);
     }

@@ -130,8 +130,10 @@ describe.each(['staging', 'prod'] as const)('releases of the %s stack', (stage) 
     const { refusedPercent, minRefusals, periodMinutes, periods } = LOCKOUT_ALARM;
     expect(LOCKOUT_ALARM).toEqual({ refusedPercent: 90, minRefusals: 20, periodMinutes: 5, periods: 2 });
     expect([alarm.EvaluationPeriods, alarm.DatapointsToAlarm, alarm.Threshold, alarm.ComparisonOperator, alarm.TreatMissingData]).toEqual([periods, periods, 1, 'GreaterThanOrEqualToThreshold', 'notBreaching']);
-    // Notifies the topic (test/infra/stack.test.ts: every alarm but the gates).
+    // Notifies the topic (test/infra/stack.test.ts: every alarm but the gates), and stops no release: no deployment group watches it.
     expect(alarm.AlarmActions).toHaveLength(1);
+    const lockoutId = idWithPrefix(template(), 'AWS::CloudWatch::Alarm', 'AuthorizerLockoutAlarm');
+    for (const group of Object.values(resourcesOf(template(), 'AWS::CodeDeploy::DeploymentGroup'))) expect(JSON.stringify(group.Properties.AlarmConfiguration ?? {})).not.toContain(lockoutId);
     const stats = statOf(alarm);
     const namespace = `PetStore/${stage}`;
     expect(stats.refused).toEqual({ Namespace: namespace, MetricName: 'Refusals', Dimensions: [{ Name: 'function', Value: 'authorizer' }], Period: periodMinutes * 60, Stat: 'Sum' });
@@ -190,7 +192,7 @@ describe.each(['staging', 'prod'] as const)('releases of the %s stack', (stage) 
           expect(target.InputTransformer.InputPathsMap).toEqual({ 'detail-state': '$.detail.state', 'detail-deploymentId': '$.detail.deploymentId' });
           // The function, and the version this update publishes (the one its alias moves to).
           const [, parts] = target.InputTransformer.InputTemplate['Fn::Join'] as [string, unknown[]];
-          expect(parts).toEqual([`"PetStore-${stage}: the release of ${id} version `, { 'Fn::GetAtt': [versionOf(built, id), 'Version'] }, expect.stringMatching(/^ did not finish \(CodeDeploy state <detail-state>, deployment <detail-deploymentId>\): its live alias is rolled back/)]);
+          expect(parts).toEqual([`"PetStore-${stage}: the release of ${id} version `, { 'Fn::GetAtt': [versionOf(built, id), 'Version'] }, expect.stringMatching(/^ did not finish \(CodeDeploy state <detail-state>, deployment <detail-deploymentId>\): its live alias stays on, or returns to, the version before\./)]);
         }
         // Updated, and able to publish, before the alias moves.
         const alias = resourcesOf(built, 'AWS::Lambda::Alias')[idWithPrefix(built, 'AWS::Lambda::Alias', `${id}Live`)];
@@ -207,6 +209,13 @@ describe.each(['staging', 'prod'] as const)('releases of the %s stack', (stage) 
       ]);
       const topicPolicy = Object.values(resourcesOf(built, 'AWS::SNS::TopicPolicy'))[0]?.Properties.PolicyDocument.Statement as Record<string, any>[];
       expect(JSON.stringify(topicPolicy)).not.toContain('events.amazonaws.com');
+      // A notice not delivered fires an alarm on the rules' FailedInvocations, which notifies by CloudWatch's path.
+      const failed = alarmOf(built, 'ReleaseNoticeFailedAlarm');
+      const ruleIds = Object.keys(RELEASED).map((id) => idWithPrefix(built, 'AWS::Events::Rule', `${id}ReleaseEnded`));
+      expect(Object.values(statOf(failed))).toEqual(ruleIds.map((rule) => ({ Namespace: 'AWS/Events', MetricName: 'FailedInvocations', Dimensions: [{ Name: 'RuleName', Value: { Ref: rule } }], Period: 300, Stat: 'Sum' })));
+      expect([expressionOf(failed), failed.Threshold, failed.ComparisonOperator, failed.AlarmActions?.[0]]).toEqual([Object.keys(statOf(failed)).map((id) => `FILL(${id}, 0)`).join(' + '), 1, 'GreaterThanOrEqualToThreshold', { Ref: topic }]);
+      // Its role, for an existing topic's owner to allow.
+      built.hasOutput('ReleaseNoticesRoleArn', { Value: { 'Fn::GetAtt': [roleId, 'Arn'] } });
     }
   });
 
@@ -231,7 +240,7 @@ describe.each(['staging', 'prod'] as const)('releases of the %s stack', (stage) 
       const own = id === 'Authorizer' ? 'AuthorizerReleaseRefusalAlarm' : `${id}ReleaseAlarm`;
       expect(groups[idWithPrefix(template(), 'AWS::CodeDeploy::DeploymentGroup', `${id}Release`)]?.Properties).toMatchObject({
         DeploymentConfigName: { Ref: configId },
-        AlarmConfiguration: { Enabled: true, Alarms: [alarm('Api5xxAlarm'), alarm('ApiLatencyAlarm'), alarm('AuthorizerLockoutAlarm'), alarm(`${id}ReleaseLatencyAlarm`), alarm(own)] },
+        AlarmConfiguration: { Enabled: true, Alarms: [alarm('Api5xxAlarm'), alarm('ApiLatencyAlarm'), alarm(`${id}ReleaseLatencyAlarm`), alarm(own)] },
         AutoRollbackConfiguration: { Enabled: true, Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM'] },
       });
     }

@@ -162,6 +162,7 @@ describe('the stack, per stage', () => {
     expect(described('DynamoDB throttled')).toBe(1);
     expect(described('Lambda refused to run a function')).toBe(1);
     expect(described('The authorizer refused over 90 %')).toBe(1);
+    expect(described('EventBridge could not deliver the notice')).toBe(1);
     // Each operation's error alarm also counts the 5XX answers it gives itself (a successful invocation), of any version.
     for (const id of OPERATION_TITLES) {
       const errorAlarm = Object.entries(prod.findResources('AWS::CloudWatch::Alarm')).find(([alarmId]) => alarmId.startsWith(`${id}ErrorAlarm`))?.[1] as { Properties: Record<string, any> };
@@ -172,8 +173,14 @@ describe('the stack, per stage', () => {
       expect(queries.find((query) => query.Id === 'answers5xx')?.MetricStat?.Metric).toEqual({ Namespace: 'PetStore/prod', MetricName: 'Status5xx', Dimensions: [{ Name: 'operation', Value: operation }] });
       expect(queries.find((query) => query.Id === 'errors')?.MetricStat?.Metric.MetricName).toBe('Errors');
     }
-    // No other alarm: the released functions' own, 1 for the mirror, and the stage's 5 above.
-    expect(alarms).toHaveLength(RELEASED_FUNCTIONS.reduce((sum, name) => sum + ownAlarms(name), 0) + 1 + 5);
+    // No other alarm: the released functions' own, 1 for the mirror, and the stage's 6 above.
+    expect(alarms).toHaveLength(RELEASED_FUNCTIONS.reduce((sum, name) => sum + ownAlarms(name), 0) + 1 + 6);
+    // CloudWatch allows at most 10 metrics in an alarm's metric math (its hard limit): a deploy fails beyond.
+    for (const template of [prod, staging]) {
+      for (const [id, alarm] of Object.entries(template.findResources('AWS::CloudWatch::Alarm') as Record<string, { Properties: { Metrics?: { MetricStat?: unknown }[] } }>)) {
+        expect([id, (alarm.Properties.Metrics ?? []).filter((query) => query.MetricStat).length <= 10]).toEqual([id, true]);
+      }
+    }
   });
 
   it('gives each function only the rights it needs: no API Gateway rights on the request path, reads scoped to the items each needs', () => {
