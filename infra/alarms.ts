@@ -5,6 +5,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { AlarmDestination } from './alarm-destination';
+import { filledSum } from './alarm-metrics';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -101,7 +102,7 @@ export function addOperationsAlarms(
     // DynamoDB publishes a throttle metric only when something was throttled: each term is filled
     // with 0, or the sum would have no value unless all were throttled at once.
     metric: new MathExpression({
-      expression: Object.keys(throttleMetrics).map((id) => `FILL(${id}, 0)`).join(' + '),
+      expression: filledSum(throttleMetrics),
       usingMetrics: throttleMetrics,
       period,
       label: 'throttled events',
@@ -118,7 +119,7 @@ export function addOperationsAlarms(
     alarmDescription:
       'Lambda refused to run a function of this stage for lack of concurrency: the account\'s concurrent executions quota (shared by every stage and function of the account and region) is used up. Clients got 500 or 503. Ask for a higher quota in Service Quotas (docs/first-deploy.md).',
     metric: new MathExpression({
-      expression: Object.keys(throttled).map((id) => `FILL(${id}, 0)`).join(' + '),
+      expression: filledSum(throttled),
       usingMetrics: throttled,
       period,
       label: 'throttled invocations',

@@ -6,6 +6,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { API_ID_TAG, KEY_MIRROR_METRICS } from '../shared/auth/key-mirror';
+import { ruleFailedInvocations } from './alarm-metrics';
 import type { PetStoreFunction } from './functions';
 
 /** How often the key mirror copies API Gateway's keys and usage plans into the registry. */
@@ -62,7 +63,7 @@ export function scheduleKeyMirror(scope: Construct, mirror: PetStoreFunction, ap
       usingMetrics: {
         errors: mirror.fn.metricErrors({ period, statistic: 'Sum' }),
         dropped: mirror.fn.metric('AsyncEventsDropped', { period, statistic: 'Sum' }),
-        refused: new Metric({ namespace: 'AWS/Events', metricName: 'FailedInvocations', dimensionsMap: { RuleName: rule.ruleName }, statistic: 'Sum', period }),
+        refused: ruleFailedInvocations(rule, period),
         runs: runs('SampleCount'),
         succeeded: runs('Sum'),
       },

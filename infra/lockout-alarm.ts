@@ -1,9 +1,10 @@
 import { Duration } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Construct } from 'constructs';
 import { OPERATION_IDS } from '../functions/table';
-import { AUTHORIZER_DIMENSIONS, AUTHORIZER_FUNCTION, AUTHORIZER_METRICS } from '../shared/auth/refusal-metrics';
-import { METRIC_DIMENSIONS, metricsNamespaceOf, REQUEST_METRICS } from '../shared/http/request-metrics';
+import { AUTHORIZER_DIMENSIONS, AUTHORIZER_FUNCTION } from '../shared/auth/refusal-metrics';
+import { REQUEST_METRICS } from '../shared/http/request-metrics';
+import { authorizerRefusals, filledSum, operationMetric } from './alarm-metrics';
 import type { Stage } from './stages';
 
 /**
@@ -27,21 +28,17 @@ export const LOCKOUT_ALARM = { refusedPercent: 90, minRefusals: 20, periodMinute
 export function addLockoutAlarm(scope: Construct, stage: Stage): Alarm {
   const { refusedPercent, minRefusals, periodMinutes, periods } = LOCKOUT_ALARM;
   const period = Duration.minutes(periodMinutes);
-  const namespace = metricsNamespaceOf(stage);
   // Each operation's requests (its [operation] dimension set: every request it counted, keyed or not).
-  const served = Object.fromEntries(
-    OPERATION_IDS.map((operation, index) => [`served${index}`, new Metric({ namespace, metricName: REQUEST_METRICS.requests, dimensionsMap: { [METRIC_DIMENSIONS.operation]: operation }, statistic: 'Sum', period })]),
-  );
-  const servedSum = Object.keys(served).map((id) => `FILL(${id}, 0)`).join(' + ');
+  const served = Object.fromEntries(OPERATION_IDS.map((operation, index) => [`served${index}`, operationMetric(stage, operation, REQUEST_METRICS.requests, period)]));
   return new Alarm(scope, 'AuthorizerLockoutAlarm', {
     alarmDescription:
       `The authorizer refused over ${refusedPercent} % of the requests that reached it (at least ${minRefusals} refusals) in each of ${periods} periods of ${periodMinutes} minutes in a row: ` +
       'customers may be locked out (a release of the authorizer, the key registry or its mirror), or only clients with bad keys were active. Compare the authorizer\'s refusals with the operations\' requests on the dashboard, and its log lines (reason of each refusal). docs/releases.md#no-silent-lock-out',
     metric: new MathExpression({
       // Shares compared without dividing; parenthesized throughout (CloudWatch documents no precedence of AND).
-      expression: `IF((FILL(refused, 0) >= ${minRefusals}) AND (100 * FILL(refused, 0) > ${refusedPercent} * (FILL(refused, 0) + ${servedSum})), 1, 0)`,
+      expression: `IF((FILL(refused, 0) >= ${minRefusals}) AND (100 * FILL(refused, 0) > ${refusedPercent} * (FILL(refused, 0) + ${filledSum(served)})), 1, 0)`,
       usingMetrics: {
-        refused: new Metric({ namespace, metricName: AUTHORIZER_METRICS.refusals, dimensionsMap: { [AUTHORIZER_DIMENSIONS.function]: AUTHORIZER_FUNCTION }, statistic: 'Sum', period }),
+        refused: authorizerRefusals(stage, { [AUTHORIZER_DIMENSIONS.function]: AUTHORIZER_FUNCTION }, period),
         ...served,
       },
       period,

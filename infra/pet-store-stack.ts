@@ -19,8 +19,7 @@ import { BUNDLED_ASSETS_DIRECTORY, SWAGGER_UI_FILES } from '../shared/docs/refer
 import { FUNCTIONS, OPERATION_IDS, OPERATIONS, RELEASED_FUNCTIONS, type FunctionDeclaration, type FunctionName, type OperationId, type SecretName } from '../functions/table';
 import { API_BASE_PATH } from '../shared/http/routes';
 import { STANDARD_PLAN_LIMITS } from '../shared/limits/plans';
-import { metricsNamespaceOf, REQUEST_METRICS } from '../shared/http/request-metrics';
-import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import { REQUEST_METRICS } from '../shared/http/request-metrics';
 import { ACCESS_LOG_FORMAT } from './access-log';
 import { alarmDestinationOf } from './alarm-destination';
 import { addOperationsAlarms, notifyOnAlarm } from './alarms';
@@ -32,6 +31,7 @@ import { acknowledgeKeyMirrorReads, grantKeyMirrorReads, scheduleKeyMirror } fro
 import { addReleases, type ReleasedFunction } from './releases';
 import { noticeEndedReleases } from './release-notices';
 import { addLockoutAlarm } from './lockout-alarm';
+import { operationMetric } from './alarm-metrics';
 import { booleanSetting } from './configuration-error';
 import { stageEnvironmentOf, type Stage } from './stages';
 import { petStoreTable } from './table';
@@ -258,11 +258,6 @@ export class PetStoreStack extends Stack {
     new CfnOutput(this, 'ApiId', { description: 'The REST API id, to find its keys and usage plans in the console.', value: this.api.restApiId });
     new CfnOutput(this, 'FreeLimitPerMinute', { description: 'Free plan: requests a minute, as the service enforces them.', value: String(STANDARD_PLAN_LIMITS.free.perMinute) });
   }
-}
-
-/** One of an operation's request metrics (shared/http/request-metrics.ts), summed over 5 minutes, of every version. */
-function operationMetric(stage: Stage, operation: OperationId, metricName: string): Metric {
-  return new Metric({ namespace: metricsNamespaceOf(stage), metricName, dimensionsMap: { operation }, statistic: 'Sum', period: Duration.minutes(5) });
 }
 
 /** A function's construct id: its name, capitalized (ListPets, Authorizer, KeyMirror). */

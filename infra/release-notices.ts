@@ -1,5 +1,5 @@
 import { Annotations, CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ILambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
 import { EventField, Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
 import { SnsTopic } from 'aws-cdk-lib/aws-events-targets';
@@ -8,6 +8,7 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import type { AlarmDestination } from './alarm-destination';
+import { filledSum, ruleFailedInvocations } from './alarm-metrics';
 import type { PetStoreFunction } from './functions';
 
 /** A release CodeDeploy runs: its deployment group and the function whose alias it moves. */
@@ -68,11 +69,10 @@ export function noticeEndedReleases(scope: Construct, releases: Record<string, W
   }
   // A notice EventBridge could not deliver (the role, the key, an existing topic's policy) shows only
   // in the rules' FailedInvocations: an alarm on them, which reaches the topic by CloudWatch's own path.
-  const failed = Object.fromEntries(rules.map((rule, index) => [`r${index}`, new Metric({ namespace: 'AWS/Events', metricName: 'FailedInvocations', dimensionsMap: { RuleName: rule.ruleName }, statistic: 'Sum', period: Duration.minutes(5) })]));
+  const failed = Object.fromEntries(rules.map((rule, index) => [`r${index}`, ruleFailedInvocations(rule)]));
   new Alarm(scope, 'ReleaseNoticeFailedAlarm', {
     alarmDescription: 'EventBridge could not deliver the notice of a release that did not finish to a topic (the ReleaseNoticesRole\'s rights, the alarm topic\'s key, or an existing topic\'s policy and key). See the CodeDeploy console for the release, and docs/releases.md#a-release-that-does-not-finish.',
-    // EventBridge publishes FailedInvocations only for a rule that failed: each term is filled with 0.
-    metric: new MathExpression({ expression: Object.keys(failed).map((id) => `FILL(${id}, 0)`).join(' + '), usingMetrics: failed, period: Duration.minutes(5), label: 'notices not delivered' }),
+    metric: new MathExpression({ expression: filledSum(failed), usingMetrics: failed, period: Duration.minutes(5), label: 'notices not delivered' }),
     threshold: 1,
     evaluationPeriods: 1,
     comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,

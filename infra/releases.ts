@@ -3,10 +3,11 @@ import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData, ty
 import { LambdaApplication, LambdaDeploymentConfig, LambdaDeploymentGroup, TrafficRouting } from 'aws-cdk-lib/aws-codedeploy';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { AUTHORIZER_DIMENSIONS, AUTHORIZER_FUNCTION, AUTHORIZER_METRICS } from '../shared/auth/refusal-metrics';
+import { AUTHORIZER_DIMENSIONS, AUTHORIZER_FUNCTION } from '../shared/auth/refusal-metrics';
 import { METRIC_DIMENSIONS, metricsNamespaceOf, REQUEST_METRICS } from '../shared/http/request-metrics';
 import type { FunctionName } from '../functions/table';
 import type { OperationId } from '../shared/http/routes';
+import { authorizerRefusals } from './alarm-metrics';
 import { P99_LATENCY_ALARM_MS } from './alarms';
 import type { WatchedRelease } from './release-notices';
 import { LIVE_ALIAS, type PetStoreFunction } from './functions';
@@ -240,8 +241,6 @@ function versionLatencyGate(scope: Construct, id: string, { function: released }
 
 function refusalGate(scope: Construct, id: string, { function: released }: ReleasedFunction, stage: Stage): Alarm {
   const period = Duration.minutes(VERSION_GATE.periodMinutes);
-  const refusals = (dimensionsMap: Record<string, string>) =>
-    new Metric({ namespace: metricsNamespaceOf(stage), metricName: AUTHORIZER_METRICS.refusals, dimensionsMap, statistic: 'Sum', period });
   const { factor, minRefusals, minOtherInvocations } = REFUSAL_GATE;
   return new Alarm(scope, `${id}ReleaseRefusalAlarm`, {
     alarmDescription: `${id}: while a new version is being released, it refused (401 or 429) over ${factor} times the share of its invocations that the old version refused in the same 5 minutes (at least ${minRefusals} refusals). During a prod release this rolls the new version back; between releases it stays quiet (no old version serves).`,
@@ -251,8 +250,8 @@ function refusalGate(scope: Construct, id: string, { function: released }: Relea
         `IF((FILL(newRefusals, 0) >= ${minRefusals}) AND ((FILL(allInvocations, 0) - FILL(newInvocations, 0)) >= ${minOtherInvocations}) AND ` +
         `(FILL(newRefusals, 0) * (FILL(allInvocations, 0) - FILL(newInvocations, 0)) > ${factor} * (FILL(allRefusals, 0) - FILL(newRefusals, 0)) * FILL(newInvocations, 0)), 1, 0)`,
       usingMetrics: {
-        newRefusals: refusals({ [AUTHORIZER_DIMENSIONS.function]: AUTHORIZER_FUNCTION, [AUTHORIZER_DIMENSIONS.version]: released.fn.currentVersion.version }),
-        allRefusals: refusals({ [AUTHORIZER_DIMENSIONS.function]: AUTHORIZER_FUNCTION }),
+        newRefusals: authorizerRefusals(stage, { [AUTHORIZER_DIMENSIONS.function]: AUTHORIZER_FUNCTION, [AUTHORIZER_DIMENSIONS.version]: released.fn.currentVersion.version }, period),
+        allRefusals: authorizerRefusals(stage, { [AUTHORIZER_DIMENSIONS.function]: AUTHORIZER_FUNCTION }, period),
         newInvocations: versionMetric(released, 'Invocations', 'Sum', period),
         allInvocations: released.live.metricInvocations({ period, statistic: 'Sum' }),
       },
