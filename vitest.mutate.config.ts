@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import groups from './test/mutation/groups.json';
-import base from './vitest.config';
+import { SUITE_SETTINGS } from './vitest.config';
 
 type Group = keyof typeof groups;
 
@@ -15,5 +15,5 @@ export function mutationTestFiles(group: string | undefined): string[] {
   return [...new Set(selected.flatMap((each) => each.tests))];
 }
 
-// Not mergeConfig: it would add these to the suite's `include` instead of replacing it.
-export default defineConfig({ ...base, test: { ...base.test, include: mutationTestFiles(process.env.MUTATION_GROUP) } });
+// Every file isolated, as each mutant's run needs (its modules mutated afresh), with a table of its own.
+export default defineConfig({ test: { ...SUITE_SETTINGS, globalSetup: [...SUITE_SETTINGS.globalSetup], setupFiles: [...SUITE_SETTINGS.setupFiles], env: { ...SUITE_SETTINGS.env }, include: mutationTestFiles(process.env.MUTATION_GROUP) } });

@@ -1,5 +1,4 @@
-import { defineConfig } from 'vitest/config';
-import base from './vitest.config';
+import { suiteConfig } from './vitest.config';
 
 /**
  * `npm run test:operation`: every test a new or changed operation can break, in about two minutes
@@ -54,7 +53,8 @@ export const OPERATION_TESTS = [
 export const NOT_AN_OPERATION_CHANGE: Readonly<Record<string, string>> = {
   'test/http/rate-limits.test.ts': "the limiter's answers, sent through getPet's declared request only as a sample",
   'test/integration/key-registry.test.ts': 'the key registry beside pets in one table: a scan of keys must not read the pets it made',
+  'test/local/release-drill-command.test.ts': "the drill's command line: what it prints, its exit codes, the processes it stops (two drills, each with a DynamoDB Local of its own); each probe against the bundles is release-drill.test.ts's",
+  'test/infra/stage-settings.test.ts': "a stage's settings: where its alarms go, and the CDK CLI's one line on a missing or wrong one",
 };
 
-// Not mergeConfig: it would add these to the suite's `include` instead of replacing it.
-export default defineConfig({ ...base, test: { ...base.test, include: OPERATION_TESTS } });
+export default suiteConfig(OPERATION_TESTS);

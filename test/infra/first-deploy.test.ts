@@ -1,17 +1,9 @@
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCESS_LOG_FIELDS } from '../../infra/access-log';
 import { FUNCTION_NAMES, OPERATION_IDS } from '../../functions/table';
 import { DOCUMENTATION_ROUTES } from '../../shared/http/routes';
-import { newOutdir, removeOutdirs, synth, synthAccountSetup } from '../support/synth';
-import { App } from 'aws-cdk-lib';
-import { buildApp, runApp } from '../../infra/app';
-import { ConfigurationError } from '../../infra/configuration-error';
-import { CDK_JSON_CONTEXT } from '../../infra/lint-templates';
-import { ALARM_DESTINATION_REQUIRED } from '../../infra/stages';
+import { idWithPrefix, removeOutdirs, synth, synthAccountSetup } from '../support/synth';
 
 /**
  * Issue 22: what goes wrong after a first deploy into a fresh account that holds both stages.
@@ -27,19 +19,12 @@ beforeAll(() => {
 afterAll(removeOutdirs);
 
 const STAGES = ['staging', 'prod'] as const;
-/** The release gates' logical ids (infra/releases.ts), which notify no one. */
-const RELEASE_GATE = /Release(Latency|Refusal)?Alarm[0-9A-F]{8}$/;
 const resourcesOf = (template: Template, type: string) => template.findResources(type) as Resources;
 const idsOf = (template: Template, type: string) => Object.keys(resourcesOf(template, type));
 /** A declared function's construct id: its name, capitalized. */
 const titleOf = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 /** Every declared function (functions/table.ts), by the logical id prefix of its construct. */
 const FUNCTIONS = FUNCTION_NAMES.map(titleOf);
-const idWithPrefix = (template: Template, type: string, prefix: string): string => {
-  const ids = idsOf(template, type).filter((id) => id.startsWith(prefix));
-  if (ids.length !== 1) throw new Error(`${ids.length} ${type} named ${prefix}…`);
-  return ids[0] as string;
-};
 const statementsOfRole = (template: Template, rolePrefix: string): Record<string, any>[] =>
   Object.entries(resourcesOf(template, 'AWS::IAM::Policy'))
     .filter(([id]) => id.startsWith(`${rolePrefix}RoleDefaultPolicy`))
@@ -147,41 +132,6 @@ describe.each(STAGES)('the %s stack in an account it shares', (stage) => {
     expect(wentWrong({ refused: 5 })).toBe(1);
   });
 
-  it('sends the alarms to a destination given on the command line or in cdk.json for the stage; prod refuses to synthesize without one, staging says so', () => {
-    const none = { alarmEmail: '' };
-    const noteOf = (context: Record<string, unknown>) =>
-      Annotations.fromStack(synth(stage, false, context).app.node.findChild(`PetStore-${stage}`) as never).findInfo('*', Match.stringLikeRegexp('No alarm destination for this stage'));
-    if (ALARM_DESTINATION_REQUIRED[stage]) {
-      expect(() => synth(stage, false, none)).toThrow(
-        `PetStore-${stage} needs an alarm destination: -c alarmEmail=ops@example.com, -c alarmTopicArn=arn:aws:sns:<region>:<account>:<topic>, or "alarmDestinations": { "${stage}": { "email": "ops@example.com" } } in cdk.json's context (docs/first-deploy.md)`,
-      );
-    } else {
-      synth(stage, false, none).template.resourceCountIs('AWS::SNS::Subscription', 0);
-      expect(noteOf(none)).toHaveLength(1);
-    }
-    expect(noteOf({ alarmEmail: 'ops@example.com' })).toHaveLength(0);
-    // An address on the command line, or the stage's in cdk.json (the command line wins): subscribed.
-    for (const [context, address] of [
-      [{ alarmEmail: 'ops@example.com' }, 'ops@example.com'],
-      [{ ...none, alarmDestinations: { [stage]: { email: 'team@example.com' } } }, 'team@example.com'],
-      [{ alarmEmail: 'ops@example.com', alarmDestinations: { [stage]: { email: 'team@example.com' } } }, 'ops@example.com'],
-    ] as const) {
-      const subscribed = synth(stage, false, context).template;
-      subscribed.resourceCountIs('AWS::SNS::Subscription', 1);
-      subscribed.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: address, TopicArn: { Ref: idWithPrefix(subscribed, 'AWS::SNS::Topic', 'AlarmTopic') } });
-    }
-    // An existing topic: every alarm notifies it too, beside the stage's own.
-    const topicArn = 'arn:aws:sns:eu-west-1:123456789012:ops';
-    const notified = synth(stage, false, { ...none, alarmTopicArn: topicArn }).template;
-    notified.resourceCountIs('AWS::SNS::Subscription', 0);
-    // (The release gates notify no one: test/infra/releases.test.ts.)
-    const alarms = Object.entries(notified.findResources('AWS::CloudWatch::Alarm') as Record<string, { Properties: { AlarmActions: unknown[] } }>).filter(([id]) => !RELEASE_GATE.test(id));
-    expect(alarms.length).toBeGreaterThan(10);
-    for (const [, alarm] of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: idWithPrefix(notified, 'AWS::SNS::Topic', 'AlarmTopic') }, topicArn]);
-    for (const wrong of ['ops', 'ops@example', 'a@b.c d@e.f', 'ops@@example.com']) expect(() => synth(stage, false, { alarmEmail: wrong })).toThrow(/alarmEmail must be one e-mail address/);
-    for (const wrong of ['ops', 'arn:aws:sqs:eu-west-1:123456789012:ops', 'arn:aws:sns:eu-west-1:1234:ops']) expect(() => synth(stage, false, { alarmTopicArn: wrong })).toThrow(/alarmTopicArn must be an SNS topic's ARN/);
-  });
-
   it('lets each function write only its own log group: no managed policy, no log right on any other group', () => {
     for (const id of FUNCTIONS) {
       const roleId = idWithPrefix(template(), 'AWS::IAM::Role', `${id}Role`);
@@ -280,49 +230,5 @@ describe('the account setup stack (cdk deploy -c setup=account)', () => {
       DeletionPolicy: 'Retain',
     });
     expect(app.node.findAll().some((construct) => construct.node.id.startsWith('PetStore-staging') || construct.node.id.startsWith('PetStore-prod'))).toBe(false);
-  });
-});
-
-describe('the CDK CLI on a missing or wrong setting (issue 51, finding 7)', () => {
-  const root = resolve(__dirname, '../..');
-  /** The pinned CLI as docs/deploying-and-operating.md runs it, with cdk.json's app; no AWS account is reached (it stops before any synthesis), and no notices are fetched (they would print on stderr). */
-  const cdk = (...args: string[]) =>
-    spawnSync(join(root, 'node_modules', '.bin', 'cdk'), [...args, '--no-notices'], { cwd: root, encoding: 'utf8', env: { ...process.env, CDK_DISABLE_VERSION_CHECK: 'true', CDK_DISABLE_CLI_TELEMETRY: 'true' }, timeout: 120_000 });
-
-  it('says what is missing in one line and exits 1, without a stack trace: prod without an alarm destination', () => {
-    const run = cdk('synth', '-c', 'stage=prod');
-    expect(run.status).toBe(1);
-    // The app's own output is the one line; the CLI adds its own naming the app that failed.
-    expect(run.stderr.trim().split('\n')).toEqual([
-      'PetStore-prod needs an alarm destination: -c alarmEmail=ops@example.com, -c alarmTopicArn=arn:aws:sns:<region>:<account>:<topic>, or "alarmDestinations": { "prod": { "email": "ops@example.com" } } in cdk.json\'s context (docs/first-deploy.md)',
-      'npx tsx infra/app.ts: Subprocess exited with error 1',
-    ]);
-  });
-
-  it('an unknown stage or setup, a wrong address or topic is a ConfigurationError too (the one line above), anything else keeps its trace', () => {
-    for (const [context, message] of [
-      [{ stage: 'qa' }, 'Unknown stage "qa": use -c stage=staging or -c stage=prod'],
-      [{ setup: 'everything' }, 'Unknown setup "everything": use -c setup=account'],
-      [{ stage: 'prod', alarmEmail: 'ops' }, 'alarmEmail must be one e-mail address, like ops@example.com; got "ops"'],
-      [{ stage: 'prod', alarmTopicArn: 'ops' }, "alarmTopicArn must be an SNS topic's ARN, like arn:aws:sns:eu-west-1:123456789012:ops; got \"ops\""],
-      // A yes-or-no setting read as no unless it says true was a prod release that watched its alarms by accident of spelling.
-      [{ stage: 'prod', alarmEmail: 'ops@example.com', ignoreReleaseAlarms: 'yes' }, 'ignoreReleaseAlarms must be true or false; got "yes"'],
-    ] as const) {
-      const built = () => buildApp(new App({ outdir: newOutdir(), context: { ...CDK_JSON_CONTEXT, ...context, 'aws:cdk:bundling-stacks': [] } }));
-      expect(built).toThrow(new ConfigurationError(message));
-      expect(built).toThrow(ConfigurationError);
-    }
-    const bug = new Error('a bug');
-    expect(() => runApp(() => { throw bug; })).toThrow(bug);
-  });
-
-  it('the offline synth command of docs/deploying-and-operating.md synthesizes prod as written (its alarm destination given)', () => {
-    const page = readFileSync(join(root, 'docs', 'deploying-and-operating.md'), 'utf8');
-    const command = /^npx cdk synth (.*?)\s+#/m.exec(page)?.[1];
-    expect(command).toBeDefined();
-    const context = Object.fromEntries([...(command as string).matchAll(/-c (\w+)=(\S+)/g)].map((match) => [match[1], match[2]]));
-    expect(context.stage).toBe('prod');
-    // As given, with none of the test's placeholder destination.
-    expect(() => synth('prod', false, { alarmEmail: '', ...context })).not.toThrow();
   });
 });

@@ -6,7 +6,7 @@ import { binomialAtLeast, failuresToFire, invocationsPerPeriod, judgedPeriods, r
 import { CANARY_OF, REFUSAL_GATE, RELEASE_CHECK_TARGETS, VERSION_GATE, VERSION_LATENCY_GATE } from '../../infra/releases';
 import { ALL_CASES } from '../../bench/cases';
 import { OPERATION_IDS, RELEASED_FUNCTIONS, type FunctionName } from '../../functions/table';
-import { removeOutdirs, synth } from '../support/synth';
+import { idWithPrefix, removeOutdirs, synth } from '../support/synth';
 import { LOCKOUT_ALARM } from '../../infra/lockout-alarm';
 
 /**
@@ -30,11 +30,6 @@ const RELEASED: Record<string, FunctionName> = Object.fromEntries(RELEASED_FUNCT
 /** An operation's failures include its 5XX answers (its request metrics); another function's are its failed invocations. */
 const isOperation = (name: string) => (OPERATION_IDS as readonly string[]).includes(name);
 const resourcesOf = (template: Template, type: string) => template.findResources(type) as Record<string, Resource>;
-const idWithPrefix = (template: Template, type: string, prefix: string): string => {
-  const ids = Object.keys(resourcesOf(template, type)).filter((id) => id.startsWith(prefix) && !id.slice(prefix.length).match(/^[A-Z][a-z]/));
-  if (ids.length !== 1) throw new Error(`${ids.length} ${type} named ${prefix}…: ${ids.join(', ')}`);
-  return ids[0] as string;
-};
 /** The version this update publishes of a function: the one its alias points at. */
 const versionOf = (template: Template, id: string): string => {
   const alias = resourcesOf(template, 'AWS::Lambda::Alias')[idWithPrefix(template, 'AWS::Lambda::Alias', `${id}Live`)];

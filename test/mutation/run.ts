@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { calculateMetrics } from 'mutation-testing-metrics';
-import base from '../../vitest.config';
+import { SUITE_SETTINGS } from '../../vitest.config';
 import groups from './groups.json';
 import { compactReport, filesOf, manifestOf, manifestText, readManifest, staleness, unchangedSinceReport, type Manifest, type StoredReport } from './incremental-reports';
 import { failuresOf, type ModuleScore } from './verdict';
@@ -50,7 +50,7 @@ if (positionals.length === 0) {
   for (const file of readdirSync(INCREMENTAL)) if (!Object.hasOwn(groups, file.replace(/(\.manifest)?\.json$/, ''))) rmSync(`${INCREMENTAL}/${file}`);
 }
 // vitest's set-up runs before every test file and no test file imports it.
-const setupFiles = [base.test?.globalSetup, base.test?.setupFiles].flat().filter((each): each is string => typeof each === 'string');
+const setupFiles = [...SUITE_SETTINGS.globalSetup, ...SUITE_SETTINGS.setupFiles];
 
 type Result = { files: Parameters<typeof calculateMetrics>[0]; thresholds: { break?: number | null } };
 const readResult = (path: string): Result | undefined => {

@@ -39,3 +39,13 @@ export function newOutdir(): string {
 export function removeOutdirs(): void {
   for (const dir of outdirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
+
+/**
+ * The logical id of the one resource of `type` whose construct id is `prefix` (CDK adds a hash of
+ * 8 hex digits, and a child's id after it: `Api` is not `ApiDeployment…`); throws unless exactly one.
+ */
+export function idWithPrefix(template: Template, type: string, prefix: string): string {
+  const ids = Object.keys(template.findResources(type)).filter((id) => id.startsWith(prefix) && !/^[A-Z][a-z]/.test(id.slice(prefix.length)));
+  if (ids.length !== 1) throw new Error(`${ids.length} ${type} named ${prefix}…: ${ids.join(', ')}`);
+  return ids[0] as string;
+}
