@@ -28,7 +28,7 @@ import { declaredEnvironment, grantDeclaredRights } from './declared-rights';
 import { logGroupSettings, petStoreFunction, type FunctionOptions, type PetStoreFunction } from './functions';
 import { addGatewayResponses } from './gateway-responses';
 import { acknowledgeKeyMirrorReads, grantKeyMirrorReads, scheduleKeyMirror } from './key-mirror';
-import { addReleases, type ReleasedFunction } from './releases';
+import { addReleases, type ReleaseTarget } from './releases';
 import { noticeEndedReleases } from './release-notices';
 import { addLockoutAlarm } from './lockout-alarm';
 import { operationMetric } from './alarm-metrics';
@@ -214,7 +214,7 @@ export class PetStoreStack extends Stack {
     // 5XX answers; the authorizer, whose "Unauthorized" is a failed invocation, is judged by its
     // refusals. The key mirror's alias moves at once (docs/releases.md).
     const byName: Partial<Record<FunctionName, PetStoreFunction>> = { ...functions, authorizer: authorizerFunction, apiDocs: docsFunction, keyMirror, releaseCheck };
-    const releaseOf = (name: FunctionName): ReleasedFunction => {
+    const releaseOf = (name: FunctionName): ReleaseTarget => {
       const fn = byName[name];
       if (fn === undefined) throw new Error(`${name} is released (it has release probes) but the stack makes no function for it`);
       const operation = OPERATION_IDS.find((operationId) => operationId === name);

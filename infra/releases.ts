@@ -56,7 +56,8 @@ export const VERSION_LATENCY_GATE: { readonly slowMs: number; readonly percent: 
  */
 export const REFUSAL_GATE: RefusalGate = { factor: 3, minRefusals: 20, minOtherInvocations: 20 };
 
-export interface ReleasedFunction {
+/** A function released through CodeDeploy, with what its gates judge (functions/table.ts names the released functions: RELEASED_FUNCTIONS). */
+export interface ReleaseTarget {
   /** Its name in the table of functions (functions/table.ts), which the check before traffic knows it by. */
   readonly name: FunctionName;
   readonly function: PetStoreFunction;
@@ -90,7 +91,7 @@ export interface ReleaseOptions {
  * they are returned, since they notify no one (infra/alarms.ts, notifyOnAlarm), and so are the groups,
  * whose failed or stopped releases do (infra/release-notices.ts).
  */
-export function addReleases(scope: Construct, released: Record<string, ReleasedFunction>, options: ReleaseOptions): { gates: Alarm[]; groups: Record<string, WatchedRelease> } {
+export function addReleases(scope: Construct, released: Record<string, ReleaseTarget>, options: ReleaseOptions): { gates: Alarm[]; groups: Record<string, WatchedRelease> } {
   const canary = CANARY_OF[options.stage];
   const config =
     canary === undefined
@@ -157,7 +158,7 @@ export function addReleases(scope: Construct, released: Record<string, ReleasedF
  * check might not have reached IAM everywhere yet, and would fail a good release.
  * RELEASE_CHECK_TARGETS tells it which versions (function name → qualified ARN).
  */
-function grantReleaseCheck(check: PetStoreFunction, released: Record<string, ReleasedFunction>): void {
+function grantReleaseCheck(check: PetStoreFunction, released: Record<string, ReleaseTarget>): void {
   check.role.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: Object.values(released).map(({ function: { fn } }) => `${fn.functionArn}:*`) }));
   Validations.of(check.role).acknowledge(
     ...Object.values(released).map(({ function: { fn } }) => ({
@@ -185,7 +186,7 @@ function versionMetric({ fn }: PetStoreFunction, metricName: string, statistic: 
   });
 }
 
-function versionFailureGate(scope: Construct, id: string, { function: released, operation }: ReleasedFunction, stage: Stage): Alarm {
+function versionFailureGate(scope: Construct, id: string, { function: released, operation }: ReleaseTarget, stage: Stage): Alarm {
   const period = Duration.minutes(VERSION_GATE.periodMinutes);
   const usingMetrics: Record<string, IMetric> = {
     invocations: versionMetric(released, 'Invocations', 'Sum', period),
@@ -220,7 +221,7 @@ function versionFailureGate(scope: Construct, id: string, { function: released, 
   });
 }
 
-function versionLatencyGate(scope: Construct, id: string, { function: released }: ReleasedFunction): Alarm {
+function versionLatencyGate(scope: Construct, id: string, { function: released }: ReleaseTarget): Alarm {
   const period = Duration.minutes(VERSION_GATE.periodMinutes);
   const { slowMs, percent, minInvocations, minSlow } = VERSION_LATENCY_GATE;
   return new Alarm(scope, `${id}ReleaseLatencyAlarm`, {
@@ -239,7 +240,7 @@ function versionLatencyGate(scope: Construct, id: string, { function: released }
   });
 }
 
-function refusalGate(scope: Construct, id: string, { function: released }: ReleasedFunction, stage: Stage): Alarm {
+function refusalGate(scope: Construct, id: string, { function: released }: ReleaseTarget, stage: Stage): Alarm {
   const period = Duration.minutes(VERSION_GATE.periodMinutes);
   const { factor, minRefusals, minOtherInvocations } = REFUSAL_GATE;
   return new Alarm(scope, `${id}ReleaseRefusalAlarm`, {

@@ -26,22 +26,28 @@ export interface SocketQueueOptions {
 }
 
 /** A local request lasts 10 s at most (decisions.md): a call that waited that long serves no one. */
-export const MAX_SOCKET_WAIT_MS = 10_000;
+const MAX_SOCKET_WAIT_MS = 10_000;
 
 type RequestHandler = DynamoDBClient['config']['requestHandler'];
 
-const queued = new WeakSet<RequestHandler>();
+/** Each queued handler's longest wait: the longest any server on it asked for (two servers in one process share the client). */
+const waits = new WeakMap<RequestHandler, { maxWaitMs: number }>();
 
-/** Puts the queue in front of the client's request handler (shared by every client made on it, the document client included); once. */
+/** Puts the queue in front of the client's request handler (shared by every client made on it, the document client included); once, then only lengthens its wait. */
 export function queueCallsForSockets(client: DynamoDBClient, { inFlight, maxWaitMs = MAX_SOCKET_WAIT_MS }: SocketQueueOptions): void {
   const handler = client.config.requestHandler;
-  if (queued.has(handler)) return;
-  queued.add(handler);
+  const queued = waits.get(handler);
+  if (queued !== undefined) {
+    queued.maxWaitMs = Math.max(queued.maxWaitMs, maxWaitMs);
+    return;
+  }
+  const wait = { maxWaitMs };
+  waits.set(handler, wait);
   const slots = new Slots(inFlight);
   const send = handler.handle.bind(handler);
   handler.handle = async function handleWhenASocketIsFree(request, options) {
     const signal: unknown = (options as { abortSignal?: unknown } | undefined)?.abortSignal;
-    await slots.take(signal instanceof AbortSignal ? signal : undefined, maxWaitMs);
+    await slots.take(signal instanceof AbortSignal ? signal : undefined, wait.maxWaitMs);
     let output: Awaited<ReturnType<typeof send>>;
     try {
       output = await send(request, options);

@@ -12,7 +12,7 @@ import { FUNCTIONS, OPERATION_IDS, OPERATIONS, type DataAccess, type OperationId
 import { API_BASE_PATH } from '../shared/http/routes';
 import { lambdaContext, toProxyEvent, type RouteMatch } from './api-gateway-event';
 import { checkDeclaredRights, runAs } from './dynamodb-rights';
-import { MAX_SOCKET_WAIT_MS, queueCallsForSockets } from './dynamodb-socket-queue';
+import { queueCallsForSockets } from './dynamodb-socket-queue';
 import { LocalAuthorization, type AuthorizerHandler } from './gateway';
 import { isValidHost } from './host-header';
 import { requestTarget } from './request-target';
@@ -167,7 +167,8 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   const [{ dynamoDbClient, LOCAL_CALLS_IN_FLIGHT }, { config }] = await Promise.all([import('../shared/dynamodb/client'), import('../shared/config')]);
   checkDeclaredRights(dynamoDbClient);
   const functionTimeoutMs = options.functionTimeoutMs ?? FUNCTION_TIMEOUT_MS;
-  queueCallsForSockets(dynamoDbClient, { inFlight: LOCAL_CALLS_IN_FLIGHT, maxWaitMs: Math.max(MAX_SOCKET_WAIT_MS, functionTimeoutMs) });
+  // No call waits for a socket longer than its function may run.
+  queueCallsForSockets(dynamoDbClient, { inFlight: LOCAL_CALLS_IN_FLIGHT, maxWaitMs: functionTimeoutMs });
   const rights = options.rights ?? DECLARED_RIGHTS;
   const as = (functionName: RoutedFunction | 'authorizer') => ({ functionName, rights: rights[functionName], tableName: config.tableName });
   const authorizer: AuthorizerHandler = (event, context) => runAs(as('authorizer'), () => handlers.authorizer(event, context));

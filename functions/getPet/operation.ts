@@ -2,19 +2,10 @@ import { COMMON_ERRORS, COUNT_KEY_REQUESTS } from '../../shared/function-declara
 import { GET_PET_DEPRECATION } from '../../shared/http/deprecation';
 import { Pet } from '../../shared/pets/pet';
 import { GET_PET_REQUEST } from '../../shared/pets/pet-id-path';
-import { drawPetId } from '../../shared/pets/pet-ids';
+import { UNISSUED_PET_ID } from '../../shared/pets/pet-ids';
 import { declareOperation } from '../operation-declaration';
 
 const sunsetDay = GET_PET_DEPRECATION.sunsetAt.toISOString().slice(0, 10);
-
-/**
- * A pet id no create has drawn or will draw, for the release check: well-formed (it passes getPet's
- * checks), so the request reaches the datastore. Time-ordered ids are drawn for the moment of a
- * create (shared/pets/pet-ids.ts), and this is the first id of 2026-02-01, ten months before that
- * scheme was written (no create ran then, no create will run then again); the retired counter
- * handed out ids one by one, never near 10^13.
- */
-export const UNISSUED_PET_ID = drawPetId(Date.UTC(2026, 1, 1), () => 0);
 
 /** GET /v1/pets/{petId} (deprecated): one pet; from its sunset on, 410 `gone`. */
 export const getPet = declareOperation({

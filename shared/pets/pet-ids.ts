@@ -60,3 +60,12 @@ export const YOUNG_ID_MS = 250;
  * before it lands or fails, so a pet created during a walk may, rarely, land below its cursor.
  */
 export const LISTING_SETTLE_MS = 500;
+
+/**
+ * A pet id no create has drawn or will draw, for the release check's probe of a get that must
+ * find nothing: well-formed (it passes getPet's checks), so the request reaches the datastore.
+ * Ids are drawn for the moment of a create (drawPetId above), and this is the first id of
+ * 2026-02-01, ten months before that scheme was written (no create ran then, no create will run
+ * then again); the retired counter handed out ids one by one, never near 10^13.
+ */
+export const UNISSUED_PET_ID = drawPetId(Date.UTC(2026, 1, 1), () => 0);

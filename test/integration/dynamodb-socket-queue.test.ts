@@ -118,6 +118,28 @@ describe('the local client\'s socket queue', () => {
     }
   });
 
+  it('queued again (a second server on the same client), keeps one queue and takes the longer of the two waits, never the shorter', async () => {
+    const client = queuedClient(1, 200);
+    queueCallsForSockets(client, { inFlight: 1, maxWaitMs: 100 }); // shorter: no change
+    queueCallsForSockets(client, { inFlight: 1, maxWaitMs: 5_000 });
+    proxy.hold();
+    try {
+      const sent = read(client, 'holding-the-slot');
+      expect(await proxy.held(1)).toEqual(['GetItem holding-the-slot']);
+      let settled = false;
+      const waiting = read(client, 'waiting').finally(() => (settled = true));
+      // Past three waits of 200 ms (the first bound's 503, test above), the call still waits for its slot.
+      await sleep(1_000);
+      expect(settled).toBe(false);
+      expect(await proxy.held(1)).toEqual(['GetItem holding-the-slot']);
+      proxy.release({ stopHolding: true });
+      await sent;
+      await expect(waiting).resolves.toMatchObject({ $metadata: { httpStatusCode: 200, attempts: 1 } });
+    } finally {
+      proxy.release({ stopHolding: true });
+    }
+  });
+
   it('gives the slot of a call that failed in flight back: the next call is sent', async () => {
     const client = queuedClient(1);
     const seenBefore = proxy.seen.get('GetItem') ?? 0;

@@ -1,6 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { UNISSUED_PET_ID } from '../../functions/getPet/operation';
 import { DOCUMENTATION_ROUTES, OPERATION_IDS, RELEASE_PROBES, RELEASED_FUNCTIONS, type ReleasedFunction } from '../../functions/table';
 import { principalFromContext } from '../../shared/auth/authorizer-contract';
 import { readBearer } from '../../shared/auth/bearer';
@@ -9,7 +8,7 @@ import { GET_PET_DEPRECATION } from '../../shared/http/deprecation';
 import { ErrorBody } from '../../shared/http/error-body';
 import { PET_ID_TEXT } from '../../shared/pets/fields';
 import { Pet } from '../../shared/pets/pet';
-import { drawnAt } from '../../shared/pets/pet-ids';
+import { drawnAt, UNISSUED_PET_ID } from '../../shared/pets/pet-ids';
 import { errorBodyProblem, petProblem } from '../../shared/release-check/answer-shapes';
 import { CHECK_ADDRESS, CHECK_PRINCIPAL, unknownToken } from '../../shared/release-check/check-identity';
 import { pathOf } from '../../shared/release-check/gateway-events';
