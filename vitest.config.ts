@@ -32,8 +32,8 @@ export const SUITE_SETTINGS = {
 /**
  * The folders whose test files need neither a table nor modules of their own: they run in
  * threads that keep what each file imported for the next file (no isolation) and without the
- * table-per-file set-up, which for these files cost more than their tests (72 files: 36 s on two
- * idle cores isolated, 9 s so; docs/testing.md#the-suites-time). Safe because nothing they load
+ * table-per-file set-up, which for these files cost more than their tests (measured on 72 files: 36 s on two
+ * idle cores isolated, 9 s so; docs/testing.md#the-suites-projects). Safe because nothing they load
  * reads a setting or keeps state that another file's tests see.
  */
 const SHARED_MODULE_FOLDERS = ['test/unit', 'test/codegen', 'test/openapi', 'test/docs', 'test/bench', 'test/infra'];
@@ -60,8 +60,11 @@ export function included(path: string, include: readonly string[]): boolean {
   return include.some((pattern) => (pattern.endsWith('**/*.test.ts') ? path.startsWith(pattern.slice(0, -'**/*.test.ts'.length)) : path === pattern));
 }
 
+/** The project's root: this file's folder, whatever directory vitest runs from. */
+const ROOT = import.meta.dirname;
+
 function testFilesIn(folder: string): string[] {
-  return readdirSync(folder, { recursive: true, encoding: 'utf8' })
+  return readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' })
     .filter((name) => name.endsWith('.test.ts'))
     .map((name) => join(folder, name).split('\\').join('/'))
     .sort();

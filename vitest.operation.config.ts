@@ -6,9 +6,10 @@ import { suiteConfig } from './vitest.config';
  * functions, the bench's cases, the pets' repository or service, or loads the handlers (its handler,
  * declaration and generated files, its rights, the interface description, the release check's
  * probes, the stack, bundles, bench cases and cost, the pets' reads and writes), and every unit test. Not here: the limiter's, the
- * local server's and npm start's own tests, the floods and the fuzzers, which no operation's
- * change reaches (`npm test` runs them; test/unit/operation-suite.test.ts holds that every test
- * file reading the table of functions is here, or named in NOT_AN_OPERATION_CHANGE with why).
+ * local server's and npm start's own tests, the command lines around the release drill and the
+ * CDK app, the floods and the fuzzers, which no operation's change reaches (`npm test` runs them;
+ * test/unit/operation-suite.test.ts holds that every test file reading the table of functions is
+ * here, or named in NOT_AN_OPERATION_CHANGE with why). In the suite's projects (vitest.config.ts).
  */
 export const OPERATION_TESTS = [
   'test/unit/**/*.test.ts',
@@ -49,7 +50,7 @@ export const OPERATION_TESTS = [
   'test/local/release-drill.test.ts',
 ];
 
-/** Files that read the table of functions but that a new or changed operation cannot break: why. */
+/** Files that read the table of functions or synthesize the stack, but that a new or changed operation cannot break: why. */
 export const NOT_AN_OPERATION_CHANGE: Readonly<Record<string, string>> = {
   'test/http/rate-limits.test.ts': "the limiter's answers, sent through getPet's declared request only as a sample",
   'test/integration/key-registry.test.ts': 'the key registry beside pets in one table: a scan of keys must not read the pets it made',

@@ -167,7 +167,8 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   const [{ dynamoDbClient, LOCAL_CALLS_IN_FLIGHT }, { config }] = await Promise.all([import('../shared/dynamodb/client'), import('../shared/config')]);
   checkDeclaredRights(dynamoDbClient);
   const functionTimeoutMs = options.functionTimeoutMs ?? FUNCTION_TIMEOUT_MS;
-  // No call waits for a socket longer than its function may run.
+  // A call waits for a socket no longer than its function may run (or, when another server in the
+  // process shares the client, that server's if longer: the call's deadline signal still ends it).
   queueCallsForSockets(dynamoDbClient, { inFlight: LOCAL_CALLS_IN_FLIGHT, maxWaitMs: functionTimeoutMs });
   const rights = options.rights ?? DECLARED_RIGHTS;
   const as = (functionName: RoutedFunction | 'authorizer') => ({ functionName, rights: rights[functionName], tableName: config.tableName });

@@ -55,7 +55,6 @@ describe.each(['staging', 'prod'] as const)('the %s stack\'s alarm destination',
     for (const wrong of ['ops', 'ops@example', 'a@b.c d@e.f', 'ops@@example.com']) expect(() => synth(stage, false, { alarmEmail: wrong })).toThrow(/alarmEmail must be one e-mail address/);
     for (const wrong of ['ops', 'arn:aws:sqs:eu-west-1:123456789012:ops', 'arn:aws:sns:eu-west-1:1234:ops']) expect(() => synth(stage, false, { alarmTopicArn: wrong })).toThrow(/alarmTopicArn must be an SNS topic's ARN/);
   });
-
 });
 
 describe('the CDK CLI on a missing or wrong setting (issue 51, finding 7)', () => {

@@ -80,5 +80,4 @@ describe('the release drill', () => {
     const failures = Object.fromEntries(PROBES.filter((probe) => probe.functionName === name).map((probe) => [probe.name, reason]));
     expect((await drill(await buildWith(good, name, code))).result).toEqual({ passed: false, probes: resultsWith(failures) });
   });
-
 });

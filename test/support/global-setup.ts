@@ -7,24 +7,32 @@ declare module 'vitest' {
   }
 }
 
+interface Shared {
+  readonly database: Promise<RunningDynamoDbLocal>;
+  users: number;
+}
+
+/**
+ * Where the one DynamoDB Local lives while any project uses it: on globalThis, since vitest loads
+ * this module once per project (each its own module runner), all in the main process.
+ */
+const SHARED = Symbol.for('petstore.test.dynamoDbLocal');
+const holder = globalThis as { [SHARED]?: Shared };
+
 /**
  * One real DynamoDB Local for the whole run: in memory, on a free port, always stopped. The
  * suite's projects that use it (vitest.config.ts) share the one the first of them starts; the
  * last to end stops it.
  */
-let shared: { readonly database: Promise<RunningDynamoDbLocal>; users: number } | undefined;
-
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  shared ??= { database: startDynamoDbLocal(), users: 0 };
+  const shared = (holder[SHARED] ??= { database: startDynamoDbLocal(), users: 0 });
   shared.users += 1;
-  const { database: started } = shared;
-  const database = await started;
+  const database = await shared.database;
   project.provide('dynamoDbEndpoint', database.endpoint);
   return async () => {
-    if (shared === undefined || shared.database !== started) return;
     shared.users -= 1;
     if (shared.users > 0) return;
-    shared = undefined;
+    if (holder[SHARED] === shared) delete holder[SHARED];
     await database.stop();
   };
 }

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { included } from '../../vitest.config';
 import { NOT_AN_OPERATION_CHANGE, OPERATION_TESTS } from '../../vitest.operation.config';
 
 /**
@@ -18,8 +19,7 @@ function testFiles(folder: string): string[] {
   );
 }
 
-/** Whether a path matches one of the config's patterns (a folder's `**\/*.test.ts`, or a file). */
-const inSuite = (path: string) => OPERATION_TESTS.some((pattern) => (pattern.endsWith('/**/*.test.ts') ? path.startsWith(pattern.slice(0, -'**/*.test.ts'.length)) : path === pattern));
+const inSuite = (path: string) => included(path, OPERATION_TESTS);
 
 describe('npm run test:operation', () => {
   it('runs every test file that reads the table of functions, unless it is named with the reason no operation reaches it', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { drawnAt, drawPetId, ID_EPOCH_MS, lastIdDrawnBy, setIdRandomness } from '../../shared/pets/pet-ids';
+import { drawnAt, drawPetId, ID_EPOCH_MS, lastIdDrawnBy, setIdRandomness, UNISSUED_PET_ID } from '../../shared/pets/pet-ids';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -56,5 +56,11 @@ describe('time-ordered pet ids', () => {
       restore();
     }
     expect(new Set(Array.from({ length: 50 }, () => drawPetId(t))).size).toBeGreaterThan(1);
+  });
+
+  it('keeps one id no create draws, for the release check: the first of 2026-02-01, drawn at that instant', () => {
+    expect(UNISSUED_PET_ID).toBe(10_970_726_400_000);
+    expect(new Date(drawnAt(UNISSUED_PET_ID)).toISOString()).toBe('2026-02-01T00:00:00.000Z');
+    expect(UNISSUED_PET_ID).toBe(drawPetId(Date.UTC(2026, 1, 1), () => 0));
   });
 });
