@@ -58,7 +58,7 @@ export function requestLineBytes(): number {
   try {
     writeLog(
       { level: 'info', msg: 'request', requestId: 'c0a8b8f2-6d1e-4b7a-9f1e-2a3b4c5d6e7f', operation: 'listPets', route: 'GET /v1/pets', status: 200, durationMs: 12.34, keyId: '0123456789abcdef', plan: 'business' },
-      requestMetricMembers(200, undefined, 12.34, true, 1_795_428_060_000),
+      requestMetricMembers(200, undefined, 12.34, 'customer', 1_795_428_060_000),
     );
   } finally {
     setLogSink(previous);

@@ -37,6 +37,8 @@ export interface Config {
   readonly rateShardThresholdPerMinute: number | undefined;
   /** The release check only (functions/releaseCheck): the versions it probes, as JSON, function name → qualified version ARN (RELEASE_CHECK_TARGETS; the stack sets it). */
   readonly releaseCheckTargets: string | undefined;
+  /** The key mirror and the release check: the API Gateway id of the stage's release key (RELEASE_API_KEY_ID; the stack sets it). */
+  readonly releaseApiKeyId: string | undefined;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv): Config {
@@ -57,6 +59,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     firstPageCache: firstPageCacheOf(env.FIRST_PAGE_CACHE),
     rateShardThresholdPerMinute: shardThresholdOf(env.RATE_SHARD_THRESHOLD_PER_MINUTE),
     releaseCheckTargets: env.RELEASE_CHECK_TARGETS || undefined,
+    releaseApiKeyId: env.RELEASE_API_KEY_ID || undefined,
   };
 }
 

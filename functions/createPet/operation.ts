@@ -13,8 +13,8 @@ export const createPet = declareOperation({
     COUNT_KEY_REQUESTS,
     // With an Idempotency-Key: reads the key's record, then writes pet and record in one transaction.
     // Reads a pet back only when a write's outcome is unknown (shared/pets/pet-writes.ts).
-    { actions: ['GetItem'], items: ['idempotencyRecords', 'pets'] },
-    { actions: ['PutItem'], items: ['pets', 'idempotencyRecords'] },
+    { actions: ['GetItem'], items: ['idempotencyRecords', 'pets', 'releasePets'] },
+    { actions: ['PutItem'], items: ['pets', 'releasePets', 'idempotencyRecords'] },
   ],
   request: CREATE_PET_REQUEST,
   success: { status: 201, body: Pet, description: 'The animal as stored.' },

@@ -10,7 +10,7 @@ const sunsetDay = GET_PET_DEPRECATION.sunsetAt.toISOString().slice(0, 10);
 /** GET /v1/pets/{petId} (deprecated): one pet; from its sunset on, 410 `gone`. */
 export const getPet = declareOperation({
   route: { method: 'GET', path: '/pets/{petId}' },
-  dynamodb: [{ actions: ['GetItem'], items: ['pets'] }, COUNT_KEY_REQUESTS],
+  dynamodb: [{ actions: ['GetItem'], items: ['pets', 'releasePets'] }, COUNT_KEY_REQUESTS],
   request: GET_PET_REQUEST,
   success: { status: 200, body: Pet, description: 'The animal.' },
   errors: [...COMMON_ERRORS, 404, 410],

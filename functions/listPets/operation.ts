@@ -10,7 +10,7 @@ import { declareOperation } from '../operation-declaration';
 export const listPets = declareOperation({
   route: { method: 'GET', path: '/pets' },
   dynamodb: [
-    { actions: ['Query'], items: ['pets'] },
+    { actions: ['Query'], items: ['pets', 'releasePets'] },
     { actions: ['Query'], index: STATUS_INDEX },
     { actions: ['Query'], index: LIST_INDEX },
     COUNT_KEY_REQUESTS,

@@ -1,6 +1,6 @@
 import { isPlanName } from '../limits/plans';
 import { KEY_ID_PATTERN } from './api-key-hash';
-import type { Principal } from './principal';
+import { RELEASES_PET_SPACE, type Principal } from './principal';
 
 /**
  * What the authorizer and the rest of the request path agree on, in AWS and locally alike.
@@ -24,6 +24,8 @@ export interface PrincipalContext {
   readonly plan: string;
   readonly perMinute: string;
   readonly perDay: string;
+  /** The release key's principal alone: `releases`. */
+  readonly petSpace?: string;
 }
 
 export function principalContext(principal: Principal): PrincipalContext {
@@ -32,6 +34,7 @@ export function principalContext(principal: Principal): PrincipalContext {
     plan: principal.plan,
     perMinute: String(principal.limits.perMinute),
     perDay: String(principal.limits.perDay),
+    ...(principal.petSpace === undefined ? {} : { petSpace: principal.petSpace }),
   };
 }
 
@@ -43,13 +46,13 @@ const COUNT = /^[1-9][0-9]{0,15}$/;
  */
 export function principalFromContext(context: Readonly<Record<string, unknown>> | null | undefined): Principal | undefined {
   if (context === null || context === undefined || context.keyId === undefined) return undefined;
-  const { keyId, plan } = context;
+  const { keyId, plan, petSpace } = context;
   const perMinute = String(context.perMinute);
   const perDay = String(context.perDay);
-  if (typeof keyId !== 'string' || !KEY_ID_PATTERN.test(keyId) || !isPlanName(plan) || !COUNT.test(perMinute) || !COUNT.test(perDay)) {
+  if (typeof keyId !== 'string' || !KEY_ID_PATTERN.test(keyId) || !isPlanName(plan) || !COUNT.test(perMinute) || !COUNT.test(perDay) || (petSpace !== undefined && petSpace !== RELEASES_PET_SPACE)) {
     throw new Error('the authorizer context does not describe a principal');
   }
-  return { keyId, plan, limits: { perMinute: Number(perMinute), perDay: Number(perDay) } };
+  return { keyId, plan, limits: { perMinute: Number(perMinute), perDay: Number(perDay) }, ...(petSpace === undefined ? {} : { petSpace }) };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { isPlanName, STANDARD_PLAN_LIMITS, type PlanName, type RateLimits } from '../limits/plans';
 import { hashApiKey } from './api-key-hash';
 import type { KeyRegistry, MirroredKey, RegistryEntry } from './key-registry';
+import { RELEASES_PET_SPACE } from './principal';
 
 /**
  * The key mirror: copies the API keys and usage plans of one API stage out of API Gateway into
@@ -58,6 +59,8 @@ export interface GatewayKeySource {
 export interface MirrorTarget {
   readonly apiId: string;
   readonly stage: string;
+  /** The API Gateway id of the stage's release key: its entry says so (its pets live apart, docs/release-check.md). */
+  readonly releaseApiKeyId?: string | undefined;
 }
 
 export interface MirrorReport {
@@ -127,7 +130,8 @@ export async function mirrorKeys(
         problems.push(`API key ${key.id} is in more than one usage plan of the stage; ${wanted.get(keyHash)?.usagePlanId} applies`);
         continue;
       }
-      wanted.set(keyHash, { keyHash, plan: plan.plan, limits: plan.limits, apiKeyId: key.id, usagePlanId: plan.id });
+      const petSpace = key.id === target.releaseApiKeyId ? { petSpace: RELEASES_PET_SPACE } : {};
+      wanted.set(keyHash, { keyHash, plan: plan.plan, limits: plan.limits, apiKeyId: key.id, usagePlanId: plan.id, ...petSpace });
     }
   }
 
@@ -169,6 +173,12 @@ function describePlan(usagePlan: GatewayUsagePlan): { plan: PlanName; limits: Ra
 
 const positiveCount = (value: string | undefined): number | undefined => (value !== undefined && /^[1-9][0-9]{0,9}$/.test(value) ? Number(value) : undefined);
 
+/**
+ * Whether the registry holds the key as API Gateway has it. Not by its pet space, which the key
+ * index does not project (a projection cannot change on a deployed index): the release key is put
+ * with it the first time, by a mirror that already knows its id (the stack adds the key to its
+ * plan only after the mirror's update, infra/release-key.ts), and no other key ever has it.
+ */
 function sameKey(entry: RegistryEntry | undefined, key: MirroredKey): boolean {
   return (
     entry !== undefined &&

@@ -5,7 +5,7 @@ import { madeUnlessConditionFails } from '../dynamodb/conditional-write';
 import { KEY_INDEX, KEY_INDEX_PARTITION } from '../dynamodb/table-definition';
 import { isPlanName, isRateLimits, STANDARD_PLAN_LIMITS, type PlanName, type RateLimits } from '../limits/plans';
 import { hashApiKey, KEY_ID_PATTERN, keyIdOf } from './api-key-hash';
-import type { Principal } from './principal';
+import { RELEASES_PET_SPACE, type Principal, type ReservedPetSpace } from './principal';
 
 /**
  * The key registry: every API key the service accepts, as an item of the table keyed by the
@@ -46,9 +46,11 @@ export interface MirroredKey {
   readonly limits: RateLimits;
   readonly apiKeyId: string;
   readonly usagePlanId: string;
+  /** The stage's release key alone (the stack names it to the mirror). */
+  readonly petSpace?: ReservedPetSpace;
 }
 
-export interface RegistryEntry extends Partial<Pick<MirroredKey, 'apiKeyId' | 'usagePlanId'>> {
+export interface RegistryEntry extends Partial<Pick<MirroredKey, 'apiKeyId' | 'usagePlanId' | 'petSpace'>> {
   readonly keyHash: string;
   readonly plan: PlanName;
   readonly limits: RateLimits;
@@ -69,16 +71,20 @@ export class KeyRegistry {
       { abortSignal: deadline?.signalForCall() },
     );
     const entry = Item === undefined ? undefined : toEntry(Item);
-    return entry === undefined ? undefined : { keyId: keyIdOf(entry.keyHash), plan: entry.plan, limits: entry.limits };
+    if (entry === undefined) return undefined;
+    return { keyId: keyIdOf(entry.keyHash), plan: entry.plan, limits: entry.limits, ...(entry.petSpace === undefined ? {} : { petSpace: entry.petSpace }) };
   }
 
-  /** Stores a key given by the caller (the documented local demo keys); replaces its plan if present. */
-  async register(apiKey: string, plan: PlanName, customLimits?: RateLimits): Promise<RegisteredKey> {
+  /**
+   * Stores a key given by the caller (the documented local demo keys; the release drill's key,
+   * with its pet space); replaces its plan if present.
+   */
+  async register(apiKey: string, plan: PlanName, customLimits?: RateLimits, petSpace?: ReservedPetSpace): Promise<RegisteredKey> {
     const keyHash = hashApiKey(apiKey);
     const limits = limitsFor(plan, customLimits);
     const createdAt = new Date().toISOString();
     await this.client.send(
-      new PutCommand({ TableName: this.tableName, Item: { ...keyItemKey(keyHash), ...INDEXED, plan, limits, createdAt } }),
+      new PutCommand({ TableName: this.tableName, Item: { ...keyItemKey(keyHash), ...INDEXED, plan, limits, createdAt, ...(petSpace === undefined ? {} : { petSpace }) } }),
     );
     return { keyId: keyIdOf(keyHash), plan, limits, createdAt };
   }
@@ -156,6 +162,7 @@ export class KeyRegistry {
             limits: key.limits,
             apiKeyId: key.apiKeyId,
             usagePlanId: key.usagePlanId,
+            ...(key.petSpace === undefined ? {} : { petSpace: key.petSpace }),
             syncedAt: runStartedAt,
             createdAt: new Date(runStartedAt).toISOString(),
           },
@@ -241,7 +248,7 @@ function limitsFor(plan: PlanName, customLimits: RateLimits | undefined): RateLi
 }
 
 function toEntry(item: Record<string, unknown>): RegistryEntry | undefined {
-  const { sk, plan, limits, apiKeyId, usagePlanId, syncedAt } = item;
+  const { sk, plan, limits, apiKeyId, usagePlanId, syncedAt, petSpace } = item;
   if (typeof sk !== 'string' || !isPlanName(plan) || !isRateLimits(limits)) return undefined;
   return {
     keyHash: sk,
@@ -250,5 +257,6 @@ function toEntry(item: Record<string, unknown>): RegistryEntry | undefined {
     ...(typeof apiKeyId === 'string' ? { apiKeyId } : {}),
     ...(typeof usagePlanId === 'string' ? { usagePlanId } : {}),
     ...(typeof syncedAt === 'number' ? { syncedAt } : {}),
+    ...(petSpace === RELEASES_PET_SPACE ? { petSpace } : {}),
   };
 }

@@ -6,4 +6,15 @@ export interface Principal {
   readonly keyId: string;
   readonly plan: PlanName;
   readonly limits: RateLimits;
+  /**
+   * Set for the principal of the release key alone: its pets live apart, in partitions no
+   * customer's request reaches (shared/pets/pet-space.ts), and its requests stay out of the
+   * customers' metrics. Absent for every customer's key.
+   */
+  readonly petSpace?: ReservedPetSpace;
 }
+
+/** The one pet space besides the customers': the release check's (docs/release-check.md). */
+export type ReservedPetSpace = 'releases';
+export const RELEASES_PET_SPACE: ReservedPetSpace = 'releases';
+

@@ -95,6 +95,11 @@ export const ITEM_PARTITIONS = {
   /** One partition per shard: `PET#<id mod PET_SHARDS>`. */
   pets: 'PET#*',
   /**
+   * The release check's pets, apart from every customer's (shared/pets/pet-space.ts): one
+   * partition per shard, `RELEASES#PET#<id mod PET_SHARDS>`, which `PET#*` does not match.
+   */
+  releasePets: 'RELEASES#PET#*',
+  /**
    * One partition per key: `APIKEY#<hash>`. (Before, every key was under `APIKEY`, the hash as
    * sort key: that layout is retired with the former pets layout, and no function has a right on
    * it; docs/deploying-and-operating.md, "Upgrading a stage".)

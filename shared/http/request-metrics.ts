@@ -6,6 +6,10 @@
  * 5XX answers alone also the function's version, which a release's gate watches (infra/releases.ts;
  * written on 5XX lines only: docs/releases.md#what-the-gates-cost).
  *
+ * The release check's requests (its principal's, in the releases' pet space) are no customer's:
+ * they stay out of these, and a 5XX among them counts by operation and version alone, what the
+ * release's gate reads (docs/release-check.md).
+ *
  *   Requests       1 per request              Status2xx/4xx/5xx   1 for its status class, else 0
  *   Latency        the request's duration     RateLimited         1 for a 429 rate_limited
  *                  in the function, ms        KeySuspended        1 for a 429 key_suspended
@@ -51,6 +55,17 @@ const BY_VERSION = {
 const BY_OPERATION_AND_PLAN = { namespace: config.metricsNamespace, dimensions: [[METRIC_DIMENSIONS.operation, METRIC_DIMENSIONS.plan], [METRIC_DIMENSIONS.operation]], metrics: UNITS };
 const BY_OPERATION = { namespace: config.metricsNamespace, dimensions: [[METRIC_DIMENSIONS.operation]], metrics: UNITS };
 
+/** The release check's 5XX: by operation and version, nothing else. */
+const FAILED_RELEASE_REQUEST = metricMembers({
+  namespace: config.metricsNamespace,
+  dimensions: [[METRIC_DIMENSIONS.operation, METRIC_DIMENSIONS.version]],
+  metrics: { [REQUEST_METRICS.status5xx]: 'Count' },
+  fixed: BY_VERSION.fixed,
+});
+
+/** Who the request was counted for: a customer's key (by plan), no key, or the release check (./request-metrics.ts, above). */
+export type MeteredCaller = 'customer' | 'anonymous' | 'release';
+
 /** A request's line, with the plan, or without one (no key); a 5XX answer's also by version. */
 const WITH_PLAN = metricMembers(BY_OPERATION_AND_PLAN);
 const WITHOUT_PLAN = metricMembers(BY_OPERATION);
@@ -59,10 +74,13 @@ const FAILED_WITHOUT_PLAN = metricMembers({ ...BY_OPERATION, ...BY_VERSION });
 
 /**
  * The metric fields and the `_aws` block of one request, as JSON members to append to its log line
- * (which holds `operation` and, when known, `plan`).
+ * (which holds `operation` and, when known, `plan`); undefined for a release check's request that
+ * did not fail (no metric at all).
  */
-export function requestMetricMembers(status: number, code: string | undefined, latencyMs: number, withPlan: boolean, nowMs: number): string {
+export function requestMetricMembers(status: number, code: string | undefined, latencyMs: number, caller: MeteredCaller, nowMs: number): string | undefined {
   const statusClass = Math.floor(status / 100);
+  if (caller === 'release') return statusClass === 5 ? FAILED_RELEASE_REQUEST({ [REQUEST_METRICS.status5xx]: 1 }, nowMs) : undefined;
+  const withPlan = caller === 'customer';
   const write = statusClass === 5 ? (withPlan ? FAILED_WITH_PLAN : FAILED_WITHOUT_PLAN) : withPlan ? WITH_PLAN : WITHOUT_PLAN;
   return write(
     {

@@ -1,7 +1,8 @@
 import { isoTimestamp } from '../clock';
 import { integer, numberIn, text, textIn, type Item } from '../dynamodb/attribute-values';
-import { ITEM_PARTITIONS, PET_SHARDS } from '../dynamodb/table-definition';
+import { PET_SHARDS } from '../dynamodb/table-definition';
 import { isPetStatus } from './fields';
+import { SPACE_KEYS, type PetSpace } from './pet-space';
 import type { Pet, PetStatus } from './schema';
 
 /** Ids are at most 16 decimal digits (2^53 - 1), so padding to 16 makes string order id order. */
@@ -12,32 +13,36 @@ export const petSortKey = (id: number): string => String(id).padStart(ID_WIDTH, 
 /** The shard of a pet: its id modulo PET_SHARDS (the 12 random low bits of a time-ordered id spread them evenly). */
 export const shardOf = (id: number): number => id % PET_SHARDS;
 
-/** `PET#<shard>`: where a pet is. */
-export const shardPartition = (shard: number): string => `${ITEM_PARTITIONS.pets.slice(0, -1)}${shard}`;
+/** `PET#<shard>` (`RELEASES#PET#<shard>` in the releases' space): where a pet is. */
+export const shardPartition = (shard: number, space: PetSpace = 'customers'): string => `${SPACE_KEYS[space].partitionPrefix}${shard}`;
 
-/** The listing index's key of a shard: `pets#3`. */
-export const listShard = (shard: number): string => `pets#${shard}`;
+/** The listing index's key of a shard: `pets#3` (`pets#releases#3`). */
+export const listShard = (shard: number, space: PetSpace = 'customers'): string => `pets#${SPACE_KEYS[space].indexInfix}${shard}`;
 
-/** The status index's key of a status in a shard: `available#3`. */
-export const statusShard = (status: PetStatus, shard: number): string => `${status}#${shard}`;
+/** The status index's key of a status in a shard: `available#3` (`available#releases#3`); the status comes first (toPet). */
+export const statusShard = (status: PetStatus, shard: number, space: PetSpace = 'customers'): string => `${status}#${SPACE_KEYS[space].indexInfix}${shard}`;
 
-export const petKey = (id: number): Item => ({ pk: text(shardPartition(shardOf(id))), sk: text(petSortKey(id)) });
+export const petKey = (id: number, space: PetSpace = 'customers'): Item => ({ pk: text(shardPartition(shardOf(id), space)), sk: text(petSortKey(id)) });
 
 /**
  * A pet's item: its key, its fields (the status as `statusShard`, which keys the status index;
  * no `status`, the former layout's attribute), its shard of the listing index, when it was
- * written, and the create's nonce, by which a create knows its own item from another's.
+ * written, and the create's nonce, by which a create knows its own item from another's. In the
+ * releases' space, also when it expires (`expiresAt`, TTL).
  */
-export function petItem(pet: Pet, createdAtMs: number, nonce: string): Item {
+export function petItem(pet: Pet, createdAtMs: number, nonce: string, space: PetSpace = 'customers'): Item {
+  const shard = shardOf(pet.id);
+  const { lifetimeSeconds } = SPACE_KEYS[space];
   return {
-    ...petKey(pet.id),
+    ...petKey(pet.id, space),
     id: integer(pet.id),
     name: text(pet.name),
     categoryId: integer(pet.categoryId),
-    statusShard: text(statusShard(pet.status, shardOf(pet.id))),
-    listShard: text(listShard(shardOf(pet.id))),
+    statusShard: text(statusShard(pet.status, shard, space)),
+    listShard: text(listShard(shard, space)),
     createdAt: text(isoTimestamp(createdAtMs)),
     nonce: text(nonce),
+    ...(lifetimeSeconds === undefined ? {} : { expiresAt: integer(Math.floor(createdAtMs / 1000) + lifetimeSeconds) }),
   };
 }
 

@@ -7,6 +7,7 @@ import { FirstPageCache } from './first-page-cache';
 import { mergedPage, type MergedPage, type SourcePage } from './page-merge';
 import { lastIdDrawnBy, LISTING_SETTLE_MS } from './pet-ids';
 import { listShard, petKey, petSortKey, shardPartition, statusShard, toPet } from './pet-items';
+import type { PetSpace } from './pet-space';
 import type { Pet, PetStatus } from './schema';
 
 export interface PageRequest {
@@ -30,20 +31,24 @@ export interface PetReadOptions {
   readonly listingSettleMs?: number | undefined;
   /** Serve busy first pages from memory for up to half a second (./first-page-cache.ts); off in most tests. */
   readonly firstPageCache?: boolean | undefined;
+  /** Whose pets (./pet-space.ts): the customers' unless said. */
+  readonly space?: PetSpace | undefined;
 }
 
 export class DynamoDbPetReads implements PetReads {
   readonly #now: () => number;
   readonly #settleMs: number;
   readonly #cache: FirstPageCache | undefined;
+  readonly #space: PetSpace;
   /** Pages without a filter read the table's shards and the listing index's in turn. */
   #unfilteredPages = 0;
 
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
-    { now = serviceClock, listingSettleMs = LISTING_SETTLE_MS, firstPageCache = true }: PetReadOptions = {},
+    { now = serviceClock, listingSettleMs = LISTING_SETTLE_MS, firstPageCache = true, space = 'customers' }: PetReadOptions = {},
   ) {
+    this.#space = space;
     this.#now = now;
     this.#settleMs = listingSettleMs;
     this.#cache = firstPageCache ? new FirstPageCache(now) : undefined;
@@ -51,7 +56,7 @@ export class DynamoDbPetReads implements PetReads {
 
   /** Strongly consistent, in the pet's shard: a pet a create answered is always found. */
   async get(id: number, deadline?: CallDeadline): Promise<Pet | undefined> {
-    const { Item: item } = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: petKey(id), ConsistentRead: true }), {
+    const { Item: item } = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: petKey(id, this.#space), ConsistentRead: true }), {
       abortSignal: deadline?.signalForCall(),
     });
     return item === undefined ? undefined : toPet(item);
@@ -89,7 +94,7 @@ export class DynamoDbPetReads implements PetReads {
           TableName: this.tableName,
           IndexName: LIST_INDEX,
           KeyConditionExpression: 'listShard = :key AND id BETWEEN :first AND :last',
-          ExpressionAttributeValues: { ':key': text(listShard(shard)), ':first': integer(after + 1), ':last': integer(newestId) },
+          ExpressionAttributeValues: { ':key': text(listShard(shard, this.#space)), ':first': integer(after + 1), ':last': integer(newestId) },
           Limit: limit,
         })
       : status === undefined
@@ -97,7 +102,7 @@ export class DynamoDbPetReads implements PetReads {
             TableName: this.tableName,
             KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
             ExpressionAttributeValues: {
-              ':pk': text(shardPartition(shard)),
+              ':pk': text(shardPartition(shard, this.#space)),
               ':first': text(petSortKey(after + 1)),
               ':last': text(petSortKey(newestId)),
             },
@@ -108,7 +113,7 @@ export class DynamoDbPetReads implements PetReads {
             IndexName: STATUS_INDEX,
             KeyConditionExpression: '#key = :key AND id BETWEEN :first AND :last',
             ExpressionAttributeNames: { '#key': 'statusShard' },
-            ExpressionAttributeValues: { ':key': text(statusShard(status, shard)), ':first': integer(after + 1), ':last': integer(newestId) },
+            ExpressionAttributeValues: { ':key': text(statusShard(status, shard, this.#space)), ':first': integer(after + 1), ':last': integer(newestId) },
             Limit: limit,
           });
     const { Items = [], LastEvaluatedKey } = await this.client.send(query, { abortSignal: deadline?.signalForCall() });

@@ -19,6 +19,7 @@ import { IdempotencyInProgressError, ServiceUnavailableError } from '../errors';
 import { expiryOf, isLive, replayOf, type IdempotencyKey, type IdempotencyRecord } from './idempotency';
 import { drawPetId, YOUNG_ID_MS } from './pet-ids';
 import { petAttributes, petItem, toPet } from './pet-items';
+import type { PetSpace } from './pet-space';
 import type { NewPet, Pet } from './schema';
 
 export interface CreateOptions {
@@ -70,6 +71,8 @@ export function idempotencyRecordKey(owner: string, value: string): { pk: string
 export interface PetStoreOptions {
   readonly now?: (() => number) | undefined;
   readonly drawId?: ((nowMs: number) => number) | undefined;
+  /** Whose pets (./pet-space.ts): the customers' unless said. */
+  readonly space?: PetSpace | undefined;
 }
 
 /** A create draws a new id when its id is taken (1 in 4,096 within a millisecond): this many draws at most. */
@@ -78,12 +81,14 @@ const MAX_DRAWS = 3;
 export class DynamoDbPetWrites implements PetWrites {
   readonly #now: () => number;
   readonly #drawId: (nowMs: number) => number;
+  readonly #space: PetSpace;
 
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
-    { now = serviceClock, drawId = (nowMs: number) => drawPetId(nowMs) }: PetStoreOptions = {},
+    { now = serviceClock, drawId = (nowMs: number) => drawPetId(nowMs), space = 'customers' }: PetStoreOptions = {},
   ) {
+    this.#space = space;
     this.#now = now;
     this.#drawId = drawId;
   }
@@ -161,7 +166,7 @@ export class DynamoDbPetWrites implements PetWrites {
       // The id is drawn when the write is sent, after the request was admitted: ordered by time.
       const nowMs = this.#now();
       const pet: Pet = { id: this.#drawId(nowMs), name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
-      const written = await write(pet, petItem(pet, nowMs, nonce), nowMs, nonce);
+      const written = await write(pet, petItem(pet, nowMs, nonce, this.#space), nowMs, nonce);
       if (written !== REDRAW) return written;
     }
     throw new ServiceUnavailableError(new Error(`no id written in ${MAX_DRAWS} draws`), DATASTORE_RETRY_AFTER_SECONDS);

@@ -41,7 +41,7 @@ describe('metricMembers', () => {
   });
 
   it('a request\'s members: one request, its latency, its status class, and whether it was rate limited or suspended', () => {
-    expect(JSON.parse(`{${requestMetricMembers(429, 'key_suspended', 3.25, false, 7)}}`)).toEqual({
+    expect(JSON.parse(`{${requestMetricMembers(429, 'key_suspended', 3.25, 'anonymous', 7)}}`)).toEqual({
       Requests: 1,
       Latency: 3.25,
       Status2xx: 0,
@@ -65,14 +65,29 @@ describe('metricMembers', () => {
 
 describe('a 5XX answer\'s members', () => {
   it('also count it by operation and the version that ran, which a release\'s gate judges the new version by', () => {
-    const line = JSON.parse(`{${requestMetricMembers(503, 'service_unavailable', 1, true, 7)}}`);
+    const line = JSON.parse(`{${requestMetricMembers(503, 'service_unavailable', 1, 'customer', 7)}}`);
     expect(line).toMatchObject({ version: '$LATEST', Status5xx: 1, Status2xx: 0 });
     expect(line._aws.CloudWatchMetrics).toHaveLength(2);
     expect(line._aws.CloudWatchMetrics[0].Dimensions).toEqual([['operation', 'plan'], ['operation']]);
     // The release gate's (infra/releases.ts): only 5XX lines carry it, so no other line grows.
     expect(line._aws.CloudWatchMetrics[1]).toEqual({ Namespace: 'PetStore/local', Dimensions: [['operation', 'version']], Metrics: [{ Name: 'Status5xx', Unit: 'Count' }] });
-    for (const status of [200, 201, 400, 404, 429]) expect(requestMetricMembers(status, undefined, 1, true, 7)).not.toContain('version');
-    expect(JSON.parse(`{${requestMetricMembers(500, 'internal_error', 1, false, 7)}}`)._aws.CloudWatchMetrics[1].Dimensions).toEqual([['operation', 'version']]);
+    for (const status of [200, 201, 400, 404, 429]) expect(requestMetricMembers(status, undefined, 1, 'customer', 7)).not.toContain('version');
+    expect(JSON.parse(`{${requestMetricMembers(500, 'internal_error', 1, 'anonymous', 7)}}`)._aws.CloudWatchMetrics[1].Dimensions).toEqual([['operation', 'version']]);
+  });
+});
+
+describe('the release check\'s requests', () => {
+  it('stay out of the customers\' metrics: no metric when they succeed or are refused', () => {
+    for (const status of [200, 201, 400, 404, 410, 429]) expect(requestMetricMembers(status, undefined, 1, 'release', 7)).toBeUndefined();
+  });
+
+  it('count a 5XX by operation and version alone, what the release\'s gate reads', () => {
+    const line = JSON.parse(`{${requestMetricMembers(500, 'internal_error', 1, 'release', 7)}}`);
+    expect(line).toEqual({
+      version: '$LATEST',
+      Status5xx: 1,
+      _aws: { Timestamp: 7, CloudWatchMetrics: [{ Namespace: 'PetStore/local', Dimensions: [['operation', 'version']], Metrics: [{ Name: 'Status5xx', Unit: 'Count' }] }] },
+    });
   });
 });
 

@@ -43,7 +43,8 @@ export function accessLog(operationId: OperationId): middy.MiddlewareObj<APIGate
     const code = state.problem?.code;
     if (code !== undefined) entry.code = code;
     if (status >= 500 && failure !== undefined) entry.error = loggedError(failure);
-    writeLog(entry, requestMetricMembers(status, code, durationMs, state.principal !== undefined, Date.now()), METRIC_DIMENSION_FIELDS);
+    const caller = state.principal === undefined ? 'anonymous' : state.principal.petSpace === undefined ? 'customer' : 'release';
+    writeLog(entry, requestMetricMembers(status, code, durationMs, caller, Date.now()), METRIC_DIMENSION_FIELDS);
   };
 
   return { before: accessLogBefore, after: accessLogAfter, onError: accessLogAfter };
