@@ -1,5 +1,10 @@
+import { randomBytes } from 'node:crypto';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { RELEASE_PROBES, RELEASED_FUNCTIONS, type ReleasedFunction } from '../functions/table';
 import { FUNCTION_SETTINGS } from '../infra/functions';
+import { KeyRegistry } from '../shared/auth/key-registry';
+import { RELEASES_PET_SPACE } from '../shared/auth/principal';
+import { RELEASE_KEY_PLAN } from '../shared/release-check/check-identity';
 import { runReleaseCheck, type ReleaseCheckResult } from '../shared/release-check/run-release-check';
 import { ensureTable } from './create-table';
 import { clientFor, type DynamoDbTarget } from './dynamodb-target';
@@ -44,8 +49,25 @@ export async function checkBundles({ build, target, cursorSecret, onStderr }: Bu
         }),
       );
     }
-    return await runReleaseCheck(RELEASE_PROBES, (name, event, signal) => (processes.get(name) as FunctionProcess).invoke(event, signal));
+    const releaseKey = await registerReleaseKey(target);
+    // The key is in the registry before the check starts: no mirror to wait for.
+    return await runReleaseCheck(RELEASE_PROBES, (name, event, signal) => (processes.get(name) as FunctionProcess).invoke(event, signal), { releaseKey, waits: { releaseKeyWaitMs: 0 } });
   } finally {
     await Promise.all([...processes.values()].map((running) => running.stop()));
+  }
+}
+
+/**
+ * A release key of the drill's own, as the key mirror copies the stage's from API Gateway: random
+ * each run, on the release key's plan, in the releases' pet space.
+ */
+async function registerReleaseKey(target: DynamoDbTarget): Promise<string> {
+  const client = clientFor(target);
+  try {
+    const releaseKey = `release_${randomBytes(24).toString('base64url')}`;
+    await new KeyRegistry(DynamoDBDocumentClient.from(client), target.tableName).register(releaseKey, RELEASE_KEY_PLAN, undefined, RELEASES_PET_SPACE);
+    return releaseKey;
+  } finally {
+    client.destroy();
   }
 }

@@ -1,7 +1,9 @@
+import { APIGatewayClient, GetApiKeyCommand, type GetApiKeyCommandOutput } from '@aws-sdk/client-api-gateway';
 import { CodeDeployClient, PutLifecycleEventHookExecutionStatusCommand } from '@aws-sdk/client-codedeploy';
 import { InvokeCommand, LambdaClient, type InvokeCommandOutput } from '@aws-sdk/client-lambda';
 import { config } from '../../shared/config';
 import { loggedError, writeLog } from '../../shared/log';
+import { oneLine } from '../../shared/release-check/answer-judgement';
 import type { InvocationOutcome, Invoke } from '../../shared/release-check/invocation';
 import { CHECK_DEADLINE_MS, runReleaseCheck, type ProbeResult, type ReleaseCheckResult } from '../../shared/release-check/run-release-check';
 import { RELEASE_PROBES, RELEASED_FUNCTIONS, type ReleasedFunction } from './probes.generated';
@@ -10,10 +12,11 @@ import { RELEASE_PROBES, RELEASED_FUNCTIONS, type ReleasedFunction } from './pro
  * CodeDeploy's BeforeAllowTraffic hook: before any request reaches the new versions, invokes each
  * one (RELEASE_CHECK_TARGETS: function name → qualified version ARN) with the release check's
  * synthetic requests (the functions' declared probes, gathered from the table of functions into
- * ./probes.generated.ts; shared/release-check/ makes and judges them), then reports Succeeded or
- * Failed to CodeDeploy, always, whatever the probes did: a Failed stops the release, the alias
- * stays where it was. One log line per failed probe and one for the check. No other AWS call
- * (docs/release-check.md).
+ * ./probes.generated.ts; then the walk through the success paths, as the stage's release key,
+ * whose value it reads from API Gateway first: RELEASE_API_KEY_ID; shared/release-check/ makes
+ * and judges them), then reports Succeeded or Failed to CodeDeploy, always, whatever the probes
+ * did: a Failed stops the release, the alias stays where it was. One log line per failed probe and
+ * one for the check, which never holds the key. No other AWS call (docs/release-check.md).
  */
 
 /** What CodeDeploy invokes a lifecycle hook with. */
@@ -22,8 +25,9 @@ export interface LifecycleHookEvent {
   readonly LifecycleEventHookExecutionId: string;
 }
 
-/** The two calls the hook makes (the clients below; the tests give their own). */
+/** The calls the hook makes (the clients below; the tests give their own). */
 export interface HookClients {
+  readonly apiGateway: { send(command: GetApiKeyCommand, options: { abortSignal: AbortSignal }): Promise<GetApiKeyCommandOutput> };
   readonly lambda: { send(command: InvokeCommand, options: { abortSignal: AbortSignal }): Promise<InvokeCommandOutput> };
   readonly codeDeploy: { send(command: PutLifecycleEventHookExecutionStatusCommand, options: { abortSignal: AbortSignal }): Promise<unknown> };
 }
@@ -33,7 +37,17 @@ export const REPORT_DEADLINE_MS = 10_000;
 /** Left between the check's deadline and the report's, and the function's timeout. */
 const MARGIN_MS = 1_000;
 
-export function releaseCheckHook(clients: HookClients, targetsJson: string | undefined, settings: { readonly checkDeadlineMs?: number } = {}) {
+/** What the stack tells the hook: the versions to check (RELEASE_CHECK_TARGETS) and the release key's API Gateway id (RELEASE_API_KEY_ID). */
+export interface HookSettings {
+  readonly targetsJson: string | undefined;
+  readonly releaseApiKeyId: string | undefined;
+  readonly checkDeadlineMs?: number;
+}
+
+/** Reading the release key's value from API Gateway, with the SDK's attempts. */
+export const KEY_READ_DEADLINE_MS = 10_000;
+
+export function releaseCheckHook(clients: HookClients, settings: HookSettings) {
   return async (event: LifecycleHookEvent, context?: { getRemainingTimeInMillis(): number }): Promise<void> => {
     const startedAt = performance.now();
     const deploymentId = event?.DeploymentId;
@@ -42,13 +56,16 @@ export function releaseCheckHook(clients: HookClients, targetsJson: string | und
       writeLog({ level: 'error', msg: 'release check', reason: 'not invoked by CodeDeploy: no DeploymentId and LifecycleEventHookExecutionId to report to' });
       throw new Error('The release check runs as a CodeDeploy lifecycle hook only.');
     }
-    const targets = readReleaseTargets(targetsJson);
+    const targets = readReleaseTargets(settings.targetsJson);
     let result: ReleaseCheckResult<ReleasedFunction> | undefined;
     let problem: string | undefined;
+    const releaseKey = typeof targets === 'string' ? undefined : await readReleaseKey(clients.apiGateway, settings.releaseApiKeyId);
     if (typeof targets === 'string') problem = targets;
+    else if (releaseKey === undefined || !releaseKey.ok) problem = releaseKey?.problem;
     else {
       try {
-        result = await runReleaseCheck(RELEASE_PROBES, invokeVersions(clients.lambda, targets), { deadlineMs: checkDeadlineMs(settings.checkDeadlineMs, context) });
+        const deadlineMs = checkDeadlineMs(settings.checkDeadlineMs, context);
+        result = await runReleaseCheck(RELEASE_PROBES, invokeVersions(clients.lambda, targets), { releaseKey: releaseKey.value, deadlineMs });
       } catch (error) {
         // runReleaseCheck does not throw; should it, the release fails rather than go unchecked.
         problem = `the check failed: ${error instanceof Error ? error.message : String(error)}`;
@@ -108,6 +125,22 @@ function versionsOf(targets: Readonly<Record<ReleasedFunction, string>>): Record
   return Object.fromEntries(RELEASED_FUNCTIONS.map((name) => [name, targets[name].slice(targets[name].lastIndexOf(':') + 1)]));
 }
 
+/**
+ * The release key's value, read from API Gateway as the check starts (the stack never passes it:
+ * it is a credential), or the one line that says why it could not be: the check then fails.
+ */
+async function readReleaseKey(apiGateway: HookClients['apiGateway'], apiKeyId: string | undefined): Promise<{ ok: true; value: string } | { ok: false; problem: string }> {
+  if (apiKeyId === undefined) return { ok: false, problem: 'RELEASE_API_KEY_ID is not set' };
+  try {
+    const { value, enabled } = await apiGateway.send(new GetApiKeyCommand({ apiKey: apiKeyId, includeValue: true }), { abortSignal: AbortSignal.timeout(KEY_READ_DEADLINE_MS) });
+    if (typeof value !== 'string' || value === '') return { ok: false, problem: `the release key ${apiKeyId} came without its value` };
+    if (enabled === false) return { ok: false, problem: `the release key ${apiKeyId} is disabled: enable it (docs/release-check.md)` };
+    return { ok: true, value };
+  } catch (error) {
+    return { ok: false, problem: `the release key ${apiKeyId} could not be read: ${error instanceof Error ? `${error.name}: ${oneLine(error.message, 200)}` : 'unknown error'}` };
+  }
+}
+
 /** The check's deadline: its own, or less when the function has less time left than it and the report need (none left: every probe fails at once, and Failed is reported). */
 function checkDeadlineMs(configured: number | undefined, context: { getRemainingTimeInMillis(): number } | undefined): number {
   const own = configured ?? CHECK_DEADLINE_MS;
@@ -153,4 +186,6 @@ function parsedOrUndefined(text: string): unknown {
 const lambda = new LambdaClient({ maxAttempts: 3, requestHandler: { connectionTimeout: 1_000, requestTimeout: 20_000, throwOnRequestTimeout: true } });
 const codeDeploy = new CodeDeployClient({ maxAttempts: 3, requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true } });
 
-export const handler = releaseCheckHook({ lambda, codeDeploy }, config.releaseCheckTargets);
+const apiGateway = new APIGatewayClient({ maxAttempts: 3, requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true } });
+
+export const handler = releaseCheckHook({ lambda, codeDeploy, apiGateway }, { targetsJson: config.releaseCheckTargets, releaseApiKeyId: config.releaseApiKeyId });

@@ -58,7 +58,7 @@ export function judgeRefusal(outcome: InvocationOutcome): string | undefined {
 }
 
 /** A function error in one line: its type and its own message, cut short. */
-function functionFailure({ errorType, errorMessage }: { errorType: string; errorMessage: string }): string {
+export function functionFailure({ errorType, errorMessage }: { errorType: string; errorMessage: string }): string {
   return `failed: ${oneLine(errorType, 60)}: ${oneLine(errorMessage, 200)}`;
 }
 

@@ -1,20 +1,28 @@
 import { randomBytes } from 'node:crypto';
+import { keyIdOf, hashApiKey } from '../auth/api-key-hash';
 import { principalContext } from '../auth/authorizer-contract';
-import type { Principal } from '../auth/principal';
-import { STANDARD_PLAN_LIMITS } from '../limits/plans';
+import { RELEASES_PET_SPACE, type Principal } from '../auth/principal';
+import { STANDARD_PLAN_LIMITS, type PlanName } from '../limits/plans';
 
 /**
- * The principal the operations are probed as, which belongs to no customer: key id sixteen zeros.
- * A key id is the first 16 hex digits of a key's SHA-256 (shared/auth/api-key-hash.ts) and the
- * operations accept no other form, so this one is of that form; a real key has it with a chance of
- * 2^-64. The check's requests are counted under it (`RATE#key#0000000000000000`), never under a
- * customer's key, on the Business plan: 1,000 a minute, far more than the checks of any number of
- * deploys send (three counted requests each).
+ * Who the release check is. The stage's release key (an API Gateway key the stack makes, in the
+ * Business usage plan: RELEASE_KEY_PLAN) is mirrored into the key registry as the one key of the
+ * releases' pet space (shared/pets/pet-space.ts); the check reads its value from API Gateway when it
+ * runs (the drill makes its own), never keeps it, and is that key's principal: its requests are
+ * counted under the key (`RATE#key#<its id>`), its pets live apart and expire, and no customer
+ * sees them.
  */
-export const CHECK_PRINCIPAL: Principal = { keyId: '0000000000000000', plan: 'business', limits: STANDARD_PLAN_LIMITS.business };
+export const RELEASE_KEY_PLAN = 'business' satisfies PlanName;
 
-/** `requestContext.authorizer` of a request the authorizer allowed for that principal, as API Gateway passes it (strings, with `principalId`). */
-export const CHECK_AUTHORIZER_CONTEXT: Readonly<Record<string, string>> = { principalId: CHECK_PRINCIPAL.keyId, ...principalContext(CHECK_PRINCIPAL) };
+/** The principal the authorizer must map the release key to, and the one the operations are probed as. */
+export function releasePrincipal(releaseKey: string): Principal {
+  return { keyId: keyIdOf(hashApiKey(releaseKey)), plan: RELEASE_KEY_PLAN, limits: STANDARD_PLAN_LIMITS[RELEASE_KEY_PLAN], petSpace: RELEASES_PET_SPACE };
+}
+
+/** `requestContext.authorizer` of a request the authorizer allowed for a principal, as API Gateway passes it (strings, with `principalId`). */
+export function authorizerContextOf(principal: Principal): Readonly<Record<string, string>> {
+  return { principalId: principal.keyId, ...principalContext(principal) };
+}
 
 /**
  * Where the check's requests come from: an address of TEST-NET-1 (RFC 5737), for documentation and

@@ -3,7 +3,7 @@ import { API_BASE_PATH } from '../http/base-path';
 import type { Route } from '../http/route';
 import { judgeAnswer, judgeRefusal, type AnswerExpectation } from './answer-judgement';
 import { petPageProblem } from './answer-shapes';
-import { CHECK_ADDRESS, CHECK_AUTHORIZER_CONTEXT } from './check-identity';
+import { CHECK_ADDRESS } from './check-identity';
 import { authorizerEvent, pathOf, proxyEvent, type SyntheticRequest } from './gateway-events';
 import type { InvocationOutcome } from './invocation';
 
@@ -14,13 +14,15 @@ import type { InvocationOutcome } from './invocation';
  * (`releaseProbesOf`), and makes each one's event and judgement here. A probe takes the function's
  * whole path (its bundle loads, its checks, its datastore reads or counts, its error shaping) and
  * none writes a pet: the only writes are the rate counters of the check's own principal (each
- * probe sent as it counts one) and the authorizer's counter of the check's address.
+ * probe sent as it counts one) and the authorizer's counter of the check's address. The success
+ * paths, which write, are walked after them (./success-walk.ts).
  */
 
 /**
  * Who a probe is sent as:
- * - `checkPrincipal`: the check's own principal (check-identity.ts), as API Gateway passes a caller
- *   its authorizer allowed: to an operation, with no credential (the authorizer resolved it);
+ * - `checkPrincipal`: the release key's principal (check-identity.ts: its pets apart from every
+ *   customer's), as API Gateway passes a caller its authorizer allowed: to an operation, with no
+ *   credential (the authorizer resolved it);
  * - `anonymous`: no caller at all, on a route without the authorizer (the documentation);
  * - `unknownToken`: a bearer token no key is (random each check), to the authorizer itself, as its
  *   REQUEST event: the one function that ever sees a credential.
@@ -123,8 +125,12 @@ export interface Probe<Name extends string = string> {
   readonly judge: (outcome: InvocationOutcome) => string | undefined;
 }
 
-/** `at`: the service's time when the check starts (a deprecated operation answers 410 from its sunset on); `token`: the unknown token. */
-export function probeToSend<Name extends string>(probe: CheckProbe<Name>, { at, token }: { readonly at: number; readonly token: string }): Probe<Name> {
+/**
+ * `at`: the service's time when the check starts (a deprecated operation answers 410 from its
+ * sunset on); `token`: the unknown token; `caller`: the release principal's authorizer context
+ * (./check-identity.ts), which the operations' probes carry.
+ */
+export function probeToSend<Name extends string>(probe: CheckProbe<Name>, { at, token, caller }: { readonly at: number; readonly token: string; readonly caller: Readonly<Record<string, string>> }): Probe<Name> {
   const { route, pathParameters, query, headers, body } = probe.request;
   const request: SyntheticRequest = {
     route,
@@ -132,7 +138,7 @@ export function probeToSend<Name extends string>(probe: CheckProbe<Name>, { at, 
     ...(query === undefined ? {} : { query }),
     ...(body === undefined ? {} : { body }),
     ...(probe.sentAs === 'unknownToken' ? { headers: { ...headers, Authorization: `Bearer ${token}` } } : headers === undefined ? {} : { headers }),
-    ...(probe.sentAs === 'checkPrincipal' ? { authorizer: CHECK_AUTHORIZER_CONTEXT } : {}),
+    ...(probe.sentAs === 'checkPrincipal' ? { authorizer: caller } : {}),
     sourceIp: CHECK_ADDRESS,
     arrivedAt: at,
   };

@@ -1,35 +1,47 @@
 import { now } from '../clock';
 import { oneLine } from './answer-judgement';
-import { unknownToken } from './check-identity';
+import { authorizerContextOf, releasePrincipal, unknownToken } from './check-identity';
 import type { InvocationOutcome, Invoke } from './invocation';
-import { probeToSend, type CheckProbe, type Probe } from './probes';
+import { probeToSend, type CheckProbe } from './probes';
+import { successWalk, type Send, type WalkFunction, type WalkSetting } from './success-walk';
 
 /**
  * The check a new version passes before it takes any traffic: every probe it is given (./probes.ts:
  * the functions' declared probes, gathered from the table of functions), two at a time, each
- * judged on its own. A probe that does not answer by its deadline fails; so does one whose
- * invocation fails, or whose judgement throws. The check never throws and always ends by its
- * deadline, whatever the invocations do, so that its hook always reports.
+ * judged on its own; then the walk through the success paths (./success-walk.ts: the release key
+ * allowed, a create, a get of that pet, a listing that finds it), one step after the other. A
+ * probe or step that does not answer by its deadline fails; so does one whose invocation fails, or
+ * whose judgement throws. The check never throws and always ends by its deadline, whatever the
+ * invocations do, so that its hook always reports.
  */
 
 /** A function gets 10 s (infra/functions.ts); a new version's first invocation also starts it (its cold start), and a throttled invocation is tried again. */
 export const PROBE_DEADLINE_MS = 25_000;
-/** The whole check: well inside the hook's own timeout, with time left to report. */
-export const CHECK_DEADLINE_MS = 45_000;
 /**
- * Probes running at once. A release runs one check per function it moves (each deployment's hook),
- * all at the same moment, on the account's concurrency that live traffic uses too: five checks of
- * two probes each, and the five hooks, need 15 executions, not 45 (docs/release-check.md).
+ * The whole check: the probes, the walk (its wait for the release key on a stage's first release
+ * with it: RELEASE_KEY_WAIT_MS, 90 s), well inside the hook's own timeout (3 minutes,
+ * infra/pet-store-stack.ts), with time left to report.
+ */
+export const CHECK_DEADLINE_MS = 150_000;
+/**
+ * Invocations running at once. A release runs one check per function it moves (each deployment's
+ * hook), all at the same moment, on the account's concurrency that live traffic uses too: five
+ * checks of two probes each, and the five hooks, need 15 executions, not 45 (docs/release-check.md).
+ * The walk's steps run one at a time, after the probes.
  */
 export const PROBES_AT_ONCE = 2;
 
 export interface ReleaseCheckOptions {
+  /** The release key (its value: the hook reads it from API Gateway, the drill makes one). */
+  readonly releaseKey: string;
   /** The service's time at the start (default: now). */
   readonly at?: number;
   /** The authorizer probe's unknown token (default: a random one). */
   readonly token?: string;
   readonly probeDeadlineMs?: number;
   readonly deadlineMs?: number;
+  /** The walk's waits (its defaults: ./success-walk.ts). */
+  readonly waits?: Pick<WalkSetting, 'retryEveryMs' | 'releaseKeyWaitMs' | 'listingWaitMs'>;
 }
 
 export type ProbeResult<Name extends string = string> =
@@ -38,46 +50,81 @@ export type ProbeResult<Name extends string = string> =
 
 export interface ReleaseCheckResult<Name extends string = string> {
   readonly passed: boolean;
-  /** In the probes' order. */
+  /** The probes in their order, then the walk's steps in theirs. */
   readonly probes: readonly ProbeResult<Name>[];
 }
 
-/** Sends each of `declared` (in its order) to the function it names, through `invoke`. */
-export async function runReleaseCheck<Name extends string>(declared: readonly CheckProbe<Name>[], invoke: Invoke<Name>, options: ReleaseCheckOptions = {}): Promise<ReleaseCheckResult<Name>> {
-  const sending = { at: options.at ?? now(), token: options.token ?? unknownToken() };
-  const probes = declared.map((probe) => probeToSend(probe, sending));
+/** A probe or a step of the walk, as the check runs it. */
+interface Runnable<Name extends string> {
+  readonly name: string;
+  readonly functionName: Name;
+  /** Added to the probe's deadline (a step that waits). */
+  readonly extraMs: number;
+  run(send: Send, signal: AbortSignal): Promise<string | undefined>;
+}
+
+/** Sends each of `declared` (in its order) to the function it names, through `invoke`, then walks the success paths. */
+export async function runReleaseCheck<Name extends string>(
+  declared: readonly CheckProbe<Name>[],
+  invoke: Invoke<NoInfer<Name> | WalkFunction>,
+  options: ReleaseCheckOptions,
+): Promise<ReleaseCheckResult<Name | WalkFunction>> {
+  const at = options.at ?? now();
+  const principal = releasePrincipal(options.releaseKey);
+  const sending = { at, token: options.token ?? unknownToken(), caller: authorizerContextOf(principal) };
+  const probes: Runnable<Name>[] = declared.map((declaredProbe) => {
+    const probe = probeToSend(declaredProbe, sending);
+    return { name: probe.name, functionName: probe.functionName, extraMs: 0, run: async (send) => probe.judge(await send(probe.event)) };
+  });
+  const getPetGoneFrom = declared.find((probe) => probe.functionName === 'getPet' && probe.goneFrom !== undefined)?.goneFrom;
+  const walk = successWalk({ releaseKey: options.releaseKey, principal, at, getPetGoneFrom, ...options.waits });
   const probeDeadlineMs = options.probeDeadlineMs ?? PROBE_DEADLINE_MS;
   const checkDeadlineMs = options.deadlineMs ?? CHECK_DEADLINE_MS;
   const endsAt = performance.now() + checkDeadlineMs;
-  const results: ProbeResult<Name>[] = new Array(probes.length);
-  let next = 0;
   const checkLate = `no answer by the check's deadline (${checkDeadlineMs / 1000} s)`;
   // Set once a probe is cut at the check's deadline: a timer can fire a few milliseconds before
   // performance.now() reaches endsAt (a busy event loop's clock is read late), so the time left
   // alone would let a lane start another probe with a millisecond or two to live.
   let deadlinePassed = false;
+  const runInTime = async (runnable: Runnable<Name | WalkFunction>): Promise<ProbeResult<Name | WalkFunction>> => {
+    const { name, functionName } = runnable;
+    const left = Math.floor(endsAt - performance.now());
+    if (deadlinePassed || left <= 0) return { name, functionName, passed: false, reason: 'not run: the check\'s deadline had passed' };
+    const ownMs = probeDeadlineMs + runnable.extraMs;
+    const result = left < ownMs ? await runOne(invoke, runnable, left, checkLate) : await runOne(invoke, runnable, ownMs, `no answer within ${ownMs / 1000} s`);
+    if (!result.passed && result.reason === checkLate) deadlinePassed = true;
+    return result;
+  };
+
+  const results: ProbeResult<Name | WalkFunction>[] = new Array(probes.length);
+  let next = 0;
   // Each lane takes the next probe when its last one ends; a probe's deadline never passes the check's.
   const lane = async (): Promise<void> => {
     while (next < probes.length) {
       const index = next;
       next += 1;
-      const probe = probes[index] as Probe<Name>;
-      const left = Math.floor(endsAt - performance.now());
-      if (deadlinePassed || left <= 0) {
-        results[index] = { name: probe.name, functionName: probe.functionName, passed: false, reason: 'not run: the check\'s deadline had passed' };
-        continue;
-      }
-      const result = left < probeDeadlineMs ? await runProbe(invoke, probe, left, checkLate) : await runProbe(invoke, probe, probeDeadlineMs, `no answer within ${probeDeadlineMs / 1000} s`);
-      if (!result.passed && result.reason === checkLate) deadlinePassed = true;
-      results[index] = result;
+      results[index] = await runInTime(probes[index] as Runnable<Name>);
     }
   };
   await Promise.all(Array.from({ length: Math.min(PROBES_AT_ONCE, probes.length) }, lane));
+
+  // The walk: each step reads what the one before it found, so the first that fails ends it.
+  let notRun: string | undefined;
+  for (const step of walk) {
+    const result: ProbeResult<Name | WalkFunction> = notRun === undefined ? await runInTime(step) : { name: step.name, functionName: step.functionName, passed: false, reason: notRun };
+    if (!result.passed && notRun === undefined) notRun = result.reason.startsWith('not run:') ? result.reason : `not run: the walk's ${step.functionName} step failed`;
+    results.push(result);
+  }
   return { passed: results.every((result) => result.passed), probes: results };
 }
 
-async function runProbe<Name extends string>(invoke: Invoke<Name>, probe: Probe<Name>, deadlineMs: number, lateReason: string): Promise<ProbeResult<Name>> {
-  const { name, functionName } = probe;
+/** A probe's or a step's invocation that failed (no outcome at all), told apart from its judgement's error. */
+class InvocationFailure {
+  constructor(readonly error: unknown) {}
+}
+
+async function runOne<Name extends string>(invoke: Invoke<Name>, runnable: Runnable<Name>, deadlineMs: number, lateReason: string): Promise<ProbeResult<Name>> {
+  const { name, functionName } = runnable;
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<string>((resolve) => {
@@ -86,16 +133,18 @@ async function runProbe<Name extends string>(invoke: Invoke<Name>, probe: Probe<
       resolve(lateReason);
     }, deadlineMs);
   });
-  const answered = (async () => {
-    let outcome: InvocationOutcome;
+  const send: Send = async (event) => {
     try {
-      outcome = await invoke(functionName, probe.event, controller.signal);
+      return await invoke(functionName, event, controller.signal);
     } catch (error) {
-      return `its invocation failed: ${describe(error)}`;
+      throw new InvocationFailure(error);
     }
+  };
+  const answered = (async () => {
     try {
-      return probe.judge(outcome);
+      return await runnable.run(send, controller.signal);
     } catch (error) {
+      if (error instanceof InvocationFailure) return `its invocation failed: ${describe(error.error)}`;
       return `its answer could not be judged: ${describe(error)}`;
     }
   })();

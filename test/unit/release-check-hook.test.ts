@@ -1,16 +1,17 @@
 import { join } from 'node:path';
+import type { GetApiKeyCommand, GetApiKeyCommandOutput } from '@aws-sdk/client-api-gateway';
 import type { PutLifecycleEventHookExecutionStatusCommand } from '@aws-sdk/client-codedeploy';
 import type { InvokeCommand, InvokeCommandOutput } from '@aws-sdk/client-lambda';
 import { build } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readReleaseTargets, releaseCheckHook, REPORT_DEADLINE_MS, type HookClients } from '../../functions/releaseCheck/handler';
+import { KEY_READ_DEADLINE_MS, readReleaseTargets, releaseCheckHook, REPORT_DEADLINE_MS, type HookClients, type HookSettings } from '../../functions/releaseCheck/handler';
 import * as GENERATED from '../../functions/releaseCheck/probes.generated';
 import { FUNCTION_NAMES, FUNCTIONS, RELEASE_PROBES, RELEASED_FUNCTIONS, type ReleasedFunction } from '../../functions/table';
 import { esbuildOptionsFor } from '../../infra/bundling';
 import { setLogSink } from '../../shared/log';
 import { pathOf } from '../../shared/release-check/gateway-events';
 import type { InvocationOutcome } from '../../shared/release-check/invocation';
-import { goodOutcomeOf, PROBES, resultsWith } from '../support/release-probes';
+import { goodOutcomeOf, PROBES, RELEASE_KEY, resultsWith, WALK_STEPS, walkService } from '../support/release-probes';
 
 /**
  * The CodeDeploy hook (functions/releaseCheck/handler.ts) with Lambda and CodeDeploy clients of the
@@ -38,19 +39,42 @@ interface Fakes {
   readonly clients: HookClients;
   readonly invoked: { functionName: string; input: InvokeCommand['input']; event: Record<string, unknown>; signal: AbortSignal }[];
   readonly reported: PutLifecycleEventHookExecutionStatusCommand['input'][];
+  readonly keyReads: { input: GetApiKeyCommand['input']; signal: AbortSignal }[];
 }
 
-/** The clients, answering each probe as it expects (the probes start in their order: the nth call is the nth probe) but for the functions given (by name). */
-function fakes(answers: Record<string, () => InvokeCommandOutput | Promise<InvokeCommandOutput>> = {}, report: () => Promise<unknown> = async () => ({})): Fakes {
+/** The release key's id in API Gateway, as the stack gives it. */
+const RELEASE_API_KEY_ID = 'a1b2c3d4e5';
+const settingsOf = (targetsJson: string | undefined, more: Partial<HookSettings> = {}): HookSettings => ({ targetsJson, releaseApiKeyId: RELEASE_API_KEY_ID, ...more });
+
+/**
+ * The clients, answering each probe as it expects (the probes start in their order: the nth call is
+ * the nth probe) but for the functions given (by name), then the walk as good versions do; API
+ * Gateway giving the release key (or `keyRead`'s answer).
+ */
+function fakes(
+  answers: Record<string, () => InvokeCommandOutput | Promise<InvokeCommandOutput>> = {},
+  report: () => Promise<unknown> = async () => ({}),
+  keyRead: () => Promise<GetApiKeyCommandOutput> = async () => ({ $metadata: {}, id: RELEASE_API_KEY_ID, value: RELEASE_KEY, enabled: true }),
+): Fakes {
   const invoked: Fakes['invoked'] = [];
   const reported: Fakes['reported'] = [];
+  const keyReads: Fakes['keyReads'] = [];
+  const service = walkService();
   const clients: HookClients = {
     lambda: {
       async send(command, { abortSignal }) {
         const functionName = functionOf(command.input.FunctionName as string);
-        invoked.push({ functionName, input: command.input, event: JSON.parse(new TextDecoder().decode(command.input.Payload as Uint8Array)), signal: abortSignal });
-        const probe = PROBES[invoked.length - 1] as (typeof PROBES)[number];
+        const event = JSON.parse(new TextDecoder().decode(command.input.Payload as Uint8Array));
+        invoked.push({ functionName, input: command.input, event, signal: abortSignal });
+        const probe = PROBES[invoked.length - 1];
+        if (probe === undefined) return asLambdaOutput(service(functionName, event));
         return (answers[functionName] ?? (() => asLambdaOutput(goodOutcomeOf(probe))))();
+      },
+    },
+    apiGateway: {
+      async send(command, { abortSignal }) {
+        keyReads.push({ input: command.input, signal: abortSignal });
+        return keyRead();
       },
     },
     codeDeploy: {
@@ -60,7 +84,7 @@ function fakes(answers: Record<string, () => InvokeCommandOutput | Promise<Invok
       },
     },
   };
-  return { clients, invoked, reported };
+  return { clients, invoked, reported, keyReads };
 }
 
 let lines: string[] = [];
@@ -79,28 +103,34 @@ const reportOf = (status: string) => ({ deploymentId: EVENT.DeploymentId, lifecy
 
 describe('the release check hook', () => {
   it('invokes each new version by its qualified ARN, synchronously, each call with a deadline, and reports Succeeded: one log line', async () => {
-    const { clients, invoked, reported } = fakes();
-    await releaseCheckHook(clients, TARGETS_JSON)(EVENT);
-    expect(invoked.map(({ functionName, input }) => [functionName, input.FunctionName, input.InvocationType])).toEqual(PROBES.map(({ functionName }) => [functionName, TARGETS[functionName], 'RequestResponse']));
-    expect(invoked.map(({ event }) => (event.type === 'REQUEST' ? `authorizer ${event.httpMethod} ${event.resource}` : `${event.httpMethod} ${event.path}`))).toEqual(
+    const { clients, invoked, reported, keyReads } = fakes();
+    await releaseCheckHook(clients, settingsOf(TARGETS_JSON))(EVENT);
+    // The release key, read once, before anything is invoked.
+    expect(keyReads.map(({ input }) => input)).toEqual([{ apiKey: RELEASE_API_KEY_ID, includeValue: true }]);
+    expect(invoked.map(({ functionName, input }) => [functionName, input.FunctionName, input.InvocationType])).toEqual(
+      [...PROBES, ...WALK_STEPS].map(({ functionName }) => [functionName, TARGETS[functionName], 'RequestResponse']),
+    );
+    expect(invoked.slice(0, PROBES.length).map(({ event }) => (event.type === 'REQUEST' ? `authorizer ${event.httpMethod} ${event.resource}` : `${event.httpMethod} ${event.path}`))).toEqual(
       PROBES.map(({ sentAs, request }) => (sentAs === 'unknownToken' ? `authorizer ${request.route.method} ${request.route.path}` : `${request.route.method} ${pathOf(request)}`)),
     );
     expect(invoked.every(({ signal }) => signal instanceof AbortSignal && !signal.aborted)).toBe(true);
     expect(reported).toEqual([reportOf('Succeeded')]);
     expect(logged()).toEqual([
-      { level: 'info', msg: 'release check', deploymentId: EVENT.DeploymentId, status: 'Succeeded', versions: VERSIONS, probes: PROBES.length, failedProbes: 0, durationMs: 'number' },
+      { level: 'info', msg: 'release check', deploymentId: EVENT.DeploymentId, status: 'Succeeded', versions: VERSIONS, probes: PROBES.length + WALK_STEPS.length, failedProbes: 0, durationMs: 'number' },
     ]);
+    // The key is in no log line.
+    expect(lines.filter((line) => line.includes(RELEASE_KEY))).toEqual([]);
   });
 
   it('reports Failed when a probe fails, with a log line for it that names the function and the reason, and none with the token', async () => {
     const allow = () => returned({ principalId: 'x', policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: '*' }] } });
     const { clients, invoked, reported } = fakes({ authorizer: allow, listPets: () => proxyAnswer(500, { code: 'internal_error', message: 'Something went wrong.', status: 500 }) });
-    await releaseCheckHook(clients, TARGETS_JSON)(EVENT);
+    await releaseCheckHook(clients, settingsOf(TARGETS_JSON))(EVENT);
     expect(reported).toEqual([reportOf('Failed')]);
     const reasons: Record<string, string> = { listPets: 'answered 500 internal_error instead of 200', authorizer: 'allowed an unknown token' };
     expect(logged()).toEqual([
       ...PROBES.filter(({ functionName }) => reasons[functionName] !== undefined).map(({ name, functionName }) => ({ level: 'error', msg: 'release check probe failed', deploymentId: EVENT.DeploymentId, probe: name, function: functionName, reason: reasons[functionName] })),
-      { level: 'error', msg: 'release check', deploymentId: EVENT.DeploymentId, status: 'Failed', versions: VERSIONS, probes: PROBES.length, failedProbes: 2, durationMs: 'number' },
+      { level: 'error', msg: 'release check', deploymentId: EVENT.DeploymentId, status: 'Failed', versions: VERSIONS, probes: PROBES.length + WALK_STEPS.length, failedProbes: 2, durationMs: 'number' },
     ]);
     const toAuthorizer = invoked.find(({ functionName }) => functionName === 'authorizer');
     const token = ((toAuthorizer?.event.headers as Record<string, string>).Authorization as string).replace('Bearer ', '');
@@ -112,7 +142,7 @@ describe('the release check hook', () => {
     const never = () => new Promise<never>(() => undefined); // answers nothing, aborted or not
     const { clients, invoked, reported } = fakes({ getPet: never });
     const startedAt = performance.now();
-    await releaseCheckHook(clients, TARGETS_JSON, { checkDeadlineMs: 150 })(EVENT);
+    await releaseCheckHook(clients, settingsOf(TARGETS_JSON, { checkDeadlineMs: 150 }))(EVENT);
     expect(performance.now() - startedAt).toBeLessThan(1_000);
     expect(reported).toEqual([reportOf('Failed')]);
     expect(invoked.find(({ functionName }) => functionName === 'getPet')?.signal.aborted).toBe(true);
@@ -122,7 +152,7 @@ describe('the release check hook', () => {
   it('gives the check less time when the function has less left than the check and the report need', async () => {
     const never = () => new Promise<never>(() => undefined);
     const { clients, reported } = fakes({ createPet: never });
-    await releaseCheckHook(clients, TARGETS_JSON)(EVENT, { getRemainingTimeInMillis: () => REPORT_DEADLINE_MS + 1_000 + 120 });
+    await releaseCheckHook(clients, settingsOf(TARGETS_JSON))(EVENT, { getRemainingTimeInMillis: () => REPORT_DEADLINE_MS + 1_000 + 120 });
     expect(reported).toEqual([reportOf('Failed')]);
     expect(logged()[0]).toMatchObject({ function: 'createPet', reason: 'no answer by the check\'s deadline (0.12 s)' });
   });
@@ -130,7 +160,7 @@ describe('the release check hook', () => {
   it('reports Failed when an invocation itself fails (no right to invoke, throttled), with the error\'s name and message', async () => {
     const denied = () => Promise.reject(Object.assign(new Error('User is not authorized to perform: lambda:InvokeFunction'), { name: 'AccessDeniedException' }));
     const { clients, reported } = fakes({ apiDocs: denied });
-    await releaseCheckHook(clients, TARGETS_JSON)(EVENT);
+    await releaseCheckHook(clients, settingsOf(TARGETS_JSON))(EVENT);
     expect(reported).toEqual([reportOf('Failed')]);
     const failures = logged().filter((entry) => entry.msg === 'release check probe failed');
     expect(failures.map((entry) => [entry.probe, entry.reason])).toEqual(
@@ -140,9 +170,30 @@ describe('the release check hook', () => {
 
   it('reads a function error from Lambda\'s error payload, and takes the authorizer\'s Unauthorized as the refusal it is', async () => {
     const { clients, reported } = fakes({ createPet: () => unhandled('Runtime.ImportModuleError', "Error: Cannot find module '/var/task/index.mjs'") });
-    await releaseCheckHook(clients, TARGETS_JSON)(EVENT);
+    await releaseCheckHook(clients, settingsOf(TARGETS_JSON))(EVENT);
     expect(reported).toEqual([reportOf('Failed')]);
     expect(logged().filter((entry) => entry.msg === 'release check probe failed').map((entry) => entry.reason)).toEqual(["failed: Runtime.ImportModuleError: Error: Cannot find module '/var/task/index.mjs'"]);
+  });
+
+  it.each([
+    ['unset', settingsOf(TARGETS_JSON, { releaseApiKeyId: undefined }), undefined, 'RELEASE_API_KEY_ID is not set'],
+    ['unreadable', settingsOf(TARGETS_JSON), () => Promise.reject(Object.assign(new Error('User is not authorized to perform: apigateway:GET'), { name: 'AccessDeniedException' })), `the release key ${RELEASE_API_KEY_ID} could not be read: AccessDeniedException: User is not authorized to perform: apigateway:GET`],
+    ['without its value', settingsOf(TARGETS_JSON), async () => ({ $metadata: {}, id: RELEASE_API_KEY_ID, enabled: true }), `the release key ${RELEASE_API_KEY_ID} came without its value`],
+    ['disabled', settingsOf(TARGETS_JSON), async () => ({ $metadata: {}, id: RELEASE_API_KEY_ID, value: RELEASE_KEY, enabled: false }), `the release key ${RELEASE_API_KEY_ID} is disabled: enable it (docs/release-check.md)`],
+  ] as const)('reports Failed without invoking anything when the release key is %s', async (_case, settings, keyRead, reason) => {
+    const { clients, invoked, reported, keyReads } = fakes({}, undefined, keyRead);
+    await releaseCheckHook(clients, settings)(EVENT);
+    expect([invoked, reported]).toEqual([[], [reportOf('Failed')]]);
+    expect(keyReads.length).toBe(settings.releaseApiKeyId === undefined ? 0 : 1);
+    expect(logged()).toEqual([{ level: 'error', msg: 'release check', deploymentId: EVENT.DeploymentId, status: 'Failed', reason, versions: VERSIONS, probes: 0, failedProbes: 0, durationMs: 'number' }]);
+    expect(lines.filter((line) => line.includes(RELEASE_KEY))).toEqual([]);
+  });
+
+  it('gives the key\'s read a deadline of its own', async () => {
+    const { clients, keyReads } = fakes();
+    await releaseCheckHook(clients, settingsOf(TARGETS_JSON))(EVENT);
+    expect(keyReads[0]?.signal).toBeInstanceOf(AbortSignal);
+    expect(KEY_READ_DEADLINE_MS).toBe(10_000);
   });
 
   it.each([
@@ -156,14 +207,14 @@ describe('the release check hook', () => {
   ])('reports Failed without invoking anything when RELEASE_CHECK_TARGETS is %s: %s', async (json, reason) => {
     expect(readReleaseTargets(json)).toBe(reason);
     const { clients, invoked, reported } = fakes();
-    await releaseCheckHook(clients, json)(EVENT);
+    await releaseCheckHook(clients, settingsOf(json))(EVENT);
     expect([invoked, reported]).toEqual([[], [reportOf('Failed')]]);
     expect(logged()).toEqual([{ level: 'error', msg: 'release check', deploymentId: EVENT.DeploymentId, status: 'Failed', reason, probes: 0, failedProbes: 0, durationMs: 'number' }]);
   });
 
   it('fails its invocation, after a log line, when the report does not go through (Lambda tries it again; CodeDeploy fails the hook if none does)', async () => {
     const { clients, reported } = fakes({}, () => Promise.reject(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' })));
-    await expect(releaseCheckHook(clients, TARGETS_JSON)(EVENT)).rejects.toThrow('Rate exceeded');
+    await expect(releaseCheckHook(clients, settingsOf(TARGETS_JSON))(EVENT)).rejects.toThrow('Rate exceeded');
     expect(reported).toEqual([reportOf('Succeeded')]);
     expect(logged().map(({ level, msg, status }) => [level, msg, status])).toEqual([
       ['info', 'release check', 'Succeeded'],
@@ -173,7 +224,7 @@ describe('the release check hook', () => {
 
   it('refuses to run for anything but a CodeDeploy lifecycle event: nothing invoked, nothing reported', async () => {
     const { clients, invoked, reported } = fakes();
-    await expect(releaseCheckHook(clients, TARGETS_JSON)({ DeploymentId: 'd-1' } as never)).rejects.toThrow('The release check runs as a CodeDeploy lifecycle hook only.');
+    await expect(releaseCheckHook(clients, settingsOf(TARGETS_JSON))({ DeploymentId: 'd-1' } as never)).rejects.toThrow('The release check runs as a CodeDeploy lifecycle hook only.');
     expect([invoked, reported]).toEqual([[], []]);
   });
 
@@ -192,11 +243,11 @@ describe('the release check function', () => {
     expect(new Set(PROBES.map(({ functionName }) => functionName))).toEqual(new Set(RELEASED_FUNCTIONS));
   });
 
-  it('bundles no zod, no declaration, nothing of local/ or bench/, and no AWS client but Lambda\'s and CodeDeploy\'s', async () => {
+  it('bundles no zod, no declaration, nothing of local/ or bench/, and no AWS client but Lambda\'s, CodeDeploy\'s and API Gateway\'s (the release key)', async () => {
     const result = await build({ ...esbuildOptionsFor(join(root, FUNCTIONS.releaseCheck.handler), join(root, 'bench', '.build', 'unused.mjs')), write: false, metafile: true });
     const inputs = Object.keys(result.metafile.inputs);
     expect(inputs.filter((input) => input.includes('node_modules/zod/') || /^functions\/[^/]+\/operation\.ts$|^functions\/(table|operation-declaration)\.ts$|^bench\/|^local\//.test(input))).toEqual([]);
     const clients = [...new Set(inputs.map((input) => /node_modules\/@aws-sdk\/(client-[a-z-]+)\//.exec(input)?.[1]).filter((client) => client !== undefined))].sort();
-    expect(clients).toEqual(['client-codedeploy', 'client-lambda']);
+    expect(clients).toEqual(['client-api-gateway', 'client-codedeploy', 'client-lambda']);
   }, 60_000);
 });

@@ -2,6 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws
 import { describe, expect, it } from 'vitest';
 import { DOCUMENTATION_ROUTES, OPERATION_IDS, RELEASE_PROBES, RELEASED_FUNCTIONS, type ReleasedFunction } from '../../functions/table';
 import { principalFromContext } from '../../shared/auth/authorizer-contract';
+import { hashApiKey, keyIdOf } from '../../shared/auth/api-key-hash';
 import { readBearer } from '../../shared/auth/bearer';
 import { SWAGGER_UI_FILES } from '../../shared/docs/reference-page';
 import { GET_PET_DEPRECATION } from '../../shared/http/deprecation';
@@ -10,12 +11,12 @@ import { PET_ID_TEXT } from '../../shared/pets/fields';
 import { Pet } from '../../shared/pets/pet';
 import { drawnAt, UNISSUED_PET_ID } from '../../shared/pets/pet-ids';
 import { errorBodyProblem, petProblem } from '../../shared/release-check/answer-shapes';
-import { CHECK_ADDRESS, CHECK_PRINCIPAL, unknownToken } from '../../shared/release-check/check-identity';
+import { CHECK_ADDRESS, releasePrincipal, unknownToken } from '../../shared/release-check/check-identity';
 import { pathOf } from '../../shared/release-check/gateway-events';
 import type { InvocationOutcome, Invoke } from '../../shared/release-check/invocation';
 import { releaseProbesOf, type ReleaseProbe } from '../../shared/release-check/probes';
 import { CHECK_DEADLINE_MS, PROBE_DEADLINE_MS, PROBES_AT_ONCE, runReleaseCheck, type ReleaseCheckOptions } from '../../shared/release-check/run-release-check';
-import { goodOutcomeOf, GOOD_PET, PROBES, resultsWith } from '../support/release-probes';
+import { goodOutcomeOf, GOOD_PET, PROBES, RELEASE_KEY, resultsWith, WALK_STEPS, walkService } from '../support/release-probes';
 
 /**
  * The release check's judgement (shared/release-check/), on outcomes written here: each reason a
@@ -36,12 +37,23 @@ const PET = GOOD_PET;
 /** The probe a call was: the probes start in their order, so the nth call is the nth probe. */
 const probeAt = (call: number) => PROBES[call] as (typeof PROBES)[number];
 
-/** Answers each probe as it expects (goodOutcomeOf), but those given (by probe name, or by function for all its probes). */
+/**
+ * Answers each probe as it expects (goodOutcomeOf), but those given (by probe name, or by function
+ * for all its probes); then the walk as good versions do (walkService), but the steps given by name.
+ */
 function invokeWith(overrides: Readonly<Record<string, InvocationOutcome | Error>> = {}): Invoke<ReleasedFunction> & { calls: { functionName: ReleasedFunction; event: unknown }[] } {
   const calls: { functionName: ReleasedFunction; event: unknown }[] = [];
+  const service = walkService();
   const invoke = async (functionName: ReleasedFunction, event: unknown) => {
     calls.push({ functionName, event });
-    const probe = probeAt(calls.length - 1);
+    const index = calls.length - 1;
+    if (index >= PROBES.length) {
+      const step = WALK_STEPS.find((walkStep) => walkStep.functionName === functionName)?.name as string;
+      const outcome = overrides[step] ?? service(functionName, event);
+      if (outcome instanceof Error) throw outcome;
+      return outcome;
+    }
+    const probe = probeAt(index);
     const outcome = overrides[probe.name] ?? overrides[functionName] ?? goodOutcomeOf(probe);
     if (outcome instanceof Error) throw outcome;
     return outcome;
@@ -49,12 +61,13 @@ function invokeWith(overrides: Readonly<Record<string, InvocationOutcome | Error
   return Object.assign(invoke, { calls });
 }
 
-const check = (invoke: Invoke<ReleasedFunction>, at = AT, options: ReleaseCheckOptions = {}) => runReleaseCheck(RELEASE_PROBES, invoke, { at, token: TOKEN, ...options });
+const check = (invoke: Invoke<ReleasedFunction>, at = AT, options: Partial<ReleaseCheckOptions> = {}) => runReleaseCheck(RELEASE_PROBES, invoke, { releaseKey: RELEASE_KEY, at, token: TOKEN, ...options });
 const nameOf = (functionName: ReleasedFunction) => PROBES.find((probe) => probe.functionName === functionName)?.name as string;
 
 describe('the release check', () => {
-  it('passes when every function answers as it should: each released function\'s probes, in the table\'s order', async () => {
+  it('passes when every function answers as it should: each released function\'s probes, in the table\'s order, then the walk\'s steps', async () => {
     expect(await check(invokeWith())).toEqual({ passed: true, probes: resultsWith() });
+    expect(resultsWith().slice(PROBES.length).map((result) => result.functionName)).toEqual(['authorizer', 'createPet', 'getPet', 'listPets']);
     expect([...new Set(resultsWith().map((result) => result.functionName))]).toEqual(RELEASED_FUNCTIONS);
     expect(PROBES.map((probe) => probe.name)).toEqual([...new Set(PROBES.map((probe) => probe.name))]);
   });
@@ -124,8 +137,12 @@ describe('the release check', () => {
     const getPet = nameOf('getPet');
     expect(PROBES.filter((probe) => probe.goneFrom !== undefined).map((probe) => [probe.name, probe.goneFrom])).toEqual([[getPet, sunset]]);
     expect(await check(invokeWith(), sunset - 1)).toEqual({ passed: true, probes: resultsWith() });
-    expect(await check(invokeWith(), sunset)).toEqual({ passed: false, probes: resultsWith({ [getPet]: 'answered 404 not_found instead of 410' }) });
-    expect(await check(invokeWith({ getPet: errorAnswer(410, 'gone') }), sunset)).toEqual({ passed: true, probes: resultsWith() });
+    const [, , walkGet, walkList] = WALK_STEPS.map((step) => step.name) as [string, string, string, string];
+    expect(await check(invokeWith(), sunset)).toEqual({
+      passed: false,
+      probes: resultsWith({ [getPet]: 'answered 404 not_found instead of 410', [walkGet]: 'answered 200 instead of 410', [walkList]: 'not run: the walk\'s getPet step failed' }),
+    });
+    expect(await check(invokeWith({ getPet: errorAnswer(410, 'gone'), [walkGet]: errorAnswer(410, 'gone') }), sunset)).toEqual({ passed: true, probes: resultsWith() });
   });
 
   it('runs two probes at a time, and fails one that does not answer by its deadline (its invocation aborted), whatever the others do', async () => {
@@ -133,7 +150,8 @@ describe('the release check', () => {
     const signals = new Map<ReleasedFunction, AbortSignal>();
     let running = 0;
     let most = 0;
-    const invoke: Invoke<ReleasedFunction> = async (functionName, _event, signal) => {
+    const service = walkService();
+    const invoke: Invoke<ReleasedFunction> = async (functionName, event, signal) => {
       const probe = probeAt(started.length);
       started.push(functionName);
       signals.set(functionName, signal);
@@ -142,16 +160,20 @@ describe('the release check', () => {
       try {
         if (functionName === 'getPet') return await new Promise<never>(() => undefined); // never answers, ignores the abort
         await new Promise((resolve) => setTimeout(resolve, 5));
-        return goodOutcomeOf(probe);
+        return probe === undefined ? service(functionName, event) : goodOutcomeOf(probe);
       } finally {
         running -= 1;
       }
     };
     const startedAt = performance.now();
     const result = await check(invoke, AT, { probeDeadlineMs: 200, deadlineMs: 5_000 });
-    expect(result).toEqual({ passed: false, probes: resultsWith({ [nameOf('getPet')]: 'no answer within 0.2 s' }) });
-    // Every probe ran, in order, never more than two at once, while getPet's lane waited.
-    expect(started).toEqual(PROBES.map((probe) => probe.functionName));
+    const [, , walkGet, walkList] = WALK_STEPS.map((step) => step.name) as string[];
+    expect(result).toEqual({
+      passed: false,
+      probes: resultsWith({ [nameOf('getPet')]: 'no answer within 0.2 s', [walkGet as string]: 'no answer within 0.2 s', [walkList as string]: 'not run: the walk\'s getPet step failed' }),
+    });
+    // Every probe ran, in order, never more than two at once, while getPet's lane waited; then the walk, up to its get.
+    expect(started).toEqual([...PROBES.map((probe) => probe.functionName), 'authorizer', 'createPet', 'getPet']);
     expect([most, PROBES_AT_ONCE]).toEqual([2, 2]);
     expect(performance.now() - startedAt).toBeLessThan(1_000);
     expect([signals.get('getPet')?.aborted, signals.get('listPets')?.aborted]).toEqual([true, false]);
@@ -176,11 +198,12 @@ describe('the release check', () => {
       'no answer by the check\'s deadline (0.1 s)',
       'no answer by the check\'s deadline (0.1 s)',
       ...PROBES.slice(4).map(() => 'not run: the check\'s deadline had passed'),
+      ...WALK_STEPS.map(() => 'not run: the check\'s deadline had passed'),
     ]);
   });
 
-  it('has a deadline of its own well under a minute, and each probe one no longer', () => {
-    expect([CHECK_DEADLINE_MS, PROBE_DEADLINE_MS]).toEqual([45_000, 25_000]);
+  it('has a deadline of its own of two and a half minutes (the walk may wait for the key mirror), and each probe one of 25 s', () => {
+    expect([CHECK_DEADLINE_MS, PROBE_DEADLINE_MS]).toEqual([150_000, 25_000]);
   });
 });
 
@@ -188,22 +211,23 @@ describe('the release check\'s requests', () => {
   const sent = async () => {
     const invoke = invokeWith();
     await check(invoke);
-    return invoke.calls;
+    // The probes' (the walk's: test/unit/release-walk.test.ts).
+    return invoke.calls.slice(0, PROBES.length);
   };
 
-  it('come to every operation from the check\'s own principal, which belongs to no customer, as API Gateway passes an allowed caller', async () => {
+  it('come to every operation from the release key\'s principal, in the releases\' pet space, as API Gateway passes an allowed caller', async () => {
     const calls = await sent();
     const asCheck = calls.filter((_, index) => probeAt(index).sentAs === 'checkPrincipal');
     // Every operation is probed, and as the check's principal.
     expect(new Set(asCheck.map((call) => call.functionName))).toEqual(new Set(OPERATION_IDS));
     for (const { functionName, event } of asCheck) {
       const proxy = event as APIGatewayProxyEvent;
-      expect([functionName, principalFromContext(proxy.requestContext.authorizer)]).toEqual([functionName, CHECK_PRINCIPAL]);
+      expect([functionName, principalFromContext(proxy.requestContext.authorizer)]).toEqual([functionName, releasePrincipal(RELEASE_KEY)]);
       expect([functionName, proxy.requestContext.identity.sourceIp, proxy.requestContext.requestTimeEpoch, proxy.requestContext.stage]).toEqual([functionName, CHECK_ADDRESS, AT, 'v1']);
       // No credential goes to an operation: the authorizer resolved the caller.
       expect([functionName, Object.keys(proxy.headers).filter((name) => name.toLowerCase() === 'authorization')]).toEqual([functionName, []]);
     }
-    expect(CHECK_PRINCIPAL).toEqual({ keyId: '0000000000000000', plan: 'business', limits: { perMinute: 1_000, perDay: 100_000 } });
+    expect(releasePrincipal(RELEASE_KEY)).toEqual({ keyId: keyIdOf(hashApiKey(RELEASE_KEY)), plan: 'business', limits: { perMinute: 1_000, perDay: 100_000 }, petSpace: 'releases' });
     expect(CHECK_ADDRESS).toBe('192.0.2.1');
   });
 

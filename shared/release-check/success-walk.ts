@@ -1,0 +1,210 @@
+import { AUTHORIZER_UNAUTHORIZED } from '../auth/authorizer-contract';
+import type { Principal } from '../auth/principal';
+import { API_BASE_PATH } from '../http/base-path';
+import { OPERATION_ROUTES } from '../http/routes';
+import { functionFailure, judgeAnswer } from './answer-judgement';
+import { petPageProblem, petProblem } from './answer-shapes';
+import { authorizerContextOf, CHECK_ADDRESS } from './check-identity';
+import { authorizerEvent, proxyEvent } from './gateway-events';
+import type { InvocationOutcome } from './invocation';
+
+/**
+ * The success paths a customer takes, walked by the release principal (./check-identity.ts) in
+ * its own pet space, one step after the other: the authorizer allows the release key; a create
+ * answers 201 with the pet; a get of that pet answers 200 with it; a listing finds it. Each step
+ * is judged as a probe is (./answer-judgement.ts); the first that fails ends the walk, and the
+ * steps after it fail unrun. What it writes: one pet in the releases' space, which expires by
+ * itself (shared/pets/pet-space.ts), and its principal's counts.
+ */
+
+/** The functions the walk goes through: a release moves them all (functions/table.ts). */
+export type WalkFunction = 'authorizer' | 'createPet' | 'getPet' | 'listPets';
+
+/**
+ * How long the authorizer may refuse the release key before the step fails: on a stage's first
+ * release with the key, the key mirror (once a minute) may not have copied it yet (1 minute, its
+ * run, and a margin). A version that refuses every key fails once this has passed.
+ */
+export const RELEASE_KEY_WAIT_MS = 90_000;
+/** Between two tries of the release key, and two walks through the listing. */
+export const RETRY_EVERY_MS = 3_000;
+/** How long the listing may take to show the pet: its settle time and first-page cache (a second), the index's lag, with a wide margin. */
+export const LISTING_WAIT_MS = 10_000;
+/** A listing's page, and the pages a walk through it reads at most (earlier releases' pets stay until TTL deletes them). */
+export const LISTING_PAGE = 100;
+export const LISTING_MAX_PAGES = 20;
+
+/** The pet the walk creates (each walk's is a new one, with its own id). */
+export const WALK_PET = { name: 'Release check', categoryId: 1, status: 'pending' } as const;
+
+/** What a step sends its function: an invocation, which rejects only when the invocation itself failed. */
+export type Send = (event: unknown) => Promise<InvocationOutcome>;
+
+export interface WalkStep {
+  readonly name: string;
+  readonly functionName: WalkFunction;
+  /** Longer than a probe's for the steps that wait (the release key, the listing). */
+  readonly extraMs: number;
+  /** Undefined when the step passed, else why not. `signal` aborts at the step's deadline. */
+  run(send: Send, signal: AbortSignal): Promise<string | undefined>;
+}
+
+export interface WalkSetting {
+  /** The release key, as its client sends it. */
+  readonly releaseKey: string;
+  /** Its principal (./check-identity.ts, releasePrincipal). */
+  readonly principal: Principal;
+  /** The service's time at the start. */
+  readonly at: number;
+  /** From when getPet answers 410 `gone` (its deprecation's sunset), if it has one. */
+  readonly getPetGoneFrom?: number | undefined;
+  /** The waits, shorter in tests. */
+  readonly retryEveryMs?: number;
+  readonly releaseKeyWaitMs?: number;
+  readonly listingWaitMs?: number;
+}
+
+/** The walk's steps, in order; each after the first reads what the one before it found. */
+export function successWalk(setting: WalkSetting): readonly WalkStep[] {
+  const { releaseKey, principal, at, getPetGoneFrom } = setting;
+  const retryEveryMs = setting.retryEveryMs ?? RETRY_EVERY_MS;
+  const releaseKeyWaitMs = setting.releaseKeyWaitMs ?? RELEASE_KEY_WAIT_MS;
+  const listingWaitMs = setting.listingWaitMs ?? LISTING_WAIT_MS;
+  const context = authorizerContextOf(principal);
+  const base = { authorizer: context, sourceIp: CHECK_ADDRESS, arrivedAt: at } as const;
+  const walkPet = { ...WALK_PET, name: `${WALK_PET.name} ${new Date(at).toISOString()}` };
+  let created: { readonly id: number } | undefined;
+
+  const authorize: WalkStep = {
+    name: `authorizer: ${OPERATION_ROUTES.listPets.method} ${API_BASE_PATH}${OPERATION_ROUTES.listPets.path} with the release key`,
+    functionName: 'authorizer',
+    extraMs: releaseKeyWaitMs,
+    run: async (send, signal) => {
+      const event = authorizerEvent({ route: OPERATION_ROUTES.listPets, headers: { Authorization: `Bearer ${releaseKey}` }, sourceIp: CHECK_ADDRESS, arrivedAt: at });
+      const until = performance.now() + releaseKeyWaitMs;
+      for (;;) {
+        const outcome = await send(event);
+        const refusedOnly = outcome.kind === 'functionError' && outcome.errorMessage === AUTHORIZER_UNAUTHORIZED;
+        if (!refusedOnly) return judgeAllow(outcome, context);
+        if (performance.now() + retryEveryMs > until || signal.aborted) return `refused the release key (Unauthorized) for ${releaseKeyWaitMs / 1000} s`;
+        await pause(retryEveryMs, signal);
+      }
+    },
+  };
+
+  const create: WalkStep = {
+    name: `createPet: ${OPERATION_ROUTES.createPet.method} ${API_BASE_PATH}${OPERATION_ROUTES.createPet.path} (a pet of the release's own)`,
+    functionName: 'createPet',
+    extraMs: 0,
+    run: async (send) => {
+      const outcome = await send(proxyEvent({ ...base, route: OPERATION_ROUTES.createPet, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(walkPet) }));
+      let pet: Record<string, unknown> | undefined;
+      const problem = judgeAnswer(outcome, {
+        status: 201,
+        body: (body) => {
+          const shape = petProblem(body);
+          if (shape !== undefined) return `holds no pet: it ${shape}`;
+          pet = body as Record<string, unknown>;
+          return samePet(pet, walkPet) ? undefined : 'holds a pet other than the one sent';
+        },
+      });
+      if (problem !== undefined) return problem;
+      const id = (pet as { id: number }).id;
+      if (headerOf(outcome, 'location') !== `${API_BASE_PATH}/pets/${id}`) return 'answered 201 without the pet\'s Location';
+      created = { id };
+      return undefined;
+    },
+  };
+
+  const get: WalkStep = {
+    name: `getPet: ${OPERATION_ROUTES.getPet.method} ${API_BASE_PATH}${OPERATION_ROUTES.getPet.path} (the pet created)`,
+    functionName: 'getPet',
+    extraMs: 0,
+    run: async (send) => {
+      const { id } = created as { id: number };
+      const outcome = await send(proxyEvent({ ...base, route: OPERATION_ROUTES.getPet, pathParameters: { petId: String(id) } }));
+      if (getPetGoneFrom !== undefined && at >= getPetGoneFrom) return judgeAnswer(outcome, { status: 410, code: 'gone' });
+      return judgeAnswer(outcome, { status: 200, body: (body) => (petProblem(body) === undefined && samePet(body as Record<string, unknown>, { ...walkPet, id }) ? undefined : 'is not the pet created') });
+    },
+  };
+
+  const list: WalkStep = {
+    name: `listPets: ${OPERATION_ROUTES.listPets.method} ${API_BASE_PATH}${OPERATION_ROUTES.listPets.path}?limit=${LISTING_PAGE}, page after page (until the pet created shows)`,
+    functionName: 'listPets',
+    extraMs: listingWaitMs,
+    run: async (send, signal) => {
+      const { id } = created as { id: number };
+      const until = performance.now() + listingWaitMs;
+      for (;;) {
+        let cursor: string | undefined;
+        let seen = 0;
+        for (let page = 0; page < LISTING_MAX_PAGES; page += 1) {
+          const query: Record<string, string> = cursor === undefined ? { limit: String(LISTING_PAGE) } : { limit: String(LISTING_PAGE), cursor };
+          const outcome = await send(proxyEvent({ ...base, route: OPERATION_ROUTES.listPets, query }));
+          let pets: readonly { id: number }[] = [];
+          const problem = judgeAnswer(outcome, {
+            status: 200,
+            body: (body) => {
+              const shape = petPageProblem(body, LISTING_PAGE);
+              pets = shape === undefined ? (body as { id: number }[]) : [];
+              return shape;
+            },
+          });
+          if (problem !== undefined) return problem;
+          if (pets.some((pet) => pet.id === id)) return undefined;
+          seen += pets.length;
+          cursor = nextCursorOf(headerOf(outcome, 'link'));
+          if (cursor === undefined) break;
+        }
+        if (performance.now() + retryEveryMs > until || signal.aborted) return `listed ${seen} pets without the pet created, for ${listingWaitMs / 1000} s`;
+        await pause(retryEveryMs, signal);
+      }
+    },
+  };
+
+  return [authorize, create, get, list];
+}
+
+/** The authorizer's Allow of the release key: its principal (the key id), the stage, and the release principal's context. */
+function judgeAllow(outcome: InvocationOutcome, context: Readonly<Record<string, string>>): string | undefined {
+  if (outcome.kind === 'functionError') return functionFailure(outcome);
+  const answer = outcome.payload as { principalId?: unknown; policyDocument?: { Statement?: unknown }; context?: unknown } | null;
+  const statements = Array.isArray(answer?.policyDocument?.Statement) ? (answer.policyDocument.Statement as { Effect?: unknown }[]) : [];
+  if (statements.length === 0 || statements.some((statement) => statement?.Effect !== 'Allow')) return 'did not allow the release key';
+  if (answer?.principalId !== context.principalId) return 'allowed the release key as another principal';
+  const given = (answer?.context ?? {}) as Record<string, unknown>;
+  const { principalId: _principal, ...expected } = context;
+  const same = Object.keys(given).length === Object.keys(expected).length && Object.entries(expected).every(([name, value]) => String(given[name]) === value);
+  return same ? undefined : 'allowed the release key without the release principal in its context (plan, limits, pet space)';
+}
+
+function samePet(pet: Readonly<Record<string, unknown>>, sent: Readonly<Record<string, unknown>>): boolean {
+  return Object.entries(sent).every(([name, value]) => pet[name] === value);
+}
+
+/** A header of a proxy result, by its name in any case (the first value). */
+function headerOf(outcome: InvocationOutcome, name: string): string | undefined {
+  if (outcome.kind !== 'returned') return undefined;
+  const { headers, multiValueHeaders } = (outcome.payload ?? {}) as { headers?: Record<string, unknown>; multiValueHeaders?: Record<string, unknown[]> };
+  const single = Object.entries(headers ?? {}).find(([header]) => header.toLowerCase() === name)?.[1];
+  if (typeof single === 'string') return single;
+  const multiple = Object.entries(multiValueHeaders ?? {}).find(([header]) => header.toLowerCase() === name)?.[1]?.[0];
+  return typeof multiple === 'string' ? multiple : undefined;
+}
+
+/** The cursor of a `Link: <…?limit=100&cursor=…>; rel="next"`. */
+function nextCursorOf(link: string | undefined): string | undefined {
+  const url = link === undefined ? undefined : /^<([^>]*)>\s*;\s*rel="next"$/.exec(link)?.[1];
+  if (url === undefined) return undefined;
+  return new URL(url, 'https://release-check.invalid').searchParams.get('cursor') ?? undefined;
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
+}

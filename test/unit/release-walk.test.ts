@@ -1,0 +1,171 @@
+import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { RELEASE_PROBES, type ReleasedFunction } from '../../functions/table';
+import { principalFromContext } from '../../shared/auth/authorizer-contract';
+import { GET_PET_DEPRECATION } from '../../shared/http/deprecation';
+import { CHECK_ADDRESS, releasePrincipal } from '../../shared/release-check/check-identity';
+import type { InvocationOutcome, Invoke } from '../../shared/release-check/invocation';
+import { runReleaseCheck } from '../../shared/release-check/run-release-check';
+import { LISTING_MAX_PAGES, LISTING_PAGE, RELEASE_KEY_WAIT_MS, WALK_PET } from '../../shared/release-check/success-walk';
+import { goodOutcomeOf, PROBES, RELEASE_KEY, WALK_STEPS, walkService } from '../support/release-probes';
+
+/**
+ * The walk through the success paths (shared/release-check/success-walk.ts), after the probes: what
+ * it sends, and each way a version may break a success path that it must catch. The functions are
+ * written here (walkService: good versions; each case breaks one); the real bundles walk it in
+ * test/local/release-drill.test.ts.
+ */
+const AT = Date.UTC(2026, 10, 26, 12, 0, 0);
+const [AUTHORIZE, CREATE, GET, LIST] = WALK_STEPS.map((step) => step.name) as [string, string, string, string];
+const WAITS = { retryEveryMs: 5, releaseKeyWaitMs: 50, listingWaitMs: 50 };
+
+const json = (statusCode: number, body: unknown, headers: Record<string, string> = {}): InvocationOutcome => ({
+  kind: 'returned',
+  payload: { statusCode, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) },
+});
+const internalError = json(500, { code: 'internal_error', message: 'Something went wrong.', status: 500 });
+
+type Answer = (event: unknown, good: () => InvocationOutcome, call: number) => InvocationOutcome;
+
+/** The probes answered as they expect; the walk by good versions, but for the functions given, which may call the good answer. */
+async function walk(breaks: Partial<Record<ReleasedFunction, Answer>> = {}, at = AT) {
+  const service = walkService();
+  const sent: { functionName: ReleasedFunction; event: unknown }[] = [];
+  const calls: Partial<Record<ReleasedFunction, number>> = {};
+  const invoke: Invoke<ReleasedFunction> = async (functionName, event) => {
+    sent.push({ functionName, event });
+    const probe = PROBES[sent.length - 1];
+    if (probe !== undefined) return goodOutcomeOf(probe);
+    calls[functionName] = (calls[functionName] ?? 0) + 1;
+    const good = () => service(functionName, event);
+    const broken = breaks[functionName];
+    return broken === undefined ? good() : broken(event, good, calls[functionName] as number);
+  };
+  const result = await runReleaseCheck(RELEASE_PROBES, invoke, { releaseKey: RELEASE_KEY, at, waits: WAITS });
+  const steps = Object.fromEntries(result.probes.slice(PROBES.length).map((step) => [step.name, step.passed ? 'passed' : step.reason]));
+  return { passed: result.passed, steps, walked: sent.slice(PROBES.length) };
+}
+
+const passedUpTo = (failing: string, reason: string) => {
+  const names = [AUTHORIZE, CREATE, GET, LIST];
+  const at = names.indexOf(failing);
+  const functionOf = ['authorizer', 'createPet', 'getPet', 'listPets'];
+  return Object.fromEntries(names.map((name, i) => [name, i < at ? 'passed' : i === at ? reason : `not run: the walk's ${functionOf[at]} step failed`]));
+};
+
+describe('the walk through the success paths', () => {
+  it('passes when the versions allow the release key, create a pet, get it and list it: one call each', async () => {
+    const { passed, steps, walked } = await walk();
+    expect({ passed, steps }).toEqual({ passed: true, steps: { [AUTHORIZE]: 'passed', [CREATE]: 'passed', [GET]: 'passed', [LIST]: 'passed' } });
+    expect(walked.map(({ functionName }) => functionName)).toEqual(['authorizer', 'createPet', 'getPet', 'listPets']);
+  });
+
+  it('sends the release key to the authorizer, and the operations its principal (the releases\' pet space), from the check\'s address', async () => {
+    const { walked } = await walk();
+    const [authorize, create, get, list] = walked.map(({ event }) => event) as [APIGatewayRequestAuthorizerEvent, APIGatewayProxyEvent, APIGatewayProxyEvent, APIGatewayProxyEvent];
+    expect([authorize.type, authorize.headers?.Authorization, authorize.requestContext.identity.sourceIp]).toEqual(['REQUEST', `Bearer ${RELEASE_KEY}`, CHECK_ADDRESS]);
+    for (const event of [create, get, list]) {
+      expect(principalFromContext(event.requestContext.authorizer)).toEqual({ ...releasePrincipal(RELEASE_KEY), petSpace: 'releases' });
+      expect([event.requestContext.identity.sourceIp, event.requestContext.requestTimeEpoch]).toEqual([CHECK_ADDRESS, AT]);
+      // No credential goes to an operation.
+      expect(Object.keys(event.headers).filter((name) => name.toLowerCase() === 'authorization')).toEqual([]);
+    }
+    expect([create.httpMethod, create.path, JSON.parse(create.body ?? '')]).toEqual(['POST', '/pets', { ...WALK_PET, name: `Release check ${new Date(AT).toISOString()}` }]);
+    expect([get.httpMethod, get.path, get.pathParameters]).toEqual(['GET', '/pets/7', { petId: '7' }]);
+    expect([list.httpMethod, list.path, list.queryStringParameters]).toEqual(['GET', '/pets', { limit: String(LISTING_PAGE) }]);
+  });
+
+  it('fails an authorizer that refuses the release key, once the wait for the key mirror is over, and runs nothing after it', async () => {
+    const { passed, steps, walked } = await walk({ authorizer: () => ({ kind: 'functionError', errorType: 'Error', errorMessage: 'Unauthorized' }) });
+    expect([passed, steps]).toEqual([false, passedUpTo(AUTHORIZE, 'refused the release key (Unauthorized) for 0.05 s')]);
+    expect(walked.every(({ functionName }) => functionName === 'authorizer')).toBe(true);
+    expect(walked.length).toBeGreaterThan(1);
+    expect(RELEASE_KEY_WAIT_MS).toBe(90_000);
+  });
+
+  it('passes when the authorizer allows the key after refusing it a while (the key mirror copied it meanwhile)', async () => {
+    const { passed, walked } = await walk({ authorizer: (_event, good, call) => (call < 3 ? { kind: 'functionError', errorType: 'Error', errorMessage: 'Unauthorized' } : good()) });
+    expect(passed).toBe(true);
+    expect(walked.filter(({ functionName }) => functionName === 'authorizer').length).toBe(3);
+  });
+
+  it.each([
+    ['another principal', (good: () => InvocationOutcome) => withPayload(good(), (answer) => ({ ...answer, principalId: '0000000000000000' })), 'allowed the release key as another principal'],
+    ['a customer\'s principal (no pet space)', (good: () => InvocationOutcome) => withPayload(good(), (answer) => ({ ...answer, context: { ...(answer.context as object), petSpace: undefined } })), 'allowed the release key without the release principal in its context (plan, limits, pet space)'],
+    ['another plan', (good: () => InvocationOutcome) => withPayload(good(), (answer) => ({ ...answer, context: { ...(answer.context as object), plan: 'free' } })), 'allowed the release key without the release principal in its context (plan, limits, pet space)'],
+    ['a Deny', (good: () => InvocationOutcome) => withPayload(good(), (answer) => ({ ...answer, policyDocument: { Statement: [{ Effect: 'Deny' }] } })), 'did not allow the release key'],
+    ['a failure', () => ({ kind: 'functionError', errorType: 'Error', errorMessage: 'boom' }) as InvocationOutcome, 'failed: Error: boom'],
+  ])('fails an authorizer that answers the release key with %s', async (_case, answer, reason) => {
+    const { steps } = await walk({ authorizer: (_event, good) => answer(good) });
+    expect(steps).toEqual(passedUpTo(AUTHORIZE, reason));
+  });
+
+  it.each([
+    ['500', () => internalError, 'answered 500 internal_error instead of 201'],
+    ['201 with another pet', (good: () => InvocationOutcome) => withBody(good(), (pet) => ({ ...pet, status: 'sold' })), 'answered 201 with a body that holds a pet other than the one sent'],
+    ['201 without a pet', () => json(201, { id: 7 }, { Location: '/v1/pets/7' }), 'answered 201 with a body that holds no pet: it has no name'],
+    ['201 without its Location', (good: () => InvocationOutcome) => withPayload(good(), (answer) => ({ ...answer, headers: { 'Content-Type': 'application/json' } })), 'answered 201 without the pet\'s Location'],
+  ])('fails a create that answers %s, and runs nothing after it', async (_case, answer, reason) => {
+    const { steps, walked } = await walk({ createPet: (_event, good) => answer(good) });
+    expect(steps).toEqual(passedUpTo(CREATE, reason));
+    expect(walked.map(({ functionName }) => functionName)).toEqual(['authorizer', 'createPet']);
+  });
+
+  it.each([
+    ['500 on the pet just created', () => internalError, 'answered 500 internal_error instead of 200'],
+    ['404 on the pet just created', () => json(404, { code: 'not_found', message: 'No pet.', status: 404 }), 'answered 404 not_found instead of 200'],
+    ['another pet', (good: () => InvocationOutcome) => withBody(good(), (pet) => ({ ...pet, id: 8 })), 'answered 200 with a body that is not the pet created'],
+  ])('fails a get that answers %s', async (_case, answer, reason) => {
+    const { steps } = await walk({ getPet: (_event, good) => answer(good) });
+    expect(steps).toEqual(passedUpTo(GET, reason));
+  });
+
+  it('expects getPet\'s 410 gone from its sunset on, and walks on to the listing', async () => {
+    const sunset = GET_PET_DEPRECATION.sunsetAt.getTime();
+    const gone = () => json(410, { code: 'gone', message: 'Gone.', status: 410 });
+    expect((await walk({ getPet: gone }, sunset)).steps).toEqual({ [AUTHORIZE]: 'passed', [CREATE]: 'passed', [GET]: 'passed', [LIST]: 'passed' });
+    expect((await walk({}, sunset)).steps[GET]).toBe('answered 200 instead of 410');
+  });
+
+  it('fails a listing that answers an empty page where pets exist, once its wait is over, reading it again meanwhile', async () => {
+    const { steps, walked } = await walk({ listPets: () => json(200, []) });
+    expect(steps).toEqual(passedUpTo(LIST, 'listed 0 pets without the pet created, for 0.05 s'));
+    expect(walked.filter(({ functionName }) => functionName === 'listPets').length).toBeGreaterThan(1);
+  });
+
+  it.each([
+    ['500', () => internalError, 'answered 500 internal_error instead of 200'],
+    ['a malformed page', () => json(200, [{ id: 7 }]), 'answered 200 with a body that holds a malformed pet at 0: it has no name'],
+  ])('fails a listing that answers %s', async (_case, answer, reason) => {
+    expect((await walk({ listPets: answer })).steps).toEqual(passedUpTo(LIST, reason));
+  });
+
+  it('passes a listing that shows the pet only after a while (its settle time, the index\'s lag)', async () => {
+    const { passed, walked } = await walk({ listPets: (_event, good, call) => (call < 3 ? json(200, []) : good()) });
+    expect(passed).toBe(true);
+    expect(walked.filter(({ functionName }) => functionName === 'listPets').length).toBe(3);
+  });
+
+  it('follows the listing\'s Link from page to page (earlier releases\' pets before it), and gives up after 20 pages', async () => {
+    const other = { id: 1, name: 'Earlier release', categoryId: 1, status: 'pending' };
+    const linked = (cursor: string) => json(200, [other], { Link: `<https://api.example.com/v1/pets?limit=${LISTING_PAGE}&cursor=${cursor}>; rel="next"` });
+    const paged = await walk({ listPets: (event, good) => ((event as APIGatewayProxyEvent).queryStringParameters?.cursor === 'page3' ? good() : linked((event as APIGatewayProxyEvent).queryStringParameters?.cursor === 'page2' ? 'page3' : 'page2')) });
+    expect(paged.passed).toBe(true);
+    expect(paged.walked.filter(({ functionName }) => functionName === 'listPets').map(({ event }) => (event as APIGatewayProxyEvent).queryStringParameters)).toEqual([
+      { limit: String(LISTING_PAGE) },
+      { limit: String(LISTING_PAGE), cursor: 'page2' },
+      { limit: String(LISTING_PAGE), cursor: 'page3' },
+    ]);
+    const endless = await walk({ listPets: () => linked('more') });
+    expect(endless.steps[LIST]).toBe(`listed ${LISTING_MAX_PAGES} pets without the pet created, for 0.05 s`);
+  });
+});
+
+function withPayload(outcome: InvocationOutcome, change: (payload: Record<string, unknown>) => Record<string, unknown>): InvocationOutcome {
+  if (outcome.kind !== 'returned') throw new Error('a good version returns');
+  return { kind: 'returned', payload: change(outcome.payload as Record<string, unknown>) };
+}
+
+function withBody(outcome: InvocationOutcome, change: (body: Record<string, unknown>) => Record<string, unknown>): InvocationOutcome {
+  return withPayload(outcome, (payload) => ({ ...payload, body: JSON.stringify(change(JSON.parse(payload.body as string) as Record<string, unknown>)) }));
+}
