@@ -5,7 +5,7 @@ import { FUNCTION_SETTINGS } from '../infra/functions';
 import { KeyRegistry } from '../shared/auth/key-registry';
 import { RELEASES_PET_SPACE } from '../shared/auth/principal';
 import { RELEASE_KEY_PLAN } from '../shared/release-check/check-identity';
-import { runReleaseCheck, type ReleaseCheckResult } from '../shared/release-check/run-release-check';
+import { runReleaseCheck, type ReleaseCheckOptions, type ReleaseCheckResult } from '../shared/release-check/run-release-check';
 import { ensureTable } from './create-table';
 import { clientFor, type DynamoDbTarget } from './dynamodb-target';
 import { startFunctionProcess, type FunctionProcess } from './function-process';
@@ -26,9 +26,11 @@ export interface BundleCheckOptions {
   readonly cursorSecret: string;
   /** A function's process wrote a line on stderr. */
   readonly onStderr?: (functionName: ReleasedFunction, line: string) => void;
+  /** How long the walk waits for a listing to show its pet, and between tries (shorter in the tests). */
+  readonly waits?: Pick<NonNullable<ReleaseCheckOptions['waits']>, 'listingWaitMs' | 'retryEveryMs'>;
 }
 
-export async function checkBundles({ build, target, cursorSecret, onStderr }: BundleCheckOptions): Promise<ReleaseCheckResult<ReleasedFunction>> {
+export async function checkBundles({ build, target, cursorSecret, onStderr, waits }: BundleCheckOptions): Promise<ReleaseCheckResult<ReleasedFunction>> {
   const client = clientFor(target);
   try {
     await ensureTable(client, target.tableName);
@@ -51,7 +53,7 @@ export async function checkBundles({ build, target, cursorSecret, onStderr }: Bu
     }
     const releaseKey = await registerReleaseKey(target);
     // The key is in the registry before the check starts: no mirror to wait for.
-    return await runReleaseCheck(RELEASE_PROBES, (name, event, signal) => (processes.get(name) as FunctionProcess).invoke(event, signal), { releaseKey, waits: { releaseKeyWaitMs: 0 } });
+    return await runReleaseCheck(RELEASE_PROBES, (name, event, signal) => (processes.get(name) as FunctionProcess).invoke(event, signal), { releaseKey, waits: { ...waits, releaseKeyWaitMs: 0 } });
   } finally {
     await Promise.all([...processes.values()].map((running) => running.stop()));
   }

@@ -41,7 +41,7 @@ export interface ReleaseCheckOptions {
   readonly probeDeadlineMs?: number;
   readonly deadlineMs?: number;
   /** The walk's waits (its defaults: ./success-walk.ts). */
-  readonly waits?: Pick<WalkSetting, 'retryEveryMs' | 'releaseKeyWaitMs' | 'listingWaitMs'>;
+  readonly waits?: Pick<WalkSetting, 'retryEveryMs' | 'releaseKeyWaitMs' | 'listingWaitMs' | 'listingSettleWaitMs'>;
 }
 
 export type ProbeResult<Name extends string = string> =

@@ -2,6 +2,7 @@ import { AUTHORIZER_UNAUTHORIZED } from '../auth/authorizer-contract';
 import type { Principal } from '../auth/principal';
 import { API_BASE_PATH } from '../http/base-path';
 import { OPERATION_ROUTES } from '../http/routes';
+import { LISTING_SETTLE_MS } from '../pets/pet-ids';
 import { functionFailure, judgeAnswer } from './answer-judgement';
 import { petPageProblem, petProblem } from './answer-shapes';
 import { authorizerContextOf, CHECK_ADDRESS } from './check-identity';
@@ -28,7 +29,9 @@ export type WalkFunction = 'authorizer' | 'createPet' | 'getPet' | 'listPets';
 export const RELEASE_KEY_WAIT_MS = 90_000;
 /** Between two tries of the release key, and two walks through the listing. */
 export const RETRY_EVERY_MS = 3_000;
-/** How long the listing may take to show the pet: its settle time and first-page cache (a second), the index's lag, with a wide margin. */
+/** Before the first listing: the listing's settle time (a pet shows once its id is half a second old), and a margin. */
+export const LISTING_SETTLE_WAIT_MS = LISTING_SETTLE_MS + 100;
+/** How long after that the listing may take to show the pet: the index's lag, a cached first page (half a second), with a wide margin. */
 export const LISTING_WAIT_MS = 10_000;
 /** A listing's page, and the pages a walk through it reads at most (earlier releases' pets stay until TTL deletes them). */
 export const LISTING_PAGE = 100;
@@ -62,6 +65,7 @@ export interface WalkSetting {
   readonly retryEveryMs?: number;
   readonly releaseKeyWaitMs?: number;
   readonly listingWaitMs?: number;
+  readonly listingSettleWaitMs?: number;
 }
 
 /** The walk's steps, in order; each after the first reads what the one before it found. */
@@ -70,6 +74,7 @@ export function successWalk(setting: WalkSetting): readonly WalkStep[] {
   const retryEveryMs = setting.retryEveryMs ?? RETRY_EVERY_MS;
   const releaseKeyWaitMs = setting.releaseKeyWaitMs ?? RELEASE_KEY_WAIT_MS;
   const listingWaitMs = setting.listingWaitMs ?? LISTING_WAIT_MS;
+  const listingSettleWaitMs = setting.listingSettleWaitMs ?? LISTING_SETTLE_WAIT_MS;
   const context = authorizerContextOf(principal);
   const base = { authorizer: context, sourceIp: CHECK_ADDRESS, arrivedAt: at } as const;
   const walkPet = { ...WALK_PET, name: `${WALK_PET.name} ${new Date(at).toISOString()}` };
@@ -131,9 +136,10 @@ export function successWalk(setting: WalkSetting): readonly WalkStep[] {
   const list: WalkStep = {
     name: `listPets: ${OPERATION_ROUTES.listPets.method} ${API_BASE_PATH}${OPERATION_ROUTES.listPets.path}?limit=${LISTING_PAGE}, page after page (until the pet created shows)`,
     functionName: 'listPets',
-    extraMs: listingWaitMs,
+    extraMs: listingSettleWaitMs + listingWaitMs,
     run: async (send, signal) => {
       const { id } = created as { id: number };
+      await pause(listingSettleWaitMs, signal);
       const until = performance.now() + listingWaitMs;
       for (;;) {
         let cursor: string | undefined;

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkBundles } from '../../local/bundle-release-check';
 import { testDatabase } from '../support/database';
 import { PROCESS_TEST_TIMEOUT_MS } from '../support/npm-start';
-import { buildWith, goodBuild, removeBuilds } from '../support/release-builds';
-import { PROBES, resultsWith } from '../support/release-probes';
+import { buildWith, buildWrapping, goodBuild, removeBuilds } from '../support/release-builds';
+import { PROBES, resultsWith, WALK_STEPS } from '../support/release-probes';
 
 vi.setConfig({ testTimeout: PROCESS_TEST_TIMEOUT_MS, hookTimeout: PROCESS_TEST_TIMEOUT_MS });
 
@@ -18,6 +18,7 @@ vi.setConfig({ testTimeout: PROCESS_TEST_TIMEOUT_MS, hookTimeout: PROCESS_TEST_T
  * release-drill-command.test.ts.
  */
 const database = testDatabase();
+const INTERNAL_ERROR = '{ statusCode: 500, headers: { "Content-Type": "application/json" }, body: JSON.stringify({ code: "internal_error", message: "Something went wrong.", status: 500 }) }';
 const tables: string[] = [];
 let good: string;
 
@@ -38,26 +39,43 @@ async function drill(build: string) {
     build,
     target: { endpoint: database.endpoint, tableName, region: 'us-east-1', localAccessKey: 'local' },
     cursorSecret: 'release-drill-test-secret',
+    // The listing's wait, shorter than the check's 10 s: only a broken listing waits it out.
+    waits: { listingWaitMs: 2_000, retryEveryMs: 250 },
   });
   return { result, tableName };
 }
 
 describe('the release drill', () => {
-  it('passes the build the stack deploys: every probe', async () => {
+  it('passes the build the stack deploys: every probe and every step of the walk', async () => {
     expect((await drill(good)).result).toEqual({ passed: true, probes: resultsWith() });
   });
 
-  it('writes no pet: after it, the table holds the counters of the check\'s principal and of its address, nothing else', async () => {
+  it('writes no customer\'s pet: after it, the table holds its release key, its one pet in the releases\' space (expiring in a day), and the counters of its key and address, nothing else', async () => {
+    const startedAt = Date.now();
     const { result, tableName } = await drill(good);
     expect(result.passed).toBe(true);
     const items: Record<string, unknown>[] = [];
     for await (const page of paginateScan({ client: database.documentClient }, { TableName: tableName, ConsistentRead: true })) items.push(...(page.Items ?? []));
-    // Each operation's probe counts one request of the principal; the authorizer's one of the address.
+    const byPartition = (prefix: string) => items.filter((item) => String(item.pk).startsWith(prefix));
+    const [key, ...otherKeys] = byPartition('APIKEY#');
+    expect([otherKeys, key?.plan, key?.petSpace]).toEqual([[], 'business', 'releases']);
+    const keyId = String(key?.sk).slice(0, 16);
+    const [pet, ...otherPets] = byPartition('RELEASES#PET#');
+    expect(otherPets).toEqual([]);
+    expect(pet).toMatchObject({ name: expect.stringMatching(/^Release check /), categoryId: 1, statusShard: expect.stringMatching(/^pending#releases#[0-7]$/), listShard: expect.stringMatching(/^pets#releases#[0-7]$/) });
+    expect(Number(pet?.expiresAt) - startedAt / 1000).toBeGreaterThan(86_400 - 60);
+    expect(Number(pet?.expiresAt) - Date.now() / 1000).toBeLessThanOrEqual(86_400);
+    // Each operation's probe counts one request of the key, and so does each operation's step of the walk; the authorizer's probe one of the address.
     const sentAs = (sender: string) => PROBES.filter((probe) => probe.sentAs === sender).length;
-    expect(items.map(({ pk, sk, dayCount }) => ({ pk, sk, dayCount })).sort((a, b) => String(a.pk).localeCompare(String(b.pk)))).toEqual([
+    const rest = items.filter((item) => item !== key && item !== pet);
+    expect(rest.map(({ pk, sk, dayCount }) => ({ pk, sk, dayCount })).sort((a, b) => String(a.pk).localeCompare(String(b.pk)))).toEqual([
       { pk: 'RATE#ip#192.0.2.1', sk: 'counters', dayCount: sentAs('unknownToken') },
-      { pk: 'RATE#key#0000000000000000', sk: 'counters', dayCount: sentAs('checkPrincipal') },
+      { pk: `RATE#key#${keyId}`, sk: 'counters', dayCount: expect.any(Number) },
     ]);
+    // The walk's create, get and first listing; a listing again only if the pet did not show yet (a loaded machine).
+    const counted = Number(rest.find((item) => item.pk === `RATE#key#${keyId}`)?.dayCount);
+    expect(counted - sentAs('checkPrincipal')).toBeGreaterThanOrEqual(3);
+    expect(counted - sentAs('checkPrincipal')).toBeLessThanOrEqual(3 + 2_000 / 250);
   });
 
   it.each([
@@ -78,6 +96,21 @@ describe('the release drill', () => {
     ],
   ] as const)('fails a build where %s %s, naming the function and why', async (name, _, code, reason) => {
     const failures = Object.fromEntries(PROBES.filter((probe) => probe.functionName === name).map((probe) => [probe.name, reason]));
-    expect((await drill(await buildWith(good, name, code))).result).toEqual({ passed: false, probes: resultsWith(failures) });
+    // The walk goes through every function but apiDocs: it fails at that function's step, and runs none after it.
+    const step = WALK_STEPS.findIndex((walkStep) => walkStep.functionName === name);
+    const walkReason = name === 'authorizer' ? 'allowed the release key as another principal' : reason;
+    const walkFailures = step === -1 ? {} : Object.fromEntries(WALK_STEPS.slice(step).map((walkStep, i) => [walkStep.name, i === 0 ? walkReason : `not run: the walk's ${name} step failed`]));
+    expect((await drill(await buildWith(good, name, code))).result).toEqual({ passed: false, probes: resultsWith({ ...failures, ...walkFailures }) });
+  });
+
+  it.each([
+    ['createPet', 'answers 500 to every valid create', `const answer = await real(event, context);\nreturn answer.statusCode === 201 ? ${INTERNAL_ERROR} : answer;`, 'answered 500 internal_error instead of 201'],
+    ['getPet', 'answers 500 to a get of a pet that exists', `const answer = await real(event, context);\nreturn answer.statusCode === 200 ? ${INTERNAL_ERROR} : answer;`, 'answered 500 internal_error instead of 200'],
+    ['listPets', 'answers an empty page where pets exist', 'const answer = await real(event, context);\nreturn answer.statusCode === 200 ? { ...answer, headers: { ...answer.headers, Link: undefined }, body: "[]" } : answer;', 'listed 0 pets without the pet created, for 2 s'],
+    ['authorizer', 'refuses every key it would allow', 'const answer = await real(event, context);\nif (answer.policyDocument.Statement[0].Effect === "Allow") throw new Error("Unauthorized");\nreturn answer;', 'refused the release key (Unauthorized) for 0 s'],
+  ] as const)('fails a build whose %s %s, though its probes pass: at that step of the walk', async (name, _, body, reason) => {
+    const step = WALK_STEPS.findIndex((walkStep) => walkStep.functionName === name);
+    const walkFailures = Object.fromEntries(WALK_STEPS.slice(step).map((walkStep, i) => [walkStep.name, i === 0 ? reason : `not run: the walk's ${name} step failed`]));
+    expect((await drill(await buildWrapping(good, name, body))).result).toEqual({ passed: false, probes: resultsWith(walkFailures) });
   });
 });

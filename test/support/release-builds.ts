@@ -1,6 +1,6 @@
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { ReleasedFunction } from '../../functions/table';
 import { buildReleasedBundles, bundleOf } from '../../local/release-bundles';
 
@@ -26,6 +26,20 @@ export async function buildWith(good: string, name: ReleasedFunction, code: stri
   const directory = await temporaryDirectory();
   await cp(good, directory, { recursive: true });
   await writeFile(bundleOf(directory, name), code);
+  return directory;
+}
+
+/**
+ * A copy of `good` with one function's bundle wrapped: the real one moved beside it (`real.mjs`),
+ * and `index.mjs` exporting `export const handler = async (event, context) => { <body> }`, in which
+ * `real` is the real handler: the function breaks one success path and keeps the rest.
+ */
+export async function buildWrapping(good: string, name: ReleasedFunction, body: string): Promise<string> {
+  const directory = await temporaryDirectory();
+  await cp(good, directory, { recursive: true });
+  const bundle = bundleOf(directory, name);
+  await rename(bundle, join(dirname(bundle), 'real.mjs'));
+  await writeFile(bundle, `import { handler as real } from './real.mjs';\nexport const handler = async (event, context) => {\n${body}\n};\n`);
   return directory;
 }
 

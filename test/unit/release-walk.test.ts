@@ -17,7 +17,7 @@ import { goodOutcomeOf, PROBES, RELEASE_KEY, WALK_STEPS, walkService } from '../
  */
 const AT = Date.UTC(2026, 10, 26, 12, 0, 0);
 const [AUTHORIZE, CREATE, GET, LIST] = WALK_STEPS.map((step) => step.name) as [string, string, string, string];
-const WAITS = { retryEveryMs: 5, releaseKeyWaitMs: 50, listingWaitMs: 50 };
+const WAITS = { retryEveryMs: 5, releaseKeyWaitMs: 50, listingWaitMs: 50, listingSettleWaitMs: 0 };
 
 const json = (statusCode: number, body: unknown, headers: Record<string, string> = {}): InvocationOutcome => ({
   kind: 'returned',
