@@ -28,6 +28,7 @@ import { declaredEnvironment, grantDeclaredRights } from './declared-rights';
 import { logGroupSettings, petStoreFunction, type FunctionOptions, type PetStoreFunction } from './functions';
 import { addGatewayResponses } from './gateway-responses';
 import { acknowledgeKeyMirrorReads, grantKeyMirrorReads, scheduleKeyMirror } from './key-mirror';
+import { addReleaseKey } from './release-key';
 import { addReleases, type ReleaseTarget } from './releases';
 import { noticeEndedReleases } from './release-notices';
 import { addLockoutAlarm } from './lockout-alarm';
@@ -185,14 +186,17 @@ export class PetStoreStack extends Stack {
 
     // CodeDeploy's check before traffic of each release (functions/releaseCheck, infra/releases.ts).
     const releaseCheck = declaredFunction('releaseCheck', {
-      // It must report to CodeDeploy within a minute (functions/releaseCheck).
-      timeout: Duration.seconds(60),
+      // Its check ends within 210 s (the walk may wait 150 s for the release key to reach the
+      // registry), its report within 10 more; CodeDeploy waits for a hook's report up to an hour.
+      timeout: Duration.seconds(240),
       // Traced like every function: in Lambda the SDK passes the trace on (X-Amzn-Trace-Id), so each
       // probe's invocation of the new version is a segment of the check's trace.
       // Runs once per function per release: its failures are the release's, reported to CodeDeploy.
       errorAlarm: false,
       invocationAlarmThreshold: undefined,
     });
+    // The key the check walks the success paths with, apart from every customer's (infra/release-key.ts).
+    const releaseKey = addReleaseKey(this, { stageName: props.stage, plans: usagePlans, mirror: keyMirror, check: releaseCheck });
     // The API's 5XX rate (a failing authorizer among its causes), p99 latency, DynamoDB and Lambda throttling.
     const everyFunction = [...Object.values(functions), authorizerFunction, docsFunction, keyMirror, releaseCheck];
     const alarms = addOperationsAlarms(this, {
@@ -255,6 +259,7 @@ export class PetStoreStack extends Stack {
     new CfnOutput(this, 'BaseUrl', { description: 'The base address of this stage (ends in /v1).', value: this.api.url.replace(/\/$/, '') });
     new CfnOutput(this, 'TableName', { description: 'The DynamoDB table of pets, id sequence and rate counters.', value: table.tableName });
     new CfnOutput(this, 'DashboardName', { description: 'The CloudWatch dashboard of this stage (CloudFormation names it: no two stacks collide).', value: dashboard.dashboardName });
+    new CfnOutput(this, 'ReleaseKeyId', { description: 'The release check\'s API key (its id, not its value): keep it enabled and in its usage plan (docs/release-check.md).', value: releaseKey.ref });
     new CfnOutput(this, 'ApiId', { description: 'The REST API id, to find its keys and usage plans in the console.', value: this.api.restApiId });
     new CfnOutput(this, 'FreeLimitPerMinute', { description: 'Free plan: requests a minute, as the service enforces them.', value: String(STANDARD_PLAN_LIMITS.free.perMinute) });
   }

@@ -19,10 +19,10 @@ import { successWalk, type Send, type WalkFunction, type WalkSetting } from './s
 export const PROBE_DEADLINE_MS = 25_000;
 /**
  * The whole check: the probes, the walk (its wait for the release key on a stage's first release
- * with it: RELEASE_KEY_WAIT_MS, 90 s), well inside the hook's own timeout (3 minutes,
+ * with it: RELEASE_KEY_WAIT_MS, 150 s), well inside the hook's own timeout (4 minutes,
  * infra/pet-store-stack.ts), with time left to report.
  */
-export const CHECK_DEADLINE_MS = 150_000;
+export const CHECK_DEADLINE_MS = 210_000;
 /**
  * Invocations running at once. A release runs one check per function it moves (each deployment's
  * hook), all at the same moment, on the account's concurrency that live traffic uses too: five

@@ -23,10 +23,11 @@ export type WalkFunction = 'authorizer' | 'createPet' | 'getPet' | 'listPets';
 
 /**
  * How long the authorizer may refuse the release key before the step fails: on a stage's first
- * release with the key, the key mirror (once a minute) may not have copied it yet (1 minute, its
- * run, and a margin). A version that refuses every key fails once this has passed.
+ * release with the key, the stack may add the key to its plan while the check runs, and the key
+ * mirror (once a minute) copy it a minute later (infra/release-key.ts): a minute and a half, with
+ * as much again for margin. A version that refuses every key fails once this has passed.
  */
-export const RELEASE_KEY_WAIT_MS = 90_000;
+export const RELEASE_KEY_WAIT_MS = 150_000;
 /** Between two tries of the release key, and two walks through the listing. */
 export const RETRY_EVERY_MS = 3_000;
 /** Before the first listing: the listing's settle time (a pet shows once its id is half a second old), and a margin. */

@@ -89,7 +89,8 @@ describe.each(['staging', 'prod'] as const)('releases of the %s stack', (stage) 
       groups.push(idWithPrefix(template(), 'AWS::CodeDeploy::DeploymentGroup', `${id}Release`));
     }
     const check = resourcesOf(template(), 'AWS::Lambda::Function')[checkFn]?.Properties as Record<string, any>;
-    expect(check.Timeout).toBe(60);
+    // The check's 210 s (the walk may wait 150 s for the release key) and its report's 10 s.
+    expect(check.Timeout).toBe(240);
     // Traced, like every function: a probe's invocation of the new version joins the check's trace.
     expect(check.TracingConfig).toEqual({ Mode: 'Active' });
     // The versions to check, by declared name: the ones this update publishes.
@@ -98,9 +99,11 @@ describe.each(['staging', 'prod'] as const)('releases of the %s stack', (stage) 
     expect(targets).toEqual(Object.fromEntries(Object.entries(RELEASED).map(([id, name]) => [name, `<${versionOf(template(), id)}>`])));
     // Exactly the functions the check has probes for (it fails a release whose list differs).
     expect(Object.keys(targets).sort()).toEqual([...RELEASED_FUNCTIONS].sort());
-    // Its rights: its own log group, its trace segments (X-Ray names no narrower resource), invoke those versions, report to these deployment groups; nothing else.
-    const [logs, xray, ...statements] = resourcesOf(template(), 'AWS::IAM::Policy')[checkPolicy]?.Properties.PolicyDocument.Statement as Record<string, any>[];
+    // Its rights: its own log group, its trace segments (X-Ray names no narrower resource), read the release key, invoke those versions, report to these deployment groups; nothing else.
+    const [logs, xray, releaseKey, ...statements] = resourcesOf(template(), 'AWS::IAM::Policy')[checkPolicy]?.Properties.PolicyDocument.Statement as Record<string, any>[];
     expect([logs?.Action, xray]).toEqual([['logs:CreateLogStream', 'logs:PutLogEvents'], { Action: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'], Effect: 'Allow', Resource: '*' }]);
+    expect(releaseKey).toEqual({ Action: 'apigateway:GET', Effect: 'Allow', Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':apigateway:', { Ref: 'AWS::Region' }, '::/apikeys/', { Ref: 'ReleaseKey' }]] } });
+    expect(check.Environment.Variables.RELEASE_API_KEY_ID).toEqual({ Ref: 'ReleaseKey' });
     statements.unshift(logs as Record<string, any>);
     expect(statements.map((statement) => statement.Action)).toEqual([['logs:CreateLogStream', 'logs:PutLogEvents'], 'codedeploy:PutLifecycleEventHookExecutionStatus', 'lambda:InvokeFunction']);
     expect(statements[0]?.Resource).toEqual({ 'Fn::GetAtt': [idWithPrefix(template(), 'AWS::Logs::LogGroup', 'ReleaseCheckLogs'), 'Arn'] });
@@ -118,6 +121,21 @@ describe.each(['staging', 'prod'] as const)('releases of the %s stack', (stage) 
     expect(new Set(statements[2]?.Resource)).toEqual(new Set(Object.keys(RELEASED).map(qualified)));
     expect(statements[2]?.Resource).toHaveLength(Object.keys(RELEASED).length);
     for (const statement of statements) expect(statement.Effect).toBe('Allow');
+  });
+
+  it('gives the check a release key of the stage\'s own, in the Business plan, which the mirror knows before the key is in its plan (issue 51, finding 2)', () => {
+    const keys = resourcesOf(templates.prod, 'AWS::ApiGateway::ApiKey');
+    // API Gateway draws its value: no template holds it.
+    expect(keys).toEqual({ ReleaseKey: { Type: 'AWS::ApiGateway::ApiKey', Properties: { Name: 'petstore-prod-release-check', Description: expect.stringContaining('release check'), Enabled: true } } });
+    // Each stage its own: both may share an account.
+    expect(Object.values(resourcesOf(templates.staging, 'AWS::ApiGateway::ApiKey')).map((key) => key.Properties.Name)).toEqual(['petstore-staging-release-check']);
+    const inPlan = resourcesOf(template(), 'AWS::ApiGateway::UsagePlanKey');
+    expect(Object.values(inPlan).map((resource) => resource.Properties)).toEqual([{ KeyId: { Ref: 'ReleaseKey' }, KeyType: 'API_KEY', UsagePlanId: { Ref: idWithPrefix(template(), 'AWS::ApiGateway::UsagePlan', 'ApiBusinessUsagePlan') } }]);
+    // The mirror's new version (with the key's id) is live before the key joins the plan, so no mirror copies it as a customer's key.
+    const mirrorFn = idWithPrefix(template(), 'AWS::Lambda::Function', 'KeyMirror');
+    expect(resourcesOf(template(), 'AWS::Lambda::Function')[mirrorFn]?.Properties.Environment.Variables.RELEASE_API_KEY_ID).toEqual({ Ref: 'ReleaseKey' });
+    expect(Object.values(inPlan)[0]?.DependsOn).toEqual(expect.arrayContaining([idWithPrefix(template(), 'AWS::Lambda::Alias', 'KeyMirrorLive')]));
+    expect(template().toJSON().Outputs.ReleaseKeyId.Value).toEqual({ Ref: 'ReleaseKey' });
   });
 
   it('pages when the authorizer refuses nearly every request, whichever version does (issue 51, finding 1): a stage alarm on refusals against the requests served', () => {
