@@ -27,6 +27,8 @@ interface Caller {
   perDay: number;
   /** The RateLimit-Policy header of the caller's limits, made once per key lookup. */
   policy: string;
+  /** The release key's caller: its pets in the releases' partitions, its requests out of the metrics (a 5XX by version alone). */
+  release: boolean;
 }
 
 const policyOf = (perMinute: number, perDay: number): string => `"minute";q=${perMinute};w=60, "day";q=${perDay};w=86400`;
@@ -38,14 +40,14 @@ const COUNT = /^[1-9][0-9]{0,15}$/;
 /** The caller the authorizer allowed, from `requestContext.authorizer` (values as strings). */
 function caller(context: Record<string, unknown> | null | undefined): Caller | undefined {
   if (context === null || context === undefined || context.keyId === undefined) return undefined;
-  const { keyId = '', plan = '', perMinute = '', perDay = '' } = context as Record<string, string | undefined>;
-  if (!KEY_ID.test(keyId) || !COUNT.test(perMinute) || !COUNT.test(perDay) || (plan !== 'free' && plan !== 'pro' && plan !== 'business' && plan !== 'enterprise')) {
+  const { keyId = '', plan = '', perMinute = '', perDay = '', petSpace } = context as Record<string, string | undefined>;
+  if (!KEY_ID.test(keyId) || !COUNT.test(perMinute) || !COUNT.test(perDay) || (plan !== 'free' && plan !== 'pro' && plan !== 'business' && plan !== 'enterprise') || (petSpace !== undefined && petSpace !== 'releases')) {
     throw new Error('malformed authorizer context');
   }
   const policyKey = `${perMinute}/${perDay}`;
   let policy = policies.get(policyKey);
   if (policy === undefined) policies.set(policyKey, (policy = policyOf(Number(perMinute), Number(perDay))));
-  return { keyId, plan, perMinute: Number(perMinute), perDay: Number(perDay), policy };
+  return { keyId, plan, perMinute: Number(perMinute), perDay: Number(perDay), policy, release: petSpace !== undefined };
 }
 
 export interface Count {
@@ -166,6 +168,9 @@ const EMF_BY_VERSION = `{"Namespace":"${NAMESPACE}","Dimensions":[["operation","
 const EMF_WITH_PLAN = `{"Namespace":"${NAMESPACE}","Dimensions":[["operation","plan"],["operation"]],"Metrics":${EMF_METRICS}}`;
 const EMF_WITHOUT_PLAN = `{"Namespace":"${NAMESPACE}","Dimensions":[["operation"]],"Metrics":${EMF_METRICS}}`;
 const VERSION = `,"version":${JSON.stringify(process.env.AWS_LAMBDA_FUNCTION_VERSION || '$LATEST')}`;
+/** The release key's request: no metric, but a 5XX's by operation and version. */
+const releaseMetrics = (statusClass: number): string =>
+  statusClass === 5 ? `${VERSION},"Status5xx":1,"_aws":{"Timestamp":${Date.now()},"CloudWatchMetrics":[${EMF_BY_VERSION}]}` : '';
 
 /** The same answer and log line as ours: rate-limit headers (both forms), request id, no caching. */
 export function respond(context: Context, count: Count | undefined, status: number, body: string, headers: Record<string, string> = {}, code?: string): APIGatewayProxyResult {
@@ -177,7 +182,7 @@ export function respond(context: Context, count: Count | undefined, status: numb
   process.stdout.write(
     `{"time":"${isoTimestamp(Date.now())}","level":"${status >= 500 ? 'error' : 'info'}","msg":"request","requestId":${JSON.stringify(context.requestId)},${context.logFields},"status":${status},"durationMs":${durationMs}${
       who ? `,"keyId":"${who.keyId}","plan":"${who.plan}"` : ''
-    }${code ? `,"code":"${code}"` : ''}${statusClass === 5 ? VERSION : ''},"Requests":1,"Latency":${durationMs},"Status2xx":${statusClass === 2 ? 1 : 0},"Status4xx":${statusClass === 4 ? 1 : 0},"Status5xx":${statusClass === 5 ? 1 : 0},"RateLimited":${code === 'rate_limited' ? 1 : 0},"KeySuspended":${code === 'key_suspended' ? 1 : 0},"_aws":{"Timestamp":${Date.now()},"CloudWatchMetrics":[${who ? EMF_WITH_PLAN : EMF_WITHOUT_PLAN}${statusClass === 5 ? `,${EMF_BY_VERSION}` : ''}]}}\n`,
+    }${code ? `,"code":"${code}"` : ''}${who?.release === true ? releaseMetrics(statusClass) : `${statusClass === 5 ? VERSION : ''},"Requests":1,"Latency":${durationMs},"Status2xx":${statusClass === 2 ? 1 : 0},"Status4xx":${statusClass === 4 ? 1 : 0},"Status5xx":${statusClass === 5 ? 1 : 0},"RateLimited":${code === 'rate_limited' ? 1 : 0},"KeySuspended":${code === 'key_suspended' ? 1 : 0},"_aws":{"Timestamp":${Date.now()},"CloudWatchMetrics":[${who ? EMF_WITH_PLAN : EMF_WITHOUT_PLAN}${statusClass === 5 ? `,${EMF_BY_VERSION}` : ''}]}`}}\n`,
   );
   return {
     statusCode: status,
@@ -242,7 +247,11 @@ export const pad = (id: number): string => String(id).padStart(16, '0');
 
 /** How many partitions pets are spread over, as ours: `PET#<id mod 8>`; `statusShard` = `<status>#<id mod 8>`. */
 export const PET_SHARDS = 8;
-export const petPartition = (id: number): string => `PET#${id % PET_SHARDS}`;
+export const petPartition = (id: number, release = false): string => `${release ? 'RELEASES#' : ''}PET#${id % PET_SHARDS}`;
+/** The index keys' part after their first: `pets#<here><n>`, `<status>#<here><n>`. */
+export const indexInfix = (release: boolean): string => (release ? 'releases#' : '');
+/** A release pet's TTL: a day after it was written. */
+export const RELEASE_PET_SECONDS = 86_400;
 
 type PetItem = Record<string, { S?: string; N?: string }>;
 

@@ -7,7 +7,7 @@ import { isoTimestamp, now } from '../../shared/clock';
 // The same id rule and retry bound as ours, with the same helpers: features, not framework.
 import { drawPetId, YOUNG_ID_MS } from '../../shared/pets/pet-ids';
 import { attemptsOnlyUntil } from '../../shared/dynamodb/last-attempt';
-import { admitted, begin, refusedWithoutKey, db, error, pad, petPartition, PET_SHARDS, respond, TABLE, type Context, type Count } from '../../bench/baseline/common';
+import { admitted, begin, refusedWithoutKey, db, error, indexInfix, pad, petPartition, PET_SHARDS, RELEASE_PET_SECONDS, respond, TABLE, type Context, type Count } from '../../bench/baseline/common';
 
 const STATUSES = new Set(['available', 'pending', 'sold']);
 
@@ -57,9 +57,12 @@ const MAX_DRAWS = 3;
 const young = <C extends PutItemCommand | TransactWriteItemsCommand>(command: C, drawnAtMs: number): C => attemptsOnlyUntil(command, drawnAtMs + YOUNG_ID_MS, now);
 
 /** The pet's item: in its shard, the status as `statusShard`, its `listShard`, when written and the create's nonce. */
-function itemOf(id: number, pet: { name: string; categoryId: number; status: string }, nowMs: number, nonce: string): Record<string, AttributeValue> {
+function itemOf(id: number, pet: { name: string; categoryId: number; status: string }, nowMs: number, nonce: string, release: boolean): Record<string, AttributeValue> {
   const fields = { id: { N: String(id) }, name: { S: pet.name }, categoryId: { N: String(pet.categoryId) } };
-  return { pk: { S: petPartition(id) }, sk: { S: pad(id) }, ...fields, statusShard: { S: `${pet.status}#${id % PET_SHARDS}` }, listShard: { S: `pets#${id % PET_SHARDS}` }, createdAt: { S: isoTimestamp(nowMs) }, nonce: { S: nonce } };
+  const infix = indexInfix(release);
+  const item: Record<string, AttributeValue> = { pk: { S: petPartition(id, release) }, sk: { S: pad(id) }, ...fields, statusShard: { S: `${pet.status}#${infix}${id % PET_SHARDS}` }, listShard: { S: `pets#${infix}${id % PET_SHARDS}` }, createdAt: { S: isoTimestamp(nowMs) }, nonce: { S: nonce } };
+  if (release) item.expiresAt = { N: String(Math.floor(nowMs / 1000) + RELEASE_PET_SECONDS) };
+  return item;
 }
 
 const petBody = (id: number, pet: { name: string; categoryId: number; status: string }) =>
@@ -105,7 +108,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
             young(
               new TransactWriteItemsCommand({
                 TransactItems: [
-                  { Put: { TableName: TABLE, Item: itemOf(id, pet, nowMs, nonce), ConditionExpression: 'attribute_not_exists(pk)' } },
+                  { Put: { TableName: TABLE, Item: itemOf(id, pet, nowMs, nonce, context.caller?.release === true), ConditionExpression: 'attribute_not_exists(pk)' } },
                   {
                     Put: {
                       TableName: TABLE,
@@ -147,7 +150,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
       const id = drawPetId(nowMs);
       try {
         await db.send(
-          young(new PutItemCommand({ TableName: TABLE, Item: itemOf(id, pet, nowMs, nonce), ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }), nowMs),
+          young(new PutItemCommand({ TableName: TABLE, Item: itemOf(id, pet, nowMs, nonce, context.caller?.release === true), ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }), nowMs),
         );
         return created(id);
       } catch (cause) {

@@ -22,7 +22,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     return decided.refusal ?? error(context, decided.count, 400, 'invalid_request', 'The request is invalid: path.petId: must be an integer.', DEPRECATION, { path: 'path.petId', message: 'must be an integer' });
   }
   // Strongly consistent, in the pet's shard.
-  const read = db.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: petPartition(id) }, sk: { S: pad(id) } }, ConsistentRead: true }));
+  const read = db.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: petPartition(id, context.caller?.release === true) }, sk: { S: pad(id) } }, ConsistentRead: true }));
   read.catch(() => {});
   const decided = await admitted(context);
   if (decided.refusal) return decided.refusal;

@@ -7,25 +7,27 @@ import { FirstPageCache } from '../../shared/pets/first-page-cache';
 import { mergedPage, type MergedPage, type SourcePage } from '../../shared/pets/page-merge';
 import { lastIdDrawnBy, LISTING_SETTLE_MS } from '../../shared/pets/pet-ids';
 import type { PetStatus } from '../../shared/pets/schema';
-import { admitted, begin, refusedWithoutKey, db, error, pad, petJson, petOf, PET_SHARDS, respond, TABLE, type Context } from '../../bench/baseline/common';
+import { admitted, begin, refusedWithoutKey, db, error, indexInfix, pad, petJson, petOf, PET_SHARDS, respond, TABLE, type Context } from '../../bench/baseline/common';
 import { cursorKeys, prepareCursorKeys, readCursor, signCursor } from '../../bench/baseline/cursor';
 
 const STATUSES = new Set(['available', 'pending', 'sold']);
 /** As ours reads LISTING_SETTLE_MS and FIRST_PAGE_CACHE. */
 const SETTLE_MS = process.env.LISTING_SETTLE_MS ? Number(process.env.LISTING_SETTLE_MS) : LISTING_SETTLE_MS;
-const cache = process.env.FIRST_PAGE_CACHE === 'off' ? undefined : new FirstPageCache(now);
+/** One per pet space, as ours (the releases' pets apart). */
+const caches = process.env.FIRST_PAGE_CACHE === 'off' ? undefined : { customers: new FirstPageCache(now), releases: new FirstPageCache(now) };
 /** As ours: pages without a filter read the table's shards and the listing index's (petsById) in turn. */
 let unfilteredPages = 0;
 
 /** A page above `afterId`, merged from each source's eventually consistent query; no id drawn within the settle time. */
-function page(afterId: number, limit: number, status: string | undefined): Promise<MergedPage> {
+function page(afterId: number, limit: number, status: string | undefined, release: boolean): Promise<MergedPage> {
   const newestId = lastIdDrawnBy(now() - SETTLE_MS);
   const fromListIndex = status === undefined && (unfilteredPages++ & 1) === 1;
-  return mergedPage(PET_SHARDS, (shard, after, share) => sourcePage(shard, status, fromListIndex, after, newestId, share), afterId, limit);
+  return mergedPage(PET_SHARDS, (shard, after, share) => sourcePage(shard, status, fromListIndex, after, newestId, share, release), afterId, limit);
 }
 
-/** Shard n: `PET#n` (or `pets#n` in petsById; by status: `<status>#n` in petsByStatus). */
-async function sourcePage(shard: number, status: string | undefined, fromListIndex: boolean, after: number, newestId: number, limit: number): Promise<SourcePage> {
+/** Shard n: `PET#n` (or `pets#n` in petsById; by status: `<status>#n` in petsByStatus); the releases' `RELEASES#PET#n`, `pets#releases#n`, `<status>#releases#n`. */
+async function sourcePage(shard: number, status: string | undefined, fromListIndex: boolean, after: number, newestId: number, limit: number, release: boolean): Promise<SourcePage> {
+  const infix = indexInfix(release);
   if (after >= newestId) return { pets: [], resumeAfter: undefined };
   const { Items = [], LastEvaluatedKey } = await db.send(
     fromListIndex
@@ -33,14 +35,14 @@ async function sourcePage(shard: number, status: string | undefined, fromListInd
           TableName: TABLE,
           IndexName: 'petsById',
           KeyConditionExpression: 'listShard = :key AND id BETWEEN :first AND :last',
-          ExpressionAttributeValues: { ':key': { S: `pets#${shard}` }, ':first': { N: String(after + 1) }, ':last': { N: String(newestId) } },
+          ExpressionAttributeValues: { ':key': { S: `pets#${infix}${shard}` }, ':first': { N: String(after + 1) }, ':last': { N: String(newestId) } },
           Limit: limit,
         })
       : status === undefined
       ? new QueryCommand({
           TableName: TABLE,
           KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
-          ExpressionAttributeValues: { ':pk': { S: `PET#${shard}` }, ':first': { S: pad(after + 1) }, ':last': { S: pad(newestId) } },
+          ExpressionAttributeValues: { ':pk': { S: `${release ? 'RELEASES#' : ''}PET#${shard}` }, ':first': { S: pad(after + 1) }, ':last': { S: pad(newestId) } },
           Limit: limit,
         })
       : new QueryCommand({
@@ -48,7 +50,7 @@ async function sourcePage(shard: number, status: string | undefined, fromListInd
           IndexName: 'petsByStatus',
           KeyConditionExpression: '#key = :key AND id BETWEEN :first AND :last',
           ExpressionAttributeNames: { '#key': 'statusShard' },
-          ExpressionAttributeValues: { ':key': { S: `${status}#${shard}` }, ':first': { N: String(after + 1) }, ':last': { N: String(newestId) } },
+          ExpressionAttributeValues: { ':key': { S: `${status}#${infix}${shard}` }, ':first': { N: String(after + 1) }, ':last': { N: String(newestId) } },
           Limit: limit,
         }),
   );
@@ -89,7 +91,9 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     const decided = await admitted(context);
     return decided.refusal ?? error(context, decided.count, 400, 'invalid_request', `The request is invalid: ${invalid.path}: ${invalid.message}.`, undefined, invalid);
   }
-  const read = afterId === 0 && cache !== undefined ? cache.page(status as PetStatus | undefined, limit, () => page(afterId, limit, status)) : page(afterId, limit, status);
+  const release = context.caller?.release === true;
+  const cache = caches === undefined ? undefined : release ? caches.releases : caches.customers;
+  const read = afterId === 0 && cache !== undefined ? cache.page(status as PetStatus | undefined, limit, () => page(afterId, limit, status, release)) : page(afterId, limit, status, release);
   read.catch(() => {});
   const decided = await admitted(context);
   if (decided.refusal) return decided.refusal;

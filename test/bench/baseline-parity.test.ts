@@ -232,3 +232,52 @@ describe('the bench baseline answers like our stack', () => {
     expect(directive(baseline.log)).toEqual(directive(ours.log));
   });
 });
+
+describe('the release key\'s requests (the releases\' pet space), in the baseline too', () => {
+  /** The release key's caller, as the authorizer passes it: a key's context with its pet space. */
+  const RELEASE_CONTEXT = { ...authorizerContextOf(KEY), petSpace: 'releases' };
+  const mainCase = (fn: BenchFunction) => ALL_CASES.find((benchCase) => benchCase.fn === fn && benchCase.name === fn) as NamedCase;
+
+  async function released(side: Implementation, fn: BenchFunction, change: (event: APIGatewayProxyEvent) => APIGatewayProxyEvent) {
+    const lines: string[] = [];
+    const previousSink = setLogSink((line) => lines.push(line));
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      lines.push(String(chunk).trimEnd());
+      return true;
+    });
+    try {
+      const event = change(eventOf(mainCase(fn).event, { key: KEY }) as APIGatewayProxyEvent);
+      event.requestContext = { ...event.requestContext, authorizer: RELEASE_CONTEXT };
+      const response = (await invoke(HANDLERS[side][fn], event, lambdaContext())) as { statusCode: number; body: string; headers?: Record<string, string> };
+      expect(lines).toHaveLength(1);
+      return { response, body: JSON.parse(response.body) as unknown, log: JSON.parse(lines[0] as string) as Record<string, unknown> };
+    } finally {
+      write.mockRestore();
+      setLogSink(previousSink);
+    }
+  }
+
+  it('create, get and list in the releases\' partitions alike (the pet expiring in a day), with no metric on their lines', async () => {
+    const { documentClient, tableName } = testDatabase();
+    const items: Record<string, unknown>[] = [];
+    for (const side of ['ours', 'baseline'] as const) {
+      const created = await released(side, 'createPet', (event) => event);
+      expect([side, created.response.statusCode]).toEqual([side, 201]);
+      const id = (created.body as { id: number }).id;
+      const item = (await documentClient.send(new GetCommand({ TableName: tableName, Key: { pk: shardPartition(shardOf(id), 'releases'), sk: petSortKey(id) }, ConsistentRead: true }))).Item;
+      expect([side, item]).toEqual([side, expect.objectContaining({ id, statusShard: `${(created.body as { status: string }).status}#releases#${shardOf(id)}`, listShard: `pets#releases#${shardOf(id)}`, expiresAt: Math.floor(now() / 1000) + 86_400 })]);
+      // No customer's partition holds it.
+      expect((await documentClient.send(new GetCommand({ TableName: tableName, Key: { pk: shardPartition(shardOf(id)), sk: petSortKey(id) }, ConsistentRead: true }))).Item).toBeUndefined();
+      items.push(item as Record<string, unknown>);
+
+      const got = await released(side, 'getPet', (event) => ({ ...event, path: `/pets/${id}`, pathParameters: { petId: String(id) } }));
+      expect([side, got.response.statusCode, got.body]).toEqual([side, 200, created.body]);
+      const listed = await released(side, 'listPets', (event) => ({ ...event, queryStringParameters: { limit: '100' }, multiValueQueryStringParameters: { limit: ['100'] } }));
+      expect([side, listed.response.statusCode, (listed.body as { id: number }[]).some((pet) => pet.id === id)]).toEqual([side, 200, true]);
+      // The customers' 25 pets are not among them.
+      expect([side, (listed.body as { name: string }[]).filter((pet) => pet.name.startsWith('Parity '))]).toEqual([side, []]);
+      for (const answered of [created, got, listed]) expect([side, answered.log._aws, answered.log.Requests, answered.log.plan]).toEqual([side, undefined, undefined, 'pro']);
+    }
+    expect(Object.keys(items[1] ?? {}).sort()).toEqual(Object.keys(items[0] ?? {}).sort());
+  });
+});

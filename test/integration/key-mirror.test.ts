@@ -268,6 +268,30 @@ describe('the key mirror', () => {
   });
 });
 
+describe('the stage\'s release key', () => {
+  it('is copied as the one key of the releases\' pet space (its id named to the mirror), in its plan like any key; the others are not', async () => {
+    fake.keys.set('k-release', { id: 'k-release', value: 'release-key-value', enabled: true });
+    fake.keys.set('k-business', { id: 'k-business', value: 'business-key-value', enabled: true });
+    const business = { id: 'p-business', apiStages: stage, tags: tagged({ 'petstore:plan': 'business' }), keyIds: ['k-business', 'k-release'] };
+    fake.plans.set('p-business', business);
+    try {
+      await runAs({ functionName: 'keyMirror', rights: FUNCTIONS.keyMirror.dynamodb, tableName }, () =>
+        mirrorKeys(new ApiGatewayKeySource(fake.client(), 0), registry, { ...target, releaseApiKeyId: 'k-release' }, Date.now()),
+      );
+      expect(await registry.resolve('release-key-value')).toEqual({ keyId: keyIdOf(hashApiKey('release-key-value')), plan: 'business', limits: STANDARD_PLAN_LIMITS.business, petSpace: 'releases' });
+      expect(await registry.resolve('business-key-value')).toEqual({ keyId: keyIdOf(hashApiKey('business-key-value')), plan: 'business', limits: STANDARD_PLAN_LIMITS.business });
+      const { Item } = await db.documentClient.send(new GetCommand({ TableName: tableName, Key: { pk: `APIKEY#${hashApiKey('release-key-value')}`, sk: hashApiKey('release-key-value') }, ConsistentRead: true }));
+      expect(Item?.petSpace).toBe('releases');
+    } finally {
+      fake.plans.delete('p-business');
+      fake.keys.delete('k-release');
+      fake.keys.delete('k-business');
+      await run();
+    }
+    expect(await registry.resolve('release-key-value')).toBeUndefined();
+  });
+});
+
 describe('a custom Enterprise plan above one partition (issue 41)', () => {
   it('is counted on shards once the mirror copies it, without a deploy; lowered below the threshold, on one item from the next day', async () => {
     // The limiter as deployed: the default threshold (30,000 a minute), on this table.

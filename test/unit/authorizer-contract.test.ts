@@ -28,6 +28,19 @@ describe('principalContext', () => {
   });
 });
 
+describe('the release key\'s principal', () => {
+  const release = { keyId: KEY_ID, plan: 'business', limits: { perMinute: 1_000, perDay: 100_000 }, petSpace: 'releases' } as const;
+
+  it('carries its pet space in the context, as a string, and is read back with it', () => {
+    expect(principalContext(release)).toStrictEqual({ keyId: KEY_ID, plan: 'business', perMinute: '1000', perDay: '100000', petSpace: 'releases' });
+    expect(principalFromContext({ principalId: KEY_ID, ...principalContext(release) })).toStrictEqual(release);
+  });
+
+  it.each(['customers', 'RELEASES', '', 'releases ', 1, null])('throws for any other pet space: %j', (petSpace) => {
+    expect(() => principalFromContext({ ...valid, petSpace })).toThrow(new Error(MALFORMED));
+  });
+});
+
 describe('principalFromContext', () => {
   it('reads a well-formed context', () => {
     expect(principalFromContext(valid)).toStrictEqual({ keyId: KEY_ID, plan: 'pro', limits: { perMinute: 300, perDay: 10_000 } });
