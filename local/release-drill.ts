@@ -74,7 +74,7 @@ async function main(): Promise<void> {
 function report({ passed, probes }: ReleaseCheckResult): string {
   const lines = probes.map((probe) => (probe.passed ? `  passed  ${probe.name}` : `  FAILED  ${probe.name}: ${probe.reason}`));
   const failed = probes.filter((probe) => !probe.passed).length;
-  lines.push(passed ? `Release drill passed: all ${probes.length} probes.` : `Release drill failed: ${failed} of ${probes.length} probes.`);
+  lines.push(passed ? `Release drill passed: all ${probes.length} probes and steps of the walk.` : `Release drill failed: ${failed} of ${probes.length} probes and steps of the walk.`);
   return `${lines.join('\n')}\n`;
 }
 

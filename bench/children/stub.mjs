@@ -81,6 +81,8 @@ function answersFor(benchKey, shards) {
       keyRegistry: bySortKey({ [benchKeyHash]: keyItem }, {}),
       // An idempotency record is never found: every bench create with a key is its key's first use.
       idempotencyRecords: {},
+      // The release check's pets: the bench sends a customer's key, which never reaches them.
+      releasePets: {},
     },
     UpdateItem: { keyCounters: counters, addressCounters: counters },
     Query: {
@@ -89,6 +91,8 @@ function answersFor(benchKey, shards) {
         const shard = shardNamed(pk, shards);
         return shard === undefined ? { Items: [] } : pageOf(idsOf(shard, shards, after, limit), limit, (id) => shardedPet(pk, id, shards), tableKey);
       }),
+      // No release pet (a customer's key never reaches them).
+      releasePets: { Items: [] },
       // Every stub pet is available: another status has none.
       'index petsByStatus': built(({ pk, after, limit }) => {
         const shard = shardNamed(pk, shards);
@@ -103,7 +107,7 @@ function answersFor(benchKey, shards) {
           : pageOf(idsOf(shard, shards, after, limit), limit, (id) => ({ ...projectedShardedPet(`PET#${shard}`, id, shards), listShard: pk }), ({ pk: p, sk, listShard, id }) => ({ pk: p, sk, listShard, id }));
       }),
     },
-    PutItem: { pets: {}, idempotencyRecords: {} },
+    PutItem: { pets: {}, releasePets: {}, idempotencyRecords: {} },
   };
 }
 

@@ -20,6 +20,10 @@
  * |                 |                     |                          | and counts, suspendedUntil, expiresAt   |
  * | idempotency     | `IDEMPOTENCY#<keyId>| `record`                 | pet (a map: the answer), firstUsedAt,   |
  * | record          | #<client's key>`    |                          | expiresAt (TTL, 24 h after first use)   |
+ * | release pet     | `RELEASES#PET#<id   | id, zero-padded to 16    | as a pet's, the index keys              |
+ * |                 | mod 8>`             |                          | `<status>#releases#<n>`,                |
+ * |                 |                     |                          | `pets#releases#<n>`; expiresAt (TTL,    |
+ * |                 |                     |                          | a day after its create)                 |
  *
  * Pets are spread over PET_SHARDS partitions by id (`PET#<id mod 8>`), and the `petsByStatus`
  * and `petsById` indexes likewise (`available#3`, `pets#3`): no partition takes every create, every
@@ -37,8 +41,11 @@
  * unknown tokens, or one API key's many creates, touches no one else's partition). The keys are
  * listed (by the key mirror, `npm run keys`) through the `registeredKeys` index, sparse too: only
  * key items carry `registry`. Its one partition is written only when a key changes.
+ * The release check's pets (shared/pets/pet-space.ts) are in partitions and index keys of their
+ * own, which no customer's request names.
  * Items with `expiresAt` are deleted by DynamoDB's TTL some time after it passes; code that
- * reads them checks the time itself.
+ * reads them checks the time itself, but for the release pets, which only the check reads (its
+ * listing pages past those not yet deleted).
  */
 export type AttributeType = 'S' | 'N';
 

@@ -279,5 +279,27 @@ describe('the release key\'s requests (the releases\' pet space), in the baselin
       for (const answered of [created, got, listed]) expect([side, answered.log._aws, answered.log.Requests, answered.log.plan]).toEqual([side, undefined, undefined, 'pro']);
     }
     expect(Object.keys(items[1] ?? {}).sort()).toEqual(Object.keys(items[0] ?? {}).sort());
+
+    // And no customer sees them: a customer's get answers 404, a customer's listing, page after page, never shows them.
+    const releaseIds = items.map((item) => Number(item.id));
+    // Their log lines are not what this asserts.
+    const quiet = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const previousSink = setLogSink(() => {});
+    try {
+      for (const side of ['ours', 'baseline'] as const) {
+        for (const id of releaseIds) {
+          const event = eventOf(mainCase('getPet').event, { key: KEY }) as APIGatewayProxyEvent;
+          const got = (await invoke(HANDLERS[side].getPet, { ...event, path: `/pets/${id}`, pathParameters: { petId: String(id) } }, lambdaContext())) as { statusCode: number };
+          expect([side, id, got.statusCode]).toEqual([side, id, 404]);
+        }
+        const listing = eventOf(mainCase('listPets').event, { key: KEY }) as APIGatewayProxyEvent;
+        const listed = (await invoke(HANDLERS[side].listPets, { ...listing, queryStringParameters: { limit: '100' }, multiValueQueryStringParameters: { limit: ['100'] } }, lambdaContext())) as { statusCode: number; body: string };
+        const ids = (JSON.parse(listed.body) as { id: number }[]).map((pet) => pet.id);
+        expect([side, listed.statusCode, ids.length > 0, ids.filter((id) => releaseIds.includes(id))]).toEqual([side, 200, true, []]);
+      }
+    } finally {
+      quiet.mockRestore();
+      setLogSink(previousSink);
+    }
   });
 });

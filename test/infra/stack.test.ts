@@ -198,9 +198,9 @@ describe('the stack, per stage', () => {
     expect(actionsOf(create)).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     for (const statements of [list, get, create, authorizer]) expect(actionsOf(statements).some((action) => action.startsWith('apigateway:'))).toBe(false);
 
-    // Pets (their shards), not counters or keys; the indexes hold only pets (no right of the former layouts: below).
-    expect(leadingKeys(list, 'dynamodb:Query')).toEqual([['PET#*'], 'any item']);
-    expect(leadingKeys(get, 'dynamodb:GetItem')).toEqual([['PET#*']]);
+    // Pets (their shards, the customers' and the release check's apart), not counters or keys; the indexes hold only pets (no right of the former layouts: below).
+    expect(leadingKeys(list, 'dynamodb:Query')).toEqual([['PET#*', 'RELEASES#PET#*'], 'any item']);
+    expect(leadingKeys(get, 'dynamodb:GetItem')).toEqual([['PET#*', 'RELEASES#PET#*']]);
     const indexRead = list.find((s) => s.Action === 'dynamodb:Query' && s.Condition === undefined);
     expect(JSON.stringify(indexRead?.Resource)).toContain('/index/petsByStatus');
     expect(JSON.stringify(indexRead?.Resource)).toContain('/index/petsById');
@@ -210,9 +210,9 @@ describe('the stack, per stage', () => {
     expect(leadingKeys(get, 'dynamodb:UpdateItem')).toEqual([['RATE#key#*']]);
     expect(leadingKeys(create, 'dynamodb:UpdateItem')).toEqual([['RATE#key#*']]);
     // Pets and idempotency records (written together in one transaction); the records are the only items createPet reads.
-    expect(leadingKeys(create, 'dynamodb:PutItem')).toEqual([['PET#*', 'IDEMPOTENCY#*']]);
+    expect(leadingKeys(create, 'dynamodb:PutItem')).toEqual([['PET#*', 'RELEASES#PET#*', 'IDEMPOTENCY#*']]);
     // Records, and a pet read back when its write's outcome is unknown.
-    expect(leadingKeys(create, 'dynamodb:GetItem')).toEqual([['IDEMPOTENCY#*', 'PET#*']]);
+    expect(leadingKeys(create, 'dynamodb:GetItem')).toEqual([['IDEMPOTENCY#*', 'PET#*', 'RELEASES#PET#*']]);
     expect(actionsOf(authorizer)).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     // Every key in a partition of its own (APIKEY#<hash>); not the former shared one (`APIKEY`, retired with the former pets layout).
     expect(leadingKeys(authorizer, 'dynamodb:GetItem')).toEqual([['APIKEY#*']]);

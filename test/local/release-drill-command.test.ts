@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ReleasedFunction } from '../../functions/table';
 import { PROCESS_TEST_TIMEOUT_MS, root, shellEnvironment, TSX_LOADER } from '../support/npm-start';
 import { buildWith, goodBuild, removeBuilds } from '../support/release-builds';
-import { PROBES } from '../support/release-probes';
+import { PROBES, WALK_STEPS } from '../support/release-probes';
 
 vi.setConfig({ testTimeout: PROCESS_TEST_TIMEOUT_MS, hookTimeout: PROCESS_TEST_TIMEOUT_MS });
 
@@ -34,8 +34,8 @@ describe('npm run release-drill', () => {
     expect(passed.stdout).toBe(
       [
         `Probing the bundles in ${good}, against DynamoDB Local on port ${portOf(passed.stdout)}:`,
-        ...PROBES.map(({ name }) => `  passed  ${name}`),
-        `Release drill passed: all ${PROBES.length} probes.`,
+        ...[...PROBES, ...WALK_STEPS].map(({ name }) => `  passed  ${name}`),
+        `Release drill passed: all ${PROBES.length + WALK_STEPS.length} probes and steps of the walk.`,
         '',
       ].join('\n'),
     );
@@ -44,7 +44,11 @@ describe('npm run release-drill', () => {
       [
         `Probing the bundles in ${broken}, against DynamoDB Local on port ${portOf(failed.stdout)}:`,
         ...PROBES.map(({ name }) => (name === nameOf('getPet') ? `  FAILED  ${name}: failed: Error: broken on load` : `  passed  ${name}`)),
-        `Release drill failed: 1 of ${PROBES.length} probes.`,
+        // The walk: its get fails as the probe did, and its listing is not run.
+        ...WALK_STEPS.map(({ name, functionName }) =>
+          functionName === 'getPet' ? `  FAILED  ${name}: failed: Error: broken on load` : functionName === 'listPets' ? `  FAILED  ${name}: not run: the walk's getPet step failed` : `  passed  ${name}`,
+        ),
+        `Release drill failed: 3 of ${PROBES.length + WALK_STEPS.length} probes and steps of the walk.`,
         '',
       ].join('\n'),
     );

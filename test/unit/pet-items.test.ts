@@ -10,6 +10,8 @@ import {
   statusShard,
   toPet,
 } from '../../shared/pets/pet-items';
+import { PET_SPACES, petSpaceOf, RELEASE_PET_LIFETIME_SECONDS, SPACE_KEYS } from '../../shared/pets/pet-space';
+import { ITEM_PARTITIONS } from '../../shared/dynamodb/table-definition';
 import type { Pet } from '../../shared/pets/schema';
 
 /**
@@ -31,6 +33,42 @@ describe('the keys of a pet', () => {
     expect(listShard(5)).toBe('pets#5');
     expect(statusShard('pending', 5)).toBe('pending#5');
     expect(petKey(13)).toStrictEqual({ pk: { S: 'PET#5' }, sk: { S: '0000000000000013' } });
+  });
+});
+
+describe('the keys and item of a release pet (the releases\' pet space)', () => {
+  it('are apart from every customer\'s: RELEASES#PET#<shard>, which PET#* does not match, and index keys no customer\'s query names', () => {
+    expect(shardPartition(5, 'releases')).toBe('RELEASES#PET#5');
+    expect(shardPartition(5, 'customers')).toBe('PET#5');
+    expect(listShard(5, 'releases')).toBe('pets#releases#5');
+    expect(statusShard('pending', 5, 'releases')).toBe('pending#releases#5');
+    expect(petKey(13, 'releases')).toStrictEqual({ pk: { S: 'RELEASES#PET#5' }, sk: { S: '0000000000000013' } });
+    expect(SPACE_KEYS.customers.partitionPrefix).toBe(ITEM_PARTITIONS.pets.slice(0, -1));
+    expect(SPACE_KEYS.releases.partitionPrefix).toBe(ITEM_PARTITIONS.releasePets.slice(0, -1));
+    expect(PET_SPACES).toEqual(['customers', 'releases']);
+  });
+
+  it('expires a day after its create (TTL), and reads back as the same pet', () => {
+    const item = petItem(pet, WRITTEN, 'nonce-1', 'releases');
+    expect(item).toStrictEqual({
+      pk: { S: 'RELEASES#PET#5' },
+      sk: { S: '0123456789013'.padStart(16, '0') },
+      id: { N: '123456789013' },
+      name: { S: 'Rex' },
+      categoryId: { N: '4' },
+      statusShard: { S: 'sold#releases#5' },
+      listShard: { S: 'pets#releases#5' },
+      createdAt: { S: '2026-11-26T12:00:00.007Z' },
+      nonce: { S: 'nonce-1' },
+      expiresAt: { N: String(Math.floor(WRITTEN / 1000) + 86_400) },
+    });
+    expect(RELEASE_PET_LIFETIME_SECONDS).toBe(86_400);
+    expect(toPet(item)).toStrictEqual(pet);
+  });
+
+  it('is the release key\'s principal\'s alone: any other principal\'s space is the customers\'', () => {
+    expect(petSpaceOf({ petSpace: 'releases' })).toBe('releases');
+    expect(petSpaceOf({})).toBe('customers');
   });
 });
 
