@@ -151,13 +151,27 @@ function checkDeadlineMs(configured: number | undefined, context: { getRemaining
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/**
+ * Waits between two tries of a throttled invocation: 0.25 s, doubling, at most 2 s; tried again
+ * until the probe's deadline aborts it. Lambda throttles when the account's (or the function's)
+ * concurrency is used up: on a new account's 10 executions, the five checks of a release and live
+ * traffic may take them all for a moment (docs/release-check.md#a-new-accounts-concurrency).
+ */
+export const THROTTLED_RETRY_MS = { first: 250, most: 2_000 } as const;
+
 /** Invokes the version of each function, synchronously, as API Gateway would; a function error is an outcome, not a failure. */
-function invokeVersions(lambda: HookClients['lambda'], targets: Readonly<Record<ReleasedFunction, string>>): Invoke<ReleasedFunction> {
+export function invokeVersions(lambda: HookClients['lambda'], targets: Readonly<Record<ReleasedFunction, string>>): Invoke<ReleasedFunction> {
   return async (functionName, event, signal): Promise<InvocationOutcome> => {
-    const output = await lambda.send(
-      new InvokeCommand({ FunctionName: targets[functionName], InvocationType: 'RequestResponse', Payload: encoder.encode(JSON.stringify(event)) }),
-      { abortSignal: signal },
-    );
+    const command = new InvokeCommand({ FunctionName: targets[functionName], InvocationType: 'RequestResponse', Payload: encoder.encode(JSON.stringify(event)) });
+    let output: InvokeCommandOutput | undefined;
+    for (let wait: number = THROTTLED_RETRY_MS.first; output === undefined; wait = Math.min(wait * 2, THROTTLED_RETRY_MS.most)) {
+      try {
+        output = await lambda.send(command, { abortSignal: signal });
+      } catch (error) {
+        if (!isThrottled(error) || signal.aborted) throw error;
+        await pause(wait, signal);
+      }
+    }
     const text = output.Payload === undefined ? '' : decoder.decode(output.Payload);
     if (output.FunctionError !== undefined) {
       // Lambda's error payload: {"errorType":"Error","errorMessage":"Unauthorized","trace":[...]}.
@@ -172,6 +186,19 @@ function invokeVersions(lambda: HookClients['lambda'], targets: Readonly<Record<
   };
 }
 
+/** Lambda's throttle: the concurrency is used up (the SDK's own attempts too). */
+const isThrottled = (error: unknown): boolean => error instanceof Error && error.name === 'TooManyRequestsException';
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
+}
+
 function parsedOrUndefined(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
@@ -180,9 +207,9 @@ function parsedOrUndefined(text: string): unknown {
   }
 }
 
-// An invocation may last a function's timeout (10 s) and its cold start. Attempts again when throttled
-// (a release starts every function's check at once, and a new account's concurrency quota is small);
-// the probe's deadline aborts whatever attempt is still running.
+// An invocation may last a function's timeout (10 s) and its cold start. The SDK's attempts, and
+// invokeVersions' own waits when throttled (a release starts every function's check at once, and a
+// new account's concurrency quota is small); the probe's deadline aborts whatever attempt is running.
 const lambda = new LambdaClient({ maxAttempts: 3, requestHandler: { connectionTimeout: 1_000, requestTimeout: 20_000, throwOnRequestTimeout: true } });
 const codeDeploy = new CodeDeployClient({ maxAttempts: 3, requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true } });
 

@@ -7,7 +7,7 @@ import { successWalk, type Send, type WalkFunction, type WalkSetting } from './s
 
 /**
  * The check a new version passes before it takes any traffic: every probe it is given (./probes.ts:
- * the functions' declared probes, gathered from the table of functions), two at a time, each
+ * the functions' declared probes, gathered from the table of functions), one at a time, each
  * judged on its own; then the walk through the success paths (./success-walk.ts: the release key
  * allowed, a create, a get of that pet, a listing that finds it), one step after the other. A
  * probe or step that does not answer by its deadline fails; so does one whose invocation fails, or
@@ -24,12 +24,13 @@ export const PROBE_DEADLINE_MS = 25_000;
  */
 export const CHECK_DEADLINE_MS = 210_000;
 /**
- * Invocations running at once. A release runs one check per function it moves (each deployment's
- * hook), all at the same moment, on the account's concurrency that live traffic uses too: five
- * checks of two probes each, and the five hooks, need 15 executions, not 45 (docs/release-check.md).
- * The walk's steps run one at a time, after the probes.
+ * Invocations running at once: one. A release runs one check per function it moves (each
+ * deployment's hook), all at the same moment, on the account's concurrency that live traffic uses
+ * too: five hooks and one invocation each need 10 executions, what a new account may have in all
+ * (docs/release-check.md#a-new-accounts-concurrency); a throttled invocation waits and is tried
+ * again (functions/releaseCheck/handler.ts). The walk's steps run one at a time too, after the probes.
  */
-export const PROBES_AT_ONCE = 2;
+export const PROBES_AT_ONCE = 1;
 
 export interface ReleaseCheckOptions {
   /** The release key (its value: the hook reads it from API Gateway, the drill makes one). */

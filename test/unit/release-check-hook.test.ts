@@ -4,7 +4,7 @@ import type { PutLifecycleEventHookExecutionStatusCommand } from '@aws-sdk/clien
 import type { InvokeCommand, InvokeCommandOutput } from '@aws-sdk/client-lambda';
 import { build } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KEY_READ_DEADLINE_MS, readReleaseTargets, releaseCheckHook, REPORT_DEADLINE_MS, type HookClients, type HookSettings } from '../../functions/releaseCheck/handler';
+import { KEY_READ_DEADLINE_MS, readReleaseTargets, releaseCheckHook, REPORT_DEADLINE_MS, THROTTLED_RETRY_MS, type HookClients, type HookSettings } from '../../functions/releaseCheck/handler';
 import * as GENERATED from '../../functions/releaseCheck/probes.generated';
 import { FUNCTION_NAMES, FUNCTIONS, RELEASE_PROBES, RELEASED_FUNCTIONS, type ReleasedFunction } from '../../functions/table';
 import { esbuildOptionsFor } from '../../infra/bundling';
@@ -60,13 +60,17 @@ function fakes(
   const reported: Fakes['reported'] = [];
   const keyReads: Fakes['keyReads'] = [];
   const service = walkService();
+  const requests = new Map<string, number>();
   const clients: HookClients = {
     lambda: {
       async send(command, { abortSignal }) {
         const functionName = functionOf(command.input.FunctionName as string);
-        const event = JSON.parse(new TextDecoder().decode(command.input.Payload as Uint8Array));
+        const payload = new TextDecoder().decode(command.input.Payload as Uint8Array);
+        const event = JSON.parse(payload);
         invoked.push({ functionName, input: command.input, event, signal: abortSignal });
-        const probe = PROBES[invoked.length - 1];
+        // The nth request is the nth probe (each has its own request id: a retry sends the same one again).
+        if (!requests.has(payload)) requests.set(payload, requests.size);
+        const probe = PROBES[requests.get(payload) as number];
         if (probe === undefined) return asLambdaOutput(service(functionName, event));
         return (answers[functionName] ?? (() => asLambdaOutput(goodOutcomeOf(probe))))();
       },
@@ -166,6 +170,42 @@ describe('the release check hook', () => {
     expect(failures.map((entry) => [entry.probe, entry.reason])).toEqual(
       PROBES.filter(({ functionName }) => functionName === 'apiDocs').map(({ name }) => [name, 'its invocation failed: AccessDeniedException: User is not authorized to perform: lambda:InvokeFunction']),
     );
+  });
+
+  it('tries a throttled invocation again, waiting longer each time, until it goes through (a new account\'s concurrency used up for a moment)', async () => {
+    let throttled = 0;
+    const throttle = Object.assign(new Error('Rate Exceeded.'), { name: 'TooManyRequestsException' });
+    const { clients, invoked, reported } = fakes({
+      listPets: () => {
+        throttled += 1;
+        if (throttled <= 3) return Promise.reject(throttle);
+        return asLambdaOutput(goodOutcomeOf(PROBES.find((probe) => probe.functionName === 'listPets') as (typeof PROBES)[number]));
+      },
+    });
+    const startedAt = performance.now();
+    await releaseCheckHook(clients, settingsOf(TARGETS_JSON))(EVENT);
+    expect(reported).toEqual([reportOf('Succeeded')]);
+    // Three waits: 0.25, 0.5 and 1 s.
+    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(THROTTLED_RETRY_MS.first * 7 - 50);
+    expect(invoked.filter(({ functionName }) => functionName === 'listPets').length).toBe(4 + WALK_STEPS.filter((step) => step.functionName === 'listPets').length);
+    expect(THROTTLED_RETRY_MS).toEqual({ first: 250, most: 2_000 });
+  });
+
+  it('fails a probe whose invocation stays throttled, at its deadline; another error is not tried again', async () => {
+    const throttle = Object.assign(new Error('Rate Exceeded.'), { name: 'TooManyRequestsException' });
+    const throttled = fakes({ apiDocs: () => Promise.reject(throttle) });
+    await releaseCheckHook(throttled.clients, settingsOf(TARGETS_JSON, { checkDeadlineMs: 1_200 }))(EVENT);
+    expect(throttled.reported).toEqual([reportOf('Failed')]);
+    expect(logged()[0]).toMatchObject({ function: 'apiDocs', reason: 'no answer by the check\'s deadline (1.2 s)' });
+    expect(throttled.invoked.filter(({ functionName }) => functionName === 'apiDocs').length).toBeGreaterThan(2);
+
+    lines = [];
+    const denied = Object.assign(new Error('User is not authorized to perform: lambda:InvokeFunction'), { name: 'AccessDeniedException' });
+    const refused = fakes({ listPets: () => Promise.reject(denied) });
+    await releaseCheckHook(refused.clients, settingsOf(TARGETS_JSON))(EVENT);
+    expect(logged()[0]).toMatchObject({ probe: nameOf('listPets'), reason: 'its invocation failed: AccessDeniedException: User is not authorized to perform: lambda:InvokeFunction' });
+    // Once: the probe's request (a page of one) was sent one time.
+    expect(refused.invoked.filter(({ event }) => (event.queryStringParameters as Record<string, string> | null)?.limit === '1').length).toBe(1);
   });
 
   it('reads a function error from Lambda\'s error payload, and takes the authorizer\'s Unauthorized as the refusal it is', async () => {
