@@ -19,6 +19,7 @@ import { BUNDLED_ASSETS_DIRECTORY, SWAGGER_UI_FILES } from '../shared/docs/refer
 import { FUNCTIONS, OPERATION_IDS, OPERATIONS, RELEASED_FUNCTIONS, type FunctionDeclaration, type FunctionName, type OperationId, type SecretName } from '../functions/table';
 import { API_BASE_PATH } from '../shared/http/routes';
 import { STANDARD_PLAN_LIMITS } from '../shared/limits/plans';
+import { HOOK_TIMEOUT_SECONDS } from '../shared/release-check/hook-deadlines';
 import { REQUEST_METRICS } from '../shared/http/request-metrics';
 import { ACCESS_LOG_FORMAT } from './access-log';
 import { alarmDestinationOf } from './alarm-destination';
@@ -186,9 +187,8 @@ export class PetStoreStack extends Stack {
 
     // CodeDeploy's check before traffic of each release (functions/releaseCheck, infra/releases.ts).
     const releaseCheck = declaredFunction('releaseCheck', {
-      // Its check ends within 210 s (the walk may wait 150 s for the release key to reach the
-      // registry), its report within 10 more; CodeDeploy waits for a hook's report up to an hour.
-      timeout: Duration.seconds(240),
+      // The key's read, the check and the report, each by its deadline (shared/release-check/hook-deadlines.ts).
+      timeout: Duration.seconds(HOOK_TIMEOUT_SECONDS),
       // Traced like every function: in Lambda the SDK passes the trace on (X-Amzn-Trace-Id), so each
       // probe's invocation of the new version is a segment of the check's trace.
       // Runs once per function per release: its failures are the release's, reported to CodeDeploy.

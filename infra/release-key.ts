@@ -16,13 +16,15 @@ export const RELEASE_API_KEY_ID = 'RELEASE_API_KEY_ID';
  * releases' pet space because its id is the one the mirror is given. The check reads its value
  * from API Gateway when it runs (`apigateway:GET` on this key alone).
  *
- * Order, on a stage's first deploy with it: the key, then the mirror (its new version, with the
- * key's id), then the key into its plan, so that the mirror never copies it without knowing it is
- * the release key. The check cannot wait for that in the template (the aliases it checks come
- * after the API's methods, and those after the usage plans), so it may start before the key is in
- * its plan: the walk waits up to RELEASE_KEY_WAIT_MS (150 s) for the authorizer to allow the key,
- * time for CloudFormation to add it (the mirror's update, seconds) and for the mirror's next run
- * (once a minute) to copy it.
+ * Order, on a stage's first deploy with it: the key first (it depends on nothing); the key joins
+ * its plan only once the mirror's new version (which knows the key's id) is live, so that no mirror
+ * copies it as a customer's key. Both come late in the stack update: the usage plans depend on the
+ * API's stage, which depends on the methods, which name the released aliases, and the mirror's
+ * rights name the usage plans. So they come after the released aliases have moved, and so after the
+ * check that guards them: on that first release the authorizer cannot know the key. The check
+ * reads the key's creation time with its value, and while the key is new (NEW_RELEASE_KEY_MS, an
+ * hour) takes the authorizer's `Unauthorized` for it as "not in the registry yet", noted in its log,
+ * instead of a failure (shared/release-check/success-walk.ts). Every later release judges it.
  */
 export function addReleaseKey(scope: Construct, options: { readonly stageName: string; readonly plans: Readonly<Record<PlanName, UsagePlan>>; readonly mirror: PetStoreFunction; readonly check: PetStoreFunction }): CfnApiKey {
   const { stageName, plans, mirror, check } = options;

@@ -52,8 +52,8 @@ export async function checkBundles({ build, target, cursorSecret, onStderr, wait
       );
     }
     const releaseKey = await registerReleaseKey(target);
-    // The key is in the registry before the check starts: no mirror to wait for.
-    return await runReleaseCheck(RELEASE_PROBES, (name, event, signal) => (processes.get(name) as FunctionProcess).invoke(event, signal), { releaseKey, waits: { ...waits, releaseKeyWaitMs: 0 } });
+    // The key is in the registry before the check starts (no creation time: an authorizer that refuses it fails).
+    return await runReleaseCheck(RELEASE_PROBES, (name, event, signal) => (processes.get(name) as FunctionProcess).invoke(event, signal), { releaseKey, ...(waits === undefined ? {} : { waits }) });
   } finally {
     await Promise.all([...processes.values()].map((running) => running.stop()));
   }

@@ -4,6 +4,8 @@ import { InvokeCommand, LambdaClient, type InvokeCommandOutput } from '@aws-sdk/
 import { config } from '../../shared/config';
 import { loggedError, writeLog } from '../../shared/log';
 import { oneLine } from '../../shared/release-check/answer-judgement';
+import { pause } from '../../shared/release-check/abortable-pause';
+import { HOOK_MARGIN_MS, KEY_READ_DEADLINE_MS, REPORT_DEADLINE_MS } from '../../shared/release-check/hook-deadlines';
 import type { InvocationOutcome, Invoke } from '../../shared/release-check/invocation';
 import { CHECK_DEADLINE_MS, runReleaseCheck, type ProbeResult, type ReleaseCheckResult } from '../../shared/release-check/run-release-check';
 import { RELEASE_PROBES, RELEASED_FUNCTIONS, type ReleasedFunction } from './probes.generated';
@@ -32,20 +34,18 @@ export interface HookClients {
   readonly codeDeploy: { send(command: PutLifecycleEventHookExecutionStatusCommand, options: { abortSignal: AbortSignal }): Promise<unknown> };
 }
 
-/** The report, with the SDK's attempts: CodeDeploy answers in milliseconds. */
-export const REPORT_DEADLINE_MS = 10_000;
-/** Left between the check's deadline and the report's, and the function's timeout. */
-const MARGIN_MS = 1_000;
+export { KEY_READ_DEADLINE_MS, REPORT_DEADLINE_MS };
 
-/** What the stack tells the hook: the versions to check (RELEASE_CHECK_TARGETS) and the release key's API Gateway id (RELEASE_API_KEY_ID). */
+/** What the stack tells the hook: the versions to check (RELEASE_CHECK_TARGETS) and the release key's API Gateway id (RELEASE_API_KEY_ID); the deadlines, shorter in tests. */
 export interface HookSettings {
   readonly targetsJson: string | undefined;
   readonly releaseApiKeyId: string | undefined;
   readonly checkDeadlineMs?: number;
+  readonly keyReadDeadlineMs?: number;
 }
 
-/** Reading the release key's value from API Gateway, with the SDK's attempts. */
-export const KEY_READ_DEADLINE_MS = 10_000;
+/** Between two tries of the release key's read refused for want of the right (IAM applying it). */
+export const KEY_READ_RETRY_MS = 2_000;
 
 export function releaseCheckHook(clients: HookClients, settings: HookSettings) {
   return async (event: LifecycleHookEvent, context?: { getRemainingTimeInMillis(): number }): Promise<void> => {
@@ -59,17 +59,20 @@ export function releaseCheckHook(clients: HookClients, settings: HookSettings) {
     const targets = readReleaseTargets(settings.targetsJson);
     let result: ReleaseCheckResult<ReleasedFunction> | undefined;
     let problem: string | undefined;
-    const releaseKey = typeof targets === 'string' ? undefined : await readReleaseKey(clients.apiGateway, settings.releaseApiKeyId);
+    const releaseKey = typeof targets === 'string' ? undefined : await readReleaseKey(clients.apiGateway, settings.releaseApiKeyId, settings.keyReadDeadlineMs ?? KEY_READ_DEADLINE_MS);
     if (typeof targets === 'string') problem = targets;
     else if (releaseKey === undefined || !releaseKey.ok) problem = releaseKey?.problem;
     else {
       try {
         const deadlineMs = checkDeadlineMs(settings.checkDeadlineMs, context);
-        result = await runReleaseCheck(RELEASE_PROBES, invokeVersions(clients.lambda, targets), { releaseKey: releaseKey.value, deadlineMs });
+        result = await runReleaseCheck(RELEASE_PROBES, invokeVersions(clients.lambda, targets), { releaseKey: releaseKey.value, releaseKeyCreatedAt: releaseKey.createdAt, deadlineMs });
       } catch (error) {
         // runReleaseCheck does not throw; should it, the release fails rather than go unchecked.
         problem = `the check failed: ${error instanceof Error ? error.message : String(error)}`;
       }
+    }
+    for (const probe of result?.probes ?? []) {
+      if (probe.passed && probe.note !== undefined) writeLog({ level: 'warn', msg: 'release check step not judged', deploymentId, probe: probe.name, function: probe.functionName, note: probe.note });
     }
     const failed = result?.probes.filter((probe): probe is Extract<ProbeResult<ReleasedFunction>, { passed: false }> => !probe.passed) ?? [];
     for (const probe of failed) writeLog({ level: 'error', msg: 'release check probe failed', deploymentId, probe: probe.name, function: probe.functionName, reason: probe.reason });
@@ -126,18 +129,31 @@ function versionsOf(targets: Readonly<Record<ReleasedFunction, string>>): Record
 }
 
 /**
- * The release key's value, read from API Gateway as the check starts (the stack never passes it:
- * it is a credential), or the one line that says why it could not be: the check then fails.
+ * The release key's value and when it was made, read from API Gateway as the check starts (the
+ * stack never passes the value: it is a credential), or the one line that says why it could not be:
+ * the check then fails. A refusal for want of the right is tried again until the deadline: the right
+ * comes in the same stack update as its first use (../../shared/release-check/hook-deadlines.ts).
  */
-async function readReleaseKey(apiGateway: HookClients['apiGateway'], apiKeyId: string | undefined): Promise<{ ok: true; value: string } | { ok: false; problem: string }> {
+async function readReleaseKey(
+  apiGateway: HookClients['apiGateway'],
+  apiKeyId: string | undefined,
+  deadlineMs: number,
+): Promise<{ ok: true; value: string; createdAt: number | undefined } | { ok: false; problem: string }> {
   if (apiKeyId === undefined) return { ok: false, problem: 'RELEASE_API_KEY_ID is not set' };
-  try {
-    const { value, enabled } = await apiGateway.send(new GetApiKeyCommand({ apiKey: apiKeyId, includeValue: true }), { abortSignal: AbortSignal.timeout(KEY_READ_DEADLINE_MS) });
-    if (typeof value !== 'string' || value === '') return { ok: false, problem: `the release key ${apiKeyId} came without its value` };
-    if (enabled === false) return { ok: false, problem: `the release key ${apiKeyId} is disabled: enable it (docs/release-check.md)` };
-    return { ok: true, value };
-  } catch (error) {
-    return { ok: false, problem: `the release key ${apiKeyId} could not be read: ${error instanceof Error ? `${error.name}: ${oneLine(error.message, 200)}` : 'unknown error'}` };
+  const signal = AbortSignal.timeout(deadlineMs);
+  for (;;) {
+    try {
+      const { value, enabled, createdDate } = await apiGateway.send(new GetApiKeyCommand({ apiKey: apiKeyId, includeValue: true }), { abortSignal: signal });
+      if (typeof value !== 'string' || value === '') return { ok: false, problem: `the release key ${apiKeyId} came without its value` };
+      if (enabled === false) return { ok: false, problem: `the release key ${apiKeyId} is disabled: enable it (docs/release-check.md)` };
+      return { ok: true, value, createdAt: createdDate instanceof Date ? createdDate.getTime() : undefined };
+    } catch (error) {
+      if (error instanceof Error && error.name === 'AccessDeniedException' && !signal.aborted) {
+        await pause(KEY_READ_RETRY_MS, signal);
+        if (!signal.aborted) continue;
+      }
+      return { ok: false, problem: `the release key ${apiKeyId} could not be read: ${error instanceof Error ? `${error.name}: ${oneLine(error.message, 200)}` : 'unknown error'}` };
+    }
   }
 }
 
@@ -145,7 +161,7 @@ async function readReleaseKey(apiGateway: HookClients['apiGateway'], apiKeyId: s
 function checkDeadlineMs(configured: number | undefined, context: { getRemainingTimeInMillis(): number } | undefined): number {
   const own = configured ?? CHECK_DEADLINE_MS;
   if (typeof context?.getRemainingTimeInMillis !== 'function') return own;
-  return Math.max(0, Math.min(own, context.getRemainingTimeInMillis() - REPORT_DEADLINE_MS - MARGIN_MS));
+  return Math.max(0, Math.min(own, context.getRemainingTimeInMillis() - REPORT_DEADLINE_MS - HOOK_MARGIN_MS));
 }
 
 const encoder = new TextEncoder();
@@ -188,16 +204,6 @@ export function invokeVersions(lambda: HookClients['lambda'], targets: Readonly<
 
 /** Lambda's throttle: the concurrency is used up (the SDK's own attempts too). */
 const isThrottled = (error: unknown): boolean => error instanceof Error && error.name === 'TooManyRequestsException';
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
-  });
-}
 
 function parsedOrUndefined(text: string): unknown {
   try {

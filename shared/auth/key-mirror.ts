@@ -137,7 +137,10 @@ export async function mirrorKeys(
 
   const current = await registry.entries();
   const currentByHash = new Map(current.map((entry) => [entry.keyHash, entry]));
-  const puts = [...wanted.values()].filter((key) => !sameKey(currentByHash.get(key.keyHash), key));
+  // The release key is written every run (one write a minute): the key index does not project its
+  // pet space, so this repairs an entry written without it (a run of the mirror's former version
+  // that read the plan just as the stack added the key).
+  const puts = [...wanted.values()].filter((key) => key.petSpace !== undefined || !sameKey(currentByHash.get(key.keyHash), key));
   const removals = current
     .filter(
       (entry) =>
@@ -175,9 +178,8 @@ const positiveCount = (value: string | undefined): number | undefined => (value 
 
 /**
  * Whether the registry holds the key as API Gateway has it. Not by its pet space, which the key
- * index does not project (a projection cannot change on a deployed index): the release key is put
- * with it the first time, by a mirror that already knows its id (the stack adds the key to its
- * plan only after the mirror's update, infra/release-key.ts), and no other key ever has it.
+ * index does not project (a projection cannot change on a deployed index): the one key that has
+ * one is written every run.
  */
 function sameKey(entry: RegistryEntry | undefined, key: MirroredKey): boolean {
   return (

@@ -17,4 +17,3 @@ export interface Principal {
 /** The one pet space besides the customers': the release check's (docs/release-check.md). */
 export type ReservedPetSpace = 'releases';
 export const RELEASES_PET_SPACE: ReservedPetSpace = 'releases';
-

@@ -11,8 +11,6 @@ import { ITEM_PARTITIONS } from '../dynamodb/table-definition';
  */
 export type PetSpace = 'customers' | ReservedPetSpace;
 
-export const PET_SPACES: readonly PetSpace[] = ['customers', 'releases'];
-
 export const petSpaceOf = (principal: Pick<Principal, 'petSpace'>): PetSpace => principal.petSpace ?? 'customers';
 
 /** How long a release pet is kept (DynamoDB's TTL deletes it some time after, within days). */

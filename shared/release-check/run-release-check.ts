@@ -3,7 +3,7 @@ import { oneLine } from './answer-judgement';
 import { authorizerContextOf, releasePrincipal, unknownToken } from './check-identity';
 import type { InvocationOutcome, Invoke } from './invocation';
 import { probeToSend, type CheckProbe } from './probes';
-import { successWalk, type Send, type WalkFunction, type WalkSetting } from './success-walk';
+import { successWalk, type Send, type Verdict, type WalkFunction, type WalkSetting } from './success-walk';
 
 /**
  * The check a new version passes before it takes any traffic: every probe it is given (./probes.ts:
@@ -18,11 +18,11 @@ import { successWalk, type Send, type WalkFunction, type WalkSetting } from './s
 /** A function gets 10 s (infra/functions.ts); a new version's first invocation also starts it (its cold start), and a throttled invocation is tried again. */
 export const PROBE_DEADLINE_MS = 25_000;
 /**
- * The whole check: the probes, the walk (its wait for the release key on a stage's first release
- * with it: RELEASE_KEY_WAIT_MS, 150 s), well inside the hook's own timeout (4 minutes,
- * infra/pet-store-stack.ts), with time left to report.
+ * The whole check: the probes one at a time, the walk (its listing may wait 10.6 s for its pet),
+ * with room for invocations throttled on a small concurrency quota; inside the hook's own timeout
+ * (./hook-deadlines.ts), with time left to report.
  */
-export const CHECK_DEADLINE_MS = 210_000;
+export const CHECK_DEADLINE_MS = 90_000;
 /**
  * Invocations running at once: one. A release runs one check per function it moves (each
  * deployment's hook), all at the same moment, on the account's concurrency that live traffic uses
@@ -35,6 +35,8 @@ export const PROBES_AT_ONCE = 1;
 export interface ReleaseCheckOptions {
   /** The release key (its value: the hook reads it from API Gateway, the drill makes one). */
   readonly releaseKey: string;
+  /** When API Gateway made it (ms), which the hook reads with it: a new key may not be in the registry yet (./success-walk.ts). */
+  readonly releaseKeyCreatedAt?: number | undefined;
   /** The service's time at the start (default: now). */
   readonly at?: number;
   /** The authorizer probe's unknown token (default: a random one). */
@@ -42,11 +44,12 @@ export interface ReleaseCheckOptions {
   readonly probeDeadlineMs?: number;
   readonly deadlineMs?: number;
   /** The walk's waits (its defaults: ./success-walk.ts). */
-  readonly waits?: Pick<WalkSetting, 'retryEveryMs' | 'releaseKeyWaitMs' | 'listingWaitMs' | 'listingSettleWaitMs'>;
+  readonly waits?: Pick<WalkSetting, 'retryEveryMs' | 'listingWaitMs' | 'listingSettleWaitMs'>;
 }
 
 export type ProbeResult<Name extends string = string> =
-  | { readonly name: string; readonly functionName: Name; readonly passed: true }
+  /** `note`: what a step that passed did not judge, and why (a new release key's Allow). */
+  | { readonly name: string; readonly functionName: Name; readonly passed: true; readonly note?: string }
   | { readonly name: string; readonly functionName: Name; readonly passed: false; readonly reason: string };
 
 export interface ReleaseCheckResult<Name extends string = string> {
@@ -61,7 +64,7 @@ interface Runnable<Name extends string> {
   readonly functionName: Name;
   /** Added to the probe's deadline (a step that waits). */
   readonly extraMs: number;
-  run(send: Send, signal: AbortSignal): Promise<string | undefined>;
+  run(send: Send, signal: AbortSignal): Promise<Verdict>;
 }
 
 /** Sends each of `declared` (in its order) to the function it names, through `invoke`, then walks the success paths. */
@@ -78,7 +81,7 @@ export async function runReleaseCheck<Name extends string>(
     return { name: probe.name, functionName: probe.functionName, extraMs: 0, run: async (send) => probe.judge(await send(probe.event)) };
   });
   const getPetGoneFrom = declared.find((probe) => probe.functionName === 'getPet' && probe.goneFrom !== undefined)?.goneFrom;
-  const walk = successWalk({ releaseKey: options.releaseKey, principal, at, getPetGoneFrom, ...options.waits });
+  const walk = successWalk({ releaseKey: options.releaseKey, releaseKeyCreatedAt: options.releaseKeyCreatedAt, principal, at, getPetGoneFrom, ...options.waits });
   const probeDeadlineMs = options.probeDeadlineMs ?? PROBE_DEADLINE_MS;
   const checkDeadlineMs = options.deadlineMs ?? CHECK_DEADLINE_MS;
   const endsAt = performance.now() + checkDeadlineMs;
@@ -116,7 +119,9 @@ export async function runReleaseCheck<Name extends string>(
     if (!result.passed && notRun === undefined) notRun = result.reason.startsWith('not run:') ? result.reason : `not run: the walk's ${step.functionName} step failed`;
     results.push(result);
   }
-  return { passed: results.every((result) => result.passed), probes: results };
+  // No reason may hold the key, whatever a function's error message quoted.
+  const scrubbed = results.map((result) => (result.passed || !result.reason.includes(options.releaseKey) ? result : { ...result, reason: result.reason.replaceAll(options.releaseKey, '<the release key>') }));
+  return { passed: scrubbed.every((result) => result.passed), probes: scrubbed };
 }
 
 /** A probe's or a step's invocation that failed (no outcome at all), told apart from its judgement's error. */
@@ -141,7 +146,7 @@ async function runOne<Name extends string>(invoke: Invoke<Name>, runnable: Runna
       throw new InvocationFailure(error);
     }
   };
-  const answered = (async () => {
+  const answered = (async (): Promise<Verdict> => {
     try {
       return await runnable.run(send, controller.signal);
     } catch (error) {
@@ -150,8 +155,9 @@ async function runOne<Name extends string>(invoke: Invoke<Name>, runnable: Runna
     }
   })();
   try {
-    const reason = await Promise.race([answered, late]);
-    return reason === undefined ? { name, functionName, passed: true } : { name, functionName, passed: false, reason };
+    const verdict = await Promise.race([answered, late]);
+    if (verdict === undefined) return { name, functionName, passed: true };
+    return typeof verdict === 'string' ? { name, functionName, passed: false, reason: verdict } : { name, functionName, passed: true, note: verdict.note };
   } finally {
     clearTimeout(timer);
   }

@@ -8,6 +8,7 @@ import { petPageProblem, petProblem } from './answer-shapes';
 import { authorizerContextOf, CHECK_ADDRESS } from './check-identity';
 import { authorizerEvent, proxyEvent } from './gateway-events';
 import type { InvocationOutcome } from './invocation';
+import { pause } from './abortable-pause';
 
 /**
  * The success paths a customer takes, walked by the release principal (./check-identity.ts) in
@@ -22,13 +23,16 @@ import type { InvocationOutcome } from './invocation';
 export type WalkFunction = 'authorizer' | 'createPet' | 'getPet' | 'listPets';
 
 /**
- * How long the authorizer may refuse the release key before the step fails: on a stage's first
- * release with the key, the stack may add the key to its plan while the check runs, and the key
- * mirror (once a minute) copy it a minute later (infra/release-key.ts): a minute and a half, with
- * as much again for margin. A version that refuses every key fails once this has passed.
+ * How long after its creation the release key may still be unknown to the registry. On a stage's
+ * first release with it, CloudFormation puts the key in its plan, and the key mirror's new version
+ * (which knows it) goes live, only after the released aliases have moved, so after this check
+ * (infra/release-key.ts): the authorizer cannot know the key yet. Until the key is this old, an
+ * authorizer that answers it `Unauthorized` passes the step, with a note that says so; after, a
+ * refusal fails at once (the mirror copies a key within a minute of its joining a plan). A prod
+ * release's canary lasts 30 minutes: an hour covers that first release and its stack update.
  */
-export const RELEASE_KEY_WAIT_MS = 150_000;
-/** Between two tries of the release key, and two walks through the listing. */
+export const NEW_RELEASE_KEY_MS = 60 * 60_000;
+/** Between two walks through the listing. */
 export const RETRY_EVERY_MS = 3_000;
 /** Before the first listing: the listing's settle time (a pet shows once its id is half a second old), and a margin. */
 export const LISTING_SETTLE_WAIT_MS = LISTING_SETTLE_MS + 100;
@@ -44,13 +48,16 @@ export const WALK_PET = { name: 'Release check', categoryId: 1, status: 'pending
 /** What a step sends its function: an invocation, which rejects only when the invocation itself failed. */
 export type Send = (event: unknown) => Promise<InvocationOutcome>;
 
+/** A step's (or a probe's) verdict: undefined when it passed, the reason when it failed, or a pass with a note of what was not judged. */
+export type Verdict = undefined | string | { readonly note: string };
+
 export interface WalkStep {
   readonly name: string;
   readonly functionName: WalkFunction;
-  /** Longer than a probe's for the steps that wait (the release key, the listing). */
+  /** Longer than a probe's for the step that waits (the listing). */
   readonly extraMs: number;
-  /** Undefined when the step passed, else why not. `signal` aborts at the step's deadline. */
-  run(send: Send, signal: AbortSignal): Promise<string | undefined>;
+  /** `signal` aborts at the step's deadline. */
+  run(send: Send, signal: AbortSignal): Promise<Verdict>;
 }
 
 export interface WalkSetting {
@@ -60,20 +67,20 @@ export interface WalkSetting {
   readonly principal: Principal;
   /** The service's time at the start. */
   readonly at: number;
+  /** When API Gateway made the release key (ms since the epoch); undefined when it is in the registry already (the drill's). */
+  readonly releaseKeyCreatedAt?: number | undefined;
   /** From when getPet answers 410 `gone` (its deprecation's sunset), if it has one. */
   readonly getPetGoneFrom?: number | undefined;
   /** The waits, shorter in tests. */
   readonly retryEveryMs?: number;
-  readonly releaseKeyWaitMs?: number;
   readonly listingWaitMs?: number;
   readonly listingSettleWaitMs?: number;
 }
 
 /** The walk's steps, in order; each after the first reads what the one before it found. */
 export function successWalk(setting: WalkSetting): readonly WalkStep[] {
-  const { releaseKey, principal, at, getPetGoneFrom } = setting;
+  const { releaseKey, principal, at, getPetGoneFrom, releaseKeyCreatedAt } = setting;
   const retryEveryMs = setting.retryEveryMs ?? RETRY_EVERY_MS;
-  const releaseKeyWaitMs = setting.releaseKeyWaitMs ?? RELEASE_KEY_WAIT_MS;
   const listingWaitMs = setting.listingWaitMs ?? LISTING_WAIT_MS;
   const listingSettleWaitMs = setting.listingSettleWaitMs ?? LISTING_SETTLE_WAIT_MS;
   const context = authorizerContextOf(principal);
@@ -84,17 +91,14 @@ export function successWalk(setting: WalkSetting): readonly WalkStep[] {
   const authorize: WalkStep = {
     name: `authorizer: ${OPERATION_ROUTES.listPets.method} ${API_BASE_PATH}${OPERATION_ROUTES.listPets.path} with the release key`,
     functionName: 'authorizer',
-    extraMs: releaseKeyWaitMs,
-    run: async (send, signal) => {
+    extraMs: 0,
+    run: async (send) => {
       const event = authorizerEvent({ route: OPERATION_ROUTES.listPets, headers: { Authorization: `Bearer ${releaseKey}` }, sourceIp: CHECK_ADDRESS, arrivedAt: at });
-      const until = performance.now() + releaseKeyWaitMs;
-      for (;;) {
-        const outcome = await send(event);
-        const refusedOnly = outcome.kind === 'functionError' && outcome.errorMessage === AUTHORIZER_UNAUTHORIZED;
-        if (!refusedOnly) return judgeAllow(outcome, context);
-        if (performance.now() + retryEveryMs > until || signal.aborted) return `refused the release key (Unauthorized) for ${releaseKeyWaitMs / 1000} s`;
-        await pause(retryEveryMs, signal);
-      }
+      const outcome = await send(event);
+      if (outcome.kind !== 'functionError' || outcome.errorMessage !== AUTHORIZER_UNAUTHORIZED) return judgeAllow(outcome, { context, releaseKey, stageArn: stageArnOf(event.methodArn) });
+      const age = releaseKeyCreatedAt === undefined ? undefined : at - releaseKeyCreatedAt;
+      if (age === undefined || age >= NEW_RELEASE_KEY_MS) return 'refused the release key (Unauthorized)';
+      return { note: `the release key is new (made ${Math.max(0, Math.round(age / 60_000))} min ago) and not in the registry yet: the authorizer refused it, its Allow was not judged` };
     },
   };
 
@@ -172,18 +176,31 @@ export function successWalk(setting: WalkSetting): readonly WalkStep[] {
   return [authorize, create, get, list];
 }
 
-/** The authorizer's Allow of the release key: its principal (the key id), the stage, and the release principal's context. */
-function judgeAllow(outcome: InvocationOutcome, context: Readonly<Record<string, string>>): string | undefined {
+/**
+ * The authorizer's Allow of the release key, as API Gateway needs it to serve the request: one
+ * statement allowing `execute-api:Invoke` on every method of the stage (the answer is cached across
+ * methods), the key as the usage identifier (the usage plans meter it; without it API Gateway
+ * answers 403), its principal (the key id), and the release principal's context. The reasons never
+ * quote the key.
+ */
+function judgeAllow(outcome: InvocationOutcome, expected: { readonly context: Readonly<Record<string, string>>; readonly releaseKey: string; readonly stageArn: string }): string | undefined {
+  const { context, releaseKey, stageArn } = expected;
   if (outcome.kind === 'functionError') return functionFailure(outcome);
-  const answer = outcome.payload as { principalId?: unknown; policyDocument?: { Statement?: unknown }; context?: unknown } | null;
-  const statements = Array.isArray(answer?.policyDocument?.Statement) ? (answer.policyDocument.Statement as { Effect?: unknown }[]) : [];
+  const answer = outcome.payload as { principalId?: unknown; usageIdentifierKey?: unknown; policyDocument?: { Statement?: unknown }; context?: unknown } | null;
+  const statements = Array.isArray(answer?.policyDocument?.Statement) ? (answer.policyDocument.Statement as { Effect?: unknown; Action?: unknown; Resource?: unknown }[]) : [];
   if (statements.length === 0 || statements.some((statement) => statement?.Effect !== 'Allow')) return 'did not allow the release key';
+  const [statement] = statements;
+  if (statements.length !== 1 || statement?.Action !== 'execute-api:Invoke' || statement.Resource !== `${stageArn}/*/*`) return 'allowed the release key, but not to invoke every method of the stage';
+  if (answer?.usageIdentifierKey !== releaseKey) return 'allowed the release key without it as the usage identifier (API Gateway would answer 403)';
   if (answer?.principalId !== context.principalId) return 'allowed the release key as another principal';
   const given = (answer?.context ?? {}) as Record<string, unknown>;
-  const { principalId: _principal, ...expected } = context;
-  const same = Object.keys(given).length === Object.keys(expected).length && Object.entries(expected).every(([name, value]) => String(given[name]) === value);
+  const { principalId: _principal, ...passedOn } = context;
+  const same = Object.keys(given).length === Object.keys(passedOn).length && Object.entries(passedOn).every(([name, value]) => String(given[name]) === value);
   return same ? undefined : 'allowed the release key without the release principal in its context (plan, limits, pet space)';
 }
+
+/** `arn:aws:execute-api:region:account:api/stage/GET/pets` → `arn:aws:execute-api:region:account:api/stage`. */
+const stageArnOf = (methodArn: string): string => methodArn.split('/').slice(0, 2).join('/');
 
 function samePet(pet: Readonly<Record<string, unknown>>, sent: Readonly<Record<string, unknown>>): boolean {
   return Object.entries(sent).every(([name, value]) => pet[name] === value);
@@ -204,14 +221,4 @@ function nextCursorOf(link: string | undefined): string | undefined {
   const url = link === undefined ? undefined : /^<([^>]*)>\s*;\s*rel="next"$/.exec(link)?.[1];
   if (url === undefined) return undefined;
   return new URL(url, 'https://release-check.invalid').searchParams.get('cursor') ?? undefined;
-}
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
-  });
 }

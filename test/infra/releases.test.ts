@@ -8,6 +8,7 @@ import { ALL_CASES } from '../../bench/cases';
 import { OPERATION_IDS, RELEASED_FUNCTIONS, type FunctionName } from '../../functions/table';
 import { idWithPrefix, removeOutdirs, synth } from '../support/synth';
 import { LOCKOUT_ALARM } from '../../infra/lockout-alarm';
+import { HOOK_TIMEOUT_SECONDS } from '../../shared/release-check/hook-deadlines';
 
 /**
  * Issue 39: prod releases that catch a bad version. What CodeDeploy does with each function's
@@ -30,6 +31,29 @@ const RELEASED: Record<string, FunctionName> = Object.fromEntries(RELEASED_FUNCT
 /** An operation's failures include its 5XX answers (its request metrics); another function's are its failed invocations. */
 const isOperation = (name: string) => (OPERATION_IDS as readonly string[]).includes(name);
 const resourcesOf = (template: Template, type: string) => template.findResources(type) as Record<string, Resource>;
+/** Every resource `id` waits for, as CloudFormation orders them: its DependsOn, its Ref and GetAtt, theirs in turn. */
+function dependenciesOf(template: Template, id: string): Set<string> {
+  const resources = template.toJSON().Resources as Record<string, { DependsOn?: string | string[] }>;
+  const direct = (of: string): string[] => {
+    const resource = resources[of] ?? {};
+    const named = new Set<string>([resource.DependsOn ?? []].flat());
+    JSON.stringify(resource, (key, value) => {
+      if (key === 'Ref' && typeof value === 'string' && value in resources) named.add(value);
+      if (key === 'Fn::GetAtt' && Array.isArray(value) && typeof value[0] === 'string') named.add(value[0]);
+      return value;
+    });
+    return [...named];
+  };
+  const seen = new Set<string>();
+  const pending = direct(id);
+  while (pending.length > 0) {
+    const next = pending.pop() as string;
+    if (seen.has(next)) continue;
+    seen.add(next);
+    pending.push(...direct(next));
+  }
+  return seen;
+}
 /** The version this update publishes of a function: the one its alias points at. */
 const versionOf = (template: Template, id: string): string => {
   const alias = resourcesOf(template, 'AWS::Lambda::Alias')[idWithPrefix(template, 'AWS::Lambda::Alias', `${id}Live`)];
@@ -89,8 +113,8 @@ describe.each(['staging', 'prod'] as const)('releases of the %s stack', (stage) 
       groups.push(idWithPrefix(template(), 'AWS::CodeDeploy::DeploymentGroup', `${id}Release`));
     }
     const check = resourcesOf(template(), 'AWS::Lambda::Function')[checkFn]?.Properties as Record<string, any>;
-    // The check's 210 s (the walk may wait 150 s for the release key) and its report's 10 s.
-    expect(check.Timeout).toBe(240);
+    // The key's read (40 s), the check (90 s), the report (10 s), a second after each of the first two.
+    expect([check.Timeout, HOOK_TIMEOUT_SECONDS]).toEqual([142, 142]);
     // Traced, like every function: a probe's invocation of the new version joins the check's trace.
     expect(check.TracingConfig).toEqual({ Mode: 'Active' });
     // The versions to check, by declared name: the ones this update publishes.
@@ -135,6 +159,13 @@ describe.each(['staging', 'prod'] as const)('releases of the %s stack', (stage) 
     const mirrorFn = idWithPrefix(template(), 'AWS::Lambda::Function', 'KeyMirror');
     expect(resourcesOf(template(), 'AWS::Lambda::Function')[mirrorFn]?.Properties.Environment.Variables.RELEASE_API_KEY_ID).toEqual({ Ref: 'ReleaseKey' });
     expect(Object.values(inPlan)[0]?.DependsOn).toEqual(expect.arrayContaining([idWithPrefix(template(), 'AWS::Lambda::Alias', 'KeyMirrorLive')]));
+    // The key itself depends on nothing. Its place in the plan, and the mirror's new version, come only
+    // after every released alias has moved (usage plan → stage → deployment → methods → aliases), so
+    // after the check: which is why the check forgives a new key's refusal (docs/release-check.md).
+    expect(resourcesOf(templates.prod, 'AWS::ApiGateway::ApiKey').ReleaseKey?.DependsOn).toBeUndefined();
+    const after = dependenciesOf(templates.prod, Object.keys(inPlan)[0] as string);
+    for (const id of Object.keys(RELEASED)) expect([id, after.has(idWithPrefix(templates.prod, 'AWS::Lambda::Alias', `${id}Live`))]).toEqual([id, true]);
+    expect(dependenciesOf(templates.prod, mirrorFn).has(idWithPrefix(templates.prod, 'AWS::Lambda::Alias', 'ListPetsLive'))).toBe(true);
     expect(template().toJSON().Outputs.ReleaseKeyId.Value).toEqual({ Ref: 'ReleaseKey' });
   });
 

@@ -4,7 +4,7 @@ import type { PutLifecycleEventHookExecutionStatusCommand } from '@aws-sdk/clien
 import type { InvokeCommand, InvokeCommandOutput } from '@aws-sdk/client-lambda';
 import { build } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KEY_READ_DEADLINE_MS, readReleaseTargets, releaseCheckHook, REPORT_DEADLINE_MS, THROTTLED_RETRY_MS, type HookClients, type HookSettings } from '../../functions/releaseCheck/handler';
+import { KEY_READ_DEADLINE_MS, KEY_READ_RETRY_MS, readReleaseTargets, releaseCheckHook, REPORT_DEADLINE_MS, THROTTLED_RETRY_MS, type HookClients, type HookSettings } from '../../functions/releaseCheck/handler';
 import * as GENERATED from '../../functions/releaseCheck/probes.generated';
 import { FUNCTION_NAMES, FUNCTIONS, RELEASE_PROBES, RELEASED_FUNCTIONS, type ReleasedFunction } from '../../functions/table';
 import { esbuildOptionsFor } from '../../infra/bundling';
@@ -42,6 +42,8 @@ interface Fakes {
   readonly keyReads: { input: GetApiKeyCommand['input']; signal: AbortSignal }[];
 }
 
+/** When API Gateway made the release key: long before the checks here (its Allow is judged). */
+const KEY_MADE = new Date(Date.UTC(2026, 10, 1));
 /** The release key's id in API Gateway, as the stack gives it. */
 const RELEASE_API_KEY_ID = 'a1b2c3d4e5';
 const settingsOf = (targetsJson: string | undefined, more: Partial<HookSettings> = {}): HookSettings => ({ targetsJson, releaseApiKeyId: RELEASE_API_KEY_ID, ...more });
@@ -54,7 +56,8 @@ const settingsOf = (targetsJson: string | undefined, more: Partial<HookSettings>
 function fakes(
   answers: Record<string, () => InvokeCommandOutput | Promise<InvokeCommandOutput>> = {},
   report: () => Promise<unknown> = async () => ({}),
-  keyRead: () => Promise<GetApiKeyCommandOutput> = async () => ({ $metadata: {}, id: RELEASE_API_KEY_ID, value: RELEASE_KEY, enabled: true }),
+  keyRead: (signal: AbortSignal) => Promise<GetApiKeyCommandOutput> = async () => ({ $metadata: {}, id: RELEASE_API_KEY_ID, value: RELEASE_KEY, enabled: true, createdDate: KEY_MADE }),
+  walkAnswers: Partial<Record<string, () => InvocationOutcome>> = {},
 ): Fakes {
   const invoked: Fakes['invoked'] = [];
   const reported: Fakes['reported'] = [];
@@ -71,14 +74,14 @@ function fakes(
         // The nth request is the nth probe (each has its own request id: a retry sends the same one again).
         if (!requests.has(payload)) requests.set(payload, requests.size);
         const probe = PROBES[requests.get(payload) as number];
-        if (probe === undefined) return asLambdaOutput(service(functionName, event));
+        if (probe === undefined) return asLambdaOutput(walkAnswers[functionName]?.() ?? service(functionName, event));
         return (answers[functionName] ?? (() => asLambdaOutput(goodOutcomeOf(probe))))();
       },
     },
     apiGateway: {
       async send(command, { abortSignal }) {
         keyReads.push({ input: command.input, signal: abortSignal });
-        return keyRead();
+        return keyRead(abortSignal);
       },
     },
     codeDeploy: {
@@ -217,7 +220,7 @@ describe('the release check hook', () => {
 
   it.each([
     ['unset', settingsOf(TARGETS_JSON, { releaseApiKeyId: undefined }), undefined, 'RELEASE_API_KEY_ID is not set'],
-    ['unreadable', settingsOf(TARGETS_JSON), () => Promise.reject(Object.assign(new Error('User is not authorized to perform: apigateway:GET'), { name: 'AccessDeniedException' })), `the release key ${RELEASE_API_KEY_ID} could not be read: AccessDeniedException: User is not authorized to perform: apigateway:GET`],
+    ['deleted', settingsOf(TARGETS_JSON), () => Promise.reject(Object.assign(new Error('Invalid API Key identifier specified'), { name: 'NotFoundException' })), `the release key ${RELEASE_API_KEY_ID} could not be read: NotFoundException: Invalid API Key identifier specified`],
     ['without its value', settingsOf(TARGETS_JSON), async () => ({ $metadata: {}, id: RELEASE_API_KEY_ID, enabled: true }), `the release key ${RELEASE_API_KEY_ID} came without its value`],
     ['disabled', settingsOf(TARGETS_JSON), async () => ({ $metadata: {}, id: RELEASE_API_KEY_ID, value: RELEASE_KEY, enabled: false }), `the release key ${RELEASE_API_KEY_ID} is disabled: enable it (docs/release-check.md)`],
   ] as const)('reports Failed without invoking anything when the release key is %s', async (_case, settings, keyRead, reason) => {
@@ -229,11 +232,60 @@ describe('the release check hook', () => {
     expect(lines.filter((line) => line.includes(RELEASE_KEY))).toEqual([]);
   });
 
-  it('gives the key\'s read a deadline of its own', async () => {
-    const { clients, keyReads } = fakes();
+  it('gives the key\'s read a deadline of its own: a read that does not answer fails the check, after no more', async () => {
+    const never = (signal: AbortSignal) => new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+    const { clients, invoked, reported } = fakes({}, undefined, never);
+    const startedAt = performance.now();
+    await releaseCheckHook(clients, settingsOf(TARGETS_JSON, { keyReadDeadlineMs: 150 }))(EVENT);
+    expect(performance.now() - startedAt).toBeLessThan(1_000);
+    expect([invoked, reported]).toEqual([[], [reportOf('Failed')]]);
+    expect(logged()[0]?.reason).toBe(`the release key ${RELEASE_API_KEY_ID} could not be read: TimeoutError: The operation was aborted due to timeout`);
+    expect(KEY_READ_DEADLINE_MS).toBe(40_000);
+  });
+
+  it('tries the key\'s read again while it is refused for want of the right (IAM applying the stack\'s new policy), until its deadline', async () => {
+    const denied = Object.assign(new Error('User is not authorized to perform: apigateway:GET'), { name: 'AccessDeniedException' });
+    let reads = 0;
+    const deniedOnce = fakes({}, undefined, async () => {
+      reads += 1;
+      if (reads === 1) throw denied;
+      return { $metadata: {}, id: RELEASE_API_KEY_ID, value: RELEASE_KEY, enabled: true, createdDate: KEY_MADE };
+    });
+    await releaseCheckHook(deniedOnce.clients, settingsOf(TARGETS_JSON))(EVENT);
+    expect([deniedOnce.reported, deniedOnce.keyReads.length, KEY_READ_RETRY_MS]).toEqual([[reportOf('Succeeded')], 2, 2_000]);
+
+    lines = [];
+    const deniedAlways = fakes({}, undefined, async () => {
+      throw denied;
+    });
+    await releaseCheckHook(deniedAlways.clients, settingsOf(TARGETS_JSON, { keyReadDeadlineMs: 300 }))(EVENT);
+    expect([deniedAlways.invoked, deniedAlways.reported, deniedAlways.keyReads.length]).toEqual([[], [reportOf('Failed')], 1]);
+    expect(logged()[0]?.reason).toBe(`the release key ${RELEASE_API_KEY_ID} could not be read: AccessDeniedException: User is not authorized to perform: apigateway:GET`);
+  });
+
+  it('passes a new key\'s refusal by the authorizer (the first release with it), with a log line that says its Allow was not judged', async () => {
+    const made = new Date(Date.now() - 5 * 60_000);
+    const unauthorized = () => ({ kind: 'functionError', errorType: 'Error', errorMessage: 'Unauthorized' }) as InvocationOutcome;
+    const { clients, reported } = fakes({}, undefined, async () => ({ $metadata: {}, id: RELEASE_API_KEY_ID, value: RELEASE_KEY, enabled: true, createdDate: made }), { authorizer: unauthorized });
     await releaseCheckHook(clients, settingsOf(TARGETS_JSON))(EVENT);
-    expect(keyReads[0]?.signal).toBeInstanceOf(AbortSignal);
-    expect(KEY_READ_DEADLINE_MS).toBe(10_000);
+    expect(reported).toEqual([reportOf('Succeeded')]);
+    expect(logged()[0]).toEqual({
+      level: 'warn',
+      msg: 'release check step not judged',
+      deploymentId: EVENT.DeploymentId,
+      probe: WALK_STEPS[0]?.name,
+      function: 'authorizer',
+      note: 'the release key is new (made 5 min ago) and not in the registry yet: the authorizer refused it, its Allow was not judged',
+    });
+  });
+
+  it('never logs the release key, even when a function\'s error message quotes it', async () => {
+    const echoing = () => ({ kind: 'functionError', errorType: 'Error', errorMessage: `no key ${RELEASE_KEY} here` }) as InvocationOutcome;
+    const { clients, reported } = fakes({}, undefined, undefined, { authorizer: echoing });
+    await releaseCheckHook(clients, settingsOf(TARGETS_JSON))(EVENT);
+    expect(reported).toEqual([reportOf('Failed')]);
+    expect(logged()[0]).toMatchObject({ function: 'authorizer', reason: 'failed: Error: no key <the release key> here' });
+    expect(lines.filter((line) => line.includes(RELEASE_KEY))).toEqual([]);
   });
 
   it.each([

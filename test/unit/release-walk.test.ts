@@ -6,7 +6,7 @@ import { GET_PET_DEPRECATION } from '../../shared/http/deprecation';
 import { CHECK_ADDRESS, releasePrincipal } from '../../shared/release-check/check-identity';
 import type { InvocationOutcome, Invoke } from '../../shared/release-check/invocation';
 import { runReleaseCheck } from '../../shared/release-check/run-release-check';
-import { LISTING_MAX_PAGES, LISTING_PAGE, RELEASE_KEY_WAIT_MS, WALK_PET } from '../../shared/release-check/success-walk';
+import { LISTING_MAX_PAGES, LISTING_PAGE, NEW_RELEASE_KEY_MS, WALK_PET } from '../../shared/release-check/success-walk';
 import { goodOutcomeOf, PROBES, RELEASE_KEY, WALK_STEPS, walkService } from '../support/release-probes';
 
 /**
@@ -17,7 +17,7 @@ import { goodOutcomeOf, PROBES, RELEASE_KEY, WALK_STEPS, walkService } from '../
  */
 const AT = Date.UTC(2026, 10, 26, 12, 0, 0);
 const [AUTHORIZE, CREATE, GET, LIST] = WALK_STEPS.map((step) => step.name) as [string, string, string, string];
-const WAITS = { retryEveryMs: 5, releaseKeyWaitMs: 50, listingWaitMs: 50, listingSettleWaitMs: 0 };
+const WAITS = { retryEveryMs: 5, listingWaitMs: 50, listingSettleWaitMs: 0 };
 
 const json = (statusCode: number, body: unknown, headers: Record<string, string> = {}): InvocationOutcome => ({
   kind: 'returned',
@@ -28,7 +28,7 @@ const internalError = json(500, { code: 'internal_error', message: 'Something we
 type Answer = (event: unknown, good: () => InvocationOutcome, call: number) => InvocationOutcome;
 
 /** The probes answered as they expect; the walk by good versions, but for the functions given, which may call the good answer. */
-async function walk(breaks: Partial<Record<ReleasedFunction, Answer>> = {}, at = AT) {
+async function walk(breaks: Partial<Record<ReleasedFunction, Answer>> = {}, at = AT, releaseKeyCreatedAt?: number) {
   const service = walkService();
   const sent: { functionName: ReleasedFunction; event: unknown }[] = [];
   const calls: Partial<Record<ReleasedFunction, number>> = {};
@@ -41,8 +41,8 @@ async function walk(breaks: Partial<Record<ReleasedFunction, Answer>> = {}, at =
     const broken = breaks[functionName];
     return broken === undefined ? good() : broken(event, good, calls[functionName] as number);
   };
-  const result = await runReleaseCheck(RELEASE_PROBES, invoke, { releaseKey: RELEASE_KEY, at, waits: WAITS });
-  const steps = Object.fromEntries(result.probes.slice(PROBES.length).map((step) => [step.name, step.passed ? 'passed' : step.reason]));
+  const result = await runReleaseCheck(RELEASE_PROBES, invoke, { releaseKey: RELEASE_KEY, releaseKeyCreatedAt, at, waits: WAITS });
+  const steps = Object.fromEntries(result.probes.slice(PROBES.length).map((step) => [step.name, step.passed ? (step.note === undefined ? 'passed' : `passed: ${step.note}`) : step.reason]));
   return { passed: result.passed, steps, walked: sent.slice(PROBES.length) };
 }
 
@@ -75,18 +75,31 @@ describe('the walk through the success paths', () => {
     expect([list.httpMethod, list.path, list.queryStringParameters]).toEqual(['GET', '/pets', { limit: String(LISTING_PAGE) }]);
   });
 
-  it('fails an authorizer that refuses the release key, once the wait for the key mirror is over, and runs nothing after it', async () => {
-    const { passed, steps, walked } = await walk({ authorizer: () => ({ kind: 'functionError', errorType: 'Error', errorMessage: 'Unauthorized' }) });
-    expect([passed, steps]).toEqual([false, passedUpTo(AUTHORIZE, 'refused the release key (Unauthorized) for 0.05 s')]);
-    expect(walked.every(({ functionName }) => functionName === 'authorizer')).toBe(true);
-    expect(walked.length).toBeGreaterThan(1);
-    expect(RELEASE_KEY_WAIT_MS).toBe(150_000);
+  it('fails an authorizer that refuses the release key, at once, and runs nothing after it', async () => {
+    const unauthorized = () => ({ kind: 'functionError', errorType: 'Error', errorMessage: 'Unauthorized' }) as InvocationOutcome;
+    const { passed, steps, walked } = await walk({ authorizer: unauthorized });
+    expect([passed, steps]).toEqual([false, passedUpTo(AUTHORIZE, 'refused the release key (Unauthorized)')]);
+    expect(walked.map(({ functionName }) => functionName)).toEqual(['authorizer']);
+    // A key made over an hour before the check has long been copied into the registry: a refusal fails.
+    expect((await walk({ authorizer: unauthorized }, AT, AT - NEW_RELEASE_KEY_MS)).steps[AUTHORIZE]).toBe('refused the release key (Unauthorized)');
   });
 
-  it('passes when the authorizer allows the key after refusing it a while (the key mirror copied it meanwhile)', async () => {
-    const { passed, walked } = await walk({ authorizer: (_event, good, call) => (call < 3 ? { kind: 'functionError', errorType: 'Error', errorMessage: 'Unauthorized' } : good()) });
+  it('passes, with a note, an authorizer that refuses a key made within the hour (the first release with it: the mirror copies it only after the check), and walks on', async () => {
+    const unauthorized = () => ({ kind: 'functionError', errorType: 'Error', errorMessage: 'Unauthorized' }) as InvocationOutcome;
+    const { passed, steps } = await walk({ authorizer: unauthorized }, AT, AT - 7 * 60_000);
     expect(passed).toBe(true);
-    expect(walked.filter(({ functionName }) => functionName === 'authorizer').length).toBe(3);
+    expect(steps).toEqual({
+      [AUTHORIZE]: 'passed: the release key is new (made 7 min ago) and not in the registry yet: the authorizer refused it, its Allow was not judged',
+      [CREATE]: 'passed',
+      [GET]: 'passed',
+      [LIST]: 'passed',
+    });
+    expect(NEW_RELEASE_KEY_MS).toBe(3_600_000);
+    // Only a refusal is forgiven: an Allow is judged, a new key or not.
+    const otherPrincipal = await walk({ authorizer: (_event, good) => withPayload(good(), (answer) => ({ ...answer, principalId: '0000000000000000' })) }, AT, AT - 60_000);
+    expect(otherPrincipal.steps[AUTHORIZE]).toBe('allowed the release key as another principal');
+    const failing = await walk({ authorizer: () => ({ kind: 'functionError', errorType: 'TypeError', errorMessage: 'x is undefined' }) }, AT, AT - 60_000);
+    expect(failing.steps[AUTHORIZE]).toBe('failed: TypeError: x is undefined');
   });
 
   it.each([
@@ -94,6 +107,12 @@ describe('the walk through the success paths', () => {
     ['a customer\'s principal (no pet space)', (good: () => InvocationOutcome) => withPayload(good(), (answer) => ({ ...answer, context: { ...(answer.context as object), petSpace: undefined } })), 'allowed the release key without the release principal in its context (plan, limits, pet space)'],
     ['another plan', (good: () => InvocationOutcome) => withPayload(good(), (answer) => ({ ...answer, context: { ...(answer.context as object), plan: 'free' } })), 'allowed the release key without the release principal in its context (plan, limits, pet space)'],
     ['a Deny', (good: () => InvocationOutcome) => withPayload(good(), (answer) => ({ ...answer, policyDocument: { Statement: [{ Effect: 'Deny' }] } })), 'did not allow the release key'],
+    ['no usage identifier (API Gateway would answer 403)', (good: () => InvocationOutcome) => withPayload(good(), ({ usageIdentifierKey: _key, ...answer }) => answer), 'allowed the release key without it as the usage identifier (API Gateway would answer 403)'],
+    ['another usage identifier', (good: () => InvocationOutcome) => withPayload(good(), (answer) => ({ ...answer, usageIdentifierKey: 'another-key' })), 'allowed the release key without it as the usage identifier (API Gateway would answer 403)'],
+    ['an Allow of one method only', (good: () => InvocationOutcome) => withStatement(good(), { Resource: 'arn:aws:execute-api:us-east-1:000000000000:releasecheck/v1/GET/pets' }), 'allowed the release key, but not to invoke every method of the stage'],
+    ['an Allow of another stage', (good: () => InvocationOutcome) => withStatement(good(), { Resource: 'arn:aws:execute-api:us-east-1:000000000000:releasecheck/v2/*/*' }), 'allowed the release key, but not to invoke every method of the stage'],
+    ['an Allow of another action', (good: () => InvocationOutcome) => withStatement(good(), { Action: 'execute-api:ManageConnections' }), 'allowed the release key, but not to invoke every method of the stage'],
+    ['two Allow statements', (good: () => InvocationOutcome) => withPayload(good(), (answer) => ({ ...answer, policyDocument: { Statement: [...(answer.policyDocument as { Statement: unknown[] }).Statement, { Effect: 'Allow', Action: 'execute-api:Invoke', Resource: '*' }] } })), 'allowed the release key, but not to invoke every method of the stage'],
     ['a failure', () => ({ kind: 'functionError', errorType: 'Error', errorMessage: 'boom' }) as InvocationOutcome, 'failed: Error: boom'],
   ])('fails an authorizer that answers the release key with %s', async (_case, answer, reason) => {
     const { steps } = await walk({ authorizer: (_event, good) => answer(good) });
@@ -164,6 +183,13 @@ describe('the walk through the success paths', () => {
 function withPayload(outcome: InvocationOutcome, change: (payload: Record<string, unknown>) => Record<string, unknown>): InvocationOutcome {
   if (outcome.kind !== 'returned') throw new Error('a good version returns');
   return { kind: 'returned', payload: change(outcome.payload as Record<string, unknown>) };
+}
+
+function withStatement(outcome: InvocationOutcome, change: Record<string, unknown>): InvocationOutcome {
+  return withPayload(outcome, (answer) => {
+    const [statement] = (answer.policyDocument as { Statement: Record<string, unknown>[] }).Statement;
+    return { ...answer, policyDocument: { Version: '2012-10-17', Statement: [{ ...statement, ...change }] } };
+  });
 }
 
 function withBody(outcome: InvocationOutcome, change: (body: Record<string, unknown>) => Record<string, unknown>): InvocationOutcome {
