@@ -61,7 +61,9 @@ function invokeWith(overrides: Readonly<Record<string, InvocationOutcome | Error
   return Object.assign(invoke, { calls });
 }
 
-const check = (invoke: Invoke<ReleasedFunction>, at = AT, options: Partial<ReleaseCheckOptions> = {}) => runReleaseCheck(RELEASE_PROBES, invoke, { releaseKey: RELEASE_KEY, at, token: TOKEN, ...options });
+/** The walk's listing here shows its pet at once: no settle time to wait (test/unit/release-walk.test.ts holds the waits). */
+const check = (invoke: Invoke<ReleasedFunction>, at = AT, options: Partial<ReleaseCheckOptions> = {}) =>
+  runReleaseCheck(RELEASE_PROBES, invoke, { releaseKey: RELEASE_KEY, at, token: TOKEN, waits: { listingSettleWaitMs: 0 }, ...options });
 const nameOf = (functionName: ReleasedFunction) => PROBES.find((probe) => probe.functionName === functionName)?.name as string;
 
 describe('the release check', () => {

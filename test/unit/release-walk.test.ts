@@ -6,7 +6,8 @@ import { GET_PET_DEPRECATION } from '../../shared/http/deprecation';
 import { CHECK_ADDRESS, releasePrincipal } from '../../shared/release-check/check-identity';
 import type { InvocationOutcome, Invoke } from '../../shared/release-check/invocation';
 import { runReleaseCheck } from '../../shared/release-check/run-release-check';
-import { LISTING_MAX_PAGES, LISTING_PAGE, NEW_RELEASE_KEY_MS, WALK_PET } from '../../shared/release-check/success-walk';
+import { LISTING_SETTLE_MS } from '../../shared/pets/pet-ids';
+import { LISTING_MAX_PAGES, LISTING_PAGE, LISTING_SETTLE_WAIT_MS, NEW_RELEASE_KEY_MS, WALK_PET } from '../../shared/release-check/success-walk';
 import { goodOutcomeOf, PROBES, RELEASE_KEY, WALK_STEPS, walkService } from '../support/release-probes';
 
 /**
@@ -28,7 +29,7 @@ const internalError = json(500, { code: 'internal_error', message: 'Something we
 type Answer = (event: unknown, good: () => InvocationOutcome, call: number) => InvocationOutcome;
 
 /** The probes answered as they expect; the walk by good versions, but for the functions given, which may call the good answer. */
-async function walk(breaks: Partial<Record<ReleasedFunction, Answer>> = {}, at = AT, releaseKeyCreatedAt?: number) {
+async function walk(breaks: Partial<Record<ReleasedFunction, Answer>> = {}, at = AT, releaseKeyCreatedAt?: number, waits: Partial<typeof WAITS> = {}) {
   const service = walkService();
   const sent: { functionName: ReleasedFunction; event: unknown }[] = [];
   const calls: Partial<Record<ReleasedFunction, number>> = {};
@@ -41,7 +42,7 @@ async function walk(breaks: Partial<Record<ReleasedFunction, Answer>> = {}, at =
     const broken = breaks[functionName];
     return broken === undefined ? good() : broken(event, good, calls[functionName] as number);
   };
-  const result = await runReleaseCheck(RELEASE_PROBES, invoke, { releaseKey: RELEASE_KEY, releaseKeyCreatedAt, at, waits: WAITS });
+  const result = await runReleaseCheck(RELEASE_PROBES, invoke, { releaseKey: RELEASE_KEY, releaseKeyCreatedAt, at, waits: { ...WAITS, ...waits } });
   const steps = Object.fromEntries(result.probes.slice(PROBES.length).map((step) => [step.name, step.passed ? (step.note === undefined ? 'passed' : `passed: ${step.note}`) : step.reason]));
   return { passed: result.passed, steps, walked: sent.slice(PROBES.length) };
 }
@@ -157,6 +158,29 @@ describe('the walk through the success paths', () => {
     ['a malformed page', () => json(200, [{ id: 7 }]), 'answered 200 with a body that holds a malformed pet at 0: it has no name'],
   ])('fails a listing that answers %s', async (_case, answer, reason) => {
     expect((await walk({ listPets: answer })).steps).toEqual(passedUpTo(LIST, reason));
+  });
+
+  it('lists only once the listing\'s settle time has passed since the create (a pet shows once its id is half a second old)', async () => {
+    let createdAt = 0;
+    let listedAt = 0;
+    const { passed } = await walk(
+      {
+        createPet: (_event, good) => {
+          createdAt = performance.now();
+          return good();
+        },
+        listPets: (_event, good) => {
+          listedAt ||= performance.now();
+          return good();
+        },
+      },
+      AT,
+      undefined,
+      { listingSettleWaitMs: 150 },
+    );
+    expect(passed).toBe(true);
+    expect(listedAt - createdAt).toBeGreaterThanOrEqual(145);
+    expect(LISTING_SETTLE_WAIT_MS).toBe(LISTING_SETTLE_MS + 100);
   });
 
   it('passes a listing that shows the pet only after a while (its settle time, the index\'s lag)', async () => {
