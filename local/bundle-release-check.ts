@@ -32,8 +32,12 @@ export interface BundleCheckOptions {
 
 export async function checkBundles({ build, target, cursorSecret, onStderr, waits }: BundleCheckOptions): Promise<ReleaseCheckResult<ReleasedFunction>> {
   const client = clientFor(target);
+  // A release key of the drill's own, as the key mirror copies the stage's from API Gateway: random
+  // each run, on the release key's plan, in the releases' pet space.
+  const releaseKey = `release_${randomBytes(24).toString('base64url')}`;
   try {
     await ensureTable(client, target.tableName);
+    await new KeyRegistry(DynamoDBDocumentClient.from(client), target.tableName).register(releaseKey, RELEASE_KEY_PLAN, undefined, RELEASES_PET_SPACE);
   } finally {
     client.destroy();
   }
@@ -51,25 +55,9 @@ export async function checkBundles({ build, target, cursorSecret, onStderr, wait
         }),
       );
     }
-    const releaseKey = await registerReleaseKey(target);
     // The key is in the registry before the check starts (no creation time: an authorizer that refuses it fails).
     return await runReleaseCheck(RELEASE_PROBES, (name, event, signal) => (processes.get(name) as FunctionProcess).invoke(event, signal), { releaseKey, ...(waits === undefined ? {} : { waits }) });
   } finally {
     await Promise.all([...processes.values()].map((running) => running.stop()));
-  }
-}
-
-/**
- * A release key of the drill's own, as the key mirror copies the stage's from API Gateway: random
- * each run, on the release key's plan, in the releases' pet space.
- */
-async function registerReleaseKey(target: DynamoDbTarget): Promise<string> {
-  const client = clientFor(target);
-  try {
-    const releaseKey = `release_${randomBytes(24).toString('base64url')}`;
-    await new KeyRegistry(DynamoDBDocumentClient.from(client), target.tableName).register(releaseKey, RELEASE_KEY_PLAN, undefined, RELEASES_PET_SPACE);
-    return releaseKey;
-  } finally {
-    client.destroy();
   }
 }
