@@ -75,6 +75,8 @@ export const SUPPORT_FUNCTIONS = {
   },
   /** CodeDeploy's check before traffic: invokes each new version with synthetic requests and reports; no table, no secret. */
   releaseCheck: { handler: 'functions/releaseCheck/handler.ts', dynamodb: [] },
+  /** While a prod release shifts an alias, sends its new version the walk's requests every minute, for its gate (docs/releases.md); no table, no secret. */
+  releaseProber: { handler: 'functions/releaseProber/handler.ts', dynamodb: [] },
 } as const satisfies Record<string, FunctionDeclaration & { readonly routes?: Record<string, Route> }>;
 
 export const FUNCTIONS: typeof OPERATIONS & typeof SUPPORT_FUNCTIONS = /* @__PURE__ */ Object.assign({}, OPERATIONS, SUPPORT_FUNCTIONS);

@@ -7,6 +7,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LIVE_ALIAS } from '../shared/live-alias';
 import { FUNCTION_NODE_OPTIONS, LAMBDA_BUNDLING } from './bundling';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -50,8 +51,7 @@ export function logGroupSettings(retain: boolean): { retention: RetentionDays; r
   return { retention: retain ? RetentionDays.THREE_MONTHS : RetentionDays.TWO_WEEKS, removalPolicy: RemovalPolicy.DESTROY };
 }
 
-/** The alias every caller (API Gateway, the authorizer's gateway, the schedule) invokes: never `$LATEST`. */
-export const LIVE_ALIAS = 'live';
+export { LIVE_ALIAS };
 
 /** A function, and the alias that serves its published version (infra/releases.ts moves it). */
 export interface PetStoreFunction {

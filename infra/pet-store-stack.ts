@@ -30,7 +30,8 @@ import { logGroupSettings, petStoreFunction, type FunctionOptions, type PetStore
 import { addGatewayResponses } from './gateway-responses';
 import { acknowledgeKeyMirrorReads, grantKeyMirrorReads, scheduleKeyMirror } from './key-mirror';
 import { addReleaseKey } from './release-key';
-import { addReleases, type ReleaseTarget } from './releases';
+import { addReleaseProber } from './release-prober';
+import { addReleases, CANARY_OF, type ReleaseTarget } from './releases';
 import { noticeEndedReleases } from './release-notices';
 import { addLockoutAlarm } from './lockout-alarm';
 import { operationMetric } from './alarm-metrics';
@@ -197,8 +198,21 @@ export class PetStoreStack extends Stack {
     });
     // The key the check walks the success paths with, apart from every customer's (infra/release-key.ts).
     const releaseKey = addReleaseKey(this, { stageName: props.stage, plans: usagePlans, mirror: keyMirror, check: releaseCheck });
+    // While a prod release's canary runs, its new versions get the walk's requests every minute, for their gates (infra/release-prober.ts).
+    const releaseProber = declaredFunction('releaseProber', {
+      // Its rounds end by PROBER_BUDGET_MS (40 s), and a last invocation may take its own deadline (12 s).
+      timeout: Duration.seconds(55),
+      async: { retries: 0, maxEventAge: Duration.minutes(1) },
+      invocationAlarmThreshold: undefined,
+    });
+    addReleaseProber(this, {
+      prober: releaseProber,
+      probed: { authorizer: authorizerFunction, createPet: functions.createPet, getPet: functions.getPet, listPets: functions.listPets },
+      releaseKey,
+      scheduled: CANARY_OF[props.stage] !== undefined,
+    });
     // The API's 5XX rate (a failing authorizer among its causes), p99 latency, DynamoDB and Lambda throttling.
-    const everyFunction = [...Object.values(functions), authorizerFunction, docsFunction, keyMirror, releaseCheck];
+    const everyFunction = [...Object.values(functions), authorizerFunction, docsFunction, keyMirror, releaseCheck, releaseProber];
     const alarms = addOperationsAlarms(this, {
       api: this.api,
       table,
@@ -217,7 +231,7 @@ export class PetStoreStack extends Stack {
     // version alone and by the stage's 5XX and latency alarms: an operation's failures include its
     // 5XX answers; the authorizer, whose "Unauthorized" is a failed invocation, is judged by its
     // refusals. The key mirror's alias moves at once (docs/releases.md).
-    const byName: Partial<Record<FunctionName, PetStoreFunction>> = { ...functions, authorizer: authorizerFunction, apiDocs: docsFunction, keyMirror, releaseCheck };
+    const byName: Partial<Record<FunctionName, PetStoreFunction>> = { ...functions, authorizer: authorizerFunction, apiDocs: docsFunction, keyMirror, releaseCheck, releaseProber };
     const releaseOf = (name: FunctionName): ReleaseTarget => {
       const fn = byName[name];
       if (fn === undefined) throw new Error(`${name} is released (it has release probes) but the stack makes no function for it`);

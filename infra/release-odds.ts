@@ -3,16 +3,18 @@
  * settings (infra/releases.ts): the arithmetic docs/releases.md writes out, and the template test
  * holds the docs' figures to (test/infra/releases.test.ts).
  *
- * The model: the new version serves `percent` of the function's requests for `minutes`, each
+ * The model: the new version serves `percent` of the function's requests for `minutes`, and the
+ * release prober's requests (`probesPerMinute`: shared/release-check/canary-probes.ts), each
  * request failing on its own with the version's failure rate (binomial counts); the gate judges
  * aligned 5-minute periods; in a period it fires when the new version had at least
  * `minInvocations` invocations, `minFailures` failures, and more than `percent` % of them failed.
  * Each figure is a bound, on the side that flatters nothing:
  * - the chance of catching a bad version is a lower bound: only the whole periods the canary
  *   surely holds count (at the worst alignment, its last `METRICS_DELAY_MINUTES` left out, their
- *   metrics too late), each with its invocations rounded down;
+ *   metrics too late), each with its invocations rounded down, and the prober's runs of 4 of its 5
+ *   minutes (it sees a shift within a minute, and a schedule's minute may slip);
  * - the chance of rolling back a good version is an upper bound: every period the canary touches
- *   counts as a whole one, its invocations rounded up.
+ *   counts as a whole one, its invocations rounded up, and the prober's runs of 6 minutes.
  * (CloudWatch also judges a period still filling: that lies between the two.)
  */
 
@@ -40,10 +42,11 @@ export function judgedPeriods(canary: Canary, gate: FailureGate, bound: Bound = 
   return Math.max(0, Math.floor((canary.minutes - METRICS_DELAY_MINUTES) / gate.periodMinutes) - 1);
 }
 
-/** The new version's invocations in one period at `requestsPerMinute` to the function in all (both versions). */
-export function invocationsPerPeriod(canary: Canary, gate: FailureGate, requestsPerMinute: number, bound: Bound = 'catching'): number {
+/** The new version's invocations in one period at `requestsPerMinute` to the function in all (both versions), and `probesPerMinute` from the release prober. */
+export function invocationsPerPeriod(canary: Canary, gate: FailureGate, requestsPerMinute: number, bound: Bound = 'catching', probesPerMinute = 0): number {
   const exact = (requestsPerMinute * canary.percent * gate.periodMinutes) / 100;
-  return bound === 'catching' ? Math.floor(exact) : Math.ceil(exact);
+  if (bound === 'catching') return Math.floor(exact) + probesPerMinute * (gate.periodMinutes - 1);
+  return Math.ceil(exact) + probesPerMinute * (gate.periodMinutes + 1);
 }
 
 /** The fewest failures of `invocations` that fire the gate (Infinity: too few invocations to judge). */
@@ -80,16 +83,16 @@ export function binomialAtLeast(n: number, p: number, k: number): number {
 }
 
 /** The chance the gate rolls back a version failing `failureRate` of its requests: a lower bound when catching, an upper one for a good version. */
-export function rollbackChance(canary: Canary, gate: FailureGate, requestsPerMinute: number, failureRate: number, bound: Bound = 'catching'): number {
-  const invocations = invocationsPerPeriod(canary, gate, requestsPerMinute, bound);
+export function rollbackChance(canary: Canary, gate: FailureGate, requestsPerMinute: number, failureRate: number, bound: Bound = 'catching', probesPerMinute = 0): number {
+  const invocations = invocationsPerPeriod(canary, gate, requestsPerMinute, bound, probesPerMinute);
   const perPeriod = binomialAtLeast(invocations, failureRate, failuresToFire(gate, invocations));
   return 1 - (1 - perPeriod) ** judgedPeriods(canary, gate, bound);
 }
 
 /** The smallest failure rate (in steps of 0.1 %) surely rolled back with at least `chance`. */
-export function smallestCaught(canary: Canary, gate: FailureGate, requestsPerMinute: number, chance: number): number | undefined {
+export function smallestCaught(canary: Canary, gate: FailureGate, requestsPerMinute: number, chance: number, probesPerMinute = 0): number | undefined {
   for (let tenths = 1; tenths <= 1000; tenths += 1) {
-    if (rollbackChance(canary, gate, requestsPerMinute, tenths / 1000) >= chance) return tenths / 1000;
+    if (rollbackChance(canary, gate, requestsPerMinute, tenths / 1000, 'catching', probesPerMinute) >= chance) return tenths / 1000;
   }
   return undefined;
 }

@@ -5,6 +5,8 @@ import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { AUTHORIZER_DIMENSIONS, AUTHORIZER_FUNCTION } from '../shared/auth/refusal-metrics';
 import { METRIC_DIMENSIONS, metricsNamespaceOf, REQUEST_METRICS } from '../shared/http/request-metrics';
+import { CANARY_PROBE_DIMENSIONS, CANARY_PROBE_METRICS } from '../shared/release-check/canary-probe-metrics';
+import { WALK_FUNCTIONS } from '../shared/release-check/success-walk';
 import type { FunctionName } from '../functions/table';
 import type { OperationId } from '../shared/http/routes';
 import { authorizerRefusals } from './alarm-metrics';
@@ -29,13 +31,16 @@ export const CANARY_OF: Record<Stage, Canary | undefined> = {
 
 /**
  * A function's own gate, on its new version alone (the `ExecutedVersion` dimension of its alias's
- * metrics, and the operation's 5XX answers by version): over 1 % of the version's invocations
- * failed (a crash, a timeout, a throttle, and for an operation an answer of 500 or more) in a
- * 5-minute period, once it had at least 10 invocations and 2 failures, so that one 503 of a quiet
- * stage stops no release. 10 rather than 20: at 50 requests a minute to the whole API, createPet's
- * quarter of its 10 a minute is 12 in a period (docs/releases.md#the-odds).
+ * metrics, the operation's 5XX answers by version, and the release prober's requests to the version
+ * and their failures: shared/release-check/canary-probes.ts): over 1 % of the version's invocations
+ * failed (a crash, a timeout, a throttle, a wrong answer to a probe, and for an operation an answer
+ * of 500 or more) in a 5-minute period, once it had at least 10 invocations and 4 failures. With the
+ * prober's 45 requests a minute, at 50 requests a minute to the whole API a version failing 2 % of
+ * any one operation's requests is rolled back at least 93 % of the time, a good one (0.1 %) at most
+ * 0.27 %; with 3 failures instead of 4 a good createPet would be rolled back up to 2.1 %
+ * (docs/releases.md#the-odds).
  */
-export const VERSION_GATE: FailureGate = { periodMinutes: 5, percent: 1, minInvocations: 10, minFailures: 2 };
+export const VERSION_GATE: FailureGate = { periodMinutes: 5, percent: 1, minInvocations: 10, minFailures: 4 };
 
 /**
  * The same rule for slowness: over 1 % of the new version's invocations took longer than the API's
@@ -129,7 +134,10 @@ export function addReleases(scope: Construct, released: Record<string, ReleaseTa
   const groups: Record<string, WatchedRelease> = {};
   for (const [id, item] of Object.entries(released)) {
     // Only where a canary watches them: all at once (staging), no gate could stop anything.
-    const own = canary === undefined ? [] : [versionLatencyGate(scope, id, item), item.judgedBy === 'failures' ? versionFailureGate(scope, id, item, options.stage) : refusalGate(scope, id, item, options.stage)];
+    const own =
+      canary === undefined
+        ? []
+        : [versionLatencyGate(scope, id, item), ...(item.judgedBy === 'failures' ? [versionFailureGate(scope, id, item, options.stage)] : [refusalGate(scope, id, item, options.stage), authorizerProbeGate(scope, id, item, options.stage)])];
     gates.push(...own);
     const group = new LambdaDeploymentGroup(scope, `${id}Release`, {
       application,
@@ -186,14 +194,35 @@ function versionMetric({ fn }: PetStoreFunction, metricName: string, statistic: 
   });
 }
 
-function versionFailureGate(scope: Construct, id: string, { function: released, operation }: ReleaseTarget, stage: Stage): Alarm {
+/** The release prober's count of a version's requests (`sent`) or of their failures that its own metrics do not count (`failed`). */
+function canaryProbeMetric({ name, function: released }: ReleaseTarget, which: keyof typeof CANARY_PROBE_METRICS, stage: Stage, period: Duration): IMetric {
+  return new Metric({
+    namespace: metricsNamespaceOf(stage),
+    metricName: CANARY_PROBE_METRICS[which],
+    dimensionsMap: { [CANARY_PROBE_DIMENSIONS.function]: name, [CANARY_PROBE_DIMENSIONS.version]: released.fn.currentVersion.version },
+    statistic: 'Sum',
+    period,
+  });
+}
+
+const isProbed = (name: FunctionName): boolean => (WALK_FUNCTIONS as readonly string[]).includes(name);
+
+function versionFailureGate(scope: Construct, id: string, target: ReleaseTarget, stage: Stage): Alarm {
+  const { function: released, operation } = target;
   const period = Duration.minutes(VERSION_GATE.periodMinutes);
   const usingMetrics: Record<string, IMetric> = {
-    invocations: versionMetric(released, 'Invocations', 'Sum', period),
+    aliasInvocations: versionMetric(released, 'Invocations', 'Sum', period),
     errors: versionMetric(released, 'Errors', 'Sum', period),
     throttles: versionMetric(released, 'Throttles', 'Sum', period),
   };
+  let invocations = 'FILL(aliasInvocations, 0)';
   let failures = 'FILL(errors, 0) + FILL(throttles, 0)';
+  if (isProbed(target.name)) {
+    usingMetrics.probes = canaryProbeMetric(target, 'sent', stage, period);
+    usingMetrics.failedProbes = canaryProbeMetric(target, 'failed', stage, period);
+    invocations += ' + FILL(probes, 0)';
+    failures += ' + FILL(failedProbes, 0)';
+  }
   if (operation !== undefined) {
     usingMetrics.answers5xx = new Metric({
       namespace: metricsNamespaceOf(stage),
@@ -206,10 +235,10 @@ function versionFailureGate(scope: Construct, id: string, { function: released, 
   }
   const { percent, minInvocations, minFailures } = VERSION_GATE;
   return new Alarm(scope, `${id}ReleaseAlarm`, {
-    alarmDescription: `${id}: its version now live (or being released): over ${percent} % of its invocations failed in 5 minutes (crashes, timeouts, throttles${operation === undefined ? '' : ', answers of 500 or more'}; at least ${minInvocations} invocations and ${minFailures} failures). During a prod release this rolls the new version back.`,
+    alarmDescription: `${id}: its version now live (or being released): over ${percent} % of its invocations failed in 5 minutes (crashes, timeouts, throttles${operation === undefined ? '' : ', answers of 500 or more'}${isProbed(target.name) ? ', the release prober\'s requests it failed' : ''}; at least ${minInvocations} invocations and ${minFailures} failures). During a prod release this rolls the new version back.`,
     metric: new MathExpression({
       // Parenthesized throughout: CloudWatch documents AND and >=, not their precedence.
-      expression: `IF((invocations >= ${minInvocations}) AND ((${failures}) >= ${minFailures}), 100 * (${failures}) / invocations, 0)`,
+      expression: `IF(((${invocations}) >= ${minInvocations}) AND ((${failures}) >= ${minFailures}), 100 * (${failures}) / (${invocations}), 0)`,
       usingMetrics,
       period,
       label: 'failed invocations of the version, %',
@@ -262,6 +291,31 @@ function refusalGate(scope: Construct, id: string, { function: released }: Relea
     threshold: 1,
     evaluationPeriods: 1,
     comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+}
+
+/**
+ * The authorizer's gate at launch traffic: the release prober sends its new version the release key
+ * (shared/release-check/canary-probes.ts), which a good version allows; over 1 % of those refused (or
+ * answered otherwise than the Allow the walk expects), at least 4 of at least 10, in a 5-minute
+ * period. Unlike the refusal gate it needs no customers: the prober's 45 requests a minute are
+ * enough (docs/releases.md#the-authorizer).
+ */
+function authorizerProbeGate(scope: Construct, id: string, target: ReleaseTarget, stage: Stage): Alarm {
+  const period = Duration.minutes(VERSION_GATE.periodMinutes);
+  const { percent, minInvocations, minFailures } = VERSION_GATE;
+  return new Alarm(scope, `${id}ReleaseProbeAlarm`, {
+    alarmDescription: `${id}: while a new version is being released, it refused (or answered wrongly) over ${percent} % of the release key's requests the release prober sent it in 5 minutes (at least ${minInvocations} requests and ${minFailures} failures). During a prod release this rolls the new version back.`,
+    metric: new MathExpression({
+      expression: `IF((FILL(probes, 0) >= ${minInvocations}) AND (FILL(failedProbes, 0) >= ${minFailures}), 100 * FILL(failedProbes, 0) / FILL(probes, 0), 0)`,
+      usingMetrics: { probes: canaryProbeMetric(target, 'sent', stage, period), failedProbes: canaryProbeMetric(target, 'failed', stage, period) },
+      period,
+      label: 'the release key refused by the version, %',
+    }),
+    threshold: percent,
+    evaluationPeriods: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
     treatMissingData: TreatMissingData.NOT_BREACHING,
   });
 }

@@ -13,11 +13,12 @@ export const ALARM_DESTINATION_REQUIRED: Readonly<Record<Stage, boolean>> = { st
 
 /**
  * What a function's environment holds of its stage, beside its declaration's variables
- * (infra/declared-rights.ts): the operations' and the authorizer's metrics namespace (the
- * authorizer's refusals are a metric: shared/auth/refusal-metrics.ts). The stack sets it, and the
+ * (infra/declared-rights.ts): the metrics namespace of the operations, the authorizer (its refusals
+ * are a metric: shared/auth/refusal-metrics.ts) and the release prober (its counts are:
+ * shared/release-check/canary-probe-metrics.ts). The stack sets it, and the
  * release drill (local/release-environment.ts) the same.
  */
 export function stageEnvironmentOf(name: FunctionName, stage: Stage): Record<string, string> {
-  if (name in OPERATIONS || name === 'authorizer') return { METRICS_NAMESPACE: metricsNamespaceOf(stage) };
+  if (name in OPERATIONS || name === 'authorizer' || name === 'releaseProber') return { METRICS_NAMESPACE: metricsNamespaceOf(stage) };
   return {};
 }

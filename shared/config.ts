@@ -39,6 +39,8 @@ export interface Config {
   readonly releaseCheckTargets: string | undefined;
   /** The key mirror and the release check: the API Gateway id of the stage's release key (RELEASE_API_KEY_ID; the stack sets it). */
   readonly releaseApiKeyId: string | undefined;
+  /** The release prober only (functions/releaseProber): the functions it probes while they shift, as JSON, function name → function ARN (CANARY_PROBE_FUNCTIONS; the stack sets it). */
+  readonly canaryProbeFunctions: string | undefined;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv): Config {
@@ -60,6 +62,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     rateShardThresholdPerMinute: shardThresholdOf(env.RATE_SHARD_THRESHOLD_PER_MINUTE),
     releaseCheckTargets: env.RELEASE_CHECK_TARGETS || undefined,
     releaseApiKeyId: env.RELEASE_API_KEY_ID || undefined,
+    canaryProbeFunctions: env.CANARY_PROBE_FUNCTIONS || undefined,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
-import { AUTHORIZER_UNAUTHORIZED, type RefusalContext, principalContext } from '../../shared/auth/authorizer-contract';
+import { AUTHORIZER_UNAUTHORIZED, type RefusalContext, principalContext, stageArnOf } from '../../shared/auth/authorizer-contract';
 import { authorize } from '../../shared/auth/authorize';
 import { readBearerHeaders } from '../../shared/auth/bearer';
 import { KeyRegistry } from '../../shared/auth/key-registry';
@@ -77,12 +77,6 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent, context?:
 
 const UNAUTHORIZED = new Error(AUTHORIZER_UNAUTHORIZED);
 
-/** `arn:aws:execute-api:region:account:api/stage/GET/pets` → `arn:aws:execute-api:region:account:api/stage`. */
-function stageArnOf(methodArn: string): string {
-  // split gives one element at least: the API's part is always there (an assertion on a bare name, which hides nothing from Stryker).
-  const parts = methodArn.split('/');
-  return `${parts[0] as string}/${parts[1] ?? ''}`;
-}
 
 function policy(effect: 'Allow' | 'Deny', stageArn: string): APIGatewayAuthorizerResult['policyDocument'] {
   return { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: effect, Resource: `${stageArn}/*/*` }] };

@@ -1,12 +1,11 @@
-import { APIGatewayClient, GetApiKeyCommand, type GetApiKeyCommandOutput } from '@aws-sdk/client-api-gateway';
+import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CodeDeployClient, PutLifecycleEventHookExecutionStatusCommand } from '@aws-sdk/client-codedeploy';
-import { InvokeCommand, LambdaClient, type InvokeCommandOutput } from '@aws-sdk/client-lambda';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { config } from '../../shared/config';
 import { loggedError, writeLog } from '../../shared/log';
-import { oneLine } from '../../shared/release-check/answer-judgement';
-import { pause } from '../../shared/release-check/abortable-pause';
 import { HOOK_MARGIN_MS, KEY_READ_DEADLINE_MS, REPORT_DEADLINE_MS } from '../../shared/release-check/hook-deadlines';
-import type { InvocationOutcome, Invoke } from '../../shared/release-check/invocation';
+import { KEY_READ_RETRY_MS, readReleaseKey, type ApiKeyReader } from '../../shared/release-check/release-key-reader';
+import { invokeVersions, THROTTLED_RETRY_MS, type LambdaInvoker } from '../../shared/release-check/version-invoker';
 import { CHECK_DEADLINE_MS, runReleaseCheck, type ProbeResult, type ReleaseCheckResult } from '../../shared/release-check/run-release-check';
 import { RELEASE_PROBES, RELEASED_FUNCTIONS, type ReleasedFunction } from './probes.generated';
 
@@ -29,12 +28,12 @@ export interface LifecycleHookEvent {
 
 /** The calls the hook makes (the clients below; the tests give their own). */
 export interface HookClients {
-  readonly apiGateway: { send(command: GetApiKeyCommand, options: { abortSignal: AbortSignal }): Promise<GetApiKeyCommandOutput> };
-  readonly lambda: { send(command: InvokeCommand, options: { abortSignal: AbortSignal }): Promise<InvokeCommandOutput> };
+  readonly apiGateway: ApiKeyReader;
+  readonly lambda: LambdaInvoker;
   readonly codeDeploy: { send(command: PutLifecycleEventHookExecutionStatusCommand, options: { abortSignal: AbortSignal }): Promise<unknown> };
 }
 
-export { KEY_READ_DEADLINE_MS, REPORT_DEADLINE_MS };
+export { KEY_READ_DEADLINE_MS, KEY_READ_RETRY_MS, REPORT_DEADLINE_MS, THROTTLED_RETRY_MS };
 
 /** What the stack tells the hook: the versions to check (RELEASE_CHECK_TARGETS) and the release key's API Gateway id (RELEASE_API_KEY_ID); the deadlines, shorter in tests. */
 export interface HookSettings {
@@ -43,9 +42,6 @@ export interface HookSettings {
   readonly checkDeadlineMs?: number;
   readonly keyReadDeadlineMs?: number;
 }
-
-/** Between two tries of the release key's read refused for want of the right (IAM applying it). */
-export const KEY_READ_RETRY_MS = 2_000;
 
 export function releaseCheckHook(clients: HookClients, settings: HookSettings) {
   return async (event: LifecycleHookEvent, context?: { getRemainingTimeInMillis(): number }): Promise<void> => {
@@ -128,89 +124,11 @@ function versionsOf(targets: Readonly<Record<ReleasedFunction, string>>): Record
   return Object.fromEntries(RELEASED_FUNCTIONS.map((name) => [name, targets[name].slice(targets[name].lastIndexOf(':') + 1)]));
 }
 
-/**
- * The release key's value and when it was made, read from API Gateway as the check starts (the
- * stack never passes the value: it is a credential), or the one line that says why it could not be:
- * the check then fails. A refusal for want of the right is tried again until the deadline: the right
- * comes in the same stack update as its first use (../../shared/release-check/hook-deadlines.ts).
- */
-async function readReleaseKey(
-  apiGateway: HookClients['apiGateway'],
-  apiKeyId: string | undefined,
-  deadlineMs: number,
-): Promise<{ ok: true; value: string; createdAt: number | undefined } | { ok: false; problem: string }> {
-  if (apiKeyId === undefined) return { ok: false, problem: 'RELEASE_API_KEY_ID is not set' };
-  const signal = AbortSignal.timeout(deadlineMs);
-  for (;;) {
-    try {
-      const { value, enabled, createdDate } = await apiGateway.send(new GetApiKeyCommand({ apiKey: apiKeyId, includeValue: true }), { abortSignal: signal });
-      if (typeof value !== 'string' || value === '') return { ok: false, problem: `the release key ${apiKeyId} came without its value` };
-      if (enabled === false) return { ok: false, problem: `the release key ${apiKeyId} is disabled: enable it (docs/release-check.md)` };
-      return { ok: true, value, createdAt: createdDate instanceof Date ? createdDate.getTime() : undefined };
-    } catch (error) {
-      if (error instanceof Error && error.name === 'AccessDeniedException' && !signal.aborted) {
-        await pause(KEY_READ_RETRY_MS, signal);
-        if (!signal.aborted) continue;
-      }
-      return { ok: false, problem: `the release key ${apiKeyId} could not be read: ${error instanceof Error ? `${error.name}: ${oneLine(error.message, 200)}` : 'unknown error'}` };
-    }
-  }
-}
-
 /** The check's deadline: its own, or less when the function has less time left than it and the report need (none left: every probe fails at once, and Failed is reported). */
 function checkDeadlineMs(configured: number | undefined, context: { getRemainingTimeInMillis(): number } | undefined): number {
   const own = configured ?? CHECK_DEADLINE_MS;
   if (typeof context?.getRemainingTimeInMillis !== 'function') return own;
   return Math.max(0, Math.min(own, context.getRemainingTimeInMillis() - REPORT_DEADLINE_MS - HOOK_MARGIN_MS));
-}
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-/**
- * Waits between two tries of a throttled invocation: 0.25 s, doubling, at most 2 s; tried again
- * until the probe's deadline aborts it. Lambda throttles when the account's (or the function's)
- * concurrency is used up: on a new account's 10 executions, the five checks of a release and live
- * traffic may take them all for a moment (docs/release-check.md#a-new-accounts-concurrency).
- */
-export const THROTTLED_RETRY_MS = { first: 250, most: 2_000 } as const;
-
-/** Invokes the version of each function, synchronously, as API Gateway would; a function error is an outcome, not a failure. */
-export function invokeVersions(lambda: HookClients['lambda'], targets: Readonly<Record<ReleasedFunction, string>>): Invoke<ReleasedFunction> {
-  return async (functionName, event, signal): Promise<InvocationOutcome> => {
-    const command = new InvokeCommand({ FunctionName: targets[functionName], InvocationType: 'RequestResponse', Payload: encoder.encode(JSON.stringify(event)) });
-    let output: InvokeCommandOutput | undefined;
-    for (let wait: number = THROTTLED_RETRY_MS.first; output === undefined; wait = Math.min(wait * 2, THROTTLED_RETRY_MS.most)) {
-      try {
-        output = await lambda.send(command, { abortSignal: signal });
-      } catch (error) {
-        if (!isThrottled(error) || signal.aborted) throw error;
-        await pause(wait, signal);
-      }
-    }
-    const text = output.Payload === undefined ? '' : decoder.decode(output.Payload);
-    if (output.FunctionError !== undefined) {
-      // Lambda's error payload: {"errorType":"Error","errorMessage":"Unauthorized","trace":[...]}.
-      const error = parsedOrUndefined(text) as { errorType?: unknown; errorMessage?: unknown } | undefined;
-      return {
-        kind: 'functionError',
-        errorType: typeof error?.errorType === 'string' ? error.errorType : output.FunctionError,
-        errorMessage: typeof error?.errorMessage === 'string' ? error.errorMessage : '',
-      };
-    }
-    return { kind: 'returned', payload: text === '' ? null : (JSON.parse(text) as unknown) };
-  };
-}
-
-/** Lambda's throttle: the concurrency is used up (the SDK's own attempts too). */
-const isThrottled = (error: unknown): boolean => error instanceof Error && error.name === 'TooManyRequestsException';
-
-function parsedOrUndefined(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 // An invocation may last a function's timeout (10 s) and its cold start. The SDK's attempts, and

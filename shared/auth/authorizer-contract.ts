@@ -81,3 +81,14 @@ export const REFUSAL_HEADERS: Readonly<Record<string, keyof RefusalContext>> = {
   'RateLimit-Policy': 'rateLimitPolicy',
   RateLimit: 'rateLimit',
 };
+
+/**
+ * The stage an authorizer's answer allows, from the method it was asked for: API Gateway caches the
+ * answer across the stage's methods, so the Allow names every method of the stage.
+ * `arn:aws:execute-api:region:account:api/stage/GET/pets` → `arn:aws:execute-api:region:account:api/stage`.
+ */
+export function stageArnOf(methodArn: string): string {
+  // split gives one element at least: the API's part is always there (an assertion on a bare name, which hides nothing from Stryker).
+  const parts = methodArn.split('/');
+  return `${parts[0] as string}/${parts[1] ?? ''}`;
+}

@@ -158,3 +158,8 @@ function bodyJudgement(shape: BodyShape): (body: unknown) => string | undefined 
       return (body) => petPageProblem(body, shape.atMost);
   }
 }
+
+/** A deprecated function's sunset (ms), as its probes carry it: from then on it answers 410. */
+export function sunsetOf(probes: readonly CheckProbe<string>[], functionName: string): number | undefined {
+  return probes.find((probe) => probe.functionName === functionName && probe.goneFrom !== undefined)?.goneFrom;
+}

@@ -2,7 +2,7 @@ import { now } from '../clock';
 import { oneLine } from './answer-judgement';
 import { authorizerContextOf, releasePrincipal, unknownToken } from './check-identity';
 import type { InvocationOutcome, Invoke } from './invocation';
-import { probeToSend, type CheckProbe } from './probes';
+import { probeToSend, sunsetOf, type CheckProbe } from './probes';
 import { successWalk, type Send, type Verdict, type WalkFunction, type WalkSetting } from './success-walk';
 
 /**
@@ -80,7 +80,7 @@ export async function runReleaseCheck<Name extends string>(
     const probe = probeToSend(declaredProbe, sending);
     return { name: probe.name, functionName: probe.functionName, extraMs: 0, run: async (send) => probe.judge(await send(probe.event)) };
   });
-  const getPetGoneFrom = declared.find((probe) => probe.functionName === 'getPet' && probe.goneFrom !== undefined)?.goneFrom;
+  const getPetGoneFrom = sunsetOf(declared, 'getPet');
   const walk = successWalk({ releaseKey: options.releaseKey, releaseKeyCreatedAt: options.releaseKeyCreatedAt, principal, at, getPetGoneFrom, ...options.waits });
   const probeDeadlineMs = options.probeDeadlineMs ?? PROBE_DEADLINE_MS;
   const checkDeadlineMs = options.deadlineMs ?? CHECK_DEADLINE_MS;

@@ -1,4 +1,4 @@
-import { AUTHORIZER_UNAUTHORIZED } from '../auth/authorizer-contract';
+import { AUTHORIZER_UNAUTHORIZED, stageArnOf } from '../auth/authorizer-contract';
 import type { Principal } from '../auth/principal';
 import { API_BASE_PATH } from '../http/base-path';
 import { OPERATION_ROUTES } from '../http/routes';
@@ -20,7 +20,8 @@ import { pause } from './abortable-pause';
  */
 
 /** The functions the walk goes through: a release moves them all (functions/table.ts). */
-export type WalkFunction = 'authorizer' | 'createPet' | 'getPet' | 'listPets';
+export const WALK_FUNCTIONS = ['authorizer', 'createPet', 'getPet', 'listPets'] as const;
+export type WalkFunction = (typeof WALK_FUNCTIONS)[number];
 
 /**
  * How long after its creation the release key may still be unknown to the registry. On a stage's
@@ -42,7 +43,11 @@ export const LISTING_WAIT_MS = 10_000;
 export const LISTING_PAGE = 100;
 export const LISTING_MAX_PAGES = 20;
 
-/** The pet the walk creates (each walk's is a new one, with its own id). */
+/**
+ * The pet the walk creates (each walk's is a new one, with its own id), and lists by its status:
+ * the canary's probes create theirs in another status (./canary-probes.ts), so the walk's listing
+ * reads only the walks' pets, a few a release, however many the canaries made before TTL deletes them.
+ */
 export const WALK_PET = { name: 'Release check', categoryId: 1, status: 'pending' } as const;
 
 /** What a step sends its function: an invocation, which rejects only when the invocation itself failed. */
@@ -139,7 +144,7 @@ export function successWalk(setting: WalkSetting): readonly WalkStep[] {
   };
 
   const list: WalkStep = {
-    name: `listPets: ${OPERATION_ROUTES.listPets.method} ${API_BASE_PATH}${OPERATION_ROUTES.listPets.path}?limit=${LISTING_PAGE}, page after page (until the pet created shows)`,
+    name: `listPets: ${OPERATION_ROUTES.listPets.method} ${API_BASE_PATH}${OPERATION_ROUTES.listPets.path}?status=${WALK_PET.status}&limit=${LISTING_PAGE}, page after page (until the pet created shows)`,
     functionName: 'listPets',
     extraMs: listingSettleWaitMs + listingWaitMs,
     run: async (send, signal) => {
@@ -150,7 +155,7 @@ export function successWalk(setting: WalkSetting): readonly WalkStep[] {
         let cursor: string | undefined;
         let seen = 0;
         for (let page = 0; page < LISTING_MAX_PAGES; page += 1) {
-          const query: Record<string, string> = cursor === undefined ? { limit: String(LISTING_PAGE) } : { limit: String(LISTING_PAGE), cursor };
+          const query: Record<string, string> = { status: WALK_PET.status, limit: String(LISTING_PAGE), ...(cursor === undefined ? {} : { cursor }) };
           const outcome = await send(proxyEvent({ ...base, route: OPERATION_ROUTES.listPets, query }));
           let pets: readonly { id: number }[] = [];
           const problem = judgeAnswer(outcome, {
@@ -183,7 +188,7 @@ export function successWalk(setting: WalkSetting): readonly WalkStep[] {
  * answers 403), its principal (the key id), and the release principal's context. The reasons never
  * quote the key.
  */
-function judgeAllow(outcome: InvocationOutcome, expected: { readonly context: Readonly<Record<string, string>>; readonly releaseKey: string; readonly stageArn: string }): string | undefined {
+export function judgeAllow(outcome: InvocationOutcome, expected: { readonly context: Readonly<Record<string, string>>; readonly releaseKey: string; readonly stageArn: string }): string | undefined {
   const { context, releaseKey, stageArn } = expected;
   if (outcome.kind === 'functionError') return functionFailure(outcome);
   const answer = outcome.payload as { principalId?: unknown; usageIdentifierKey?: unknown; policyDocument?: { Statement?: unknown }; context?: unknown } | null;
@@ -199,15 +204,12 @@ function judgeAllow(outcome: InvocationOutcome, expected: { readonly context: Re
   return same ? undefined : 'allowed the release key without the release principal in its context (plan, limits, pet space)';
 }
 
-/** `arn:aws:execute-api:region:account:api/stage/GET/pets` → `arn:aws:execute-api:region:account:api/stage`. */
-const stageArnOf = (methodArn: string): string => methodArn.split('/').slice(0, 2).join('/');
-
-function samePet(pet: Readonly<Record<string, unknown>>, sent: Readonly<Record<string, unknown>>): boolean {
+export function samePet(pet: Readonly<Record<string, unknown>>, sent: Readonly<Record<string, unknown>>): boolean {
   return Object.entries(sent).every(([name, value]) => pet[name] === value);
 }
 
 /** A header of a proxy result, by its name in any case (the first value). */
-function headerOf(outcome: InvocationOutcome, name: string): string | undefined {
+export function headerOf(outcome: InvocationOutcome, name: string): string | undefined {
   if (outcome.kind !== 'returned') return undefined;
   const { headers, multiValueHeaders } = (outcome.payload ?? {}) as { headers?: Record<string, unknown>; multiValueHeaders?: Record<string, unknown[]> };
   const single = Object.entries(headers ?? {}).find(([header]) => header.toLowerCase() === name)?.[1];

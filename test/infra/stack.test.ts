@@ -21,7 +21,7 @@ import { CursorCodec } from '../../shared/pets/cursor';
 import { DynamoDbPetRepository } from '../../shared/pets/repository';
 import { testDatabase } from '../support/database';
 import { startFakeSecretsManager } from '../support/fake-secrets-manager';
-import { newOutdir, removeOutdirs, synth } from '../support/synth';
+import { newOutdir, RELEASE_GATE_ID, removeOutdirs, synth } from '../support/synth';
 import { functionRoles, rolesAllowing, type DynamoDbRequest } from '../support/template-rights';
 
 let prod: Template;
@@ -115,7 +115,7 @@ describe('the stack, per stage', () => {
     expect(() => app.synth()).toThrow();
   });
 
-  it('has its declared functions (the operations, the authorizer, the docs, the key mirror, the check before traffic) on Node.js 22, arm64, with bounded memory, timeout and log retention', () => {
+  it('has its declared functions (the operations, the authorizer, the docs, the key mirror, the check before traffic, the release prober) on Node.js 22, arm64, with bounded memory, timeout and log retention', () => {
     prod.resourceCountIs('AWS::Lambda::Function', FUNCTION_NAMES.length);
     for (const name of FUNCTION_NAMES) {
       expect(prod.findResources('AWS::Lambda::Function')[functionLogicalId(prod, titleOf(name))]?.Properties.Handler).toBe('index.handler');
@@ -145,18 +145,21 @@ describe('the stack, per stage', () => {
       expect(prod.findResources('AWS::Lambda::Function')[functionLogicalId(prod, id)]?.Properties.Timeout).toBe(10);
     }
     expect(prod.findResources('AWS::Lambda::Function')[functionLogicalId(prod, 'KeyMirror')]?.Properties.Timeout).toBe(50);
+    // The prober's rounds end by 40 s, and its last invocation may take its deadline, 12 s (shared/release-check/canary-probes.ts).
+    expect(prod.findResources('AWS::Lambda::Function')[functionLogicalId(prod, 'ReleaseProber')]?.Properties.Timeout).toBe(55);
     prod.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
     staging.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 14 });
     prod.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ TABLE_NAME: Match.anyValue() }) } });
     // Each released function (the operations, the docs, the authorizer: the table's): a runaway, an
     // error and two release gates (failures and latency); the authorizer (whose "Unauthorized" is a
-    // failed invocation by design) the runaway one and its gates of latency and refusals
-    // (releases.test.ts); the key mirror its own (first-deploy.test.ts).
+    // failed invocation by design) the runaway one and its gates of latency, refusals and the
+    // release prober's requests (releases.test.ts); the key mirror its own (first-deploy.test.ts);
+    // the release prober an error alarm (a run that cannot read an alias or the release key throws).
     const alarms = Object.values(prod.findResources('AWS::CloudWatch::Alarm')) as { Properties: { AlarmDescription: string } }[];
     const described = (prefix: string) => alarms.filter((alarm) => alarm.Properties.AlarmDescription.startsWith(prefix)).length;
-    const ownAlarms = (name: FunctionName) => (name === 'authorizer' ? 3 : 4);
-    for (const name of RELEASED_FUNCTIONS) expect([name, described(`${titleOf(name)}:`)]).toEqual([name, ownAlarms(name)]);
+    for (const name of RELEASED_FUNCTIONS) expect([name, described(`${titleOf(name)}:`)]).toEqual([name, 4]);
     expect(described('The key mirror')).toBe(1);
+    expect(described('ReleaseProber: invocations failing')).toBe(1);
     expect(described('Over 1 % of the API\'s answers were 5XX')).toBe(1);
     expect(described('The API\'s p99 latency')).toBe(1);
     expect(described('DynamoDB throttled')).toBe(1);
@@ -173,8 +176,8 @@ describe('the stack, per stage', () => {
       expect(queries.find((query) => query.Id === 'answers5xx')?.MetricStat?.Metric).toEqual({ Namespace: 'PetStore/prod', MetricName: 'Status5xx', Dimensions: [{ Name: 'operation', Value: operation }] });
       expect(queries.find((query) => query.Id === 'errors')?.MetricStat?.Metric.MetricName).toBe('Errors');
     }
-    // No other alarm: the released functions' own, 1 for the mirror, and the stage's 6 above.
-    expect(alarms).toHaveLength(RELEASED_FUNCTIONS.reduce((sum, name) => sum + ownAlarms(name), 0) + 1 + 6);
+    // No other alarm: the released functions' own, 1 for the mirror, 1 for the prober, and the stage's 6 above.
+    expect(alarms).toHaveLength(4 * RELEASED_FUNCTIONS.length + 1 + 1 + 6);
     // CloudWatch allows at most 10 metrics in an alarm's metric math (its hard limit): a deploy fails beyond.
     for (const template of [prod, staging]) {
       for (const [id, alarm] of Object.entries(template.findResources('AWS::CloudWatch::Alarm') as Record<string, { Properties: { Metrics?: { MetricStat?: unknown }[] } }>)) {
@@ -300,9 +303,10 @@ describe('the stack, per stage', () => {
       template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
       // Every alarm but the release gates, which judge a release (CodeDeploy rolls it back) and notify no one (test/infra/releases.test.ts).
       const alarms = Object.entries(template.findResources('AWS::CloudWatch::Alarm') as Record<string, { Properties: { AlarmActions?: unknown[] } }>);
-      const gates = alarms.filter(([id]) => /Release(Latency|Refusal)?Alarm[0-9A-F]{8}$/.test(id));
-      // In prod two per released function (its latency, and its failures or the authorizer's refusals); staging releases all at once, and has none.
-      expect(gates).toHaveLength(template === prod ? 2 * RELEASED_FUNCTIONS.length : 0);
+      const gates = alarms.filter(([id]) => RELEASE_GATE_ID.test(id));
+      // In prod two per released function (its latency, and its failures or the authorizer's refusals), and the authorizer's third (the prober's
+      // requests it refused); staging releases all at once, and has none.
+      expect(gates).toHaveLength(template === prod ? 2 * RELEASED_FUNCTIONS.length + 1 : 0);
       expect(alarms.length - gates.length).toBeGreaterThan(10);
       for (const [id, alarm] of alarms) expect([id, alarm.Properties.AlarmActions]).toEqual([id, gates.some(([gate]) => gate === id) ? undefined : [{ Ref: topicId }]]);
       template.hasOutput('AlarmTopicArn', { Value: { Ref: topicId } });
@@ -369,7 +373,8 @@ describe('the stack, per stage', () => {
   it('runs the key mirror\'s alias every minute, retried neither by EventBridge nor by Lambda, and dropped when Lambda cannot start it within a minute', () => {
     // On the alias the schedule invokes: Lambda's defaults (2 retries, 6 hours) would hold for it otherwise.
     const [mirrorAlias] = Object.keys(prod.findResources('AWS::Lambda::Alias')).filter((id) => id.startsWith('KeyMirrorLive'));
-    prod.resourceCountIs('AWS::Lambda::EventInvokeConfig', 1);
+    // The key mirror's and the release prober's (infra/release-prober.ts), each a schedule's.
+    prod.resourceCountIs('AWS::Lambda::EventInvokeConfig', 2);
     prod.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       FunctionName: { Ref: functionLogicalId(prod, 'KeyMirror') },
       // The alias's name, taken from its ARN (…:function:<name>:live).

@@ -8,7 +8,7 @@ import { buildApp, runApp } from '../../infra/app';
 import { ConfigurationError } from '../../infra/configuration-error';
 import { CDK_JSON_CONTEXT } from '../../infra/lint-templates';
 import { ALARM_DESTINATION_REQUIRED } from '../../infra/stages';
-import { idWithPrefix, newOutdir, removeOutdirs, synth } from '../support/synth';
+import { idWithPrefix, newOutdir, RELEASE_GATE_ID as RELEASE_GATE, removeOutdirs, synth } from '../support/synth';
 
 /**
  * The settings a stage is deployed with, on the command line or in cdk.json: where its alarms go,
@@ -18,7 +18,6 @@ import { idWithPrefix, newOutdir, removeOutdirs, synth } from '../support/synth'
 afterAll(removeOutdirs);
 
 /** The release gates' logical ids (infra/releases.ts), which notify no one. */
-const RELEASE_GATE = /Release(Latency|Refusal)?Alarm[0-9A-F]{8}$/;
 
 describe.each(['staging', 'prod'] as const)('the %s stack\'s alarm destination', (stage) => {
   it('sends the alarms to a destination given on the command line or in cdk.json for the stage; prod refuses to synthesize without one, staging says so', () => {

@@ -64,8 +64,11 @@ export function walkService(): (functionName: string, event: unknown) => Invocat
         const pet = pets.find((made) => String(made.id) === (event as APIGatewayProxyEvent).pathParameters?.petId);
         return pet === undefined ? json(404, { code: 'not_found', message: 'No such pet.', status: 404 }) : json(200, pet);
       }
-      case 'listPets':
-        return json(200, pets);
+      case 'listPets': {
+        // The status filter and the page's size; one page.
+        const { status, limit } = (event as APIGatewayProxyEvent).queryStringParameters ?? {};
+        return json(200, pets.filter((pet) => status === undefined || pet.status === status).slice(0, Number(limit ?? 20)));
+      }
       default:
         throw new Error(`the walk goes through no ${functionName}`);
     }

@@ -49,3 +49,6 @@ export function idWithPrefix(template: Template, type: string, prefix: string): 
   if (ids.length !== 1) throw new Error(`${ids.length} ${type} named ${prefix}…: ${ids.join(', ')}`);
   return ids[0] as string;
 }
+
+/** A release gate's logical id (infra/releases.ts): failures, latency, refusals, the release prober's requests. The gates notify no one. */
+export const RELEASE_GATE_ID = /Release(Latency|Refusal|Probe)?Alarm[0-9A-F]{8}$/;

@@ -73,7 +73,8 @@ describe('the walk through the success paths', () => {
     }
     expect([create.httpMethod, create.path, JSON.parse(create.body ?? '')]).toEqual(['POST', '/pets', { ...WALK_PET, name: `Release check ${new Date(AT).toISOString()}` }]);
     expect([get.httpMethod, get.path, get.pathParameters]).toEqual(['GET', '/pets/7', { petId: '7' }]);
-    expect([list.httpMethod, list.path, list.queryStringParameters]).toEqual(['GET', '/pets', { limit: String(LISTING_PAGE) }]);
+    // By the walk pet's status: the canary's probes create theirs in another (shared/release-check/canary-probes.ts).
+    expect([list.httpMethod, list.path, list.queryStringParameters]).toEqual(['GET', '/pets', { status: WALK_PET.status, limit: String(LISTING_PAGE) }]);
   });
 
   it('fails an authorizer that refuses the release key, at once, and runs nothing after it', async () => {
@@ -195,9 +196,9 @@ describe('the walk through the success paths', () => {
     const paged = await walk({ listPets: (event, good) => ((event as APIGatewayProxyEvent).queryStringParameters?.cursor === 'page3' ? good() : linked((event as APIGatewayProxyEvent).queryStringParameters?.cursor === 'page2' ? 'page3' : 'page2')) });
     expect(paged.passed).toBe(true);
     expect(paged.walked.filter(({ functionName }) => functionName === 'listPets').map(({ event }) => (event as APIGatewayProxyEvent).queryStringParameters)).toEqual([
-      { limit: String(LISTING_PAGE) },
-      { limit: String(LISTING_PAGE), cursor: 'page2' },
-      { limit: String(LISTING_PAGE), cursor: 'page3' },
+      { status: WALK_PET.status, limit: String(LISTING_PAGE) },
+      { status: WALK_PET.status, limit: String(LISTING_PAGE), cursor: 'page2' },
+      { status: WALK_PET.status, limit: String(LISTING_PAGE), cursor: 'page3' },
     ]);
     const endless = await walk({ listPets: () => linked('more') });
     expect(endless.steps[LIST]).toBe(`listed ${LISTING_MAX_PAGES} pets without the pet created, for 0.05 s`);

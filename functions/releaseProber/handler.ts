@@ -1,0 +1,110 @@
+import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
+import { GetAliasCommand, LambdaClient, type GetAliasCommandOutput } from '@aws-sdk/client-lambda';
+import { now } from '../../shared/clock';
+import { config } from '../../shared/config';
+import { LIVE_ALIAS } from '../../shared/live-alias';
+import { writeLog } from '../../shared/log';
+import { CANARY_PROBE_DIMENSIONS, canaryProbeMetricMembers } from '../../shared/release-check/canary-probe-metrics';
+import { CANARY_ROUNDS_PER_MINUTE, reasonsOf, runCanaryProbes } from '../../shared/release-check/canary-probes';
+import { releasePrincipal } from '../../shared/release-check/check-identity';
+import { sunsetOf } from '../../shared/release-check/probes';
+import { readReleaseKey, type ApiKeyReader } from '../../shared/release-check/release-key-reader';
+import { NEW_RELEASE_KEY_MS, WALK_FUNCTIONS, type WalkFunction } from '../../shared/release-check/success-walk';
+import { invokeVersions, type LambdaInvoker } from '../../shared/release-check/version-invoker';
+import { RELEASE_PROBES } from '../releaseCheck/probes.generated';
+
+/**
+ * The release prober, run every minute by a schedule in a stage whose releases are gradual (prod):
+ * reads each walked function's `live` alias; when one is shifting to a new version (CodeDeploy's
+ * canary: `AdditionalVersionWeights`), sends that version the walk's requests, 45 rounds a minute,
+ * as the release principal (shared/release-check/canary-probes.ts), and writes what it sent and
+ * what failed as metrics, by function and version, which the version's gate adds to what it judges
+ * (infra/releases.ts, docs/releases.md#probes-during-the-canary). Between releases it reads four
+ * aliases and stops. A run that cannot read an alias or the release key throws (its error alarm).
+ */
+
+/** The calls the prober makes (the clients below; the tests give their own). */
+export interface ProberClients {
+  readonly aliases: { send(command: GetAliasCommand, options: { abortSignal: AbortSignal }): Promise<GetAliasCommandOutput> };
+  readonly invoker: LambdaInvoker;
+  readonly apiGateway: ApiKeyReader;
+}
+
+export interface ProberSettings {
+  /** CANARY_PROBE_FUNCTIONS: the walked functions' ARNs (unqualified), by name. */
+  readonly functionsJson: string | undefined;
+  readonly releaseApiKeyId: string | undefined;
+  /** Shorter in tests. */
+  readonly rounds?: number;
+  readonly budgetMs?: number;
+}
+
+/** A run ends its rounds by then, well inside its function's timeout (infra/release-prober.ts) and before the next run. */
+export const PROBER_BUDGET_MS = 40_000;
+/** Each control-plane read: its alias, the release key. */
+const READ_DEADLINE_MS = 5_000;
+
+export function releaseProber(clients: ProberClients, settings: ProberSettings) {
+  return async (): Promise<void> => {
+    const functions = readProbedFunctions(settings.functionsJson);
+    const shiftingTo: Partial<Record<WalkFunction, string>> = {};
+    await Promise.all(
+      WALK_FUNCTIONS.map(async (name) => {
+        const alias = await clients.aliases.send(new GetAliasCommand({ FunctionName: functions[name], Name: LIVE_ALIAS }), { abortSignal: AbortSignal.timeout(READ_DEADLINE_MS) });
+        const [version] = Object.keys(alias.RoutingConfig?.AdditionalVersionWeights ?? {});
+        if (version !== undefined) shiftingTo[name] = version;
+      }),
+    );
+    const shifting = new Set(Object.keys(shiftingTo) as WalkFunction[]);
+    if (shifting.size === 0) return;
+
+    const at = now();
+    const key = await readReleaseKey(clients.apiGateway, settings.releaseApiKeyId, READ_DEADLINE_MS);
+    if (!key.ok) throw new Error(`The canary cannot be probed: ${key.problem}`);
+    // A new key may not be in the registry yet (shared/release-check/success-walk.ts): its refusals would be no fault of the version.
+    const keyIsNew = key.createdAt !== undefined && at - key.createdAt < NEW_RELEASE_KEY_MS;
+    if (keyIsNew && shifting.has('authorizer')) writeLog({ level: 'warn', msg: 'canary probes', function: 'authorizer', version: shiftingTo.authorizer, note: 'the release key is new and may not be in the registry yet: the authorizer is not probed' });
+    const targets = Object.fromEntries(WALK_FUNCTIONS.map((name) => [name, `${functions[name]}:${shiftingTo[name] ?? LIVE_ALIAS}`])) as Record<WalkFunction, string>;
+    const tallies = await runCanaryProbes(invokeVersions(clients.invoker, targets), {
+      shifting,
+      principal: releasePrincipal(key.value),
+      releaseKey: keyIsNew ? undefined : key.value,
+      at,
+      getPetGoneFrom: sunsetOf(RELEASE_PROBES, 'getPet'),
+      rounds: settings.rounds ?? CANARY_ROUNDS_PER_MINUTE,
+      budgetMs: settings.budgetMs ?? PROBER_BUDGET_MS,
+    });
+    for (const name of WALK_FUNCTIONS) {
+      const tally = tallies[name];
+      if (tally === undefined) continue;
+      writeLog(
+        { level: tally.failures > 0 ? 'warn' : 'info', msg: 'canary probes', function: name, version: shiftingTo[name], sent: tally.sent, failed: tally.failures, ...(tally.failures > 0 ? { reasons: reasonsOf(tally) } : {}) },
+        canaryProbeMetricMembers(tally.sent, tally.failures, Date.now()),
+        [CANARY_PROBE_DIMENSIONS.function, CANARY_PROBE_DIMENSIONS.version],
+      );
+    }
+  };
+}
+
+/** A function's ARN, unqualified: `arn:aws:lambda:eu-west-1:123456789012:function:name`. */
+const FUNCTION_ARN = /^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:[A-Za-z0-9_-]{1,64}$/;
+
+/** CANARY_PROBE_FUNCTIONS, or an error that says why it is unusable. */
+export function readProbedFunctions(json: string | undefined): Readonly<Record<WalkFunction, string>> {
+  let given: unknown;
+  try {
+    given = JSON.parse(json ?? '');
+  } catch {
+    throw new Error('CANARY_PROBE_FUNCTIONS is not set, or not JSON');
+  }
+  const arns = (typeof given === 'object' && given !== null ? given : {}) as Record<string, unknown>;
+  const unusable = WALK_FUNCTIONS.filter((name) => typeof arns[name] !== 'string' || !FUNCTION_ARN.test(arns[name]));
+  if (unusable.length > 0) throw new Error(`CANARY_PROBE_FUNCTIONS gives no function ARN for ${unusable.join(', ')}`);
+  return arns as Record<WalkFunction, string>;
+}
+
+// Every call has a deadline: the reads 5 s each; an invocation its own (canary-probes.ts), over the function's timeout.
+const lambda = new LambdaClient({ maxAttempts: 2, requestHandler: { connectionTimeout: 1_000, requestTimeout: 15_000, throwOnRequestTimeout: true } });
+const apiGateway = new APIGatewayClient({ maxAttempts: 2, requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true } });
+
+export const handler = releaseProber({ aliases: lambda, invoker: lambda, apiGateway }, { functionsJson: config.canaryProbeFunctions, releaseApiKeyId: config.releaseApiKeyId });
