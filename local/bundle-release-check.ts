@@ -4,8 +4,12 @@ import { RELEASE_PROBES, RELEASED_FUNCTIONS, type ReleasedFunction } from '../fu
 import { FUNCTION_SETTINGS } from '../infra/functions';
 import { KeyRegistry } from '../shared/auth/key-registry';
 import { RELEASES_PET_SPACE } from '../shared/auth/principal';
-import { RELEASE_KEY_PLAN } from '../shared/release-check/check-identity';
+import { now } from '../shared/clock';
+import { runCanaryProbes, type CanaryTally } from '../shared/release-check/canary-probes';
+import { RELEASE_KEY_PLAN, releasePrincipal } from '../shared/release-check/check-identity';
+import type { Invoke } from '../shared/release-check/invocation';
 import { runReleaseCheck, type ReleaseCheckOptions, type ReleaseCheckResult } from '../shared/release-check/run-release-check';
+import { WALK_FUNCTIONS, type WalkFunction } from '../shared/release-check/success-walk';
 import { ensureTable } from './create-table';
 import { clientFor, type DynamoDbTarget } from './dynamodb-target';
 import { startFunctionProcess, type FunctionProcess } from './function-process';
@@ -30,7 +34,28 @@ export interface BundleCheckOptions {
   readonly waits?: Pick<NonNullable<ReleaseCheckOptions['waits']>, 'listingWaitMs' | 'retryEveryMs'>;
 }
 
-export async function checkBundles({ build, target, cursorSecret, onStderr, waits }: BundleCheckOptions): Promise<ReleaseCheckResult<ReleasedFunction>> {
+export async function checkBundles(options: BundleCheckOptions): Promise<ReleaseCheckResult<ReleasedFunction>> {
+  const { waits } = options;
+  // The key is in the registry before the check starts (no creation time: an authorizer that refuses it fails).
+  return withReleasedBundles(options, (invoke, releaseKey) => runReleaseCheck(RELEASE_PROBES, invoke, { releaseKey, ...(waits === undefined ? {} : { waits }) }));
+}
+
+/**
+ * The release prober's rounds (shared/release-check/canary-probes.ts) against the same bundles, as
+ * if every walked function were shifting: what a canary's new versions get each minute, and what
+ * the gates would count of it.
+ */
+export async function probeBundlesAsCanary(options: Omit<BundleCheckOptions, 'waits'> & { readonly rounds: number }): Promise<Partial<Record<WalkFunction, CanaryTally>>> {
+  return withReleasedBundles(options, (invoke, releaseKey) =>
+    runCanaryProbes(invoke, { shifting: new Set(WALK_FUNCTIONS), principal: releasePrincipal(releaseKey), releaseKey, at: now(), rounds: options.rounds, budgetMs: 10 * 60_000 }),
+  );
+}
+
+/** The released bundles, each in a process, with a release key of their own in the registry, for `run`; every process stopped after it. */
+async function withReleasedBundles<Result>(
+  { build, target, cursorSecret, onStderr }: Omit<BundleCheckOptions, 'waits'>,
+  run: (invoke: Invoke<ReleasedFunction>, releaseKey: string) => Promise<Result>,
+): Promise<Result> {
   const client = clientFor(target);
   // A release key of the drill's own, as the key mirror copies the stage's from API Gateway: random
   // each run, on the release key's plan, in the releases' pet space.
@@ -55,8 +80,7 @@ export async function checkBundles({ build, target, cursorSecret, onStderr, wait
         }),
       );
     }
-    // The key is in the registry before the check starts (no creation time: an authorizer that refuses it fails).
-    return await runReleaseCheck(RELEASE_PROBES, (name, event, signal) => (processes.get(name) as FunctionProcess).invoke(event, signal), { releaseKey, ...(waits === undefined ? {} : { waits }) });
+    return await run((name, event, signal) => (processes.get(name) as FunctionProcess).invoke(event, signal), releaseKey);
   } finally {
     await Promise.all([...processes.values()].map((running) => running.stop()));
   }

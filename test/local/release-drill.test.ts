@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { paginateScan } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { checkBundles } from '../../local/bundle-release-check';
+import { checkBundles, probeBundlesAsCanary } from '../../local/bundle-release-check';
 import { testDatabase } from '../support/database';
 import { PROCESS_TEST_TIMEOUT_MS } from '../support/npm-start';
 import { buildWith, buildWrapping, goodBuild, removeBuilds } from '../support/release-builds';
@@ -112,5 +112,30 @@ describe('the release drill', () => {
     const step = WALK_STEPS.findIndex((walkStep) => walkStep.functionName === name);
     const walkFailures = Object.fromEntries(WALK_STEPS.slice(step).map((walkStep, i) => [walkStep.name, i === 0 ? reason : `not run: the walk's ${name} step failed`]));
     expect((await drill(await buildWrapping(good, name, body))).result).toEqual({ passed: false, probes: resultsWith(walkFailures) });
+  });
+});
+
+/** The release prober's rounds against the bundles, every walked function as if shifting, in a table of their own. */
+async function canary(build: string, rounds: number) {
+  const tableName = `release-canary-${randomUUID()}`;
+  tables.push(tableName);
+  return probeBundlesAsCanary({ build, target: { endpoint: database.endpoint, tableName, region: 'us-east-1', localAccessKey: 'local' }, cursorSecret: 'release-drill-test-secret', rounds });
+}
+const clean = (sent: number) => ({ sent, failures: 0, reasons: [] });
+
+describe('the canary\'s probes (the release prober\'s rounds) against the bundles as deployed', () => {
+  it('pass the build the stack deploys: every request counted, none failed', async () => {
+    expect(await canary(good, 3)).toEqual({ authorizer: clean(3), createPet: clean(3), getPet: clean(3), listPets: clean(3) });
+  });
+
+  it('count a createPet that crashes on one create in four failed, and its 500 to another sent but not failed (its own Status5xx counts that)', async () => {
+    const flaky = await buildWrapping(good, 'createPet', `globalThis.calls = (globalThis.calls ?? 0) + 1;\nif (globalThis.calls % 4 === 2) throw new Error('broken on invoke');\nif (globalThis.calls % 4 === 0) return ${INTERNAL_ERROR};\nreturn real(event, context);`);
+    const tallies = await canary(flaky, 4);
+    expect([tallies.createPet, tallies.getPet]).toEqual([{ sent: 4, failures: 1, reasons: ['failed: Error: broken on invoke'] }, clean(2)]);
+  });
+
+  it('count every request of an authorizer that refuses every key it would allow failed', async () => {
+    const refusing = await buildWrapping(good, 'authorizer', 'const answer = await real(event, context);\nif (answer.policyDocument.Statement[0].Effect === "Allow") throw new Error("Unauthorized");\nreturn answer;');
+    expect((await canary(refusing, 3)).authorizer).toEqual({ sent: 3, failures: 3, reasons: Array(3).fill('failed: Error: Unauthorized') });
   });
 });

@@ -5,6 +5,7 @@ import {
   principalContext,
   principalFromContext,
   REFUSAL_HEADERS,
+  stageArnOf,
 } from '../../shared/auth/authorizer-contract';
 
 /** What the authorizer writes into its context and what the functions read back from `requestContext.authorizer`. */
@@ -85,6 +86,15 @@ describe('principalFromContext', () => {
 
   it.each(['gold', 'Pro', '', 'constructor', undefined, null, 1])('throws for the plan %j', (plan) => {
     expect(() => principalFromContext({ ...valid, plan })).toThrow(new Error(MALFORMED));
+  });
+});
+
+describe('stageArnOf', () => {
+  it('names the stage an Allow covers, from the method the authorizer was asked for, whatever the path', () => {
+    const stage = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/v1';
+    expect([stageArnOf(`${stage}/GET/pets`), stageArnOf(`${stage}/GET/pets/7`), stageArnOf(`${stage}/POST/`)]).toEqual([stage, stage, stage]);
+    // No stage in it: the API with an empty stage, which allows nothing real.
+    expect(stageArnOf('arn:aws:execute-api:eu-west-1:123456789012:abc123')).toBe('arn:aws:execute-api:eu-west-1:123456789012:abc123/');
   });
 });
 
