@@ -6,7 +6,7 @@ import { loggedError, writeLog } from '../../shared/log';
 import { HOOK_MARGIN_MS, KEY_READ_DEADLINE_MS, REPORT_DEADLINE_MS } from '../../shared/release-check/hook-deadlines';
 import { KEY_READ_RETRY_MS, readReleaseKey, type ApiKeyReader } from '../../shared/release-check/release-key-reader';
 import { invokeVersions, THROTTLED_RETRY_MS, type LambdaInvoker } from '../../shared/release-check/version-invoker';
-import { CHECK_DEADLINE_MS, runReleaseCheck, type ProbeResult, type ReleaseCheckResult } from '../../shared/release-check/run-release-check';
+import { CHECK_DEADLINE_MS, runReleaseCheck, type ProbeResult, type ReleaseCheckOptions, type ReleaseCheckResult } from '../../shared/release-check/run-release-check';
 import { RELEASE_PROBES, RELEASED_FUNCTIONS, type ReleasedFunction } from './probes.generated';
 
 /**
@@ -41,6 +41,8 @@ export interface HookSettings {
   readonly releaseApiKeyId: string | undefined;
   readonly checkDeadlineMs?: number;
   readonly keyReadDeadlineMs?: number;
+  /** The walk's waits (its listing's settle time and retries), shorter in tests. */
+  readonly waits?: ReleaseCheckOptions['waits'];
 }
 
 export function releaseCheckHook(clients: HookClients, settings: HookSettings) {
@@ -61,7 +63,7 @@ export function releaseCheckHook(clients: HookClients, settings: HookSettings) {
     else {
       try {
         const deadlineMs = checkDeadlineMs(settings.checkDeadlineMs, context);
-        result = await runReleaseCheck(RELEASE_PROBES, invokeVersions(clients.lambda, targets), { releaseKey: releaseKey.value, releaseKeyCreatedAt: releaseKey.createdAt, deadlineMs });
+        result = await runReleaseCheck(RELEASE_PROBES, invokeVersions(clients.lambda, targets), { releaseKey: releaseKey.value, releaseKeyCreatedAt: releaseKey.createdAt, deadlineMs, ...(settings.waits === undefined ? {} : { waits: settings.waits }) });
       } catch (error) {
         // runReleaseCheck does not throw; should it, the release fails rather than go unchecked.
         problem = `the check failed: ${error instanceof Error ? error.message : String(error)}`;

@@ -46,7 +46,8 @@ interface Fakes {
 const KEY_MADE = new Date(Date.UTC(2026, 10, 1));
 /** The release key's id in API Gateway, as the stack gives it. */
 const RELEASE_API_KEY_ID = 'a1b2c3d4e5';
-const settingsOf = (targetsJson: string | undefined, more: Partial<HookSettings> = {}): HookSettings => ({ targetsJson, releaseApiKeyId: RELEASE_API_KEY_ID, ...more });
+/** The walk's listing without its settle time (the fakes show a pet at once): its waits are the walk's own tests' (release-walk.test.ts). */
+const settingsOf = (targetsJson: string | undefined, more: Partial<HookSettings> = {}): HookSettings => ({ targetsJson, releaseApiKeyId: RELEASE_API_KEY_ID, waits: { listingSettleWaitMs: 0 }, ...more });
 
 /**
  * The clients, answering each probe as it expects (the probes start in their order: the nth call is
