@@ -4,6 +4,8 @@
  * the price table (bench/prices.json, with its date and region), and written into
  * docs/scale-and-cost.md between its cost markers. test/docs/cost.test.ts recomputes it.
  */
+import { CANARY_PROBE_METRICS } from '../shared/release-check/canary-probe-metrics';
+import { WALK_FUNCTIONS } from '../shared/release-check/success-walk';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { FUNCTION_SETTINGS } from '../infra/functions';
@@ -147,7 +149,7 @@ export function costTable(measured: Measured, prices: Prices): string {
     `| the same traffic answered by API Gateway usage plans alone, no function | ${money(prices.apiGatewayRestPerMillion)} | – | – | ${money(prices.wafPerMillionRequests)} | – | – | **${money(gatewayOnly)}** |`,
     '',
     `The limiter's exactness (rate-limit headers, the exact per-key counts, suspensions) and everything a function does cost ${money(total(mix) - gatewayOnly)} a million requests over the gateway alone in this mix, ${(total(mix) / gatewayOnly).toFixed(1)}× its price.`,
-    `Fixed a month per stage, whatever the traffic: the web ACL ${money(prices.wafPerWebAclMonth + Object.keys(WAF_RULES).length * prices.wafPerRuleMonth)} (${Object.keys(WAF_RULES).length} rules), the request metrics ${money((metricSeries + versionSeries) * prices.cloudWatchCustomMetricPerMonth)} (${metricSeries + versionSeries} series at most: ${Object.keys(REQUEST_METRICS).length} metrics × ${OPERATION_IDS.length} operations × (1 + ${PLAN_NAMES.length} plans; a custom Enterprise usage plan reports as \`enterprise\`), and ${versionSeries} by the version that runs, which the release gates watch; a release adds ${versionSeries - 1} more for its hour), the alarms and the dashboard (a few dollars).`,
+    `Fixed a month per stage, whatever the traffic: the web ACL ${money(prices.wafPerWebAclMonth + Object.keys(WAF_RULES).length * prices.wafPerRuleMonth)} (${Object.keys(WAF_RULES).length} rules), the request metrics ${money((metricSeries + versionSeries) * prices.cloudWatchCustomMetricPerMonth)} (${metricSeries + versionSeries} series at most: ${Object.keys(REQUEST_METRICS).length} metrics × ${OPERATION_IDS.length} operations × (1 + ${PLAN_NAMES.length} plans; a custom Enterprise usage plan reports as \`enterprise\`), and ${versionSeries} by the version that runs, which the release gates watch; a release adds ${versionSeries - 1} more for its hour, and the release prober's counts ${Object.keys(CANARY_PROBE_METRICS).length * WALK_FUNCTIONS.length} (${Object.keys(CANARY_PROBE_METRICS).length} by each of the ${WALK_FUNCTIONS.length} functions it probes and the version: docs/releases.md#what-the-gates-cost)), the alarms and the dashboard (a few dollars).`,
     `Assumed: the authorizer runs for ${ASSUMPTIONS.authorizerMissShare * 100} % of requests (its 30 s cache), X-Ray records ${ASSUMPTIONS.tracedShare * 100} % (its default sampling), log lines of ${requestLineBytes()} bytes (the request line with its metrics, measured) + ${ASSUMPTIONS.accessLogLineBytes} (API Gateway's access log) + ${ASSUMPTIONS.platformLinesBytes} (Lambda's start, end and report lines) a request; Lambda's duration is the warm p50 against DynamoDB Local, longer than against DynamoDB in the region, so the Lambda column is an upper figure.`,
   ];
   return `${lines.join('\n')}\n`;
