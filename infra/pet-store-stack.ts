@@ -30,6 +30,7 @@ import { logGroupSettings, petStoreFunction, type FunctionOptions, type PetStore
 import { addGatewayResponses } from './gateway-responses';
 import { acknowledgeKeyMirrorReads, grantKeyMirrorReads, scheduleKeyMirror } from './key-mirror';
 import { addReleaseKey } from './release-key';
+import { PROBER_TIMEOUT_SECONDS } from '../shared/release-check/canary-probes';
 import { addReleaseProber } from './release-prober';
 import { addReleases, CANARY_OF, type ReleaseTarget } from './releases';
 import { noticeEndedReleases } from './release-notices';
@@ -200,12 +201,12 @@ export class PetStoreStack extends Stack {
     const releaseKey = addReleaseKey(this, { stageName: props.stage, plans: usagePlans, mirror: keyMirror, check: releaseCheck });
     // While a prod release's canary runs, its new versions get the walk's requests every minute, for their gates (infra/release-prober.ts).
     const releaseProber = declaredFunction('releaseProber', {
-      // Its rounds end by PROBER_BUDGET_MS (40 s), and a last invocation may take its own deadline (12 s).
-      timeout: Duration.seconds(55),
+      // Its reads and its rounds, each by its deadline (shared/release-check/canary-probes.ts).
+      timeout: Duration.seconds(PROBER_TIMEOUT_SECONDS),
       async: { retries: 0, maxEventAge: Duration.minutes(1) },
       invocationAlarmThreshold: undefined,
     });
-    addReleaseProber(this, {
+    const canaryProber = addReleaseProber(this, {
       prober: releaseProber,
       probed: { authorizer: authorizerFunction, createPet: functions.createPet, getPet: functions.getPet, listPets: functions.listPets },
       releaseKey,
@@ -246,6 +247,7 @@ export class PetStoreStack extends Stack {
         stageAlarms: alarms.release,
         ignoreAlarms: booleanSetting(this.node.tryGetContext('ignoreReleaseAlarms'), 'ignoreReleaseAlarms'),
         check: releaseCheck,
+        ...(canaryProber === undefined ? {} : { canaryProbesGate: canaryProber.gate }),
       },
     );
 
@@ -268,7 +270,7 @@ export class PetStoreStack extends Stack {
     // a gate's two failures of ten invocations are no reason to wake anyone (the stage's alarms are).
     // A release that failed or was stopped does notify it (and its own alarm, on notices not delivered, is one of those below).
     noticeEndedReleases(this, releases.groups, { topic: alarms.topic, key: alarms.topicKey }, alarmDestination);
-    notifyOnAlarm(this, alarms.topic, alarmDestination, releases.gates);
+    notifyOnAlarm(this, alarms.topic, alarmDestination, [...releases.gates, ...(canaryProber === undefined ? [] : [canaryProber.gate])]);
 
     new CfnOutput(this, 'BaseUrl', { description: 'The base address of this stage (ends in /v1).', value: this.api.url.replace(/\/$/, '') });
     new CfnOutput(this, 'TableName', { description: 'The DynamoDB table of pets, id sequence and rate counters.', value: table.tableName });

@@ -4,17 +4,22 @@
  * holds the docs' figures to (test/infra/releases.test.ts).
  *
  * The model: the new version serves `percent` of the function's requests for `minutes`, and the
- * release prober's requests (`probesPerMinute`: shared/release-check/canary-probes.ts), each
+ * release prober's requests (`ProbeRate`: shared/release-check/canary-probes.ts), each
  * request failing on its own with the version's failure rate (binomial counts); the gate judges
  * aligned 5-minute periods; in a period it fires when the new version had at least
  * `minInvocations` invocations, `minFailures` failures, and more than `percent` % of them failed.
  * Each figure is a bound, on the side that flatters nothing:
  * - the chance of catching a bad version is a lower bound: only the whole periods the canary
  *   surely holds count (at the worst alignment, its last `METRICS_DELAY_MINUTES` left out, their
- *   metrics too late), each with its invocations rounded down, and the prober's runs of 4 of its 5
- *   minutes (it sees a shift within a minute, and a schedule's minute may slip);
+ *   metrics too late), each with the fewest invocations it may hold: its customers' rounded down,
+ *   and the prober's least (60 judged, or its run fails and its gate rolls the release back) for 4
+ *   of its 5 minutes (it sees a shift within a minute, and a schedule's minute may slip);
  * - the chance of rolling back a good version is an upper bound: every period the canary touches
- *   counts as a whole one, its invocations rounded up, and the prober's runs of 6 minutes.
+ *   counts as a whole one, with the most invocations it may hold: its customers' rounded up, and
+ *   the prober's most (50) for 6 minutes.
+ * The failures that fire the gate rise in steps with the invocations (over 1 %), so a period's
+ * chance is not monotone in them: each bound takes the least (catching) or the most (false alarm)
+ * over every count from the fewest to the most.
  * (CloudWatch also judges a period still filling: that lies between the two.)
  */
 
@@ -42,11 +47,31 @@ export function judgedPeriods(canary: Canary, gate: FailureGate, bound: Bound = 
   return Math.max(0, Math.floor((canary.minutes - METRICS_DELAY_MINUTES) / gate.periodMinutes) - 1);
 }
 
-/** The new version's invocations in one period at `requestsPerMinute` to the function in all (both versions), and `probesPerMinute` from the release prober. */
-export function invocationsPerPeriod(canary: Canary, gate: FailureGate, requestsPerMinute: number, bound: Bound = 'catching', probesPerMinute = 0): number {
+/** The release prober's requests judged a minute, to a shifting function: at least, and at most. */
+export interface ProbeRate {
+  readonly least: number;
+  readonly most: number;
+}
+
+export const NO_PROBES: ProbeRate = { least: 0, most: 0 };
+
+/** The new version's invocations in one period at `requestsPerMinute` to the function in all (both versions), and the prober's: the fewest (catching) or the most (false alarm). */
+export function invocationsPerPeriod(canary: Canary, gate: FailureGate, requestsPerMinute: number, bound: Bound = 'catching', probes: ProbeRate = NO_PROBES): number {
   const exact = (requestsPerMinute * canary.percent * gate.periodMinutes) / 100;
-  if (bound === 'catching') return Math.floor(exact) + probesPerMinute * (gate.periodMinutes - 1);
-  return Math.ceil(exact) + probesPerMinute * (gate.periodMinutes + 1);
+  if (bound === 'catching') return Math.floor(exact) + probes.least * (gate.periodMinutes - 1);
+  return Math.ceil(exact) + probes.most * (gate.periodMinutes + 1);
+}
+
+/** The chance one period fires: the least (catching) or the most (false alarm) over every count of invocations from the fewest to the most a period may hold. */
+export function periodChance(canary: Canary, gate: FailureGate, requestsPerMinute: number, failureRate: number, bound: Bound, probes: ProbeRate = NO_PROBES): number {
+  const fewest = invocationsPerPeriod(canary, gate, requestsPerMinute, 'catching', probes);
+  const most = invocationsPerPeriod(canary, gate, requestsPerMinute, 'falseAlarm', probes);
+  let chance = bound === 'catching' ? 1 : 0;
+  for (let invocations = fewest; invocations <= most; invocations += 1) {
+    const fires = binomialAtLeast(invocations, failureRate, failuresToFire(gate, invocations));
+    chance = bound === 'catching' ? Math.min(chance, fires) : Math.max(chance, fires);
+  }
+  return chance;
 }
 
 /** The fewest failures of `invocations` that fire the gate (Infinity: too few invocations to judge). */
@@ -72,27 +97,31 @@ function binomialTerms(n: number, p: number): number[] {
   return terms;
 }
 
-/** P(X >= k) for X ~ Binomial(n, p). */
+/** P(X >= k) for X ~ Binomial(n, p): 1 - P(X < k), summing the k terms below (few: a gate fires on a small share). */
 export function binomialAtLeast(n: number, p: number, k: number): number {
   if (k <= 0) return 1;
-  if (k > n) return 0;
-  const terms = binomialTerms(n, p);
-  let tail = 0;
-  for (let i = n; i >= k; i -= 1) tail += terms[i] as number;
-  return Math.min(1, tail);
+  if (k > n || p <= 0) return 0;
+  if (p >= 1) return 1;
+  // In logarithms: (1 - p)^n underflows for large n.
+  let log = n * Math.log1p(-p);
+  const ratio = Math.log(p) - Math.log1p(-p);
+  let below = 0;
+  for (let i = 0; i < k; i += 1) {
+    below += Math.exp(log);
+    log += Math.log(n - i) - Math.log(i + 1) + ratio;
+  }
+  return Math.min(1, Math.max(0, 1 - below));
 }
 
 /** The chance the gate rolls back a version failing `failureRate` of its requests: a lower bound when catching, an upper one for a good version. */
-export function rollbackChance(canary: Canary, gate: FailureGate, requestsPerMinute: number, failureRate: number, bound: Bound = 'catching', probesPerMinute = 0): number {
-  const invocations = invocationsPerPeriod(canary, gate, requestsPerMinute, bound, probesPerMinute);
-  const perPeriod = binomialAtLeast(invocations, failureRate, failuresToFire(gate, invocations));
-  return 1 - (1 - perPeriod) ** judgedPeriods(canary, gate, bound);
+export function rollbackChance(canary: Canary, gate: FailureGate, requestsPerMinute: number, failureRate: number, bound: Bound = 'catching', probes: ProbeRate = NO_PROBES): number {
+  return 1 - (1 - periodChance(canary, gate, requestsPerMinute, failureRate, bound, probes)) ** judgedPeriods(canary, gate, bound);
 }
 
 /** The smallest failure rate (in steps of 0.1 %) surely rolled back with at least `chance`. */
-export function smallestCaught(canary: Canary, gate: FailureGate, requestsPerMinute: number, chance: number, probesPerMinute = 0): number | undefined {
+export function smallestCaught(canary: Canary, gate: FailureGate, requestsPerMinute: number, chance: number, probes: ProbeRate = NO_PROBES): number | undefined {
   for (let tenths = 1; tenths <= 1000; tenths += 1) {
-    if (rollbackChance(canary, gate, requestsPerMinute, tenths / 1000, 'catching', probesPerMinute) >= chance) return tenths / 1000;
+    if (rollbackChance(canary, gate, requestsPerMinute, tenths / 1000, 'catching', probes) >= chance) return tenths / 1000;
   }
   return undefined;
 }

@@ -1,9 +1,11 @@
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { CfnApiKey } from 'aws-cdk-lib/aws-apigateway';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
+import { CANARY_MIN_JUDGED_PER_MINUTE } from '../shared/release-check/canary-probes';
 import type { WalkFunction } from '../shared/release-check/success-walk';
 import { LIVE_ALIAS, type PetStoreFunction } from './functions';
 import { RELEASE_API_KEY_ID } from './release-key';
@@ -25,7 +27,7 @@ export const RELEASE_PROBER_SCHEDULE = Duration.minutes(1);
 export function addReleaseProber(
   scope: Construct,
   options: { readonly prober: PetStoreFunction; readonly probed: Readonly<Record<WalkFunction, PetStoreFunction>>; readonly releaseKey: CfnApiKey; readonly scheduled: boolean },
-): Rule | undefined {
+): { readonly rule: Rule; readonly gate: Alarm } | undefined {
   const { prober, probed, releaseKey, scheduled } = options;
   const functions = Object.values(probed).map(({ fn }) => fn);
   prober.fn.addEnvironment(CANARY_PROBE_FUNCTIONS, Stack.of(scope).toJsonString(Object.fromEntries(Object.entries(probed).map(([name, { fn }]) => [name, fn.functionArn]))));
@@ -52,5 +54,21 @@ export function addReleaseProber(
   // A probed alias moves (a release) once the prober, its rights and its schedule are in place: on
   // the update that brings them, the canary is probed from its first minute too.
   for (const { live } of Object.values(probed)) live.node.addDependency(prober.role, prober.live, ...(rule === undefined ? [] : [rule]));
-  return rule;
+  if (rule === undefined) return undefined;
+  // A release gate of the probed functions: a canary the prober could not probe as the gates'
+  // arithmetic needs (an alias or the key unreadable, too few requests judged) is not judged, so
+  // it rolls back rather than ship on its customers' requests alone. One failed run is forgiven.
+  const period = Duration.minutes(5);
+  const gate = new Alarm(scope, 'CanaryProbesReleaseAlarm', {
+    alarmDescription: `The release prober failed in ${PROBER_GATE_FAILED_RUNS} runs or more of 5 minutes (an alias or the release key unreadable, or fewer than ${CANARY_MIN_JUDGED_PER_MINUTE} requests of a shifting function judged in a run): the canary is not judged as its gates need. During a prod release this rolls the new versions back; see the ReleaseProber function's log lines.`,
+    metric: prober.fn.metricErrors({ period, statistic: 'Sum' }),
+    threshold: PROBER_GATE_FAILED_RUNS,
+    evaluationPeriods: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+  return { rule, gate };
 }
+
+/** Failed runs of the prober in 5 minutes that stop a release (of 5 runs). */
+export const PROBER_GATE_FAILED_RUNS = 2;

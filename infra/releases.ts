@@ -6,6 +6,7 @@ import type { Construct } from 'constructs';
 import { AUTHORIZER_DIMENSIONS, AUTHORIZER_FUNCTION } from '../shared/auth/refusal-metrics';
 import { METRIC_DIMENSIONS, metricsNamespaceOf, REQUEST_METRICS } from '../shared/http/request-metrics';
 import { CANARY_PROBE_DIMENSIONS, CANARY_PROBE_METRICS } from '../shared/release-check/canary-probe-metrics';
+import { CANARY_MIN_JUDGED_PER_MINUTE, CANARY_ROUNDS_PER_MINUTE } from '../shared/release-check/canary-probes';
 import { WALK_FUNCTIONS } from '../shared/release-check/success-walk';
 import type { FunctionName } from '../functions/table';
 import type { OperationId } from '../shared/http/routes';
@@ -13,7 +14,7 @@ import { authorizerRefusals } from './alarm-metrics';
 import { P99_LATENCY_ALARM_MS } from './alarms';
 import type { WatchedRelease } from './release-notices';
 import { LIVE_ALIAS, type PetStoreFunction } from './functions';
-import type { Canary, FailureGate, RefusalGate } from './release-odds';
+import type { Canary, FailureGate, ProbeRate, RefusalGate } from './release-odds';
 import type { Stage } from './stages';
 
 /**
@@ -34,13 +35,16 @@ export const CANARY_OF: Record<Stage, Canary | undefined> = {
  * metrics, the operation's 5XX answers by version, and the release prober's requests to the version
  * and their failures: shared/release-check/canary-probes.ts): over 1 % of the version's invocations
  * failed (a crash, a timeout, a throttle, a wrong answer to a probe, and for an operation an answer
- * of 500 or more) in a 5-minute period, once it had at least 10 invocations and 4 failures. With the
- * prober's 45 requests a minute, at 50 requests a minute to the whole API a version failing 2 % of
- * any one operation's requests is rolled back at least 93 % of the time, a good one (0.1 %) at most
- * 0.27 %; with 3 failures instead of 4 a good createPet would be rolled back up to 2.1 %
+ * of 500 or more) in a 5-minute period, once it had at least 10 invocations and 5 failures. With the
+ * prober's 60 to 65 requests a minute, at 50 requests a minute to the whole API a version failing 2 % of
+ * any one operation's requests is rolled back at least 94.9 % of the time, a good one (0.1 %) at most
+ * 0.06 % at any one gate; with 4 failures instead of 5 up to 0.53 %, with 3 up to 2.45 %
  * (docs/releases.md#the-odds).
  */
-export const VERSION_GATE: FailureGate = { periodMinutes: 5, percent: 1, minInvocations: 10, minFailures: 4 };
+export const VERSION_GATE: FailureGate = { periodMinutes: 5, percent: 1, minInvocations: 10, minFailures: 5 };
+
+/** The release prober's requests judged a minute to each shifting function, as the gates' arithmetic counts them (shared/release-check/canary-probes.ts). */
+export const CANARY_PROBE_RATE: ProbeRate = { least: CANARY_MIN_JUDGED_PER_MINUTE, most: CANARY_ROUNDS_PER_MINUTE };
 
 /**
  * The same rule for slowness: over 1 % of the new version's invocations took longer than the API's
@@ -87,6 +91,8 @@ export interface ReleaseOptions {
   readonly ignoreAlarms: boolean;
   /** The check before traffic (functions/releaseCheck): CodeDeploy runs it before any request reaches a new version. */
   readonly check: PetStoreFunction;
+  /** Where a canary runs: the release prober's gate (infra/release-prober.ts), watched by the functions it probes. */
+  readonly canaryProbesGate?: IAlarm;
 }
 
 /**
@@ -146,7 +152,7 @@ export function addReleases(scope: Construct, released: Record<string, ReleaseTa
       role: role.withoutPolicyUpdates(),
       deploymentConfig: config,
       preHook: options.check.fn,
-      alarms: canary === undefined ? [] : [...options.stageAlarms, ...own],
+      alarms: canary === undefined ? [] : [...options.stageAlarms, ...own, ...(options.canaryProbesGate !== undefined && isProbed(item.name) ? [options.canaryProbesGate] : [])],
       ignoreAlarmConfiguration: canary !== undefined && options.ignoreAlarms,
     });
     // The alias moves (a release) once CodeDeploy's rights, the hook's code, its list of versions
@@ -298,8 +304,8 @@ function refusalGate(scope: Construct, id: string, { function: released }: Relea
 /**
  * The authorizer's gate at launch traffic: the release prober sends its new version the release key
  * (shared/release-check/canary-probes.ts), which a good version allows; over 1 % of those refused (or
- * answered otherwise than the Allow the walk expects), at least 4 of at least 10, in a 5-minute
- * period. Unlike the refusal gate it needs no customers: the prober's 45 requests a minute are
+ * answered otherwise than the Allow the walk expects), at least 5 of at least 10, in a 5-minute
+ * period. Unlike the refusal gate it needs no customers: the prober's 60 to 65 requests a minute are
  * enough (docs/releases.md#the-authorizer).
  */
 function authorizerProbeGate(scope: Construct, id: string, target: ReleaseTarget, stage: Stage): Alarm {

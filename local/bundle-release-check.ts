@@ -41,14 +41,18 @@ export async function checkBundles(options: BundleCheckOptions): Promise<Release
 }
 
 /**
- * The release prober's rounds (shared/release-check/canary-probes.ts) against the same bundles, as
- * if every walked function were shifting: what a canary's new versions get each minute, and what
- * the gates would count of it.
+ * A release as the bundles would see it: the check before traffic, then the release prober's rounds
+ * (shared/release-check/canary-probes.ts) as if every walked function were shifting, which is what a
+ * canary's new versions get each minute, and what the gates would count of it.
  */
-export async function probeBundlesAsCanary(options: Omit<BundleCheckOptions, 'waits'> & { readonly rounds: number }): Promise<Partial<Record<WalkFunction, CanaryTally>>> {
-  return withReleasedBundles(options, (invoke, releaseKey) =>
-    runCanaryProbes(invoke, { shifting: new Set(WALK_FUNCTIONS), principal: releasePrincipal(releaseKey), releaseKey, at: now(), rounds: options.rounds, budgetMs: 10 * 60_000 }),
-  );
+export async function probeBundlesAsCanary(
+  options: Omit<BundleCheckOptions, 'waits'> & { readonly rounds: number },
+): Promise<{ readonly check: ReleaseCheckResult<ReleasedFunction>; readonly tallies: Partial<Record<WalkFunction, CanaryTally>> }> {
+  return withReleasedBundles(options, async (invoke, releaseKey) => {
+    const check = await runReleaseCheck(RELEASE_PROBES, invoke, { releaseKey });
+    const tallies = await runCanaryProbes(invoke, { shifting: new Set(WALK_FUNCTIONS), principal: releasePrincipal(releaseKey), releaseKey, releaseKeyIsNew: false, at: now(), rounds: options.rounds, budgetMs: 10 * 60_000 });
+    return { check, tallies };
+  });
 }
 
 /** The released bundles, each in a process, with a release key of their own in the registry, for `run`; every process stopped after it. */

@@ -57,6 +57,18 @@ export function judgeRefusal(outcome: InvocationOutcome): string | undefined {
   return undefined;
 }
 
+/** What stands in a reason for the release key, which no reason or log line holds. */
+export const RELEASE_KEY_MARK = '<the release key>';
+
+/**
+ * An outcome with `secret` replaced where a reason may quote it (a function error's type and
+ * message), before any judgement cuts it short: a key cut in two would leave its first part.
+ */
+export function withoutSecret(outcome: InvocationOutcome, secret: string): InvocationOutcome {
+  if (outcome.kind !== 'functionError' || secret === '') return outcome;
+  return { kind: 'functionError', errorType: outcome.errorType.replaceAll(secret, RELEASE_KEY_MARK), errorMessage: outcome.errorMessage.replaceAll(secret, RELEASE_KEY_MARK) };
+}
+
 /** A function error in one line: its type and its own message, cut short. */
 export function functionFailure({ errorType, errorMessage }: { errorType: string; errorMessage: string }): string {
   return `failed: ${oneLine(errorType, 60)}: ${oneLine(errorMessage, 200)}`;

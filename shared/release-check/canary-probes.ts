@@ -1,13 +1,13 @@
+import { AUTHORIZER_UNAUTHORIZED, stageArnOf } from '../auth/authorizer-contract';
 import type { Principal } from '../auth/principal';
-import { API_BASE_PATH } from '../http/base-path';
 import { OPERATION_ROUTES } from '../http/routes';
-import { judgeAnswer, oneLine } from './answer-judgement';
-import { petPageProblem, petProblem } from './answer-shapes';
+import { PAGE_SIZE } from '../pets/fields';
+import { judgeAnswer, oneLine, RELEASE_KEY_MARK, withoutSecret } from './answer-judgement';
+import { petPageProblem } from './answer-shapes';
 import { authorizerContextOf, CHECK_ADDRESS } from './check-identity';
 import { authorizerEvent, proxyEvent } from './gateway-events';
 import type { InvocationOutcome, Invoke } from './invocation';
-import { headerOf, judgeAllow, samePet, type WalkFunction } from './success-walk';
-import { stageArnOf } from '../auth/authorizer-contract';
+import { judgeAllow, judgeCreated, judgeFetched, type WalkFunction } from './success-walk';
 
 /**
  * The requests a prod release's canary gets besides its customers' (docs/releases.md#probes-during-the-canary):
@@ -15,29 +15,50 @@ import { stageArnOf } from '../auth/authorizer-contract';
  * gate to tell a version failing 2 % of them from a good one, so while a function's alias shifts, the
  * release prober (functions/releaseProber) sends that version the walk's requests every minute, as
  * the release principal in its own pet space: the release key to the authorizer (judged as the walk
- * judges it: an Allow), a create, a get of the pet created, a listing's first page. It counts, by
- * function, the requests sent and those that failed, for the gates to add to what they judge
- * (infra/releases.ts). A 5XX answer is counted sent, not failed: the version's own request metric
- * counts it failed already (shared/http/request-metrics.ts), and a failure counts once.
+ * judges it: an Allow), a create, a get of the pet created, the unfiltered listing's first page.
+ * It counts, by function, the requests judged and those that failed, for the gates to add to what
+ * they judge (infra/releases.ts). A 5XX answer is counted judged, not failed: the version's own
+ * request metric counts it failed already (shared/http/request-metrics.ts), and a failure counts
+ * once. What says nothing of the version (a throttle, the release key's own limits) is not judged.
  */
 
-/** Rounds a minute (a round: one request to each function shifting): the gates' arithmetic (infra/release-odds.ts) needs about this many at 50 requests a minute to the API. */
-export const CANARY_ROUNDS_PER_MINUTE = 45;
+/**
+ * The prober's deadlines: each control-plane read (the aliases, at once; then the release key) and
+ * the rounds; its function's timeout (infra/pet-store-stack.ts) is their sum and 5 s.
+ */
+export const PROBER_READ_DEADLINE_MS = 5_000;
+export const PROBER_ROUNDS_DEADLINE_MS = 40_000;
+export const PROBER_TIMEOUT_SECONDS = (2 * PROBER_READ_DEADLINE_MS + PROBER_ROUNDS_DEADLINE_MS) / 1_000 + 5;
 
-/** The pets the probes create: in a status the walk's listing does not read (./success-walk.ts, WALK_PET). */
+/**
+ * Rounds a run (a minute) asks for, and the fewest requests to a shifting function a run must have
+ * judged: fewer, and the run fails (functions/releaseProber), which the release's prober gate turns
+ * into a rollback, so that the gates' arithmetic (infra/release-odds.ts) can count on 60 a minute.
+ * The rounds asked are more, for a few requests not judged (a throttle, a create that failed
+ * before its get), and never counted above 65.
+ */
+export const CANARY_ROUNDS_PER_MINUTE = 65;
+export const CANARY_MIN_JUDGED_PER_MINUTE = 60;
+
+/** The pets the probes create: in a status the walk's listing searches not (./success-walk.ts, WALK_PET). */
 export const CANARY_PET = { name: 'Release probe', categoryId: 1, status: 'sold' } as const;
 
-/** The listing's page: the default one, what most customers read. */
-export const CANARY_LISTING_PAGE = 20;
+/**
+ * One invocation's deadline: over what a version may take to answer on its own, a cold start's init
+ * (Lambda's 10 s) and its timeout (10 s: infra/functions.ts), so that a version that never answers is
+ * told from one that is slow: aborted at this deadline, it counts failed.
+ */
+export const CANARY_INVOCATION_DEADLINE_MS = 22_000;
 
-/** One invocation's deadline: over a function's own timeout (10 s: infra/functions.ts), so that a version that hangs shows as its timeout, a failure. */
-export const CANARY_INVOCATION_DEADLINE_MS = 12_000;
-
-/** What a version was sent and how it did: `failures` are the failed requests that its own metrics do not count (all but its 5XX answers). */
+/** What a version was sent and how it did. */
 export interface CanaryTally {
+  /** Requests judged: answered, or not by their deadline. */
   sent: number;
+  /** Those that failed, but for 5XX answers, which the version's own metric counts (so each failure counts once). */
   failures: number;
-  /** The first few reasons, for the log. */
+  /** Requests not judged: throttled, Lambda unreachable, cut at the run's end, refused by the release key's own limits (429), or a new release key refused. */
+  unjudged: number;
+  /** The first few reasons of failures and of requests not judged, for the log. */
   readonly reasons: string[];
 }
 
@@ -46,83 +67,105 @@ export interface CanaryProbeSetting {
   readonly shifting: ReadonlySet<WalkFunction>;
   /** The release principal (./check-identity.ts). */
   readonly principal: Principal;
-  /** The release key, to send the authorizer; undefined when it is not to be probed (unreadable, or too new for the registry: ./success-walk.ts). */
-  readonly releaseKey: string | undefined;
+  /** The release key, sent to the authorizer; never quoted. */
+  readonly releaseKey: string;
+  /** Made within the hour: the authorizer's `Unauthorized` for it is not judged, as the walk does not (./success-walk.ts, NEW_RELEASE_KEY_MS). */
+  readonly releaseKeyIsNew: boolean;
   /** The service's time at the start. */
   readonly at: number;
   /** From when getPet answers 410 `gone`. */
   readonly getPetGoneFrom?: number | undefined;
   readonly rounds: number;
-  /** No round starts after this much time (ms) has passed. */
+  /** The rounds end by then (ms from the start): an invocation still running is cut, not judged. */
   readonly budgetMs: number;
   readonly invocationDeadlineMs?: number;
 }
 
 const MAX_REASONS = 3;
 
-/** Sends `rounds` rounds through `invoke` (which sends each function's request to its new version, or to its live alias for a create that only getPet needs) and tallies them by function. Never throws. */
+/** The outcome of one request: an answer, or why there is none to judge the version by (`late`: no answer by its own deadline, which is the version's). */
+type Sent = { readonly outcome: InvocationOutcome } | { readonly late: string } | { readonly unjudged: string };
+
+/** Sends `rounds` rounds through `invoke` (each function's request to its new version, or to its live alias for a create that only getPet needs) and tallies them by function. Never throws. */
 export async function runCanaryProbes(invoke: Invoke<WalkFunction>, setting: CanaryProbeSetting): Promise<Partial<Record<WalkFunction, CanaryTally>>> {
-  const { shifting, principal, releaseKey, at, getPetGoneFrom } = setting;
+  const { shifting, principal, releaseKey, releaseKeyIsNew, at, getPetGoneFrom } = setting;
   const invocationDeadlineMs = setting.invocationDeadlineMs ?? CANARY_INVOCATION_DEADLINE_MS;
   const context = authorizerContextOf(principal);
   const base = { authorizer: context, sourceIp: CHECK_ADDRESS, arrivedAt: at } as const;
   const tallies: Partial<Record<WalkFunction, CanaryTally>> = {};
-  const endsAt = performance.now() + setting.budgetMs;
+  const runEnd = AbortSignal.timeout(setting.budgetMs);
 
-  /** Sends one request; its outcome, or undefined when the invocation itself failed (a throttle, Lambda unreachable): nothing to judge the version by. */
-  const send = async (functionName: WalkFunction, event: unknown): Promise<InvocationOutcome | undefined> => {
+  const send = async (functionName: WalkFunction, event: unknown): Promise<Sent> => {
+    if (runEnd.aborted) return { unjudged: 'cut at the run\'s end' };
+    const own = AbortSignal.timeout(invocationDeadlineMs);
     try {
-      return await invoke(functionName, event, AbortSignal.timeout(invocationDeadlineMs));
-    } catch {
-      return undefined;
+      return { outcome: withoutSecret(await invoke(functionName, event, AbortSignal.any([own, runEnd])), releaseKey) };
+    } catch (error) {
+      if (own.aborted && !runEnd.aborted) return { late: `no answer within ${invocationDeadlineMs / 1000} s` };
+      if (runEnd.aborted) return { unjudged: 'cut at the run\'s end' };
+      const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      return { unjudged: `its invocation failed: ${oneLine(message.replaceAll(releaseKey, RELEASE_KEY_MARK), 200)}` };
     }
   };
-  const tally = (functionName: WalkFunction, outcome: InvocationOutcome, problem: string | undefined): void => {
+  /** Judges what was sent (a create even where createPet is not shifting: its pet is the get's), and counts it for a shifting function. */
+  const tally = (functionName: WalkFunction, sent: Sent, judge: (outcome: InvocationOutcome) => string | undefined): void => {
+    const outcome = 'outcome' in sent ? sent.outcome : undefined;
+    const problem = outcome !== undefined ? judge(outcome) : 'late' in sent ? sent.late : undefined;
     if (!shifting.has(functionName)) return;
-    const counted = (tallies[functionName] ??= { sent: 0, failures: 0, reasons: [] });
+    const counted = (tallies[functionName] ??= { sent: 0, failures: 0, unjudged: 0, reasons: [] });
+    const note = (reason: string) => {
+      if (counted.reasons.length < MAX_REASONS) counted.reasons.push(reason);
+    };
+    const unjudged = 'unjudged' in sent ? sent.unjudged : outcome === undefined ? undefined : notJudged(functionName, outcome, releaseKeyIsNew);
+    if (unjudged !== undefined) {
+      counted.unjudged += 1;
+      note(`not judged: ${unjudged}`);
+      return;
+    }
     counted.sent += 1;
-    if (problem === undefined || answered5xx(outcome)) return;
+    if (problem === undefined || (outcome !== undefined && answered5xx(outcome))) return;
     counted.failures += 1;
-    if (counted.reasons.length < MAX_REASONS) counted.reasons.push(releaseKey === undefined ? problem : problem.replaceAll(releaseKey, '<the release key>'));
+    note(problem);
   };
 
-  const authorizerProbed = shifting.has('authorizer') && releaseKey !== undefined;
+  const authorizerProbed = shifting.has('authorizer');
   const creating = shifting.has('createPet') || shifting.has('getPet');
-  for (let round = 0; round < setting.rounds && performance.now() + invocationDeadlineMs <= endsAt; round += 1) {
+  for (let round = 0; round < setting.rounds && !runEnd.aborted; round += 1) {
     if (authorizerProbed) {
       const event = authorizerEvent({ route: OPERATION_ROUTES.listPets, headers: { Authorization: `Bearer ${releaseKey}` }, sourceIp: CHECK_ADDRESS, arrivedAt: at });
-      const outcome = await send('authorizer', event);
-      if (outcome !== undefined) tally('authorizer', outcome, judgeAllow(outcome, { context, releaseKey, stageArn: stageArnOf(event.methodArn) }));
+      tally('authorizer', await send('authorizer', event), (outcome) => judgeAllow(outcome, { context, releaseKey, stageArn: stageArnOf(event.methodArn) }));
     }
-    let created: number | undefined;
     if (creating) {
       const pet = { ...CANARY_PET, name: `${CANARY_PET.name} ${new Date(at).toISOString()} ${round + 1}` };
-      const outcome = await send('createPet', proxyEvent({ ...base, route: OPERATION_ROUTES.createPet, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(pet) }));
-      if (outcome !== undefined) {
-        let id: number | undefined;
-        const holdsThePet = (body: unknown): string | undefined => {
-          if (petProblem(body) !== undefined || !samePet(body as Record<string, unknown>, pet)) return 'holds no pet, or another than the one sent';
-          id = (body as { id: number }).id;
-          return undefined;
-        };
-        const problem = judgeAnswer(outcome, { status: 201, body: holdsThePet }) ?? (headerOf(outcome, 'location') === `${API_BASE_PATH}/pets/${id}` ? undefined : 'answered 201 without the pet\'s Location');
-        tally('createPet', outcome, problem);
-        if (problem === undefined) created = id;
-      }
+      let created: { readonly id: number } | undefined;
+      tally('createPet', await send('createPet', proxyEvent({ ...base, route: OPERATION_ROUTES.createPet, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(pet) })), (outcome) => {
+        const judged = judgeCreated(outcome, pet);
+        if (typeof judged === 'string') return judged;
+        created = judged;
+        return undefined;
+      });
+      // A create's outcome is judged even when createPet is not shifting (it is only getPet's means): its pet is got only if it came.
       if (created !== undefined && shifting.has('getPet')) {
-        const got = await send('getPet', proxyEvent({ ...base, route: OPERATION_ROUTES.getPet, pathParameters: { petId: String(created) } }));
-        if (got !== undefined) {
-          const gone = getPetGoneFrom !== undefined && at >= getPetGoneFrom;
-          tally('getPet', got, gone ? judgeAnswer(got, { status: 410, code: 'gone' }) : judgeAnswer(got, { status: 200, body: (body) => (petProblem(body) === undefined && samePet(body as Record<string, unknown>, { ...pet, id: created }) ? undefined : 'is not the pet created') }));
-        }
+        const { id } = created;
+        tally('getPet', await send('getPet', proxyEvent({ ...base, route: OPERATION_ROUTES.getPet, pathParameters: { petId: String(id) } })), (outcome) => judgeFetched(outcome, { ...pet, id }, getPetGoneFrom !== undefined && at >= getPetGoneFrom));
       }
     }
     if (shifting.has('listPets')) {
-      const outcome = await send('listPets', proxyEvent({ ...base, route: OPERATION_ROUTES.listPets, query: { limit: String(CANARY_LISTING_PAGE) } }));
-      if (outcome !== undefined) tally('listPets', outcome, judgeAnswer(outcome, { status: 200, body: (body) => petPageProblem(body, CANARY_LISTING_PAGE) }));
+      // The listing most customers read; never empty: the check's walk left a pet in this space before the canary began.
+      tally('listPets', await send('listPets', proxyEvent({ ...base, route: OPERATION_ROUTES.listPets })), (outcome) =>
+        judgeAnswer(outcome, { status: 200, body: (body) => petPageProblem(body, PAGE_SIZE.default) ?? ((body as unknown[]).length === 0 ? 'holds no pet, where the release\'s walk left one' : undefined) }),
+      );
     }
   }
   return tallies;
+}
+
+/** Why an answer says nothing of the version: the release key's own limits (429: rate_limited, key_suspended), or, for a new key, the authorizer's refusal. */
+function notJudged(functionName: WalkFunction, outcome: InvocationOutcome, releaseKeyIsNew: boolean): string | undefined {
+  if (functionName === 'authorizer') {
+    return releaseKeyIsNew && outcome.kind === 'functionError' && outcome.errorMessage === AUTHORIZER_UNAUTHORIZED ? 'the release key is new and may not be in the registry yet: Unauthorized' : undefined;
+  }
+  return outcome.kind === 'returned' && (outcome.payload as { statusCode?: unknown } | null)?.statusCode === 429 ? 'answered 429: the release key\'s own limits' : undefined;
 }
 
 /** A proxy result of 500 or more: the version's request metric counts it (its 5XX by version). */

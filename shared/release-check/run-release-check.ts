@@ -1,5 +1,5 @@
 import { now } from '../clock';
-import { oneLine } from './answer-judgement';
+import { oneLine, RELEASE_KEY_MARK, withoutSecret } from './answer-judgement';
 import { authorizerContextOf, releasePrincipal, unknownToken } from './check-identity';
 import type { InvocationOutcome, Invoke } from './invocation';
 import { probeToSend, sunsetOf, type CheckProbe } from './probes';
@@ -82,6 +82,15 @@ export async function runReleaseCheck<Name extends string>(
   });
   const getPetGoneFrom = sunsetOf(declared, 'getPet');
   const walk = successWalk({ releaseKey: options.releaseKey, releaseKeyCreatedAt: options.releaseKeyCreatedAt, principal, at, getPetGoneFrom, ...options.waits });
+  // Every outcome and invocation error loses the key before anything judges or quotes it.
+  const keyless: Invoke<Name | WalkFunction> = async (functionName, event, signal) => {
+    try {
+      return withoutSecret(await invoke(functionName, event, signal), options.releaseKey);
+    } catch (error) {
+      if (error instanceof Error) error.message = error.message.replaceAll(options.releaseKey, RELEASE_KEY_MARK);
+      throw error;
+    }
+  };
   const probeDeadlineMs = options.probeDeadlineMs ?? PROBE_DEADLINE_MS;
   const checkDeadlineMs = options.deadlineMs ?? CHECK_DEADLINE_MS;
   const endsAt = performance.now() + checkDeadlineMs;
@@ -95,7 +104,7 @@ export async function runReleaseCheck<Name extends string>(
     const left = Math.floor(endsAt - performance.now());
     if (deadlinePassed || left <= 0) return { name, functionName, passed: false, reason: 'not run: the check\'s deadline had passed' };
     const ownMs = probeDeadlineMs + runnable.extraMs;
-    const result = left < ownMs ? await runOne(invoke, runnable, left, checkLate) : await runOne(invoke, runnable, ownMs, `no answer within ${ownMs / 1000} s`);
+    const result = left < ownMs ? await runOne(keyless, runnable, left, checkLate) : await runOne(keyless, runnable, ownMs, `no answer within ${ownMs / 1000} s`);
     if (!result.passed && result.reason === checkLate) deadlinePassed = true;
     return result;
   };
@@ -119,8 +128,8 @@ export async function runReleaseCheck<Name extends string>(
     if (!result.passed && notRun === undefined) notRun = result.reason.startsWith('not run:') ? result.reason : `not run: the walk's ${step.functionName} step failed`;
     results.push(result);
   }
-  // No reason may hold the key, whatever a function's error message quoted.
-  const scrubbed = results.map((result) => (result.passed || !result.reason.includes(options.releaseKey) ? result : { ...result, reason: result.reason.replaceAll(options.releaseKey, '<the release key>') }));
+  // No reason may hold the key, whatever a function's error message quoted (a second net: the outcomes lost it before).
+  const scrubbed = results.map((result) => (result.passed || !result.reason.includes(options.releaseKey) ? result : { ...result, reason: result.reason.replaceAll(options.releaseKey, RELEASE_KEY_MARK) }));
   return { passed: scrubbed.every((result) => result.passed), probes: scrubbed };
 }
 

@@ -2,6 +2,7 @@ import { AUTHORIZER_UNAUTHORIZED, stageArnOf } from '../auth/authorizer-contract
 import type { Principal } from '../auth/principal';
 import { API_BASE_PATH } from '../http/base-path';
 import { OPERATION_ROUTES } from '../http/routes';
+import { PAGE_SIZE } from '../pets/fields';
 import { LISTING_SETTLE_MS } from '../pets/pet-ids';
 import { functionFailure, judgeAnswer } from './answer-judgement';
 import { petPageProblem, petProblem } from './answer-shapes';
@@ -112,21 +113,9 @@ export function successWalk(setting: WalkSetting): readonly WalkStep[] {
     functionName: 'createPet',
     extraMs: 0,
     run: async (send) => {
-      const outcome = await send(proxyEvent({ ...base, route: OPERATION_ROUTES.createPet, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(walkPet) }));
-      let pet: Record<string, unknown> | undefined;
-      const problem = judgeAnswer(outcome, {
-        status: 201,
-        body: (body) => {
-          const shape = petProblem(body);
-          if (shape !== undefined) return `holds no pet: it ${shape}`;
-          pet = body as Record<string, unknown>;
-          return samePet(pet, walkPet) ? undefined : 'holds a pet other than the one sent';
-        },
-      });
-      if (problem !== undefined) return problem;
-      const id = (pet as { id: number }).id;
-      if (headerOf(outcome, 'location') !== `${API_BASE_PATH}/pets/${id}`) return 'answered 201 without the pet\'s Location';
-      created = { id };
+      const judged = judgeCreated(await send(proxyEvent({ ...base, route: OPERATION_ROUTES.createPet, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(walkPet) })), walkPet);
+      if (typeof judged === 'string') return judged;
+      created = judged;
       return undefined;
     },
   };
@@ -138,13 +127,50 @@ export function successWalk(setting: WalkSetting): readonly WalkStep[] {
     run: async (send) => {
       const { id } = created as { id: number };
       const outcome = await send(proxyEvent({ ...base, route: OPERATION_ROUTES.getPet, pathParameters: { petId: String(id) } }));
-      if (getPetGoneFrom !== undefined && at >= getPetGoneFrom) return judgeAnswer(outcome, { status: 410, code: 'gone' });
-      return judgeAnswer(outcome, { status: 200, body: (body) => (petProblem(body) === undefined && samePet(body as Record<string, unknown>, { ...walkPet, id }) ? undefined : 'is not the pet created') });
+      return judgeFetched(outcome, { ...walkPet, id }, getPetGoneFrom !== undefined && at >= getPetGoneFrom);
     },
   };
 
+  /** The status listing's pages from the first, until the pet shows: found, or how many pets it listed without it, or the answer's problem. */
+  const searchByStatus = async (send: Send, id: number): Promise<{ readonly found: boolean; readonly seen: number } | string> => {
+    let cursor: string | undefined;
+    let seen = 0;
+    for (let page = 0; page < LISTING_MAX_PAGES; page += 1) {
+      const query: Record<string, string> = { status: WALK_PET.status, limit: String(LISTING_PAGE), ...(cursor === undefined ? {} : { cursor }) };
+      const outcome = await send(proxyEvent({ ...base, route: OPERATION_ROUTES.listPets, query }));
+      let pets: readonly { id: number }[] = [];
+      const problem = judgeAnswer(outcome, {
+        status: 200,
+        body: (body) => {
+          const shape = petPageProblem(body, LISTING_PAGE);
+          pets = shape === undefined ? (body as { id: number }[]) : [];
+          return shape;
+        },
+      });
+      if (problem !== undefined) return problem;
+      if (pets.some((pet) => pet.id === id)) return { found: true, seen };
+      seen += pets.length;
+      cursor = nextCursorOf(headerOf(outcome, 'link'));
+      if (cursor === undefined) break;
+    }
+    return { found: false, seen };
+  };
+  /** The listing most customers read, `GET /pets` (no filter, the default page): how many pets it shows, or the answer's problem. */
+  const firstPage = async (send: Send): Promise<number | string> => {
+    let count = 0;
+    const problem = judgeAnswer(await send(proxyEvent({ ...base, route: OPERATION_ROUTES.listPets })), {
+      status: 200,
+      body: (body) => {
+        const shape = petPageProblem(body, PAGE_SIZE.default);
+        count = shape === undefined ? (body as unknown[]).length : 0;
+        return shape;
+      },
+    });
+    return problem === undefined ? count : `${problem} (${OPERATION_ROUTES.listPets.method} ${API_BASE_PATH}${OPERATION_ROUTES.listPets.path}, no filter)`;
+  };
+
   const list: WalkStep = {
-    name: `listPets: ${OPERATION_ROUTES.listPets.method} ${API_BASE_PATH}${OPERATION_ROUTES.listPets.path}?status=${WALK_PET.status}&limit=${LISTING_PAGE}, page after page (until the pet created shows)`,
+    name: `listPets: ${OPERATION_ROUTES.listPets.method} ${API_BASE_PATH}${OPERATION_ROUTES.listPets.path}?status=${WALK_PET.status}&limit=${LISTING_PAGE}, page after page (until the pet created shows), then ${API_BASE_PATH}${OPERATION_ROUTES.listPets.path} (not empty)`,
     functionName: 'listPets',
     extraMs: listingSettleWaitMs + listingWaitMs,
     run: async (send, signal) => {
@@ -152,33 +178,47 @@ export function successWalk(setting: WalkSetting): readonly WalkStep[] {
       await pause(listingSettleWaitMs, signal);
       const until = performance.now() + listingWaitMs;
       for (;;) {
-        let cursor: string | undefined;
-        let seen = 0;
-        for (let page = 0; page < LISTING_MAX_PAGES; page += 1) {
-          const query: Record<string, string> = { status: WALK_PET.status, limit: String(LISTING_PAGE), ...(cursor === undefined ? {} : { cursor }) };
-          const outcome = await send(proxyEvent({ ...base, route: OPERATION_ROUTES.listPets, query }));
-          let pets: readonly { id: number }[] = [];
-          const problem = judgeAnswer(outcome, {
-            status: 200,
-            body: (body) => {
-              const shape = petPageProblem(body, LISTING_PAGE);
-              pets = shape === undefined ? (body as { id: number }[]) : [];
-              return shape;
-            },
-          });
-          if (problem !== undefined) return problem;
-          if (pets.some((pet) => pet.id === id)) return undefined;
-          seen += pets.length;
-          cursor = nextCursorOf(headerOf(outcome, 'link'));
-          if (cursor === undefined) break;
+        const search = await searchByStatus(send, id);
+        if (typeof search === 'string') return search;
+        let missing = `listed ${search.seen} pets without the pet created, for ${listingWaitMs / 1000} s`;
+        if (search.found) {
+          // The unfiltered listing, on its own index: it must show a pet too, since the one created is there.
+          const shown = await firstPage(send);
+          if (typeof shown === 'string') return shown;
+          if (shown > 0) return undefined;
+          missing = `listed no pet without a status filter, where the pet created is, for ${listingWaitMs / 1000} s`;
         }
-        if (performance.now() + retryEveryMs > until || signal.aborted) return `listed ${seen} pets without the pet created, for ${listingWaitMs / 1000} s`;
+        if (performance.now() + retryEveryMs > until || signal.aborted) return missing;
         await pause(retryEveryMs, signal);
       }
     },
   };
 
   return [authorize, create, get, list];
+}
+
+/** A create's answer: 201 with the pet sent (and its id) and the pet's `Location`; its id, or the reason it is not that. */
+export function judgeCreated(outcome: InvocationOutcome, sent: Readonly<Record<string, unknown>>): { readonly id: number } | string {
+  let pet: Record<string, unknown> | undefined;
+  const problem = judgeAnswer(outcome, {
+    status: 201,
+    body: (body) => {
+      const shape = petProblem(body);
+      if (shape !== undefined) return `holds no pet: it ${shape}`;
+      pet = body as Record<string, unknown>;
+      return samePet(pet, sent) ? undefined : 'holds a pet other than the one sent';
+    },
+  });
+  if (problem !== undefined) return problem;
+  const id = (pet as { id: number }).id;
+  if (headerOf(outcome, 'location') !== `${API_BASE_PATH}/pets/${id}`) return 'answered 201 without the pet\'s Location';
+  return { id };
+}
+
+/** A get's answer for the pet created: 200 with that very pet, or 410 `gone` once getPet's sunset has passed. */
+export function judgeFetched(outcome: InvocationOutcome, pet: Readonly<Record<string, unknown>>, gone: boolean): string | undefined {
+  if (gone) return judgeAnswer(outcome, { status: 410, code: 'gone' });
+  return judgeAnswer(outcome, { status: 200, body: (body) => (petProblem(body) === undefined && samePet(body as Record<string, unknown>, pet) ? undefined : 'is not the pet created') });
 }
 
 /**

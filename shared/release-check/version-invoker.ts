@@ -18,8 +18,13 @@ const decoder = new TextDecoder();
  */
 export const THROTTLED_RETRY_MS = { first: 250, most: 2_000 } as const;
 
-/** Invokes the version of each function, synchronously, as API Gateway would; a function error is an outcome, not a failure. */
-export function invokeVersions<Name extends string>(lambda: LambdaInvoker, targets: Readonly<Record<Name, string>>): Invoke<Name> {
+/**
+ * Invokes the version of each function, synchronously, as API Gateway would; a function error is an
+ * outcome, not a failure. A throttled invocation is tried again until `signal` aborts, unless
+ * `retryThrottled` is false (the release prober: a throttle says nothing of the version, and its
+ * next round comes).
+ */
+export function invokeVersions<Name extends string>(lambda: LambdaInvoker, targets: Readonly<Record<Name, string>>, { retryThrottled = true }: { readonly retryThrottled?: boolean } = {}): Invoke<Name> {
   return async (functionName, event, signal): Promise<InvocationOutcome> => {
     const command = new InvokeCommand({ FunctionName: targets[functionName], InvocationType: 'RequestResponse', Payload: encoder.encode(JSON.stringify(event)) });
     let output: InvokeCommandOutput | undefined;
@@ -27,7 +32,7 @@ export function invokeVersions<Name extends string>(lambda: LambdaInvoker, targe
       try {
         output = await lambda.send(command, { abortSignal: signal });
       } catch (error) {
-        if (!isThrottled(error) || signal.aborted) throw error;
+        if (!retryThrottled || !isThrottled(error) || signal.aborted) throw error;
         await pause(wait, signal);
       }
     }
@@ -46,7 +51,7 @@ export function invokeVersions<Name extends string>(lambda: LambdaInvoker, targe
 }
 
 /** Lambda's throttle: the concurrency is used up (the SDK's own attempts too). */
-const isThrottled = (error: unknown): boolean => error instanceof Error && error.name === 'TooManyRequestsException';
+export const isThrottled = (error: unknown): boolean => error instanceof Error && error.name === 'TooManyRequestsException';
 
 function parsedOrUndefined(text: string): unknown {
   try {

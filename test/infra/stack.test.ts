@@ -176,8 +176,8 @@ describe('the stack, per stage', () => {
       expect(queries.find((query) => query.Id === 'answers5xx')?.MetricStat?.Metric).toEqual({ Namespace: 'PetStore/prod', MetricName: 'Status5xx', Dimensions: [{ Name: 'operation', Value: operation }] });
       expect(queries.find((query) => query.Id === 'errors')?.MetricStat?.Metric.MetricName).toBe('Errors');
     }
-    // No other alarm: the released functions' own, 1 for the mirror, 1 for the prober, and the stage's 6 above.
-    expect(alarms).toHaveLength(4 * RELEASED_FUNCTIONS.length + 1 + 1 + 6);
+    // No other alarm: the released functions' own, 1 for the mirror, 2 for the prober (its errors, and its release gate), and the stage's 6 above.
+    expect(alarms).toHaveLength(4 * RELEASED_FUNCTIONS.length + 1 + 2 + 6);
     // CloudWatch allows at most 10 metrics in an alarm's metric math (its hard limit): a deploy fails beyond.
     for (const template of [prod, staging]) {
       for (const [id, alarm] of Object.entries(template.findResources('AWS::CloudWatch::Alarm') as Record<string, { Properties: { Metrics?: { MetricStat?: unknown }[] } }>)) {
@@ -304,9 +304,9 @@ describe('the stack, per stage', () => {
       // Every alarm but the release gates, which judge a release (CodeDeploy rolls it back) and notify no one (test/infra/releases.test.ts).
       const alarms = Object.entries(template.findResources('AWS::CloudWatch::Alarm') as Record<string, { Properties: { AlarmActions?: unknown[] } }>);
       const gates = alarms.filter(([id]) => RELEASE_GATE_ID.test(id));
-      // In prod two per released function (its latency, and its failures or the authorizer's refusals), and the authorizer's third (the prober's
-      // requests it refused); staging releases all at once, and has none.
-      expect(gates).toHaveLength(template === prod ? 2 * RELEASED_FUNCTIONS.length + 1 : 0);
+      // In prod two per released function (its latency, and its failures or the authorizer's refusals), the authorizer's third (the prober's
+      // requests it refused) and the prober's own; staging releases all at once, and has none.
+      expect(gates).toHaveLength(template === prod ? 2 * RELEASED_FUNCTIONS.length + 2 : 0);
       expect(alarms.length - gates.length).toBeGreaterThan(10);
       for (const [id, alarm] of alarms) expect([id, alarm.Properties.AlarmActions]).toEqual([id, gates.some(([gate]) => gate === id) ? undefined : [{ Ref: topicId }]]);
       template.hasOutput('AlarmTopicArn', { Value: { Ref: topicId } });

@@ -121,21 +121,28 @@ async function canary(build: string, rounds: number) {
   tables.push(tableName);
   return probeBundlesAsCanary({ build, target: { endpoint: database.endpoint, tableName, region: 'us-east-1', localAccessKey: 'local' }, cursorSecret: 'release-drill-test-secret', rounds });
 }
-const clean = (sent: number) => ({ sent, failures: 0, reasons: [] });
+const clean = (sent: number) => ({ sent, failures: 0, unjudged: 0, reasons: [] });
 
 describe('the canary\'s probes (the release prober\'s rounds) against the bundles as deployed', () => {
-  it('pass the build the stack deploys: every request counted, none failed', async () => {
-    expect(await canary(good, 3)).toEqual({ authorizer: clean(3), createPet: clean(3), getPet: clean(3), listPets: clean(3) });
+  it('pass the build the stack deploys, after its check: every request judged, none failed', async () => {
+    const { check, tallies } = await canary(good, 3);
+    expect([check.passed, tallies]).toEqual([true, { authorizer: clean(3), createPet: clean(3), getPet: clean(3), listPets: clean(3) }]);
   });
 
   it('count a createPet that crashes on one create in four failed, and its 500 to another sent but not failed (its own Status5xx counts that)', async () => {
-    const flaky = await buildWrapping(good, 'createPet', `globalThis.calls = (globalThis.calls ?? 0) + 1;\nif (globalThis.calls % 4 === 2) throw new Error('broken on invoke');\nif (globalThis.calls % 4 === 0) return ${INTERNAL_ERROR};\nreturn real(event, context);`);
-    const tallies = await canary(flaky, 4);
-    expect([tallies.createPet, tallies.getPet]).toEqual([{ sent: 4, failures: 1, reasons: ['failed: Error: broken on invoke'] }, clean(2)]);
+    // The prober's creates only (its pets' name), not the check's.
+    const flaky = await buildWrapping(
+      good,
+      'createPet',
+      `if (!String(event.body).includes('Release probe')) return real(event, context);\nglobalThis.calls = (globalThis.calls ?? 0) + 1;\nif (globalThis.calls % 4 === 2) throw new Error('broken on invoke');\nif (globalThis.calls % 4 === 0) return ${INTERNAL_ERROR};\nreturn real(event, context);`,
+    );
+    const { check, tallies } = await canary(flaky, 4);
+    expect([check.passed, tallies.createPet, tallies.getPet]).toEqual([true, { sent: 4, failures: 1, unjudged: 0, reasons: ['failed: Error: broken on invoke'] }, clean(2)]);
   });
 
   it('count every request of an authorizer that refuses every key it would allow failed', async () => {
     const refusing = await buildWrapping(good, 'authorizer', 'const answer = await real(event, context);\nif (answer.policyDocument.Statement[0].Effect === "Allow") throw new Error("Unauthorized");\nreturn answer;');
-    expect((await canary(refusing, 3)).authorizer).toEqual({ sent: 3, failures: 3, reasons: Array(3).fill('failed: Error: Unauthorized') });
+    const { check, tallies } = await canary(refusing, 3);
+    expect([check.passed, tallies.authorizer]).toEqual([false, { sent: 3, failures: 3, unjudged: 0, reasons: Array(3).fill('failed: Error: Unauthorized') }]);
   });
 });

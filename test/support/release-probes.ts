@@ -14,6 +14,8 @@ export const RELEASE_KEY = 'release_key_of_the_tests';
 
 /** The walk's steps, in order, by name and function (their names do not depend on the walk's setting). */
 export const WALK_STEPS: readonly { readonly name: string; readonly functionName: WalkFunction }[] = successWalk({ releaseKey: RELEASE_KEY, principal: releasePrincipal(RELEASE_KEY), at: 0 }).map(({ name, functionName }) => ({ name, functionName }));
+/** The invocations of a walk whose every step passes at once: one a step, but the listing's two (its status page, then the unfiltered first page). */
+export const WALK_INVOCATIONS: readonly WalkFunction[] = WALK_STEPS.flatMap(({ functionName }) => (functionName === 'listPets' ? [functionName, functionName] : [functionName]));
 
 /** The check's result when every probe and step passes but those given, which fail with their reason (by name). */
 export function resultsWith(failures: Readonly<Record<string, string>> = {}): ProbeResult<ReleasedFunction>[] {

@@ -11,7 +11,7 @@ import { esbuildOptionsFor } from '../../infra/bundling';
 import { setLogSink } from '../../shared/log';
 import { pathOf } from '../../shared/release-check/gateway-events';
 import type { InvocationOutcome } from '../../shared/release-check/invocation';
-import { goodOutcomeOf, PROBES, RELEASE_KEY, resultsWith, WALK_STEPS, walkService } from '../support/release-probes';
+import { goodOutcomeOf, PROBES, RELEASE_KEY, resultsWith, WALK_INVOCATIONS, WALK_STEPS, walkService } from '../support/release-probes';
 
 /**
  * The CodeDeploy hook (functions/releaseCheck/handler.ts) with Lambda and CodeDeploy clients of the
@@ -116,7 +116,7 @@ describe('the release check hook', () => {
     // The release key, read once, before anything is invoked.
     expect(keyReads.map(({ input }) => input)).toEqual([{ apiKey: RELEASE_API_KEY_ID, includeValue: true }]);
     expect(invoked.map(({ functionName, input }) => [functionName, input.FunctionName, input.InvocationType])).toEqual(
-      [...PROBES, ...WALK_STEPS].map(({ functionName }) => [functionName, TARGETS[functionName], 'RequestResponse']),
+      [...PROBES.map(({ functionName }) => functionName), ...WALK_INVOCATIONS].map((functionName) => [functionName, TARGETS[functionName], 'RequestResponse']),
     );
     expect(invoked.slice(0, PROBES.length).map(({ event }) => (event.type === 'REQUEST' ? `authorizer ${event.httpMethod} ${event.resource}` : `${event.httpMethod} ${event.path}`))).toEqual(
       PROBES.map(({ sentAs, request }) => (sentAs === 'unknownToken' ? `authorizer ${request.route.method} ${request.route.path}` : `${request.route.method} ${pathOf(request)}`)),
@@ -191,7 +191,7 @@ describe('the release check hook', () => {
     expect(reported).toEqual([reportOf('Succeeded')]);
     // Three waits: 0.25, 0.5 and 1 s.
     expect(performance.now() - startedAt).toBeGreaterThanOrEqual(THROTTLED_RETRY_MS.first * 7 - 50);
-    expect(invoked.filter(({ functionName }) => functionName === 'listPets').length).toBe(4 + WALK_STEPS.filter((step) => step.functionName === 'listPets').length);
+    expect(invoked.filter(({ functionName }) => functionName === 'listPets').length).toBe(4 + WALK_INVOCATIONS.filter((functionName) => functionName === 'listPets').length);
     expect(THROTTLED_RETRY_MS).toEqual({ first: 250, most: 2_000 });
   });
 

@@ -27,8 +27,13 @@ const asLambdaOutput = (outcome: InvocationOutcome): InvokeCommandOutput =>
   outcome.kind === 'returned' ? { $metadata: {}, StatusCode: 200, Payload: encode(outcome.payload) } : { $metadata: {}, StatusCode: 200, FunctionError: 'Unhandled', Payload: encode({ errorType: outcome.errorType, errorMessage: outcome.errorMessage }) };
 
 /** Aliases shifting to the versions given (the others not), versions answering as good ones do but for the functions given; the release key made long ago. */
-function fakes(shifting: Partial<Record<WalkFunction, string>>, options: { answers?: Partial<Record<WalkFunction, () => InvocationOutcome>>; keyRead?: () => Promise<GetApiKeyCommandOutput>; aliasRead?: (name: string) => Promise<GetAliasCommandOutput> } = {}) {
+function fakes(
+  shifting: Partial<Record<WalkFunction, string>>,
+  options: { answers?: Partial<Record<WalkFunction, () => InvocationOutcome | Promise<InvocationOutcome>>>; keyRead?: () => Promise<GetApiKeyCommandOutput>; aliasRead?: (name: string) => Promise<GetAliasCommandOutput> } = {},
+) {
   const service = walkService();
+  // The pet the release's walk left before the canary began.
+  service('createPet', { body: JSON.stringify({ name: 'Release check', categoryId: 1, status: 'pending' }) });
   const aliasReads: GetAliasCommand['input'][] = [];
   const invoked: string[] = [];
   let keyReads = 0;
@@ -48,7 +53,7 @@ function fakes(shifting: Partial<Record<WalkFunction, string>>, options: { answe
         invoked.push(target);
         const name = WALK_FUNCTIONS.find((candidate) => target.startsWith(`${arnOf(candidate)}:`)) as WalkFunction;
         const event = JSON.parse(new TextDecoder().decode(command.input.Payload as Uint8Array));
-        return asLambdaOutput(options.answers?.[name]?.() ?? service(name, event));
+        return asLambdaOutput((await options.answers?.[name]?.()) ?? service(name, event));
       },
     },
     apiGateway: {
@@ -71,7 +76,7 @@ beforeEach(() => {
 afterEach(() => restoreSink());
 const logged = () => lines.map((line) => JSON.parse(line) as Record<string, any>);
 
-const run = (clients: ProberClients, rounds = 2) => releaseProber(clients, { functionsJson: FUNCTIONS_JSON, releaseApiKeyId: KEY_ID, rounds })();
+const run = (clients: ProberClients, rounds = 2, minJudged = rounds) => releaseProber(clients, { functionsJson: FUNCTIONS_JSON, releaseApiKeyId: KEY_ID, rounds, minJudged })();
 
 describe('the release prober', () => {
   it('between releases reads the four walked functions\' live aliases and stops: no key read, no invocation, no line', async () => {
@@ -87,17 +92,40 @@ describe('the release prober', () => {
     expect(invoked).toEqual([1, 2].flatMap(() => [`${arnOf('authorizer')}:5`, `${arnOf('createPet')}:live`, `${arnOf('getPet')}:8`]));
     const [authorizer, getPet, ...others] = logged();
     expect(others).toEqual([]);
-    expect(authorizer).toMatchObject({ level: 'info', msg: 'canary probes', function: 'authorizer', version: '5', sent: 2, failed: 0, CanaryProbes: 2, FailedCanaryProbes: 0 });
+    expect(authorizer).toMatchObject({ level: 'info', msg: 'canary probes', function: 'authorizer', version: '5', sent: 2, failed: 0, unjudged: 0, CanaryProbes: 2, FailedCanaryProbes: 0 });
     expect(getPet).toMatchObject({ function: 'getPet', version: '8', CanaryProbes: 2, FailedCanaryProbes: 0 });
     // CloudWatch's embedded metric format: the stage's namespace, by function and version.
     expect(getPet?._aws.CloudWatchMetrics).toEqual([{ Namespace: 'PetStore/local', Dimensions: [['function', 'version']], Metrics: [{ Name: 'CanaryProbes', Unit: 'Count' }, { Name: 'FailedCanaryProbes', Unit: 'Count' }] }]);
     expect(JSON.stringify(lines)).not.toContain(RELEASE_KEY);
   });
 
-  it('sends 45 rounds a run by default: the rate the gates\' arithmetic counts on (infra/release-odds.ts)', async () => {
+  it('sends 65 rounds a run by default, and fails a run that judged fewer than 60 requests of a shifting function (the prober\'s gate rolls the release back), after writing its counts', async () => {
     const { clients, invoked } = fakes({ listPets: '4' });
     await releaseProber(clients, { functionsJson: FUNCTIONS_JSON, releaseApiKeyId: KEY_ID })();
-    expect([invoked.length, CANARY_ROUNDS_PER_MINUTE]).toEqual([45, 45]);
+    expect([invoked.length, CANARY_ROUNDS_PER_MINUTE]).toEqual([65, 65]);
+    // Throttled from the 61st on (not tried again: a throttle says nothing of the version): 60 judged, enough.
+    let calls = 0;
+    const throttle = () => {
+      calls += 1;
+      return calls > 60 ? Promise.reject(Object.assign(new Error('Rate exceeded'), { name: 'TooManyRequestsException' })) : undefined;
+    };
+    const throttled = fakes({ listPets: '4' }, { answers: { listPets: throttle as never } });
+    await releaseProber(throttled.clients, { functionsJson: FUNCTIONS_JSON, releaseApiKeyId: KEY_ID })();
+    expect(throttled.invoked).toHaveLength(65);
+    expect(logged().at(-1)).toMatchObject({ function: 'listPets', sent: 60, unjudged: 5, CanaryProbes: 60 });
+    // One more throttled: 59 judged, too few.
+    calls = 1;
+    lines = [];
+    await expect(releaseProber(throttled.clients, { functionsJson: FUNCTIONS_JSON, releaseApiKeyId: KEY_ID })()).rejects.toThrow(
+      'The canary was probed too little: requests judged listPets 59, of the 60 a minute the gates count on (docs/releases.md#probes-during-the-canary)',
+    );
+    expect(logged()).toEqual([expect.objectContaining({ level: 'warn', function: 'listPets', sent: 59, unjudged: 6, CanaryProbes: 59, FailedCanaryProbes: 0 })]);
+  });
+
+  it('reads an alias that does not exist yet (a stage\'s first deploy) as not shifting', async () => {
+    const { clients, invoked } = fakes({}, { aliasRead: async () => Promise.reject(Object.assign(new Error('Alias not found'), { name: 'ResourceNotFoundException' })) });
+    await run(clients);
+    expect([invoked, lines]).toEqual([[], []]);
   });
 
   it('logs the failures\' reasons at warn, never the key', async () => {
@@ -107,15 +135,19 @@ describe('the release prober', () => {
     expect(JSON.stringify(lines)).not.toContain(RELEASE_KEY);
   });
 
-  it('does not probe the authorizer while the release key is under an hour old (it may not be in the registry yet), and says so', async () => {
+  it('does not judge the authorizer\'s Unauthorized while the release key is under an hour old (it may not be in the registry yet), and asks no minimum of it then', async () => {
     const made = new Date(Date.now() - NEW_RELEASE_KEY_MS + 60_000);
-    const { clients, invoked } = fakes({ authorizer: '5', listPets: '4' }, { keyRead: async () => ({ $metadata: {}, id: KEY_ID, value: RELEASE_KEY, enabled: true, createdDate: made }) });
-    await run(clients);
-    expect(invoked.every((target) => target.startsWith(arnOf('listPets')))).toBe(true);
-    expect(logged().map(({ level, function: name, note }) => [level, name, note])).toEqual([
-      ['warn', 'authorizer', 'the release key is new and may not be in the registry yet: the authorizer is not probed'],
-      ['info', 'listPets', undefined],
+    const keyRead = async () => ({ $metadata: {}, id: KEY_ID, value: RELEASE_KEY, enabled: true, createdDate: made });
+    const refused = fakes({ authorizer: '5', listPets: '4' }, { keyRead, answers: { authorizer: () => ({ kind: 'functionError', errorType: 'Error', errorMessage: 'Unauthorized' }) } });
+    await run(refused.clients);
+    expect(logged().map(({ level, function: name, sent, unjudged, FailedCanaryProbes }) => [level, name, sent, unjudged, FailedCanaryProbes])).toEqual([
+      ['warn', 'authorizer', 0, 2, 0],
+      ['info', 'listPets', 2, 0, 0],
     ]);
+    // Made over an hour ago: a refusal counts failed.
+    lines = [];
+    await run(fakes({ authorizer: '5' }, { answers: { authorizer: () => ({ kind: 'functionError', errorType: 'Error', errorMessage: 'Unauthorized' }) } }).clients);
+    expect(logged()).toEqual([expect.objectContaining({ function: 'authorizer', sent: 2, failed: 2, FailedCanaryProbes: 2 })]);
   });
 
   it('fails the run (its error alarm) when an alias or the release key cannot be read, or its settings are unusable; no message holds the key', async () => {

@@ -58,14 +58,15 @@ describe('the walk through the success paths', () => {
   it('passes when the versions allow the release key, create a pet, get it and list it: one call each', async () => {
     const { passed, steps, walked } = await walk();
     expect({ passed, steps }).toEqual({ passed: true, steps: { [AUTHORIZE]: 'passed', [CREATE]: 'passed', [GET]: 'passed', [LIST]: 'passed' } });
-    expect(walked.map(({ functionName }) => functionName)).toEqual(['authorizer', 'createPet', 'getPet', 'listPets']);
+    // The listing: its status page, then the first page without a filter.
+    expect(walked.map(({ functionName }) => functionName)).toEqual(['authorizer', 'createPet', 'getPet', 'listPets', 'listPets']);
   });
 
   it('sends the release key to the authorizer, and the operations its principal (the releases\' pet space), from the check\'s address', async () => {
     const { walked } = await walk();
-    const [authorize, create, get, list] = walked.map(({ event }) => event) as [APIGatewayRequestAuthorizerEvent, APIGatewayProxyEvent, APIGatewayProxyEvent, APIGatewayProxyEvent];
+    const [authorize, create, get, list, unfiltered] = walked.map(({ event }) => event) as [APIGatewayRequestAuthorizerEvent, APIGatewayProxyEvent, APIGatewayProxyEvent, APIGatewayProxyEvent, APIGatewayProxyEvent];
     expect([authorize.type, authorize.headers?.Authorization, authorize.requestContext.identity.sourceIp]).toEqual(['REQUEST', `Bearer ${RELEASE_KEY}`, CHECK_ADDRESS]);
-    for (const event of [create, get, list]) {
+    for (const event of [create, get, list, unfiltered]) {
       expect(principalFromContext(event.requestContext.authorizer)).toEqual({ ...releasePrincipal(RELEASE_KEY), petSpace: 'releases' });
       expect([event.requestContext.identity.sourceIp, event.requestContext.requestTimeEpoch]).toEqual([CHECK_ADDRESS, AT]);
       // No credential goes to an operation.
@@ -75,6 +76,23 @@ describe('the walk through the success paths', () => {
     expect([get.httpMethod, get.path, get.pathParameters]).toEqual(['GET', '/pets/7', { petId: '7' }]);
     // By the walk pet's status: the canary's probes create theirs in another (shared/release-check/canary-probes.ts).
     expect([list.httpMethod, list.path, list.queryStringParameters]).toEqual(['GET', '/pets', { status: WALK_PET.status, limit: String(LISTING_PAGE) }]);
+    // Then the listing most customers read: no filter, the default page.
+    expect([unfiltered.httpMethod, unfiltered.path, unfiltered.queryStringParameters]).toEqual(['GET', '/pets', null]);
+  });
+
+  it('fails a listing whose unfiltered first page stays empty (or malformed) though the status listing shows the pet: its own index, what most customers read', async () => {
+    const unfilteredOnly = (answer: InvocationOutcome) => (event: unknown, good: () => InvocationOutcome) => ((event as APIGatewayProxyEvent).queryStringParameters === null ? answer : good());
+    const empty = await walk({ listPets: unfilteredOnly(json(200, [])) });
+    expect([empty.passed, empty.steps[LIST]]).toEqual([false, 'listed no pet without a status filter, where the pet created is, for 0.05 s']);
+    // Read again as the status listing is, until the wait is over.
+    expect(empty.walked.filter(({ functionName }) => functionName === 'listPets').length).toBeGreaterThan(2);
+    const malformed = await walk({ listPets: unfilteredOnly(json(200, { pets: [] })) });
+    expect(malformed.steps[LIST]).toBe('answered 200 with a body that is not a JSON array (GET /v1/pets, no filter)');
+    const failing = await walk({ listPets: unfilteredOnly(internalError) });
+    expect(failing.steps[LIST]).toBe('answered 500 internal_error instead of 200 (GET /v1/pets, no filter)');
+    // One pet shown is enough: the status listing found the walk's own.
+    const shown = await walk({ listPets: unfilteredOnly(json(200, [{ id: 1, name: 'Earlier release', categoryId: 1, status: 'sold' }])) });
+    expect(shown.passed).toBe(true);
   });
 
   it('fails an authorizer that refuses the release key, at once, and runs nothing after it', async () => {
@@ -187,7 +205,8 @@ describe('the walk through the success paths', () => {
   it('passes a listing that shows the pet only after a while (its settle time, the index\'s lag)', async () => {
     const { passed, walked } = await walk({ listPets: (_event, good, call) => (call < 3 ? json(200, []) : good()) });
     expect(passed).toBe(true);
-    expect(walked.filter(({ functionName }) => functionName === 'listPets').length).toBe(3);
+    // Two empty status pages, the one that shows it, the unfiltered page.
+    expect(walked.filter(({ functionName }) => functionName === 'listPets').length).toBe(4);
   });
 
   it('follows the listing\'s Link from page to page (earlier releases\' pets before it), and gives up after 20 pages', async () => {
@@ -199,6 +218,7 @@ describe('the walk through the success paths', () => {
       { status: WALK_PET.status, limit: String(LISTING_PAGE) },
       { status: WALK_PET.status, limit: String(LISTING_PAGE), cursor: 'page2' },
       { status: WALK_PET.status, limit: String(LISTING_PAGE), cursor: 'page3' },
+      null,
     ]);
     const endless = await walk({ listPets: () => linked('more') });
     expect(endless.steps[LIST]).toBe(`listed ${LISTING_MAX_PAGES} pets without the pet created, for 0.05 s`);
