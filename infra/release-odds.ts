@@ -16,7 +16,7 @@
  *   of its 5 minutes (it sees a shift within a minute, and a schedule's minute may slip);
  * - the chance of rolling back a good version is an upper bound: every period the canary touches
  *   counts as a whole one, with the most invocations it may hold: its customers' rounded up, and
- *   the prober's most (50) for 6 minutes.
+ *   the prober's most (65) for 6 minutes.
  * The failures that fire the gate rise in steps with the invocations (over 1 %), so a period's
  * chance is not monotone in them: each bound takes the least (catching) or the most (false alarm)
  * over every count from the fewest to the most.

@@ -1,12 +1,13 @@
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { CfnApiKey } from 'aws-cdk-lib/aws-apigateway';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { CANARY_MIN_JUDGED_PER_MINUTE } from '../shared/release-check/canary-probes';
 import type { WalkFunction } from '../shared/release-check/success-walk';
+import { filledSum, ruleFailedInvocations } from './alarm-metrics';
 import { LIVE_ALIAS, type PetStoreFunction } from './functions';
 import { RELEASE_API_KEY_ID } from './release-key';
 
@@ -56,19 +57,23 @@ export function addReleaseProber(
   for (const { live } of Object.values(probed)) live.node.addDependency(prober.role, prober.live, ...(rule === undefined ? [] : [rule]));
   if (rule === undefined) return undefined;
   // A release gate of the probed functions: a canary the prober could not probe as the gates'
-  // arithmetic needs (an alias or the key unreadable, too few requests judged) is not judged, so
-  // it rolls back rather than ship on its customers' requests alone. One failed run is forgiven.
+  // arithmetic needs (a run that failed: an alias or the key unreadable, too few requests judged;
+  // or a run that never came: dropped by Lambda, or EventBridge could not invoke it) is not judged,
+  // so it rolls back rather than ship on its customers' requests alone. Not seen: a schedule
+  // someone disabled (docs/releases.md#probes-during-the-canary).
   const period = Duration.minutes(5);
+  const lost = {
+    errors: prober.fn.metricErrors({ period, statistic: 'Sum' }),
+    dropped: prober.fn.metric('AsyncEventsDropped', { period, statistic: 'Sum' }),
+    refused: ruleFailedInvocations(rule, period),
+  };
   const gate = new Alarm(scope, 'CanaryProbesReleaseAlarm', {
-    alarmDescription: `The release prober failed in ${PROBER_GATE_FAILED_RUNS} runs or more of 5 minutes (an alias or the release key unreadable, or fewer than ${CANARY_MIN_JUDGED_PER_MINUTE} requests of a shifting function judged in a run): the canary is not judged as its gates need. During a prod release this rolls the new versions back; see the ReleaseProber function's log lines.`,
-    metric: prober.fn.metricErrors({ period, statistic: 'Sum' }),
-    threshold: PROBER_GATE_FAILED_RUNS,
+    alarmDescription: `A release prober's run failed or never came in the last 5 minutes (an alias or the release key unreadable, fewer than ${CANARY_MIN_JUDGED_PER_MINUTE} requests of a shifting function judged in a run, a run dropped or not invoked): a canary is not judged as its gates need. During a prod release this rolls the new versions back; see the ReleaseProber function's log lines.`,
+    metric: new MathExpression({ expression: filledSum(lost), usingMetrics: lost, period, label: 'prober runs failed or lost' }),
+    threshold: 1,
     evaluationPeriods: 1,
     comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
     treatMissingData: TreatMissingData.NOT_BREACHING,
   });
   return { rule, gate };
 }
-
-/** Failed runs of the prober in 5 minutes that stop a release (of 5 runs). */
-export const PROBER_GATE_FAILED_RUNS = 2;

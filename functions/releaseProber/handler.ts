@@ -116,8 +116,12 @@ export function readProbedFunctions(json: string | undefined): Readonly<Record<W
   return arns as Record<WalkFunction, string>;
 }
 
-// Every call has a deadline: the reads 5 s each; an invocation its own (canary-probes.ts), over the function's timeout.
-const lambda = new LambdaClient({ maxAttempts: 2, requestHandler: { connectionTimeout: 1_000, requestTimeout: 15_000, throwOnRequestTimeout: true } });
-const apiGateway = new APIGatewayClient({ maxAttempts: 2, requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true } });
+// Every call has a deadline. The reads: 5 s each, the SDK trying a transient error again within
+// it (a run that fails counts against the release: infra/release-prober.ts). The invocations: their
+// own (22 s, canary-probes.ts), tried once: an SDK retry would send a create twice, and a
+// throttle is not judged.
+const reads = new LambdaClient({ maxAttempts: 3, requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000, throwOnRequestTimeout: true } });
+const invocations = new LambdaClient({ maxAttempts: 1, requestHandler: { connectionTimeout: 1_000, requestTimeout: 25_000, throwOnRequestTimeout: true } });
+const apiGateway = new APIGatewayClient({ maxAttempts: 3, requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000, throwOnRequestTimeout: true } });
 
-export const handler = releaseProber({ aliases: lambda, invoker: lambda, apiGateway }, { functionsJson: config.canaryProbeFunctions, releaseApiKeyId: config.releaseApiKeyId });
+export const handler = releaseProber({ aliases: reads, invoker: invocations, apiGateway }, { functionsJson: config.canaryProbeFunctions, releaseApiKeyId: config.releaseApiKeyId });

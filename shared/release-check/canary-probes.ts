@@ -1,8 +1,8 @@
-import { AUTHORIZER_UNAUTHORIZED, stageArnOf } from '../auth/authorizer-contract';
+import { stageArnOf } from '../auth/authorizer-contract';
 import type { Principal } from '../auth/principal';
 import { OPERATION_ROUTES } from '../http/routes';
 import { PAGE_SIZE } from '../pets/fields';
-import { judgeAnswer, oneLine, RELEASE_KEY_MARK, withoutSecret } from './answer-judgement';
+import { judgeAnswer, judgeRefusal, oneLine, RELEASE_KEY_MARK, withoutSecret } from './answer-judgement';
 import { petPageProblem } from './answer-shapes';
 import { authorizerContextOf, CHECK_ADDRESS } from './check-identity';
 import { authorizerEvent, proxyEvent } from './gateway-events';
@@ -128,42 +128,62 @@ export async function runCanaryProbes(invoke: Invoke<WalkFunction>, setting: Can
     note(problem);
   };
 
-  const authorizerProbed = shifting.has('authorizer');
-  const creating = shifting.has('createPet') || shifting.has('getPet');
-  for (let round = 0; round < setting.rounds && !runEnd.aborted; round += 1) {
-    if (authorizerProbed) {
-      const event = authorizerEvent({ route: OPERATION_ROUTES.listPets, headers: { Authorization: `Bearer ${releaseKey}` }, sourceIp: CHECK_ADDRESS, arrivedAt: at });
-      tally('authorizer', await send('authorizer', event), (outcome) => judgeAllow(outcome, { context, releaseKey, stageArn: stageArnOf(event.methodArn) }));
-    }
-    if (creating) {
-      const pet = { ...CANARY_PET, name: `${CANARY_PET.name} ${new Date(at).toISOString()} ${round + 1}` };
-      let created: { readonly id: number } | undefined;
-      tally('createPet', await send('createPet', proxyEvent({ ...base, route: OPERATION_ROUTES.createPet, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(pet) })), (outcome) => {
-        const judged = judgeCreated(outcome, pet);
-        if (typeof judged === 'string') return judged;
-        created = judged;
-        return undefined;
-      });
-      // A create's outcome is judged even when createPet is not shifting (it is only getPet's means): its pet is got only if it came.
-      if (created !== undefined && shifting.has('getPet')) {
-        const { id } = created;
-        tally('getPet', await send('getPet', proxyEvent({ ...base, route: OPERATION_ROUTES.getPet, pathParameters: { petId: String(id) } })), (outcome) => judgeFetched(outcome, { ...pet, id }, getPetGoneFrom !== undefined && at >= getPetGoneFrom));
-      }
-    }
-    if (shifting.has('listPets')) {
-      // The listing most customers read; never empty: the check's walk left a pet in this space before the canary began.
-      tally('listPets', await send('listPets', proxyEvent({ ...base, route: OPERATION_ROUTES.listPets })), (outcome) =>
-        judgeAnswer(outcome, { status: 200, body: (body) => petPageProblem(body, PAGE_SIZE.default) ?? ((body as unknown[]).length === 0 ? 'holds no pet, where the release\'s walk left one' : undefined) }),
-      );
-    }
+  // Three lanes at once, each its rounds one after the other: the authorizer; a create and the get
+  // of its pet; the listing. So a slow function delays only its own lane.
+  const lane = async (requests: (round: number) => Promise<void>): Promise<void> => {
+    for (let round = 0; round < setting.rounds && !runEnd.aborted; round += 1) await requests(round);
+  };
+  const lanes: Promise<void>[] = [];
+  if (shifting.has('authorizer')) {
+    lanes.push(
+      lane(async () => {
+        const event = authorizerEvent({ route: OPERATION_ROUTES.listPets, headers: { Authorization: `Bearer ${releaseKey}` }, sourceIp: CHECK_ADDRESS, arrivedAt: at });
+        tally('authorizer', await send('authorizer', event), (outcome) => judgeAllow(outcome, { context, releaseKey, stageArn: stageArnOf(event.methodArn) }));
+      }),
+    );
   }
+  if (shifting.has('createPet') || shifting.has('getPet')) {
+    lanes.push(
+      lane(async (round) => {
+        const pet = { ...CANARY_PET, name: `${CANARY_PET.name} ${new Date(at).toISOString()} ${round + 1}` };
+        let created: { readonly id: number } | undefined;
+        tally('createPet', await send('createPet', proxyEvent({ ...base, route: OPERATION_ROUTES.createPet, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(pet) })), (outcome) => {
+          const judged = judgeCreated(outcome, pet);
+          if (typeof judged === 'string') return judged;
+          created = judged;
+          return undefined;
+        });
+        // A create's outcome is judged even when createPet is not shifting (it is only getPet's means): its pet is got only if it came.
+        if (created !== undefined && shifting.has('getPet')) {
+          const { id } = created;
+          tally('getPet', await send('getPet', proxyEvent({ ...base, route: OPERATION_ROUTES.getPet, pathParameters: { petId: String(id) } })), (outcome) => judgeFetched(outcome, { ...pet, id }, getPetGoneFrom !== undefined && at >= getPetGoneFrom));
+        }
+      }),
+    );
+  }
+  if (shifting.has('listPets')) {
+    lanes.push(
+      lane(async () => {
+        // The listing most customers read; never empty: the check's walk left a pet in this space before the canary began.
+        tally('listPets', await send('listPets', proxyEvent({ ...base, route: OPERATION_ROUTES.listPets })), (outcome) =>
+          judgeAnswer(outcome, { status: 200, body: (body) => petPageProblem(body, PAGE_SIZE.default) ?? ((body as unknown[]).length === 0 ? 'holds no pet, where the release\'s walk left one' : undefined) }),
+        );
+      }),
+    );
+  }
+  await Promise.all(lanes);
   return tallies;
 }
 
-/** Why an answer says nothing of the version: the release key's own limits (429: rate_limited, key_suspended), or, for a new key, the authorizer's refusal. */
+/**
+ * Why an answer says nothing of the version: the release key's own limits (429: rate_limited,
+ * key_suspended), or, for a new key, the authorizer's refusal of it: an unknown key, counted
+ * against the check's address under the Free limits (60 a minute, 1,000 a day), is refused as
+ * `Unauthorized` or, past them, with a 429's Deny (shared/auth/authorize.ts).
+ */
 function notJudged(functionName: WalkFunction, outcome: InvocationOutcome, releaseKeyIsNew: boolean): string | undefined {
   if (functionName === 'authorizer') {
-    return releaseKeyIsNew && outcome.kind === 'functionError' && outcome.errorMessage === AUTHORIZER_UNAUTHORIZED ? 'the release key is new and may not be in the registry yet: Unauthorized' : undefined;
+    return releaseKeyIsNew && judgeRefusal(outcome) === undefined ? 'the release key is new and may not be in the registry yet: refused as an unknown key' : undefined;
   }
   return outcome.kind === 'returned' && (outcome.payload as { statusCode?: unknown } | null)?.statusCode === 429 ? 'answered 429: the release key\'s own limits' : undefined;
 }

@@ -87,8 +87,9 @@ export async function runReleaseCheck<Name extends string>(
     try {
       return withoutSecret(await invoke(functionName, event, signal), options.releaseKey);
     } catch (error) {
-      if (error instanceof Error) error.message = error.message.replaceAll(options.releaseKey, RELEASE_KEY_MARK);
-      throw error;
+      // A new error (a DOMException's message cannot be set), its name kept, without the stack that quoted the key.
+      if (!(error instanceof Error) || !error.message.includes(options.releaseKey)) throw error;
+      throw Object.assign(new Error(error.message.replaceAll(options.releaseKey, RELEASE_KEY_MARK)), { name: error.name, stack: undefined });
     }
   };
   const probeDeadlineMs = options.probeDeadlineMs ?? PROBE_DEADLINE_MS;

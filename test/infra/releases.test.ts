@@ -393,10 +393,16 @@ describe.each(['staging', 'prod'] as const)('releases of the %s stack', (stage) 
       });
     }
     expect(VERSION_GATE).toEqual({ periodMinutes: 5, percent: 1, minInvocations: 10, minFailures: 5 });
-    // The prober's gate: 2 failed runs of 5 in 5 minutes (one forgiven), notifying no one.
+    // The prober's gate: one run in 5 minutes that failed or never came (dropped by Lambda, or not invoked by EventBridge), notifying no one.
     const prober = alarmOf(template(), 'CanaryProbesReleaseAlarm');
-    expect(prober).toMatchObject({ Threshold: 2, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1, TreatMissingData: 'notBreaching', Namespace: 'AWS/Lambda', MetricName: 'Errors', Statistic: 'Sum', Period: 300 });
-    expect([prober.Dimensions, prober.AlarmActions]).toEqual([[{ Name: 'FunctionName', Value: { Ref: idWithPrefix(template(), 'AWS::Lambda::Function', 'ReleaseProber') } }], undefined]);
+    expect(prober).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1, TreatMissingData: 'notBreaching' });
+    expect([expressionOf(prober), prober.AlarmActions]).toEqual(['FILL(errors, 0) + FILL(dropped, 0) + FILL(refused, 0)', undefined]);
+    const proberFn = [{ Name: 'FunctionName', Value: { Ref: idWithPrefix(template(), 'AWS::Lambda::Function', 'ReleaseProber') } }];
+    expect(statOf(prober)).toEqual({
+      errors: { Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: proberFn, Period: 300, Stat: 'Sum' },
+      dropped: { Namespace: 'AWS/Lambda', MetricName: 'AsyncEventsDropped', Dimensions: proberFn, Period: 300, Stat: 'Sum' },
+      refused: { Namespace: 'AWS/Events', MetricName: 'FailedInvocations', Dimensions: [{ Name: 'RuleName', Value: { Ref: idWithPrefix(template(), 'AWS::Events::Rule', 'ReleaseProberSchedule') } }], Period: 300, Stat: 'Sum' },
+    });
     expect(VERSION_LATENCY_GATE).toEqual({ slowMs: 1_500, percent: 1, minInvocations: 10, minSlow: 2 });
     expect(REFUSAL_GATE).toEqual({ factor: 3, minRefusals: 20, minOtherInvocations: 20 });
   });

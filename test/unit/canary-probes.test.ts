@@ -45,11 +45,14 @@ const never = (_event: unknown, _good: unknown, _call: number, signal: AbortSign
   new Promise<InvocationOutcome>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error)));
 
 describe('the canary\'s probes', () => {
-  it('sends each shifting function the walk\'s requests, a round at a time, and counts them: the release key to the authorizer, a create, a get of that pet, the unfiltered listing\'s first page', async () => {
+  it('sends each shifting function the walk\'s requests, in three lanes at once (the authorizer; a create and the get of its pet; the listing), and counts them', async () => {
     const { tallies, sent } = await probe(WALK_FUNCTIONS);
     expect(tallies).toEqual({ authorizer: clean(3), createPet: clean(3), getPet: clean(3), listPets: clean(3) });
-    expect(sent.map(({ functionName }) => functionName)).toEqual([1, 2, 3].flatMap(() => ['authorizer', 'createPet', 'getPet', 'listPets']));
-    const [authorize, create, get, list] = sent.map(({ event }) => event) as [APIGatewayRequestAuthorizerEvent, APIGatewayProxyEvent, APIGatewayProxyEvent, APIGatewayProxyEvent];
+    // The lanes start together; in the create lane each get follows its create.
+    expect(sent.slice(0, 3).map(({ functionName }) => functionName)).toEqual(['authorizer', 'createPet', 'listPets']);
+    expect(sent.map(({ functionName }) => functionName).filter((name) => name === 'createPet' || name === 'getPet')).toEqual([1, 2, 3].flatMap(() => ['createPet', 'getPet']));
+    const first = (name: WalkFunction) => sent.find(({ functionName }) => functionName === name)?.event;
+    const [authorize, create, get, list] = [first('authorizer'), first('createPet'), first('getPet'), first('listPets')] as [APIGatewayRequestAuthorizerEvent, APIGatewayProxyEvent, APIGatewayProxyEvent, APIGatewayProxyEvent];
     expect([authorize.headers?.Authorization, authorize.requestContext.identity.sourceIp]).toEqual([`Bearer ${RELEASE_KEY}`, CHECK_ADDRESS]);
     // As the release principal, in the releases' pet space, from the check's address.
     for (const event of [create, get, list]) {
@@ -103,15 +106,20 @@ describe('the canary\'s probes', () => {
     expect(refusing.tallies.authorizer).toEqual({ sent: 3, failures: 3, unjudged: 0, reasons: Array(3).fill('failed: Error: Unauthorized: <the release key>') });
     // The key straddling where a reason is cut short: replaced before the cut.
     const long = await probe(['authorizer'], { authorizer: () => ({ kind: 'functionError', errorType: 'Error', errorMessage: `${'x'.repeat(190)}${RELEASE_KEY}` }) });
-    expect(reasonsOf(long.tallies.authorizer!)).not.toContain(RELEASE_KEY.slice(0, 6));
+    expect(long.tallies.authorizer?.reasons[0]).toBe(`failed: Error: ${`${'x'.repeat(190)}<the release key>`.slice(0, 199)}…`);
     const denying = await probe(['authorizer'], { authorizer: () => ({ kind: 'returned', payload: { principalId: 'x', policyDocument: { Statement: [{ Effect: 'Deny', Action: 'execute-api:Invoke', Resource: '*' }] } } }) });
     expect(denying.tallies.authorizer).toMatchObject({ sent: 3, failures: 3 });
     expect(reasonsOf(denying.tallies.authorizer!)).toBe('did not allow the release key; did not allow the release key; did not allow the release key');
   });
 
-  it('while the release key is new, does not judge the authorizer\'s Unauthorized for it (not in the registry yet), as the walk does not, and judges every other answer', async () => {
+  it('while the release key is new, does not judge the authorizer\'s refusal of it as an unknown key (Unauthorized, or the 429 Deny once the check\'s address is over the Free limits), and judges every other answer', async () => {
     const refused = await probe(['authorizer'], { authorizer: () => unauthorized }, { releaseKeyIsNew: true });
-    expect(refused.tallies.authorizer).toEqual({ sent: 0, failures: 0, unjudged: 3, reasons: Array(3).fill('not judged: the release key is new and may not be in the registry yet: Unauthorized') });
+    expect(refused.tallies.authorizer).toEqual({ sent: 0, failures: 0, unjudged: 3, reasons: Array(3).fill('not judged: the release key is new and may not be in the registry yet: refused as an unknown key') });
+    // The address's allowance used up: a Deny with the 429's code, as the authorizer answers an unknown key then.
+    const deny = { kind: 'returned', payload: { principalId: '192.0.2.1', policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: '*' }] }, context: { code: 'rate_limited' } } } as const;
+    expect((await probe(['authorizer'], { authorizer: (_event, _good, call) => (call === 2 ? deny : unauthorized) }, { releaseKeyIsNew: true })).tallies.authorizer).toMatchObject({ sent: 0, failures: 0, unjudged: 3 });
+    // A key over an hour old: the same Deny fails.
+    expect((await probe(['authorizer'], { authorizer: () => deny })).tallies.authorizer).toMatchObject({ sent: 3, failures: 3, unjudged: 0 });
     expect((await probe(['authorizer'], {}, { releaseKeyIsNew: true })).tallies.authorizer).toEqual(clean(3));
     const crashing = await probe(['authorizer'], { authorizer: () => ({ kind: 'functionError', errorType: 'TypeError', errorMessage: 'x is undefined' }) }, { releaseKeyIsNew: true });
     expect(crashing.tallies.authorizer).toMatchObject({ sent: 3, failures: 3, unjudged: 0 });

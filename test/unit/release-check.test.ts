@@ -116,6 +116,9 @@ describe('the release check', () => {
     ['authorizer', returned({ principalId: 'address', policyDocument: { Statement: [{ Effect: 'Deny' }] } }), "denied without the 429's code in its context"],
     // The invocation itself failed.
     ['createPet', new Error('connect ECONNREFUSED 127.0.0.1:9001'), 'its invocation failed: Error: connect ECONNREFUSED 127.0.0.1:9001'],
+    // One whose message quotes the release key (a DOMException's message cannot be set: a new error, its name kept), and a function error that does, cut short after the key is replaced.
+    ['getPet', new DOMException(`aborted, key ${RELEASE_KEY}`, 'AbortError'), 'its invocation failed: AbortError: aborted, key <the release key>'],
+    ['listPets', { kind: 'functionError', errorType: 'Error', errorMessage: `${'x'.repeat(190)}${RELEASE_KEY}` }, `failed: Error: ${`${'x'.repeat(190)}<the release key>`.slice(0, 199)}…`],
   ] as const)('fails the %s probes when its outcome is %j: %s', async (functionName, outcome, reason) => {
     const failures = Object.fromEntries(PROBES.filter((probe) => probe.functionName === functionName).map((probe) => [probe.name, reason]));
     expect(await check(invokeWith({ [functionName]: outcome }))).toEqual({ passed: false, probes: resultsWith(failures) });

@@ -89,7 +89,9 @@ describe('the release prober', () => {
   it('while aliases shift, invokes their new versions (and createPet\'s live alias for a get\'s pet), and writes each one\'s counts as metrics by function and version', async () => {
     const { clients, invoked } = fakes({ getPet: '8', authorizer: '5' });
     await run(clients);
-    expect(invoked).toEqual([1, 2].flatMap(() => [`${arnOf('authorizer')}:5`, `${arnOf('createPet')}:live`, `${arnOf('getPet')}:8`]));
+    // Its lanes run at once: by lane, in order.
+    expect(invoked.filter((target) => target.startsWith(arnOf('authorizer')))).toEqual([`${arnOf('authorizer')}:5`, `${arnOf('authorizer')}:5`]);
+    expect(invoked.filter((target) => !target.startsWith(arnOf('authorizer')))).toEqual([1, 2].flatMap(() => [`${arnOf('createPet')}:live`, `${arnOf('getPet')}:8`]));
     const [authorizer, getPet, ...others] = logged();
     expect(others).toEqual([]);
     expect(authorizer).toMatchObject({ level: 'info', msg: 'canary probes', function: 'authorizer', version: '5', sent: 2, failed: 0, unjudged: 0, CanaryProbes: 2, FailedCanaryProbes: 0 });
