@@ -69,7 +69,7 @@ export interface CanaryProbeSetting {
   readonly principal: Principal;
   /** The release key, sent to the authorizer; never quoted. */
   readonly releaseKey: string;
-  /** Made within the hour: the authorizer's `Unauthorized` for it is not judged, as the walk does not (./success-walk.ts, NEW_RELEASE_KEY_MS). */
+  /** Made within the hour: the authorizer's refusal of it as an unknown key is not judged (./success-walk.ts, NEW_RELEASE_KEY_MS; notJudged below). */
   readonly releaseKeyIsNew: boolean;
   /** The service's time at the start. */
   readonly at: number;
