@@ -258,6 +258,20 @@ describe('faults and refusals', () => {
     expect(await petsNamed(name)).toHaveLength(1);
   });
 
+  it('its first transaction cancelled for throttling: a new id is drawn at once, and the create answers 201 with one pet and its record', async () => {
+    clock.setTime(T0 + 4 * DAY_MS);
+    const key = freshKey();
+    const before = proxy.seen.get('TransactWriteItems') ?? 0;
+    proxy.cancelNextTransaction([{ Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity of your table or index.' }, { Code: 'None' }]);
+    const response = await create({ name: 'Throttled once', categoryId: 1 }, key);
+    expectCreated(response, false);
+    expect((proxy.seen.get('TransactWriteItems') ?? 0) - before).toBe(2);
+    expect(await petsNamed('Throttled once')).toEqual([expect.objectContaining({ id: response.body.id })]);
+    expect(await recordOf(TEST_KEY, key)).toMatchObject({ pet: response.body });
+    expectCreated(await create({ name: 'Throttled once', categoryId: 1 }, key), true);
+    expect(await petsNamed('Throttled once')).toHaveLength(1);
+  });
+
   it('the reply of the write lost once: the SDK\'s retry of the same transaction answers 201 (not a replay), one pet', async () => {
     clock.setTime(T0 + 4 * DAY_MS);
     const key = freshKey();

@@ -1,5 +1,5 @@
 import { ProvisionedThroughputExceededException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CallDeadline } from '../../shared/dynamodb/call-deadline';
 import { ApiError, IdempotencyInProgressError, ServiceUnavailableError } from '../../shared/errors';
@@ -156,11 +156,30 @@ describe('a create\'s transaction cancelled by DynamoDB, by its reasons (pet, re
     expect(await storedNamed('In conflict')).toEqual([]);
   });
 
-  it('throttled: a 503 at once, no new id drawn', async () => {
-    const { error, transactions } = await createOnceCancelled([{ Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity' }, { Code: 'None' }], 'Throttled transaction');
+  it('throttled, on either item: nothing was written, so a new id is drawn at once, and the pet and its record are written together', async () => {
+    for (const [n, reasons] of [
+      [{ Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity' }, { Code: 'None' }],
+      [{ Code: 'None' }, { Code: 'ProvisionedThroughputExceeded', Message: 'The level of configured provisioned throughput for the table was exceeded' }],
+      [{ Code: 'RequestLimitExceeded', Message: 'Throughput exceeds the current throughput limit for your account' }, { Code: 'None' }],
+    ].entries()) {
+      const name = `Throttled transaction ${n}`;
+      const { created, transactions } = await createOnceCancelled(reasons as CancellationReason[], name);
+      expect(created?.replayed).toBe(false);
+      expect(transactions).toBe(2);
+      expect(await storedNamed(name)).toEqual([created?.pet]);
+      const { Item } = await db.documentClient.send(new GetCommand({ TableName: db.tableName, Key: idempotencyRecordKey(OWNER, name), ConsistentRead: true }));
+      expect(Item?.pet).toEqual(created?.pet);
+    }
+  });
+
+  it('throttled on every draw: a 503 after the third, nothing written', async () => {
+    const { client, sent } = instrumentedClient(proxy.endpoint);
+    proxy.inject('transaction-throttled', ['TransactWriteItems']);
+    const error: unknown = await new DynamoDbPetRepository(client, db.tableName).createOnce(newPet('Throttled always'), { owner: OWNER, value: 'Throttled always' }).catch((failure: unknown) => failure);
     expect(error).toBeInstanceOf(ServiceUnavailableError);
-    expect((error as ServiceUnavailableError).cause).toBeInstanceOf(TransactionCanceledException);
-    expect(transactions).toBe(1);
+    expect(error).toMatchObject({ status: 503, retryAfterSeconds: 1, cause: new Error('no id written in 3 draws') });
+    expect(sent.filter((command) => command === 'TransactWriteItems')).toHaveLength(3);
+    expect(await storedNamed('Throttled always')).toEqual([]);
   });
 
   it('any other reason is a fault of ours: the cancellation itself, not a client error (a 500)', async () => {
