@@ -19,6 +19,7 @@ export const SUITE_SETTINGS = {
     // once and keep no first page (test/integration/time-ordered-ids.test.ts and test/unit/first-page-cache.test.ts test the defaults).
     LISTING_SETTLE_MS: '0',
     FIRST_PAGE_CACHE: 'off',
+    FOUND_PET_CACHE: 'off',
     // The SDK warns once per process that its 2027 releases need Node 22 (the Lambda runtime).
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   },

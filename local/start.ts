@@ -16,6 +16,7 @@ import { createServer } from 'node:net';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { KeyRegistry } from '../shared/auth/key-registry';
 import { setLogSink } from '../shared/log';
+import { CLOCK_SKEW_MS, INDEX_LAG_MS, LISTING_SETTLE_MS, MIN_LISTING_SETTLE_MS, YOUNG_ID_MS } from '../shared/pets/pet-ids';
 import { ensureTable } from './create-table';
 import { formerLayoutRefusal, formerLayoutsIn } from './former-layouts';
 import { dataDirectory, endpointFile, LOCAL_REGION, LOCAL_TABLE_NAME } from './data-dir';
@@ -69,6 +70,7 @@ async function main(): Promise<void> {
 
   let tableExisted: boolean;
   try {
+    assertListingSettle(process.env.LISTING_SETTLE_MS);
     const named = namedTarget();
     const factor = readPartitionModelFactor(process.env.PARTITION_MODEL_FACTOR);
     if (factor !== undefined && named !== undefined && isInAws(named)) throw new Error('PARTITION_MODEL_FACTOR works in front of a DynamoDB Local only, not a table in AWS (it has partitions of its own).');
@@ -132,6 +134,21 @@ async function main(): Promise<void> {
   const used = database === undefined ? usedDynamoDb(target, tableExisted) : `DynamoDB Local data: ${dataDir}`;
   const modelled = model === undefined ? '' : `\nPartition model: DynamoDB's per-partition rates divided by ${model.factor} (${DYNAMODB_PARTITION_LIMITS.read / model.factor} read and ${DYNAMODB_PARTITION_LIMITS.write / model.factor} write units a second per partition key value)`;
   printBanner(server.baseUrl, `${used}${modelled}`, !isInAws(target));
+}
+
+/**
+ * LISTING_SETTLE_MS: unset for the deployed settle time, else at least its bound, below which a
+ * page may pass a pet still on its way (shared/pets/pet-ids.ts). The tests set 0 for themselves,
+ * never through npm start.
+ */
+function assertListingSettle(value: string | undefined): void {
+  // Not through shared/config: importing it would read the handlers' settings before they are set.
+  // A value that is no whole number is refused by the handlers' settings as they load.
+  const settleMs = value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
+  if (settleMs === undefined || settleMs >= MIN_LISTING_SETTLE_MS) return;
+  throw new Error(
+    `LISTING_SETTLE_MS=${settleMs} is below the bound of ${MIN_LISTING_SETTLE_MS} ms (clocks ${CLOCK_SKEW_MS} ms apart + a write sent up to ${YOUNG_ID_MS} ms after its id + an index up to ${INDEX_LAG_MS} ms behind): a page could pass a pet still on its way, and a client following new pets would never see it. Leave it unset (${LISTING_SETTLE_MS} ms) or set ${MIN_LISTING_SETTLE_MS} or more.`,
+  );
 }
 
 /** PARTITION_MODEL_FACTOR: unset or empty for none, else a number of 1 or more. */

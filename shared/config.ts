@@ -33,6 +33,10 @@ export interface Config {
   readonly listingSettleMs: number | undefined;
   /** FIRST_PAGE_CACHE=off turns the per-instance cache of busy first pages off (the tests). */
   readonly firstPageCache: boolean;
+  /** FOUND_PET_CACHE=off turns the per-instance cache of found pets off (the tests). */
+  readonly foundPetCache: boolean;
+  /** LISTING_SETS=1 has pages read the first listing set of each kind alone (the bench compares; all unless set). */
+  readonly listingSets: number | undefined;
   /** Keys whose plan allows more requests a minute are counted on shards (RATE_SHARD_THRESHOLD_PER_MINUTE; 30,000 unless set: shared/limits/counter-shards.ts). Set low to try sharded counters locally. */
   readonly rateShardThresholdPerMinute: number | undefined;
   /** The release check only (functions/releaseCheck): the versions it probes, as JSON, function name → qualified version ARN (RELEASE_CHECK_TARGETS; the stack sets it). */
@@ -58,7 +62,9 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     metricsNamespace: env.METRICS_NAMESPACE || 'PetStore/local',
     functionVersion: env.AWS_LAMBDA_FUNCTION_VERSION || '$LATEST',
     listingSettleMs: listingSettleMsOf(env.LISTING_SETTLE_MS),
-    firstPageCache: firstPageCacheOf(env.FIRST_PAGE_CACHE),
+    firstPageCache: switchOf('FIRST_PAGE_CACHE', env.FIRST_PAGE_CACHE),
+    foundPetCache: switchOf('FOUND_PET_CACHE', env.FOUND_PET_CACHE),
+    listingSets: listingSetsOf(env.LISTING_SETS),
     rateShardThresholdPerMinute: shardThresholdOf(env.RATE_SHARD_THRESHOLD_PER_MINUTE),
     releaseCheckTargets: env.RELEASE_CHECK_TARGETS || undefined,
     releaseApiKeyId: env.RELEASE_API_KEY_ID || undefined,
@@ -78,10 +84,16 @@ function shardThresholdOf(value: string | undefined): number | undefined {
   return Number(value);
 }
 
-function firstPageCacheOf(value: string | undefined): boolean {
+function switchOf(name: string, value: string | undefined): boolean {
   if (value === undefined || value === '' || value === 'on') return true;
   if (value === 'off') return false;
-  throw new Error(`FIRST_PAGE_CACHE "${value}" is not on or off`);
+  throw new Error(`${name} "${value}" is not on or off`);
+}
+
+function listingSetsOf(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value !== '1' && value !== '2') throw new Error(`LISTING_SETS "${value}" is not 1 or 2`);
+  return Number(value);
 }
 
 export const config: Config = readConfig(process.env);

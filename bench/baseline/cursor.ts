@@ -78,13 +78,14 @@ export function prepareCursorKeys(): void {
 
 const tagOf = (key: string, body: string) => createHmac('sha256', key).update(body).digest().subarray(0, 16).toString('base64url');
 
-export function signCursor(key: string, afterId: number, status: string | undefined): string {
-  const body = Buffer.from(status ? `{"v":1,"a":${afterId},"s":"${status}"}` : `{"v":1,"a":${afterId}}`).toString('base64url');
+/** With the bound of the page that made it, as ours (`n`). */
+export function signCursor(key: string, afterId: number, status: string | undefined, newestId: number): string {
+  const body = Buffer.from(status ? `{"v":1,"a":${afterId},"s":"${status}","n":${newestId}}` : `{"v":1,"a":${afterId},"n":${newestId}}`).toString('base64url');
   return `${body}.${tagOf(key, body)}`;
 }
 
-/** The position of a cursor; undefined when it is not one of ours or for another filter. A cursor neither key signed reads the keys again, at most once a minute. */
-export async function readCursor(cursor: string, status: string | undefined): Promise<number | undefined> {
+/** The position of a cursor (after which id, up to which id at least); undefined when it is not one of ours or for another filter. A cursor neither key signed reads the keys again, at most once a minute. */
+export async function readCursor(cursor: string, status: string | undefined): Promise<{ afterId: number; newestId: number } | undefined> {
   const [body, tag] = cursor.split('.');
   if (body === undefined || tag === undefined) return undefined;
   let known = await cursorKeys();
@@ -97,6 +98,7 @@ export async function readCursor(cursor: string, status: string | undefined): Pr
     known = await (reading ?? read());
     if (!signed(known)) return undefined;
   }
-  const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { a?: number; s?: string };
-  return payload.s === status && Number.isSafeInteger(payload.a) ? payload.a : undefined;
+  const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { a?: number; s?: string; n?: number };
+  if (payload.s !== status || !Number.isSafeInteger(payload.a)) return undefined;
+  return { afterId: payload.a as number, newestId: Number.isSafeInteger(payload.n) ? (payload.n as number) : 0 };
 }

@@ -1,10 +1,15 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { now } from '../../shared/clock';
+// The same cache of found pets as ours: a feature, not framework.
+import { FoundPetCache } from '../../shared/pets/found-pet-cache';
+import type { Pet } from '../../shared/pets/schema';
 import { admitted, begin, refusedWithoutKey, db, error, pad, petJson, petOf, petPartition, respond, TABLE } from '../../bench/baseline/common';
 
 const DEPRECATION = { Deprecation: '@1795305600', Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT', Link: '</v1/pets>; rel="successor-version"' };
 const SUNSET_MS = Date.UTC(2030, 11, 5);
+/** As ours reads FOUND_PET_CACHE; one per pet space. */
+const foundPets = process.env.FOUND_PET_CACHE === 'off' ? undefined : { customers: new FoundPetCache(now), releases: new FoundPetCache(now) };
 
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   const context = await begin(event, 'getPet', 'GET /v1/pets/{petId}');
@@ -21,17 +26,23 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     const decided = await admitted(context);
     return decided.refusal ?? error(context, decided.count, 400, 'invalid_request', 'The request is invalid: path.petId: must be an integer.', DEPRECATION, { path: 'path.petId', message: 'must be an integer' });
   }
-  // Strongly consistent, in the pet's shard.
-  const read = db.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: petPartition(id, context.caller?.release === true) }, sk: { S: pad(id) } }, ConsistentRead: true }));
+  // Strongly consistent, in the pet's shard; a found pet from memory for up to a second, as ours.
+  const release = context.caller?.release === true;
+  const fetch = async (): Promise<Pet | undefined> => {
+    const { Item } = await db.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: petPartition(id, release) }, sk: { S: pad(id) } }, ConsistentRead: true }));
+    return Item === undefined ? undefined : petOf(Item);
+  };
+  const cache = foundPets === undefined ? undefined : release ? foundPets.releases : foundPets.customers;
+  const read = cache === undefined ? fetch() : cache.pet(id, fetch);
   read.catch(() => {});
   const decided = await admitted(context);
   if (decided.refusal) return decided.refusal;
-  let item;
+  let pet;
   try {
-    item = (await read).Item;
+    pet = await read;
   } catch {
     return error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', { 'Retry-After': '1', ...DEPRECATION });
   }
-  if (item === undefined) return error(context, decided.count, 404, 'not_found', `No pet has the id ${id}.`, DEPRECATION);
-  return respond(context, decided.count, 200, petJson(petOf(item)), DEPRECATION);
+  if (pet === undefined) return error(context, decided.count, 404, 'not_found', `No pet has the id ${id}.`, DEPRECATION);
+  return respond(context, decided.count, 200, petJson(pet), DEPRECATION);
 };

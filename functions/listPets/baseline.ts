@@ -14,19 +14,22 @@ const STATUSES = new Set(['available', 'pending', 'sold']);
 /** As ours reads LISTING_SETTLE_MS and FIRST_PAGE_CACHE. */
 const SETTLE_MS = process.env.LISTING_SETTLE_MS ? Number(process.env.LISTING_SETTLE_MS) : LISTING_SETTLE_MS;
 /** One per pet space, as ours (the releases' pets apart). */
-const caches = process.env.FIRST_PAGE_CACHE === 'off' ? undefined : { customers: new FirstPageCache(now), releases: new FirstPageCache(now) };
-/** As ours: pages without a filter read the table's shards and the listing index's (petsById) in turn. */
+const caches = process.env.FIRST_PAGE_CACHE === 'off' ? undefined : { customers: new FirstPageCache<MergedPage & { newestId: number }>(now), releases: new FirstPageCache<MergedPage & { newestId: number }>(now) };
+/** As ours: pages without a filter read the table's shards and the listing index's (petsById) in turn, pages with one petsByStatus's and petsByStatusAgain's. */
 let unfilteredPages = 0;
+let filteredPages = 0;
 
-/** A page above `afterId`, merged from each source's eventually consistent query; no id drawn within the settle time. */
-function page(afterId: number, limit: number, status: string | undefined, release: boolean): Promise<MergedPage> {
-  const newestId = lastIdDrawnBy(now() - SETTLE_MS);
-  const fromListIndex = status === undefined && (unfilteredPages++ & 1) === 1;
-  return mergedPage(PET_SHARDS, (shard, after, share) => sourcePage(shard, status, fromListIndex, after, newestId, share, release), afterId, limit);
+/** A page above `afterId`, merged from each source's eventually consistent query; no id drawn within the settle time, but every id up to the cursor's bound. */
+async function page(afterId: number, limit: number, status: string | undefined, release: boolean, cursorNewestId: number): Promise<MergedPage & { newestId: number }> {
+  const newestId = Math.max(lastIdDrawnBy(now() - SETTLE_MS), cursorNewestId);
+  const second = status === undefined ? (unfilteredPages++ & 1) === 1 : (filteredPages++ & 1) === 1;
+  const merged = await mergedPage(PET_SHARDS, (shard, after, share) => sourcePage(shard, status, second, after, newestId, share, release), afterId, limit);
+  return { ...merged, newestId };
 }
 
-/** Shard n: `PET#n` (or `pets#n` in petsById; by status: `<status>#n` in petsByStatus); the releases' `RELEASES#PET#n`, `pets#releases#n`, `<status>#releases#n`. */
-async function sourcePage(shard: number, status: string | undefined, fromListIndex: boolean, after: number, newestId: number, limit: number, release: boolean): Promise<SourcePage> {
+/** Shard n: `PET#n` (or `pets#n` in petsById; by status: `<status>#n` in petsByStatus or petsByStatusAgain); the releases' `RELEASES#PET#n`, `pets#releases#n`, `<status>#releases#n`. */
+async function sourcePage(shard: number, status: string | undefined, second: boolean, after: number, newestId: number, limit: number, release: boolean): Promise<SourcePage> {
+  const fromListIndex = status === undefined && second;
   const infix = indexInfix(release);
   if (after >= newestId) return { pets: [], resumeAfter: undefined };
   const { Items = [], LastEvaluatedKey } = await db.send(
@@ -47,7 +50,7 @@ async function sourcePage(shard: number, status: string | undefined, fromListInd
         })
       : new QueryCommand({
           TableName: TABLE,
-          IndexName: 'petsByStatus',
+          IndexName: second ? 'petsByStatusAgain' : 'petsByStatus',
           KeyConditionExpression: '#key = :key AND id BETWEEN :first AND :last',
           ExpressionAttributeNames: { '#key': 'statusShard' },
           ExpressionAttributeValues: { ':key': { S: `${status}#${infix}${shard}` }, ':first': { N: String(after + 1) }, ':last': { N: String(newestId) } },
@@ -73,18 +76,19 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
   const status = query.status;
   if (status !== undefined && !STATUSES.has(status)) invalid = { path: 'query.status', message: 'must be one of available, pending, sold' };
   let afterId = 0;
+  let cursorNewestId = 0;
   if (invalid === undefined) {
     // The keys are read (when they must be) while DynamoDB is queried.
     prepareCursorKeys();
     if (query.cursor !== undefined) {
-      let position: number | undefined;
+      let position: { afterId: number; newestId: number } | undefined;
       try {
         position = await readCursor(query.cursor, status);
       } catch {
         return unavailable(context);
       }
       if (position === undefined) invalid = { path: 'query.cursor', message: 'is malformed or has been altered' };
-      else afterId = position;
+      else ({ afterId, newestId: cursorNewestId } = position);
     }
   }
   if (invalid !== undefined) {
@@ -93,7 +97,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
   }
   const release = context.caller?.release === true;
   const cache = caches === undefined ? undefined : release ? caches.releases : caches.customers;
-  const read = afterId === 0 && cache !== undefined ? cache.page(status as PetStatus | undefined, limit, () => page(afterId, limit, status, release)) : page(afterId, limit, status, release);
+  const read = afterId === 0 && cache !== undefined ? cache.page(status as PetStatus | undefined, limit, () => page(afterId, limit, status, release, 0)) : page(afterId, limit, status, release, cursorNewestId);
   read.catch(() => {});
   const decided = await admitted(context);
   if (decided.refusal) return decided.refusal;
@@ -113,7 +117,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
       return error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', { 'Retry-After': '1' });
     }
     const host = event.requestContext?.domainName ?? 'localhost';
-    headers.Link = `<https://${host}/v1/pets?limit=${limit}${status ? `&status=${status}` : ''}&cursor=${signCursor(key, last.id, status)}>; rel="next"`;
+    headers.Link = `<https://${host}/v1/pets?limit=${limit}${status ? `&status=${status}` : ''}&cursor=${signCursor(key, last.id, status, listed.newestId)}>; rel="next"`;
   }
   return respond(context, decided.count, 200, `[${listed.pets.map(petJson).join(',')}]`, headers);
 };

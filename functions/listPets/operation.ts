@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { LIST_INDEX, PET_SHARDS, STATUS_INDEX } from '../../shared/dynamodb/table-definition';
+import { LIST_INDEX, PET_SHARDS, STATUS_INDEX, STATUS_INDEX_AGAIN } from '../../shared/dynamodb/table-definition';
 import { COMMON_ERRORS, COUNT_KEY_REQUESTS } from '../../shared/function-declaration';
 import { LIST_PETS_REQUEST } from '../../shared/pets/list-pets-query';
 import { shareOf } from '../../shared/pets/page-merge';
@@ -12,6 +12,7 @@ export const listPets = declareOperation({
   dynamodb: [
     { actions: ['Query'], items: ['pets', 'releasePets'] },
     { actions: ['Query'], index: STATUS_INDEX },
+    { actions: ['Query'], index: STATUS_INDEX_AGAIN },
     { actions: ['Query'], index: LIST_INDEX },
     COUNT_KEY_REQUESTS,
   ],

@@ -6,19 +6,25 @@ import type { PetStatus } from './pet-status';
 /**
  * Page cursors: where the previous page ended and which filter it was for, signed with an HMAC
  * so that a client cannot forge or alter one. Format: base64url(JSON payload) "." base64url(tag).
- * A cursor only says "after id N", so a walk neither repeats nor skips a pet that existed for
- * the whole walk, whatever is created meanwhile.
+ * A cursor says "after id N", so a walk neither repeats nor skips a pet that existed for the whole
+ * walk, whatever is created meanwhile; and up to which id the page that made it could show pets,
+ * so that the next page, on an instance whose clock is behind, still reaches the pet that made
+ * the previous one say more follow (decisions.md: a Link never leads to an empty page that claims
+ * more was there).
  */
 export interface CursorPosition {
   /** Last id of the previous page. */
   readonly afterId: number;
   readonly status: PetStatus | undefined;
+  /** The newest id the previous page could show (its settle bound); none in cursors made before it was kept. */
+  readonly newestId?: number | undefined;
 }
 
 interface CursorPayload {
   v: 1;
   a: number;
   s?: PetStatus;
+  n?: number;
 }
 
 const TAG_BYTES = 16;
@@ -54,8 +60,8 @@ export class CursorCodec {
   }
 
   encode(position: CursorPosition): string {
-    // JSON leaves `s` out when there is no filter.
-    const payload: CursorPayload = { v: 1, a: position.afterId, s: position.status };
+    // JSON leaves `s` out when there is no filter, `n` when no bound is given.
+    const payload: CursorPayload = { v: 1, a: position.afterId, s: position.status, n: position.newestId };
     const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
     return `${body}.${tagOf(this.#signingKey(), body)}`;
   }
@@ -112,10 +118,11 @@ function sameTag(given: Buffer, expected: string): boolean {
 
 function toPosition(payload: unknown): CursorPosition | undefined {
   // Object(): null, undefined and values that are no object have none of these members.
-  const { v, a, s } = Object(payload) as Partial<CursorPayload>;
+  const { v, a, s, n } = Object(payload) as Partial<CursorPayload>;
   if (v !== 1 || !isId(a)) return undefined;
   if (s !== undefined && !PET_STATUSES.includes(s)) return undefined;
-  return { afterId: a, status: s };
+  if (n !== undefined && !(isId(n) && n > a)) return undefined;
+  return { afterId: a, status: s, newestId: n };
 }
 
 function isId(value: unknown): value is number {

@@ -6,11 +6,11 @@ export const BUSY_REQUESTS = 5;
 /** ...and for at most this long after it was read: with the settle time (LISTING_SETTLE_MS, as long again), a listing is at most a second behind (decisions.md). */
 export const CACHED_PAGE_MS = 500;
 
-interface Entry {
+interface Entry<Page> {
   /** When the page was last asked for, the latest BUSY_REQUESTS times (oldest first). */
   readonly askedAt: number[];
   /** The page kept, and when it was read. */
-  kept?: { readonly page: MergedPage; readonly readAt: number } | undefined;
+  kept?: { readonly page: Page; readonly readAt: number } | undefined;
 }
 
 /**
@@ -19,12 +19,12 @@ interface Entry {
  * always reads afresh, and a last page (no next page) is never kept: served stale, it could end a
  * walk before a pet that was created meanwhile. At most 4 filters × 100 sizes entries.
  */
-export class FirstPageCache {
-  readonly #entries = new Map<string, Entry>();
+export class FirstPageCache<Page extends MergedPage = MergedPage> {
+  readonly #entries = new Map<string, Entry<Page>>();
 
   constructor(private readonly now: () => number) {}
 
-  async page(status: PetStatus | undefined, limit: number, read: () => Promise<MergedPage>): Promise<MergedPage> {
+  async page(status: PetStatus | undefined, limit: number, read: () => Promise<Page>): Promise<Page> {
     const key = `${limit}:${status}`;
     const nowMs = this.now();
     let entry = this.#entries.get(key);

@@ -47,19 +47,38 @@ export function lastIdDrawnBy(ms: number): number {
  */
 export const YOUNG_ID_MS = 250;
 
+/** How far apart the clocks of two function instances may be (decisions.md, "Next page"). */
+export const CLOCK_SKEW_MS = 200;
+
+/**
+ * How long after its item is written a pet's entry may take to show in the listing's reads: a
+ * global index's propagation and an eventually consistent read's replica. DynamoDB states no bound
+ * ("usually within a fraction of a second"): this is the lag the listing is built to absorb.
+ */
+export const INDEX_LAG_MS = 350;
+
+/** A walk never skips a pet created (its create answered) at least this long before it began (decisions.md). */
+export const WALK_MARGIN_MS = 1_000;
+
+/**
+ * The least settle time for which a page never passes an id whose pet may still show: a pet's id
+ * is drawn by its creating instance's clock, up to CLOCK_SKEW_MS from the listing's; its write may
+ * be sent (and land) up to YOUNG_ID_MS after; its index entry follows up to INDEX_LAG_MS later. So
+ * by the listing's clock every pet with an id drawn more than the sum ago is readable, and a cursor
+ * past it loses nothing: a client that polls its last cursor sees every pet.
+ */
+export const MIN_LISTING_SETTLE_MS = CLOCK_SKEW_MS + YOUNG_ID_MS + INDEX_LAG_MS;
+
 /**
  * How old an id must be before a listing shows it: no page returns, and no cursor points past, an
- * id drawn less than this long ago. Half the second a listing may be behind (decisions.md); a busy
- * first page, kept up to CACHED_PAGE_MS (./first-page-cache.ts), takes the other half.
- *
- * What a walk is promised, that it never skips a pet created (answered) at least a second before
- * it began, needs only that eventually consistent reads catch up within that second: such a pet
- * was written before the walk began. The settle time also keeps pages from passing ids whose
- * writes are still on their way: a write's last attempt is sent within YOUNG_ID_MS of its id, and
- * DynamoDB answers in milliseconds, but an attempt may take up to its timeouts (1.5 s in AWS)
- * before it lands or fails, so a pet created during a walk may, rarely, land below its cursor.
+ * id drawn less than this long ago (by the listing instance's clock). At least
+ * MIN_LISTING_SETTLE_MS (what polling needs), and at most WALK_MARGIN_MS - CLOCK_SKEW_MS (what a
+ * walk needs: a pet answered a second before the walk began has an id at most 800 ms older than
+ * the walk's start by the listing's clock, and a page shows it only once its id is this old).
+ * Both are 800 ms: the index lag allowed (INDEX_LAG_MS) is what is left between them. A busy first
+ * page, kept up to CACHED_PAGE_MS (./first-page-cache.ts), may be older by that much.
  */
-export const LISTING_SETTLE_MS = 500;
+export const LISTING_SETTLE_MS = MIN_LISTING_SETTLE_MS;
 
 /**
  * A pet id no create has drawn or will draw, for the release check's probe of a get that must

@@ -1,4 +1,3 @@
-import { isoTimestamp } from '../clock';
 import { integer, numberIn, text, textIn, type Item } from '../dynamodb/attribute-values';
 import { PET_SHARDS } from '../dynamodb/table-definition';
 import { isPetStatus } from './fields';
@@ -25,10 +24,12 @@ export const statusShard = (status: PetStatus, shard: number, space: PetSpace = 
 export const petKey = (id: number, space: PetSpace = 'customers'): Item => ({ pk: text(shardPartition(shardOf(id), space)), sk: text(petSortKey(id)) });
 
 /**
- * A pet's item: its key, its fields (the status as `statusShard`, which keys the status index;
- * no `status`, the former layout's attribute), its shard of the listing index, when it was
- * written, and the create's nonce, by which a create knows its own item from another's. In the
- * releases' space, also when it expires (`expiresAt`, TTL).
+ * A pet's item: its key, its fields (the status as `statusShard`, which keys the status indexes;
+ * no `status`, the former layout's attribute), its shard of the listing index, and the create's
+ * nonce, by which a create knows its own item from another's. In the releases' space, also when
+ * it expires (`expiresAt`, TTL). No `createdAt` (items written before issue 52 have one): the id
+ * holds the time to the millisecond, and without it 28 items, a shard's share of a page of 100,
+ * read in half a read unit (3.3 KB with short names; 4.2 KB with it, a whole unit).
  */
 export function petItem(pet: Pet, createdAtMs: number, nonce: string, space: PetSpace = 'customers'): Item {
   const shard = shardOf(pet.id);
@@ -40,7 +41,6 @@ export function petItem(pet: Pet, createdAtMs: number, nonce: string, space: Pet
     categoryId: integer(pet.categoryId),
     statusShard: text(statusShard(pet.status, shard, space)),
     listShard: text(listShard(shard, space)),
-    createdAt: text(isoTimestamp(createdAtMs)),
     nonce: text(nonce),
     ...(lifetimeSeconds === undefined ? {} : { expiresAt: integer(Math.floor(createdAtMs / 1000) + lifetimeSeconds) }),
   };

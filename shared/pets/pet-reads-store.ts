@@ -4,7 +4,13 @@ import { DynamoDbPetReads, type PetReads } from './pet-reads';
 import type { PetSpace } from './pet-space';
 
 const readsIn = (space: PetSpace): PetReads =>
-  new DynamoDbPetReads(dynamoDbClient, config.tableName, { listingSettleMs: config.listingSettleMs, firstPageCache: config.firstPageCache, space });
+  new DynamoDbPetReads(dynamoDbClient, config.tableName, {
+    listingSettleMs: config.listingSettleMs,
+    firstPageCache: config.firstPageCache,
+    foundPetCache: config.foundPetCache,
+    listingSets: config.listingSets,
+    space,
+  });
 
 /**
  * The pet reads of getPet and listPets, one per pet space (./pet-space.ts: the handler takes the

@@ -2,8 +2,9 @@ import { GetItemCommand, QueryCommand, type DynamoDBClient } from '@aws-sdk/clie
 import { now as serviceClock } from '../clock';
 import { integer, text, textIn } from '../dynamodb/attribute-values';
 import type { CallDeadline } from '../dynamodb/call-deadline';
-import { LIST_INDEX, PET_SHARDS, STATUS_INDEX } from '../dynamodb/table-definition';
+import { LISTING_SETS, PET_SHARDS } from '../dynamodb/table-definition';
 import { FirstPageCache } from './first-page-cache';
+import { FoundPetCache } from './found-pet-cache';
 import { mergedPage, type MergedPage, type SourcePage } from './page-merge';
 import { lastIdDrawnBy, LISTING_SETTLE_MS } from './pet-ids';
 import { listShard, petKey, petSortKey, shardPartition, statusShard, toPet } from './pet-items';
@@ -15,9 +16,14 @@ export interface PageRequest {
   readonly afterId: number;
   readonly limit: number;
   readonly status: PetStatus | undefined;
+  /** The newest id the previous page could show (its cursor's): this page shows pets up to it at least. */
+  readonly newestId?: number | undefined;
 }
 
-export type PetPage = MergedPage;
+export interface PetPage extends MergedPage {
+  /** The newest id this page could show (what its cursor carries to the next). */
+  readonly newestId: number;
+}
 
 /** Reading pets: what getPet and listPets need of the table (their bundles hold no write). */
 export interface PetReads {
@@ -31,6 +37,10 @@ export interface PetReadOptions {
   readonly listingSettleMs?: number | undefined;
   /** Serve busy first pages from memory for up to half a second (./first-page-cache.ts); off in most tests. */
   readonly firstPageCache?: boolean | undefined;
+  /** Serve found pets from memory for up to a second (./found-pet-cache.ts); off in most tests. */
+  readonly foundPetCache?: boolean | undefined;
+  /** How many of each kind's listing sets pages read in turn (LISTING_SETS): all unless said (the bench compares). */
+  readonly listingSets?: number | undefined;
   /** Whose pets (./pet-space.ts): the customers' unless said. */
   readonly space?: PetSpace | undefined;
 }
@@ -38,61 +48,73 @@ export interface PetReadOptions {
 export class DynamoDbPetReads implements PetReads {
   readonly #now: () => number;
   readonly #settleMs: number;
-  readonly #cache: FirstPageCache | undefined;
+  readonly #cache: FirstPageCache<PetPage> | undefined;
+  readonly #found: FoundPetCache | undefined;
   readonly #space: PetSpace;
-  /** Pages without a filter read the table's shards and the listing index's in turn. */
-  #unfilteredPages = 0;
+  readonly #sets: number;
+  /** Pages of each kind read its sets in turn (LISTING_SETS), each kind counted apart (else pages of two kinds in turn would each keep to one set). */
+  readonly #pagesRead = { unfiltered: 0, byStatus: 0 };
 
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
-    { now = serviceClock, listingSettleMs = LISTING_SETTLE_MS, firstPageCache = true, space = 'customers' }: PetReadOptions = {},
+    { now = serviceClock, listingSettleMs = LISTING_SETTLE_MS, firstPageCache = true, foundPetCache = true, listingSets = 2, space = 'customers' }: PetReadOptions = {},
   ) {
     this.#space = space;
     this.#now = now;
     this.#settleMs = listingSettleMs;
-    this.#cache = firstPageCache ? new FirstPageCache(now) : undefined;
+    this.#sets = listingSets;
+    this.#cache = firstPageCache ? new FirstPageCache<PetPage>(now) : undefined;
+    this.#found = foundPetCache ? new FoundPetCache(now) : undefined;
   }
 
-  /** Strongly consistent, in the pet's shard: a pet a create answered is always found. */
+  /** Strongly consistent, in the pet's shard: a pet a create answered is always found (a found one may come from memory, ./found-pet-cache.ts). */
   async get(id: number, deadline?: CallDeadline): Promise<Pet | undefined> {
-    const { Item: item } = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: petKey(id, this.#space), ConsistentRead: true }), {
-      abortSignal: deadline?.signalForCall(),
-    });
-    return item === undefined ? undefined : toPet(item);
+    const read = async () => {
+      const { Item: item } = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: petKey(id, this.#space), ConsistentRead: true }), {
+        abortSignal: deadline?.signalForCall(),
+      });
+      return item === undefined ? undefined : toPet(item);
+    };
+    return this.#found === undefined ? read() : this.#found.pet(id, read);
   }
 
   /**
    * A page merged from the shards' queries (./page-merge.ts), eventually consistent, showing no id
-   * drawn less than the settle time ago (./pet-ids.ts, LISTING_SETTLE_MS). A first page that this
-   * instance serves often may come from its cache, at most half a second old.
+   * drawn less than the settle time ago (./pet-ids.ts, LISTING_SETTLE_MS) by this instance's
+   * clock, but every id up to the previous page's bound (an instance whose clock is behind still
+   * shows the pet that made the previous page say more follow). A first page that this instance
+   * serves often may come from its cache, at most half a second old.
    */
   async list(request: PageRequest, deadline?: CallDeadline): Promise<PetPage> {
     if (request.afterId !== 0 || this.#cache === undefined) return this.#read(request, deadline);
     return this.#cache.page(request.status, request.limit, () => this.#read(request, deadline));
   }
 
-  #read({ afterId, limit, status }: PageRequest, deadline: CallDeadline | undefined): Promise<PetPage> {
-    const newestId = lastIdDrawnBy(this.#now() - this.#settleMs);
-    const fromListIndex = status === undefined && (this.#unfilteredPages++ & 1) === 1;
-    return mergedPage(PET_SHARDS, (shard, after, share) => this.#query(shard, status, fromListIndex, after, newestId, share, deadline), afterId, limit);
+  async #read({ afterId, limit, status, newestId: previousNewestId = 0 }: PageRequest, deadline: CallDeadline | undefined): Promise<PetPage> {
+    const newestId = Math.max(lastIdDrawnBy(this.#now() - this.#settleMs), previousNewestId);
+    const kind = status === undefined ? 'unfiltered' : 'byStatus';
+    const sets = LISTING_SETS[kind];
+    const set = sets[this.#pagesRead[kind]++ % Math.min(this.#sets, sets.length)];
+    const page = await mergedPage(PET_SHARDS, (shard, after, share) => this.#query(shard, status, set, after, newestId, share, deadline), afterId, limit);
+    return { ...page, newestId };
   }
 
-  /** One shard's pets (of the table, the listing index or the status index) with ids above `after`, up to `newestId`. */
+  /** One shard's pets (of the table, or of one of the listing sets' indexes) with ids above `after`, up to `newestId`. */
   async #query(
     shard: number,
     status: PetStatus | undefined,
-    fromListIndex: boolean,
+    index: string | undefined,
     after: number,
     newestId: number,
     limit: number,
     deadline: CallDeadline | undefined,
   ): Promise<SourcePage> {
     if (after >= newestId) return { pets: [], resumeAfter: undefined };
-    const query = fromListIndex
+    const query = index !== undefined && status === undefined
       ? new QueryCommand({
           TableName: this.tableName,
-          IndexName: LIST_INDEX,
+          IndexName: index,
           KeyConditionExpression: 'listShard = :key AND id BETWEEN :first AND :last',
           ExpressionAttributeValues: { ':key': text(listShard(shard, this.#space)), ':first': integer(after + 1), ':last': integer(newestId) },
           Limit: limit,
@@ -110,7 +132,7 @@ export class DynamoDbPetReads implements PetReads {
           })
         : new QueryCommand({
             TableName: this.tableName,
-            IndexName: STATUS_INDEX,
+            IndexName: index,
             KeyConditionExpression: '#key = :key AND id BETWEEN :first AND :last',
             ExpressionAttributeNames: { '#key': 'statusShard' },
             ExpressionAttributeValues: { ':key': text(statusShard(status, shard, this.#space)), ':first': integer(after + 1), ':last': integer(newestId) },

@@ -19,7 +19,7 @@ export interface DynamoDbPetRepository extends PetRepository {}
 export class DynamoDbPetRepository {
   /** The tools' and tests' repository: unless told otherwise, a listing shows what was just made and keeps no cache. */
   constructor(client: DynamoDBClient, tableName: string, options: PetStoreOptions & PetReadOptions = {}) {
-    const reads = new DynamoDbPetReads(client, tableName, { listingSettleMs: 0, firstPageCache: false, ...options });
+    const reads = new DynamoDbPetReads(client, tableName, { listingSettleMs: 0, firstPageCache: false, foundPetCache: false, ...options });
     const writes = new DynamoDbPetWrites(client, tableName, options);
     // Each part's methods, bound to it: a method added to the reads or the writes needs no line here.
     for (const part of [reads, writes] as object[]) {

@@ -53,11 +53,12 @@ export async function listPets(deps: ListingDependencies, query: ListPetsQuery, 
   // When the keys must be read (a cold start, or after their maximum age), the read overlaps the
   // query; a page that needs no cursor neither waits for it nor fails without it.
   deps.cursors.prepare();
-  const afterId = query.cursor === undefined ? 0 : (await deps.cursors.decode(query.cursor, query.status, deadline)).afterId;
-  const page = await deps.pets.list({ afterId, limit: query.limit, status: query.status }, deadline);
+  const { afterId, newestId } = query.cursor === undefined ? { afterId: 0, newestId: undefined } : await deps.cursors.decode(query.cursor, query.status, deadline);
+  const page = await deps.pets.list({ afterId, limit: query.limit, status: query.status, newestId }, deadline);
   const last = page.pets.at(-1);
+  // The page's bound goes with its cursor: the next page reaches at least the pet that made this one say more follow.
   const nextCursor =
-    page.hasMore && last !== undefined ? await deps.cursors.encode({ afterId: last.id, status: query.status }, deadline) : undefined;
+    page.hasMore && last !== undefined ? await deps.cursors.encode({ afterId: last.id, status: query.status, newestId: page.newestId }, deadline) : undefined;
   return { pets: page.pets, nextCursor };
 }
 

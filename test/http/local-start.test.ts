@@ -148,6 +148,17 @@ describe('npm start', () => {
     }
   });
 
+  it('refuses a listing settle time below its bound, in one line naming the bound, before it starts anything (issue 52)', async () => {
+    const dataDir = tempDir();
+    const started = start({ PORT: String(await freePort()), DATA_DIR: dataDir, LISTING_SETTLE_MS: '799' });
+    expect(await started.exited).toBe(1);
+    const lines = started.output().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^Cannot start: LISTING_SETTLE_MS=799 is below the bound of 800 ms \(clocks 200 ms apart \+ a write sent up to 250 ms after its id \+ an index up to 350 ms behind\)/);
+    expect(readdirSync(dataDir)).toEqual([]);
+    expect(processesUsing(dataDir)).toBe('');
+  });
+
   it('says in one line what to install when Java is missing, and leaves a running npm start\'s files alone', async () => {
     const dataDir = tempDir();
     writeFileSync(join(dataDir, 'dynamodb-endpoint'), 'http://127.0.0.1:8000\n');

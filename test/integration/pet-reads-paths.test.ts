@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTableInput } from '../../local/create-table';
 import type { Item } from '../../shared/dynamodb/attribute-values';
 import { TimedCallDeadline } from '../../shared/dynamodb/call-deadline';
-import { LIST_INDEX, STATUS_INDEX } from '../../shared/dynamodb/table-definition';
+import { LIST_INDEX, STATUS_INDEX, STATUS_INDEX_AGAIN } from '../../shared/dynamodb/table-definition';
 import { DynamoDbPetReads } from '../../shared/pets/pet-reads';
-import { drawPetId, lastIdDrawnBy } from '../../shared/pets/pet-ids';
+import { drawPetId, lastIdDrawnBy, LISTING_SETTLE_MS } from '../../shared/pets/pet-ids';
 import { petItem } from '../../shared/pets/pet-items';
 import type { Pet, PetStatus } from '../../shared/pets/schema';
 import { testDatabase } from '../support/database';
@@ -91,7 +91,7 @@ describe('a first page that one reads instance serves often', () => {
     let nowMs = T0 + 1_000;
     // The reads as getPet and listPets make them, but for the clock and the settle time: the cache is left to its default.
     const reads = new DynamoDbPetReads(client, db.tableName, { now: () => nowMs, listingSettleMs: 0 });
-    const firstPage = { pets: dozen.slice(0, 5), hasMore: true };
+    const firstPage = { pets: dozen.slice(0, 5), hasMore: true, newestId: lastIdDrawnBy(nowMs) };
     for (let ask = 1; ask <= 5; ask += 1) {
       expect(await reads.list({ afterId: 0, limit: 5, status: undefined })).toEqual(firstPage);
       expect(take().length).toBe(8);
@@ -100,21 +100,22 @@ describe('a first page that one reads instance serves often', () => {
     expect(await reads.list({ afterId: 0, limit: 5, status: undefined })).toEqual(firstPage);
     expect(take()).toEqual([]);
     // A page after the first is never kept: it is read, and is the next page, not the first again.
-    expect(await reads.list({ afterId: (dozen[4] as Pet).id, limit: 5, status: undefined })).toEqual({ pets: dozen.slice(5, 10), hasMore: true });
+    expect(await reads.list({ afterId: (dozen[4] as Pet).id, limit: 5, status: undefined })).toEqual({ pets: dozen.slice(5, 10), hasMore: true, newestId: lastIdDrawnBy(nowMs) });
     expect(take().length).toBe(8);
     // Half a second after it was read, the first page is read afresh.
     nowMs += 500;
-    expect(await reads.list({ afterId: 0, limit: 5, status: undefined })).toEqual(firstPage);
+    expect(await reads.list({ afterId: 0, limit: 5, status: undefined })).toEqual({ ...firstPage, newestId: lastIdDrawnBy(nowMs) });
     expect(take().length).toBe(8);
   });
 });
 
 describe('pages without a filter', () => {
-  it('read the table\'s shards and the listing index\'s in turn, the same pets from each; a filtered page reads the status index and takes no turn', async () => {
+  it('read the table\'s shards and the listing index\'s in turn, the same pets from each; filtered pages read the two status indexes in turn, counted apart', async () => {
     const { client, take } = recordingClient();
     const reads = new DynamoDbPetReads(client, db.tableName, { now: () => T0 + 1_000, listingSettleMs: 0, firstPageCache: false });
     const newestId = lastIdDrawnBy(T0 + 1_000);
-    const firstPage = { pets: dozen.slice(0, 5), hasMore: true };
+    const firstPage = { pets: dozen.slice(0, 5), hasMore: true, newestId };
+    const pending = { pets: dozen.filter((pet) => pet.status === 'pending').slice(0, 5), hasMore: false, newestId };
     // Each shard of one set once, for ids 1 up to the newest, 4 at most (limit 5 over 8: page-merge.ts, shareOf).
     const shardsOf = (index: string, attribute: string, key: (shard: number) => string): QuerySent[] =>
       byKey(Array.from({ length: 8 }, (_, shard) => ({ index, attribute, key: key(shard), first: 1, last: newestId, limit: 4 })));
@@ -123,12 +124,24 @@ describe('pages without a filter', () => {
 
     expect(await reads.list({ afterId: 0, limit: 5, status: undefined })).toEqual(firstPage);
     expect(byKey(take().map(described))).toEqual(tableShards);
-    expect(await reads.list({ afterId: 0, limit: 5, status: 'pending' })).toEqual({ pets: dozen.filter((pet) => pet.status === 'pending').slice(0, 5), hasMore: false });
+    expect(await reads.list({ afterId: 0, limit: 5, status: 'pending' })).toEqual(pending);
     expect(byKey(take().map(described))).toEqual(shardsOf(STATUS_INDEX, 'statusShard', (shard) => `pending#${shard}`));
     expect(await reads.list({ afterId: 0, limit: 5, status: undefined })).toEqual(firstPage);
     expect(byKey(take().map(described))).toEqual(listShards);
+    expect(await reads.list({ afterId: 0, limit: 5, status: 'pending' })).toEqual(pending);
+    expect(byKey(take().map(described))).toEqual(shardsOf(STATUS_INDEX_AGAIN, 'statusShard', (shard) => `pending#${shard}`));
     expect(await reads.list({ afterId: 0, limit: 5, status: undefined })).toEqual(firstPage);
     expect(byKey(take().map(described))).toEqual(tableShards);
+    expect(await reads.list({ afterId: 0, limit: 5, status: 'pending' })).toEqual(pending);
+    expect(byKey(take().map(described))).toEqual(shardsOf(STATUS_INDEX, 'statusShard', (shard) => `pending#${shard}`));
+    // One set of each kind alone (LISTING_SETS=1, the bench's comparison): every page reads the first.
+    const oneSet = new DynamoDbPetReads(client, db.tableName, { now: () => T0 + 1_000, listingSettleMs: 0, firstPageCache: false, listingSets: 1 });
+    for (let page = 0; page < 2; page += 1) {
+      expect(await oneSet.list({ afterId: 0, limit: 5, status: undefined })).toEqual(firstPage);
+      expect(byKey(take().map(described))).toEqual(tableShards);
+      expect(await oneSet.list({ afterId: 0, limit: 5, status: 'pending' })).toEqual(pending);
+      expect(byKey(take().map(described))).toEqual(shardsOf(STATUS_INDEX, 'statusShard', (shard) => `pending#${shard}`));
+    }
   });
 });
 
@@ -141,12 +154,13 @@ describe('a shard that holds more than its share of the page', () => {
     ['the table\'s shards', undefined, 0, 'table', 'pk', (shard: number) => `PET#${shard}`],
     ['the listing index (the second unfiltered page)', undefined, 1, LIST_INDEX, 'listShard', (shard: number) => `pets#${shard}`],
     ['the status index', 'available', 0, STATUS_INDEX, 'statusShard', (shard: number) => `available#${shard}`],
+    ['the status index\'s second set (the second filtered page)', 'available', 1, STATUS_INDEX_AGAIN, 'statusShard', (shard: number) => `available#${shard}`],
   ] as const)('is asked again where its query stopped at its Limit, through %s: the page is full and says more follow', async (_, status, pagesBefore, index, attribute, keyOf) => {
     const { client, take } = recordingClient();
     const reads = new DynamoDbPetReads(client, db.tableName, { now: () => T1 + 1_000, listingSettleMs: 0, firstPageCache: false });
     for (let page = 0; page < pagesBefore; page += 1) await reads.list({ afterId, limit: 5, status });
     take();
-    expect(await reads.list({ afterId, limit: 5, status })).toEqual({ pets: crowded.slice(0, 5), hasMore: true });
+    expect(await reads.list({ afterId, limit: 5, status })).toEqual({ pets: crowded.slice(0, 5), hasMore: true, newestId });
     const queries = take().map(described);
     expect(byKey(queries.slice(0, 8))).toEqual(byKey(Array.from({ length: 8 }, (_, shard) => ({ index, attribute, key: keyOf(shard), first: afterId + 1, last: newestId, limit: 4 }))));
     // Shard 3 gave its 4 and stopped: it alone is asked for the rest of the page (6 - 4 known, and 2 more), after the last it gave.
@@ -155,29 +169,31 @@ describe('a shard that holds more than its share of the page', () => {
 });
 
 describe('the settle time', () => {
-  // Left to its default (LISTING_SETTLE_MS, half a second): `last` is the newest id a page may show at T2 + 500 ms.
+  // Left to its default (LISTING_SETTLE_MS, 800 ms): `last` is the newest id a page may show at T2 + 800 ms.
   const readsAt = (nowMs: number) => {
     const { client, take } = recordingClient();
     return { reads: new DynamoDbPetReads(client, db.tableName, { now: () => nowMs, firstPageCache: false }), take };
   };
 
-  it('shows an id drawn half a second ago, reading each shard up to it', async () => {
-    const { reads, take } = readsAt(T2 + 500);
-    expect(await reads.list({ afterId: last.id - 1, limit: 5, status: undefined })).toEqual({ pets: [last], hasMore: false });
+  it('shows an id drawn the settle time (800 ms) ago, reading each shard up to it', async () => {
+    const { reads, take } = readsAt(T2 + LISTING_SETTLE_MS);
+    expect(await reads.list({ afterId: last.id - 1, limit: 5, status: undefined })).toEqual({ pets: [last], hasMore: false, newestId: last.id });
     expect(take().map(described).map(({ first, last: upTo }) => [first, upTo])).toEqual(Array.from({ length: 8 }, () => [last.id, last.id]));
   });
 
   it('sends no query for a page that starts at or past the newest id it may show', async () => {
-    const { reads, take } = readsAt(T2 + 500);
+    const { reads, take } = readsAt(T2 + LISTING_SETTLE_MS);
     for (const afterId of [last.id, last.id + 1]) {
       for (const status of [undefined, 'sold'] as const) {
-        expect(await reads.list({ afterId, limit: 5, status })).toEqual({ pets: [], hasMore: false });
+        expect(await reads.list({ afterId, limit: 5, status })).toEqual({ pets: [], hasMore: false, newestId: last.id });
       }
     }
     // A millisecond earlier, `last` is not yet shown: every id above the cursor is too new, so no shard is asked.
-    const early = readsAt(T2 + 499);
-    expect(await early.reads.list({ afterId: last.id - 1, limit: 5, status: undefined })).toEqual({ pets: [], hasMore: false });
+    const early = readsAt(T2 + LISTING_SETTLE_MS - 1);
+    expect(await early.reads.list({ afterId: last.id - 1, limit: 5, status: undefined })).toEqual({ pets: [], hasMore: false, newestId: lastIdDrawnBy(T2 - 1) });
     expect([...take(), ...early.take()]).toEqual([]);
+    // But a page after a cursor whose page could show `last` (an instance whose clock was ahead) shows it, whatever this clock says.
+    expect(await early.reads.list({ afterId: last.id - 1, limit: 5, status: undefined, newestId: last.id })).toEqual({ pets: [last], hasMore: false, newestId: last.id });
   });
 });
 
@@ -258,11 +274,14 @@ describe('one layout: what a stage that skipped its last upgrade step still hold
     // Eight sources: each asked for ceil(2 × 11 / 8) + 2 = 5.
     const shards = (index: string, attribute: string, key: (shard: number) => string) =>
       byKey(Array.from({ length: 8 }, (_, shard) => ({ index, attribute, key: key(shard), first: 1, last: newestId, limit: 5 })));
-    expect(await reads.list({ afterId: 0, limit: 10, status: undefined })).toEqual({ pets: [sharded], hasMore: false });
+    const page = { pets: [sharded], hasMore: false, newestId };
+    expect(await reads.list({ afterId: 0, limit: 10, status: undefined })).toEqual(page);
     expect(byKey(take().map(described))).toEqual(shards('table', 'pk', (shard) => `PET#${shard}`));
-    expect(await reads.list({ afterId: 0, limit: 10, status: undefined })).toEqual({ pets: [sharded], hasMore: false });
+    expect(await reads.list({ afterId: 0, limit: 10, status: undefined })).toEqual(page);
     expect(byKey(take().map(described))).toEqual(shards(LIST_INDEX, 'listShard', (shard) => `pets#${shard}`));
-    expect(await reads.list({ afterId: 0, limit: 10, status: 'available' })).toEqual({ pets: [sharded], hasMore: false });
+    expect(await reads.list({ afterId: 0, limit: 10, status: 'available' })).toEqual(page);
     expect(byKey(take().map(described))).toEqual(shards(STATUS_INDEX, 'statusShard', (shard) => `available#${shard}`));
+    expect(await reads.list({ afterId: 0, limit: 10, status: 'available' })).toEqual(page);
+    expect(byKey(take().map(described))).toEqual(shards(STATUS_INDEX_AGAIN, 'statusShard', (shard) => `available#${shard}`));
   });
 });

@@ -11,6 +11,12 @@ describe('CursorCodec', () => {
     expect(codec.decode(codec.encode({ afterId: 7, status: 'sold' }), 'sold')).toEqual({ afterId: 7, status: 'sold' });
   });
 
+  it('round-trips the bound of the page that made it (issue 52), and a cursor made before bounds were kept has none', () => {
+    expect(codec.decode(codec.encode({ afterId: 42, status: undefined, newestId: 90 }), undefined)).toStrictEqual({ afterId: 42, status: undefined, newestId: 90 });
+    expect(codec.decode(codec.encode({ afterId: 7, status: 'sold', newestId: Number.MAX_SAFE_INTEGER }), 'sold')).toStrictEqual({ afterId: 7, status: 'sold', newestId: Number.MAX_SAFE_INTEGER });
+    expect(codec.decode(signed('secret-one', '{"v":1,"a":42}'), undefined)).toStrictEqual({ afterId: 42, status: undefined, newestId: undefined });
+  });
+
   it('round-trips the edges of the id range: after pet 1, and after the largest id', () => {
     for (const afterId of [1, 2, Number.MAX_SAFE_INTEGER]) {
       expect(codec.decode(codec.encode({ afterId, status: undefined }), undefined)).toEqual({ afterId, status: undefined });
@@ -88,7 +94,7 @@ describe('CursorCodec, given validly signed payloads it never writes (a leaked k
     expect(signed('secret-one', '{"v":1,"a":7,"s":"sold"}')).toBe(codec.encode({ afterId: 7, status: 'sold' }));
   });
 
-  it.each(['{"v":1,"a":1', 'null', '5', '"v"', '[1]', '{"v":2,"a":1}', '{"a":1}', '{"v":1,"a":"5"}', '{"v":1}', '{"v":1,"a":1,"s":"lost"}', '{"v":1,"a":1,"s":null}'])(
+  it.each(['{"v":1,"a":1', 'null', '5', '"v"', '[1]', '{"v":2,"a":1}', '{"a":1}', '{"v":1,"a":"5"}', '{"v":1}', '{"v":1,"a":1,"s":"lost"}', '{"v":1,"a":1,"s":null}', '{"v":1,"a":5,"n":5}', '{"v":1,"a":5,"n":4}', '{"v":1,"a":5,"n":"9"}', '{"v":1,"a":5,"n":9.5}', '{"v":1,"a":5,"n":9007199254740992}', '{"v":1,"a":5,"n":null}'])(
     'refuses %s as malformed',
     (payload) => {
       expect(codec.read(signed('secret-one', payload))).toEqual({ kind: 'malformed' });
@@ -98,6 +104,7 @@ describe('CursorCodec, given validly signed payloads it never writes (a leaked k
 
   it('takes the members it knows and ignores others', () => {
     expect(codec.read(signed('secret-one', '{"v":1,"a":3,"s":"pending","x":true}'))).toEqual({ kind: 'valid', position: { afterId: 3, status: 'pending' } });
+    expect(codec.read(signed('secret-one', '{"v":1,"a":3,"n":4,"x":true}'))).toStrictEqual({ kind: 'valid', position: { afterId: 3, status: undefined, newestId: 4 } });
   });
 
   it('a valid cursor with one more part is malformed', () => {

@@ -51,29 +51,29 @@ function recordingCursors(decoded: CursorPosition = { afterId: 0, status: undefi
 
 describe('listPets', () => {
   it('reads the first page from id 0, prepares the cursor keys first, and signs no cursor for the last page', async () => {
-    const reads = recordingReads({ pets: [rex, tom], hasMore: false });
+    const reads = recordingReads({ pets: [rex, tom], hasMore: false, newestId: 99 });
     const cursors = recordingCursors();
     const listing = await listPets({ pets: reads.pets, cursors: cursors.cursors }, { limit: 2, status: undefined, cursor: undefined }, deadline);
     expect(listing).toStrictEqual({ pets: [rex, tom], nextCursor: undefined });
     expect(cursors.calls).toStrictEqual([['prepare']]);
-    expect(reads.calls).toStrictEqual([['list', { afterId: 0, limit: 2, status: undefined }, deadline]]);
+    expect(reads.calls).toStrictEqual([['list', { afterId: 0, limit: 2, status: undefined, newestId: undefined }, deadline]]);
   });
 
-  it('reads the page after the cursor\'s id, for the filter, and signs a cursor after the page\'s last pet when more follow', async () => {
-    const reads = recordingReads({ pets: [rex, tom], hasMore: true });
-    const cursors = recordingCursors({ afterId: 7, status: 'available' });
+  it('reads the page after the cursor\'s id, up to its bound at least, for the filter, and signs a cursor after the page\'s last pet, with the page\'s bound, when more follow', async () => {
+    const reads = recordingReads({ pets: [rex, tom], hasMore: true, newestId: 99 });
+    const cursors = recordingCursors({ afterId: 7, status: 'available', newestId: 50 });
     const listing = await listPets({ pets: reads.pets, cursors: cursors.cursors }, { limit: 2, status: 'available', cursor: 'given' }, deadline);
     expect(listing).toStrictEqual({ pets: [rex, tom], nextCursor: 'cursor-after-12' });
     expect(cursors.calls).toStrictEqual([
       ['prepare'],
       ['decode', 'given', 'available', deadline],
-      ['encode', { afterId: 12, status: 'available' }, deadline],
+      ['encode', { afterId: 12, status: 'available', newestId: 99 }, deadline],
     ]);
-    expect(reads.calls).toStrictEqual([['list', { afterId: 7, limit: 2, status: 'available' }, deadline]]);
+    expect(reads.calls).toStrictEqual([['list', { afterId: 7, limit: 2, status: 'available', newestId: 50 }, deadline]]);
   });
 
   it('signs no cursor for an empty page, even one that says more follow', async () => {
-    const reads = recordingReads({ pets: [], hasMore: true });
+    const reads = recordingReads({ pets: [], hasMore: true, newestId: 99 });
     const cursors = recordingCursors();
     const listing = await listPets({ pets: reads.pets, cursors: cursors.cursors }, { limit: 2, status: undefined, cursor: undefined });
     expect(listing).toStrictEqual({ pets: [], nextCursor: undefined });
@@ -122,13 +122,13 @@ describe('createPet', () => {
 
 describe('getPet', () => {
   it('answers the pet found, asking with the deadline', async () => {
-    const reads = recordingReads({ pets: [], hasMore: false }, rex);
+    const reads = recordingReads({ pets: [], hasMore: false, newestId: 99 }, rex);
     expect(await getPet({ pets: reads.pets }, 10, deadline)).toBe(rex);
     expect(reads.calls).toStrictEqual([['get', 10, deadline]]);
   });
 
   it('is a 404 naming the id when no pet has it', async () => {
-    const reads = recordingReads({ pets: [], hasMore: false });
+    const reads = recordingReads({ pets: [], hasMore: false, newestId: 99 });
     const failure = await getPet({ pets: reads.pets }, 42).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(NotFoundError);
     expect((failure as NotFoundError).message).toBe('No pet has the id 42.');
