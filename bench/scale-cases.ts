@@ -33,8 +33,9 @@ export const SCALE = {
   keys: 20,
   /** Keys of the key-lookup case, each used once per pass: more than its rate × the authorizer's 30 s cache. */
   rotatingKeys: 4_000,
-  seedPets: 300,
-  /** The page size of every listing. */
+  /** Seeded pets: enough that a page of 100 after any of the first five cursors reads each shard's whole share (28). */
+  seedPets: 800,
+  /** The page size of every listing but those of 100. */
   pageSize: 20,
   /** A request without an answer by then counts as failed (the functions answer within 10 s). */
   answerTimeoutMs: 20_000,
@@ -57,6 +58,10 @@ export interface ScaleFixtures {
   readonly petIds: readonly number[];
   /** The `cursor` of every page after the first of the seeded pets (limit pageSize), as the service's Link headers gave them. */
   readonly cursors: readonly string[];
+  /** The same for the listing of `available` pets (limit pageSize). */
+  readonly commonStatusCursors: readonly string[];
+  /** The first five of the listing by pages of 100: each leaves at least 300 pets after it. */
+  readonly hundredCursors: readonly string[];
   /** A custom Enterprise key of ENTERPRISE_ABOVE_ONE_PARTITION: counted on shards. */
   readonly enterpriseKey: string;
 }
@@ -84,6 +89,8 @@ export interface ScaleCase {
    * the cases naming it (the mix names every function, so a re-measured function's mix is too).
    */
   readonly functions: readonly BenchFunction[];
+  /** Settings the server runs with for this case (a server of its own: bench/run.ts runs such cases apart). */
+  readonly env?: Readonly<Record<string, string>>;
   /** The n-th request of the case (n counts across its steps). */
   request(n: number, fixtures: ScaleFixtures): ScaleRequest;
 }
@@ -104,6 +111,16 @@ const pageAfterCursor = (key: string, { cursors }: ScaleFixtures): ScaleRequest 
   key,
 });
 const listByStatus = (n: number, key: string): ScaleRequest => ({ method: 'GET', path: `/pets?limit=${SCALE.pageSize}&status=${STATUSES[n % STATUSES.length]}`, key });
+/** The seeded pets' statuses: `available` for 90 %, the rest `pending` and `sold` in turn. */
+export const seededStatus = (n: number): (typeof STATUSES)[number] => (n % 20 === 0 ? 'pending' : n % 20 === 10 ? 'sold' : 'available');
+const commonStatusPage = (key: string): ScaleRequest => ({ method: 'GET', path: `/pets?limit=${SCALE.pageSize}&status=available`, key });
+const commonStatusAfterCursor = (key: string, { commonStatusCursors }: ScaleFixtures): ScaleRequest => ({
+  method: 'GET',
+  path: `/pets?limit=${SCALE.pageSize}&status=available&cursor=${encodeURIComponent(anyOf(commonStatusCursors))}`,
+  key,
+});
+const hundredAfterCursor = (key: string, { hundredCursors }: ScaleFixtures): ScaleRequest => ({ method: 'GET', path: `/pets?limit=100&cursor=${encodeURIComponent(anyOf(hundredCursors))}`, key });
+const onePet = (key: string, { petIds }: ScaleFixtures): ScaleRequest => ({ method: 'GET', path: `/pets/${petIds[0]}`, key });
 const createPet = (n: number, key: string): ScaleRequest => ({ method: 'POST', path: '/pets', key, body: newPet(n) });
 const keyedCreatePet = (n: number, key: string): ScaleRequest => ({ ...createPet(n, key), headers: { 'idempotency-key': randomUUID() } });
 
@@ -118,6 +135,17 @@ export const SCALE_CASES = [
     target: 10_000,
     success: [200],
     request: (n, fixtures) => getPet(many(n, fixtures), fixtures),
+  },
+  {
+    name: 'getPetOnePet',
+    functions: ['getPet'],
+    description: 'getPet, one pet (every request for the same id), 20 keys',
+    factor: 400,
+    startRate: 20,
+    maxRate: 60,
+    target: 10_000,
+    success: [200],
+    request: (n, fixtures) => onePet(many(n, fixtures), fixtures),
   },
   {
     name: 'listPets',
@@ -139,6 +167,50 @@ export const SCALE_CASES = [
     target: 10_000,
     success: [200],
     request: (n, fixtures) => pageAfterCursor(many(n, fixtures), fixtures),
+  },
+  {
+    name: 'listPetsHundredAfterCursor',
+    functions: ['listPets'],
+    description: 'listPets, limit 100, after a cursor (each listing set in turn: the table\'s shards and petsById\'s), 20 keys',
+    factor: 400,
+    startRate: 15,
+    maxRate: 60,
+    target: 10_000,
+    success: [200],
+    request: (n, fixtures) => hundredAfterCursor(many(n, fixtures), fixtures),
+  },
+  {
+    name: 'listPetsCommonStatus',
+    functions: ['listPets'],
+    description: `listPets by a status 90 % of pets have, first pages (limit ${SCALE.pageSize}), 20 keys`,
+    factor: 400,
+    startRate: 20,
+    maxRate: 60,
+    target: 10_000,
+    success: [200],
+    request: (n, fixtures) => commonStatusPage(many(n, fixtures)),
+  },
+  {
+    name: 'listPetsCommonStatusAfterCursor',
+    functions: ['listPets'],
+    description: `listPets by a status 90 % of pets have, pages that follow a cursor (limit ${SCALE.pageSize}; petsByStatus and petsByStatusAgain in turn), 20 keys`,
+    factor: 400,
+    startRate: 15,
+    maxRate: 60,
+    target: 10_000,
+    success: [200],
+    request: (n, fixtures) => commonStatusAfterCursor(many(n, fixtures), fixtures),
+  },
+  {
+    name: 'listPetsCommonStatusOneSet',
+    functions: ['listPets'],
+    description: `listPets by a status 90 % of pets have, pages that follow a cursor (limit ${SCALE.pageSize}), with one listing set (LISTING_SETS=1: petsByStatus alone), 20 keys`,
+    env: { LISTING_SETS: '1' },
+    factor: 400,
+    startRate: 8,
+    maxRate: 60,
+    success: [200],
+    request: (n, fixtures) => commonStatusAfterCursor(many(n, fixtures), fixtures),
   },
   {
     name: 'listPetsByStatus',
@@ -168,7 +240,7 @@ export const SCALE_CASES = [
     factor: 100,
     startRate: 15,
     maxRate: 60,
-    target: 2_000,
+    target: 3_500,
     success: [201],
     request: (n, fixtures) => keyedCreatePet(n, many(n, fixtures)),
   },

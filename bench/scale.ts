@@ -20,7 +20,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ensureTable } from '../local/create-table';
 import { startPartitionModel, type PartitionUse } from '../test/support/partition-model';
 import { SHARD_THRESHOLD_PER_MINUTE } from '../shared/limits/counter-shards';
-import { ENTERPRISE_ABOVE_ONE_PARTITION, SCALE, SCALE_CASES, type ScaleCase, type ScaleCaseName, type ScaleCaseResult, type ScaleFixtures, type ScaleRequest, type ScaleStep } from './scale-cases';
+import { ENTERPRISE_ABOVE_ONE_PARTITION, SCALE, SCALE_CASES, seededStatus, type ScaleCase, type ScaleCaseName, type ScaleCaseResult, type ScaleFixtures, type ScaleRequest, type ScaleStep } from './scale-cases';
 
 const [endpoint, ...only] = process.argv.slice(2) as [string, ...ScaleCaseName[]];
 const TABLE = `petstore-scale-${randomUUID().slice(0, 8)}`;
@@ -52,20 +52,23 @@ await registry.register(enterpriseKey, 'enterprise', ENTERPRISE_ABOVE_ONE_PARTIT
 const repository = new DynamoDbPetRepository(rawClient, TABLE);
 const petIds: number[] = [];
 for (let n = 0; n < SCALE.seedPets; n += 1) {
-  petIds.push((await repository.create({ name: `Seed ${n}`, categoryId: (n % 5) + 1, status: (['available', 'pending', 'sold'] as const)[n % 3] ?? 'available' })).id);
+  petIds.push((await repository.create({ name: `Seed ${n}`, categoryId: (n % 5) + 1, status: seededStatus(n) })).id);
 }
 
 // The server lists as deployed: pets show a settle time after their id was drawn, and busy first
 // pages come from its one cache (SCALE.instances).
 const server = await startLocalServer({ port: 0 });
-const cursors = await cursorsOfTheListing();
-const fixtures: ScaleFixtures = { keys, rotatingKeys, petIds, cursors, enterpriseKey };
+await new Promise((resolve) => setTimeout(resolve, LISTING_SETTLE_MS + 100));
+const cursors = await cursorsOfTheListing(`limit=${SCALE.pageSize}`, SCALE.seedPets);
+const commonStatusCursors = await cursorsOfTheListing(`limit=${SCALE.pageSize}&status=available`, SCALE.seedPets * 0.9);
+const hundredCursors = (await cursorsOfTheListing('limit=100', SCALE.seedPets)).slice(0, 5);
+const fixtures: ScaleFixtures = { keys, rotatingKeys, petIds, cursors, commonStatusCursors, hundredCursors, enterpriseKey };
 
-/** Walks the seeded pets' listing through the server, as a client does: the cursor of each page after the first. */
-async function cursorsOfTheListing(): Promise<string[]> {
-  await new Promise((resolve) => setTimeout(resolve, LISTING_SETTLE_MS + 100));
+/** Walks a listing of the seeded pets (`query`, of `pets` pets) through the server, as a client does: the cursor of each page after the first. */
+async function cursorsOfTheListing(query: string, pets: number): Promise<string[]> {
+  const limit = Number(new URLSearchParams(query).get('limit'));
   const found: string[] = [];
-  let next: string | undefined = `${server.baseUrl}/pets?limit=${SCALE.pageSize}`;
+  let next: string | undefined = `${server.baseUrl}/pets?${query}`;
   while (next !== undefined) {
     const response: Response = await fetch(next, { headers: { authorization: `Bearer ${keys[0]}` } });
     await response.arrayBuffer();
@@ -73,7 +76,7 @@ async function cursorsOfTheListing(): Promise<string[]> {
     next = /<([^>]+)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
     if (next !== undefined) found.push(new URL(next).searchParams.get('cursor') as string);
   }
-  if (found.length !== Math.ceil(SCALE.seedPets / SCALE.pageSize) - 1) throw new Error(`the seeded listing gave ${found.length} cursors`);
+  if (found.length !== Math.ceil(pets / limit) - 1) throw new Error(`the seeded listing (${query}) gave ${found.length} cursors`);
   return found;
 }
 

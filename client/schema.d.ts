@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * List all animals
-         * @description One page of animals in ascending `id` order, optionally only those of one status. When more follow, `Link: <URL>; rel="next"` gives the next page (the same request with an opaque `cursor`); the last page has no `Link`. A listing may be up to about a second behind: it does not show an animal whose `id` is less than half a second old, and a busy first page may come from a cache of at most half a second. A walk through the pages never repeats an animal, and never skips one created at least a second before the walk began. `getPet` finds an animal as soon as its create answered.
+         * @description One page of animals in ascending `id` order, optionally only those of one status. When more follow, `Link: <URL>; rel="next"` gives the next page (the same request with an opaque `cursor`); the last page has no `Link`. A listing may be up to about a second behind: it does not show an animal whose `id` is less than 800 ms old (by the clock of the instance that answers; instances may be 200 ms apart), and a busy first page may come from a cache of at most half a second. A walk through the pages never repeats an animal, and never skips one created at least a second before the walk began; a client that requests its last `Link` again from time to time sees every animal created. A `Link` never leads to an empty page. `getPet` finds an animal as soon as its create answered.
          */
         get: operations["listPets"];
         put?: never;

@@ -60,7 +60,7 @@ const young = <C extends PutItemCommand | TransactWriteItemsCommand>(command: C,
 function itemOf(id: number, pet: { name: string; categoryId: number; status: string }, nowMs: number, nonce: string, release: boolean): Record<string, AttributeValue> {
   const fields = { id: { N: String(id) }, name: { S: pet.name }, categoryId: { N: String(pet.categoryId) } };
   const infix = indexInfix(release);
-  const item: Record<string, AttributeValue> = { pk: { S: petPartition(id, release) }, sk: { S: pad(id) }, ...fields, statusShard: { S: `${pet.status}#${infix}${id % PET_SHARDS}` }, listShard: { S: `pets#${infix}${id % PET_SHARDS}` }, createdAt: { S: isoTimestamp(nowMs) }, nonce: { S: nonce } };
+  const item: Record<string, AttributeValue> = { pk: { S: petPartition(id, release) }, sk: { S: pad(id) }, ...fields, statusShard: { S: `${pet.status}#${infix}${id % PET_SHARDS}` }, listShard: { S: `pets#${infix}${id % PET_SHARDS}` }, nonce: { S: nonce } };
   if (release) item.expiresAt = { N: String(Math.floor(nowMs / 1000) + RELEASE_PET_SECONDS) };
   return item;
 }

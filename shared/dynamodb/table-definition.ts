@@ -150,12 +150,6 @@ export const tableDefinition: TableDefinition = {
       projectedAttributes: ['name', 'categoryId'],
     },
     {
-      indexName: STATUS_INDEX_AGAIN,
-      partitionKey: { name: 'statusShard', type: 'S' },
-      sortKey: { name: 'id', type: 'N' },
-      projectedAttributes: ['name', 'categoryId'],
-    },
-    {
       indexName: KEY_INDEX,
       partitionKey: { name: KEY_INDEX_PARTITION.attribute, type: 'S' },
       // The table's own sort key, the hash on a key item: a key id (a hash prefix) is a begins_with.
@@ -168,6 +162,13 @@ export const tableDefinition: TableDefinition = {
       partitionKey: { name: 'listShard', type: 'S' },
       sortKey: { name: 'id', type: 'N' },
       projectedAttributes: ['name', 'categoryId', 'statusShard'],
+    },
+    // Last: a stage's alarms and dashboard list the indexes in this order, the new one after those it had.
+    {
+      indexName: STATUS_INDEX_AGAIN,
+      partitionKey: { name: 'statusShard', type: 'S' },
+      sortKey: { name: 'id', type: 'N' },
+      projectedAttributes: ['name', 'categoryId'],
     },
   ],
   timeToLiveAttribute: 'expiresAt',

@@ -3,7 +3,11 @@ import type { MergedPage } from './page-merge';
 
 /** A first page is served from memory only by an instance that was asked for it this often within a second... */
 export const BUSY_REQUESTS = 5;
-/** ...and for at most this long after it was read: with the settle time (LISTING_SETTLE_MS, as long again), a listing is at most a second behind (decisions.md). */
+/**
+ * ...and for at most this long after it was read, so a busy instance reads each first page at most
+ * twice a second. A page so kept is up to this much older than the settle time (LISTING_SETTLE_MS)
+ * makes it: decisions.md lets a busy first page come from a cache of at most a second.
+ */
 export const CACHED_PAGE_MS = 500;
 
 interface Entry<Page> {

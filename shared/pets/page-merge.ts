@@ -20,8 +20,9 @@ export interface MergedPage {
  * What each source is asked for: twice its share of the page and two more, so that one round trip
  * almost always fills it. Simulated over 8 shards of randomly spread ids (2,000 pages each): a
  * second round for 0.8 % of pages of 5, 1.4 % of 20, 0.6 % of 50, none of 100; with the share
- * and 2 more, 12 %, 65 %, 99 %. A shard's query of up to 28 small items (about 4 KB) costs
- * DynamoDB's minimum, half a read unit, so the margin costs nothing for pages up to about 100.
+ * and 2 more, 12 %, 65 %, 99 %. A shard's query of up to 28 items reads 2.7 KB from an index and
+ * 3.3 KB from the table with short names, DynamoDB's minimum, half a read unit; with 100-character
+ * names 5.3 and 5.9 KB, a whole unit (a page of 100 then costs 8 units, not 4).
  */
 export function shareOf(limit: number, sources: number): number {
   return Math.ceil((2 * (limit + 1)) / sources) + 2;

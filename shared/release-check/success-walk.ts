@@ -36,7 +36,7 @@ export type WalkFunction = (typeof WALK_FUNCTIONS)[number];
 export const NEW_RELEASE_KEY_MS = 60 * 60_000;
 /** Between two walks through the listing. */
 export const RETRY_EVERY_MS = 3_000;
-/** Before the first listing: the listing's settle time (a pet shows once its id is half a second old), and a margin. */
+/** Before the first listing: the listing's settle time (a pet shows once its id is 800 ms old), and a margin. */
 export const LISTING_SETTLE_WAIT_MS = LISTING_SETTLE_MS + 100;
 /** How long after that the listing may take to show the pet: the index's lag, a cached first page (half a second), with a wide margin. */
 export const LISTING_WAIT_MS = 10_000;

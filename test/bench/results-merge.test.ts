@@ -178,10 +178,10 @@ describe('merging one function\'s figures into the results', () => {
     const old = committed();
     if (old.scale === undefined) throw new Error('bench/results.json has no scale figures');
     const figureOf = (name: string) => ({ ...(old.scale?.cases.find((figure) => figure.name === name) as NonNullable<Results['scale']>['cases'][number]), sustainedRate: 1234 });
-    const fresh = { ...freshGetPet(old), scale: { scale: old.scale.scale, cases: [figureOf('getPet'), figureOf('mix'), figureOf('oneKeyGetPet'), figureOf('oneEnterpriseKeyGetPet')] } };
+    const fresh = { ...freshGetPet(old), scale: { scale: old.scale.scale, cases: [figureOf('getPet'), figureOf('getPetOnePet'), figureOf('mix'), figureOf('oneKeyGetPet'), figureOf('oneEnterpriseKeyGetPet')] } };
     const merged = mergeResults(old, fresh, { functions: ['getPet'], parts: ['scale'] }, AT);
     expect(merged.scale?.cases.map((figure) => figure.name)).toEqual(old.scale.cases.map((figure) => figure.name));
-    expect(merged.scale?.cases.filter((figure) => figure.sustainedRate === 1234).map((figure) => figure.name)).toEqual(['getPet', 'mix', 'oneKeyGetPet', 'oneEnterpriseKeyGetPet']);
+    expect(merged.scale?.cases.filter((figure) => figure.sustainedRate === 1234).map((figure) => figure.name)).toEqual(['getPet', 'getPetOnePet', 'mix', 'oneKeyGetPet', 'oneEnterpriseKeyGetPet']);
     expect(figuresBesides(merged, 'getPet')).toBe(figuresBesides(old, 'getPet'));
   });
 

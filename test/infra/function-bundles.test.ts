@@ -58,13 +58,13 @@ describe('function bundles', () => {
 
   it('each operation bundles the part of the pet repository it uses: the reads or the writes', async () => {
     // About 5 KB of the reads' bundles (the idempotency records, the id draws, the SDK's write commands);
-    // the page merge and the first-page cache are listPets' alone.
+    // the page merge and the caches are the reads'.
     const PART: Partial<Record<OperationId, string[]>> = {
-      listPets: ['shared/pets/pet-reads.ts', 'shared/pets/page-merge.ts', 'shared/pets/first-page-cache.ts'],
-      getPet: ['shared/pets/pet-reads.ts', 'shared/pets/page-merge.ts', 'shared/pets/first-page-cache.ts'],
+      listPets: ['shared/pets/pet-reads.ts', 'shared/pets/page-merge.ts', 'shared/pets/first-page-cache.ts', 'shared/pets/found-pet-cache.ts'],
+      getPet: ['shared/pets/pet-reads.ts', 'shared/pets/page-merge.ts', 'shared/pets/first-page-cache.ts', 'shared/pets/found-pet-cache.ts'],
       createPet: ['shared/pets/pet-writes.ts', 'shared/dynamodb/last-attempt.ts'],
     };
-    const parts = ['shared/pets/pet-reads.ts', 'shared/pets/page-merge.ts', 'shared/pets/first-page-cache.ts', 'shared/pets/pet-writes.ts', 'shared/dynamodb/last-attempt.ts', 'shared/pets/repository.ts'];
+    const parts = ['shared/pets/pet-reads.ts', 'shared/pets/page-merge.ts', 'shared/pets/first-page-cache.ts', 'shared/pets/found-pet-cache.ts', 'shared/pets/pet-writes.ts', 'shared/dynamodb/last-attempt.ts', 'shared/pets/repository.ts'];
     for (const operation of OPERATION_IDS) {
       const inputs = await inputsOf(operation);
       const bundled = parts.filter((part) => inputs.includes(part));

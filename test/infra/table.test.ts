@@ -28,7 +28,7 @@ describe('the table in the CDK stack', () => {
     for (const stage of ['staging', 'prod'] as const) {
       const synthesized = template(stage);
       const [table] = Object.values(synthesized.findResources('AWS::DynamoDB::GlobalTable')) as { Properties: Record<string, any> }[];
-      expect((table?.Properties.GlobalSecondaryIndexes as { IndexName: string }[]).map((index) => index.IndexName)).toEqual(['petsByStatus', 'registeredKeys', 'petsById']);
+      expect((table?.Properties.GlobalSecondaryIndexes as { IndexName: string }[]).map((index) => index.IndexName)).toEqual(['petsByStatus', 'registeredKeys', 'petsById', 'petsByStatusAgain']);
       expect((table?.Properties.AttributeDefinitions as { AttributeName: string }[]).map((attribute) => attribute.AttributeName)).not.toContain('status');
       const functions = Object.values(synthesized.findResources('AWS::Lambda::Function')) as { Properties: { Environment?: { Variables?: Record<string, unknown> } } }[];
       // The functions read PET_LAYOUT no more (shared/config.ts): none is given it.
@@ -44,6 +44,10 @@ describe('the table in the CDK stack', () => {
       { AttributeName: 'id', KeyType: 'RANGE' },
     ]);
     expect(index?.Projection.NonKeyAttributes).toEqual(['name', 'categoryId']);
+    // The same again: a second set of partitions for pages with a filter (issue 52).
+    const again = (table?.Properties.GlobalSecondaryIndexes as { IndexName: string; KeySchema: unknown; Projection: unknown }[]).find((candidate) => candidate.IndexName === 'petsByStatusAgain');
+    expect(again?.KeySchema).toEqual(index?.KeySchema);
+    expect(again?.Projection).toEqual(index?.Projection);
     // The listing index: every pet again, in the table's 8 shards, a second set of partitions for pages without a filter.
     const list = (table?.Properties.GlobalSecondaryIndexes as { IndexName: string; KeySchema: unknown; Projection: { NonKeyAttributes: string[] } }[]).find((candidate) => candidate.IndexName === 'petsById');
     expect(list?.KeySchema).toEqual([
@@ -56,7 +60,7 @@ describe('the table in the CDK stack', () => {
   it('has the key index: sparse (its partition key an attribute only key items carry), projecting what a listing of the keys reads', () => {
     const [table] = Object.values(template('staging').findResources('AWS::DynamoDB::GlobalTable')) as { Properties: Record<string, any> }[];
     const indexes = table?.Properties.GlobalSecondaryIndexes as { IndexName: string; KeySchema: unknown; Projection: { ProjectionType: string; NonKeyAttributes: string[] } }[];
-    expect(indexes.map((index) => index.IndexName)).toEqual(['petsByStatus', 'registeredKeys', 'petsById']);
+    expect(indexes.map((index) => index.IndexName)).toEqual(['petsByStatus', 'registeredKeys', 'petsById', 'petsByStatusAgain']);
     const keys = indexes.find((index) => index.IndexName === 'registeredKeys');
     expect(keys?.KeySchema).toEqual([
       { AttributeName: 'registry', KeyType: 'HASH' },

@@ -63,6 +63,7 @@ describe('npm start on a table of an earlier version', () => {
       ['byStatus', 'ACTIVE'],
       ['petsById', 'ACTIVE'],
       ['petsByStatus', 'ACTIVE'],
+      ['petsByStatusAgain', 'ACTIVE'],
       ['registeredKeys', 'ACTIVE'],
     ]);
     // The next start finds nothing to add.
