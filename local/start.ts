@@ -147,7 +147,7 @@ function assertListingSettle(value: string | undefined): void {
   const settleMs = value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
   if (settleMs === undefined || settleMs >= MIN_LISTING_SETTLE_MS) return;
   throw new Error(
-    `LISTING_SETTLE_MS=${settleMs} is below the bound of ${MIN_LISTING_SETTLE_MS} ms (clocks ${CLOCK_SKEW_MS} ms apart + a write sent up to ${YOUNG_ID_MS} ms after its id + an index up to ${INDEX_LAG_MS} ms behind): a page could pass a pet still on its way, and a client following new pets would never see it. Leave it unset (${LISTING_SETTLE_MS} ms) or set ${MIN_LISTING_SETTLE_MS} or more.`,
+    `LISTING_SETTLE_MS=${settleMs} is below the bound of ${MIN_LISTING_SETTLE_MS} ms (clocks ${CLOCK_SKEW_MS} ms apart + a write sent up to ${YOUNG_ID_MS} ms after its id + an index up to ${INDEX_LAG_MS} ms behind): a page could pass a pet still on its way, and a client following new pets would never see it. Leave it unset (${LISTING_SETTLE_MS} ms), or set ${MIN_LISTING_SETTLE_MS} or more (above ${LISTING_SETTLE_MS}, a walk may skip pets created up to the settle time + ${CLOCK_SKEW_MS} ms before it began).`,
   );
 }
 

@@ -100,5 +100,7 @@ export async function readCursor(cursor: string, status: string | undefined): Pr
   }
   const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { a?: number; s?: string; n?: number };
   if (payload.s !== status || !Number.isSafeInteger(payload.a)) return undefined;
-  return { afterId: payload.a as number, newestId: Number.isSafeInteger(payload.n) ? (payload.n as number) : 0 };
+  // As ours: a bound, when there is one, is an id above the position.
+  if (payload.n !== undefined && !(Number.isSafeInteger(payload.n) && (payload.n as number) > (payload.a as number))) return undefined;
+  return { afterId: payload.a as number, newestId: payload.n ?? 0 };
 }

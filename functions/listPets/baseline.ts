@@ -15,14 +15,16 @@ const STATUSES = new Set(['available', 'pending', 'sold']);
 const SETTLE_MS = process.env.LISTING_SETTLE_MS ? Number(process.env.LISTING_SETTLE_MS) : LISTING_SETTLE_MS;
 /** One per pet space, as ours (the releases' pets apart). */
 const caches = process.env.FIRST_PAGE_CACHE === 'off' ? undefined : { customers: new FirstPageCache<MergedPage & { newestId: number }>(now), releases: new FirstPageCache<MergedPage & { newestId: number }>(now) };
-/** As ours: pages without a filter read the table's shards and the listing index's (petsById) in turn, pages with one petsByStatus's and petsByStatusAgain's. */
-let unfilteredPages = 0;
-let filteredPages = 0;
+/** As ours: pages without a filter read the table's shards and the listing index's (petsById) in turn, pages with one petsByStatus's and petsByStatusAgain's, each filter counted apart; LISTING_SETS=1, the first of each alone. */
+const pagesRead = new Map<string | undefined, number>();
+const SETS = process.env.LISTING_SETS === '1' ? 1 : 2;
 
 /** A page above `afterId`, merged from each source's eventually consistent query; no id drawn within the settle time, but every id up to the cursor's bound. */
 async function page(afterId: number, limit: number, status: string | undefined, release: boolean, cursorNewestId: number): Promise<MergedPage & { newestId: number }> {
   const newestId = Math.max(lastIdDrawnBy(now() - SETTLE_MS), cursorNewestId);
-  const second = status === undefined ? (unfilteredPages++ & 1) === 1 : (filteredPages++ & 1) === 1;
+  const turn = pagesRead.get(status) ?? 0;
+  pagesRead.set(status, turn + 1);
+  const second = turn % SETS === 1;
   const merged = await mergedPage(PET_SHARDS, (shard, after, share) => sourcePage(shard, status, second, after, newestId, share, release), afterId, limit);
   return { ...merged, newestId };
 }

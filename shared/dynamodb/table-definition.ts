@@ -97,7 +97,7 @@ export type IndexName = typeof STATUS_INDEX | typeof STATUS_INDEX_AGAIN | typeof
  * set is one more index (one write unit more per create); an existing stage takes one new index
  * per deploy (DynamoDB creates one at a time).
  */
-export const LISTING_SETS = { unfiltered: [undefined, LIST_INDEX], byStatus: [STATUS_INDEX, STATUS_INDEX_AGAIN] } as const;
+export const LISTING_SET_INDEXES = { unfiltered: [undefined, LIST_INDEX], byStatus: [STATUS_INDEX, STATUS_INDEX_AGAIN] } as const;
 
 /**
  * How many partitions pets (and each status in the index) are spread over. Chosen from measured
@@ -138,17 +138,20 @@ export const ITEM_PARTITIONS = {
 
 export type ItemKind = keyof typeof ITEM_PARTITIONS;
 
+/** A status index's keys and attributes: `petsByStatus` and `petsByStatusAgain` are the same but for their names. */
+const statusIndex = (indexName: typeof STATUS_INDEX | typeof STATUS_INDEX_AGAIN): GlobalIndexDefinition => ({
+  indexName,
+  partitionKey: { name: 'statusShard', type: 'S' },
+  sortKey: { name: 'id', type: 'N' },
+  projectedAttributes: ['name', 'categoryId'],
+});
+
 /** The table of every stage, and of npm start. */
 export const tableDefinition: TableDefinition = {
   partitionKey: { name: 'pk', type: 'S' },
   sortKey: { name: 'sk', type: 'S' },
   globalSecondaryIndexes: [
-    {
-      indexName: STATUS_INDEX,
-      partitionKey: { name: 'statusShard', type: 'S' },
-      sortKey: { name: 'id', type: 'N' },
-      projectedAttributes: ['name', 'categoryId'],
-    },
+    statusIndex(STATUS_INDEX),
     {
       indexName: KEY_INDEX,
       partitionKey: { name: KEY_INDEX_PARTITION.attribute, type: 'S' },
@@ -164,12 +167,7 @@ export const tableDefinition: TableDefinition = {
       projectedAttributes: ['name', 'categoryId', 'statusShard'],
     },
     // Last: a stage's alarms and dashboard list the indexes in this order, the new one after those it had.
-    {
-      indexName: STATUS_INDEX_AGAIN,
-      partitionKey: { name: 'statusShard', type: 'S' },
-      sortKey: { name: 'id', type: 'N' },
-      projectedAttributes: ['name', 'categoryId'],
-    },
+    statusIndex(STATUS_INDEX_AGAIN),
   ],
   timeToLiveAttribute: 'expiresAt',
 };

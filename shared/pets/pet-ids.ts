@@ -51,9 +51,11 @@ export const YOUNG_ID_MS = 250;
 export const CLOCK_SKEW_MS = 200;
 
 /**
- * How long after its item is written a pet's entry may take to show in the listing's reads: a
- * global index's propagation and an eventually consistent read's replica. DynamoDB states no bound
- * ("usually within a fraction of a second"): this is the lag the listing is built to absorb.
+ * How long after a create sends its last attempt the pet may take to show in the listing's reads:
+ * the request's way to DynamoDB and its write (milliseconds; up to the attempt's timeout, 1 s, if
+ * the network stalls it), a global index's propagation and an eventually consistent read's
+ * replica. DynamoDB states no bound ("usually within a fraction of a second"): this is the lag the
+ * listing is built to absorb, and past it a client that follows new pets may miss one.
  */
 export const INDEX_LAG_MS = 350;
 
@@ -62,8 +64,8 @@ export const WALK_MARGIN_MS = 1_000;
 
 /**
  * The least settle time for which a page never passes an id whose pet may still show: a pet's id
- * is drawn by its creating instance's clock, up to CLOCK_SKEW_MS from the listing's; its write may
- * be sent (and land) up to YOUNG_ID_MS after; its index entry follows up to INDEX_LAG_MS later. So
+ * is drawn by its creating instance's clock, up to CLOCK_SKEW_MS from the listing's; its write's
+ * last attempt may be sent up to YOUNG_ID_MS after; it shows up to INDEX_LAG_MS later. So
  * by the listing's clock every pet with an id drawn more than the sum ago is readable, and a cursor
  * past it loses nothing: a client that polls its last cursor sees every pet.
  */

@@ -2,7 +2,7 @@ import { GetItemCommand, QueryCommand, type DynamoDBClient } from '@aws-sdk/clie
 import { now as serviceClock } from '../clock';
 import { integer, text, textIn } from '../dynamodb/attribute-values';
 import type { CallDeadline } from '../dynamodb/call-deadline';
-import { LISTING_SETS, PET_SHARDS } from '../dynamodb/table-definition';
+import { LISTING_SET_INDEXES, PET_SHARDS } from '../dynamodb/table-definition';
 import { FirstPageCache } from './first-page-cache';
 import { FoundPetCache } from './found-pet-cache';
 import { mergedPage, type MergedPage, type SourcePage } from './page-merge';
@@ -39,7 +39,7 @@ export interface PetReadOptions {
   readonly firstPageCache?: boolean | undefined;
   /** Serve found pets from memory for up to a second (./found-pet-cache.ts); off in most tests. */
   readonly foundPetCache?: boolean | undefined;
-  /** How many of each kind's listing sets pages read in turn (LISTING_SETS): all unless said (the bench compares). */
+  /** How many of each kind's listing sets pages read in turn (LISTING_SET_INDEXES): all unless said (LISTING_SETS=1: the bench compares). */
   readonly listingSets?: number | undefined;
   /** Whose pets (./pet-space.ts): the customers' unless said. */
   readonly space?: PetSpace | undefined;
@@ -52,8 +52,8 @@ export class DynamoDbPetReads implements PetReads {
   readonly #found: FoundPetCache | undefined;
   readonly #space: PetSpace;
   readonly #sets: number;
-  /** Pages of each kind read its sets in turn (LISTING_SETS), each kind counted apart (else pages of two kinds in turn would each keep to one set). */
-  readonly #pagesRead = { unfiltered: 0, byStatus: 0 };
+  /** Pages of each filter read their kind's sets in turn (LISTING_SET_INDEXES), each filter counted apart (else pages of two filters in turn would each keep to one set). */
+  readonly #pagesRead = new Map<PetStatus | undefined, number>();
 
   constructor(
     private readonly client: DynamoDBClient,
@@ -93,9 +93,10 @@ export class DynamoDbPetReads implements PetReads {
 
   async #read({ afterId, limit, status, newestId: previousNewestId = 0 }: PageRequest, deadline: CallDeadline | undefined): Promise<PetPage> {
     const newestId = Math.max(lastIdDrawnBy(this.#now() - this.#settleMs), previousNewestId);
-    const kind = status === undefined ? 'unfiltered' : 'byStatus';
-    const sets = LISTING_SETS[kind];
-    const set = sets[this.#pagesRead[kind]++ % Math.min(this.#sets, sets.length)];
+    const sets = status === undefined ? LISTING_SET_INDEXES.unfiltered : LISTING_SET_INDEXES.byStatus;
+    const turn = this.#pagesRead.get(status) ?? 0;
+    this.#pagesRead.set(status, turn + 1);
+    const set = sets[turn % Math.min(this.#sets, sets.length)];
     const page = await mergedPage(PET_SHARDS, (shard, after, share) => this.#query(shard, status, set, after, newestId, share, deadline), afterId, limit);
     return { ...page, newestId };
   }

@@ -9,6 +9,7 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { randomBytes } from 'node:crypto';
+import { pause } from '../abortable-pause';
 import { KEY_ID_PATTERN } from '../auth/api-key-hash';
 import { isoTimestamp, now as serviceClock } from '../clock';
 import { integer, numberOf, text, textIn, type Item } from '../dynamodb/attribute-values';
@@ -77,11 +78,19 @@ export interface PetStoreOptions {
 
 /**
  * A create draws a new id when its id is taken (1 in 4,096 within a millisecond) or its write was
- * throttled once the id is too old to resend (a keyed create's transaction at once: the SDK does
- * not resend a cancelled transaction): this many draws at most. A new id is on another shard 7
- * times in 8, so a throttled shard rarely stops a create.
+ * throttled once the id is too old to resend (a keyed create's transaction after THROTTLED_PAUSE_MS:
+ * the SDK does not resend a cancelled transaction): this many draws at most. A new id is on
+ * another shard 7 times in 8, so a throttled shard rarely stops a create.
  */
 const MAX_DRAWS = 3;
+
+/**
+ * After a transaction throttled on its pet, a keyed create waits up to this long (at random, "full
+ * jitter"), as the SDK waits before its first retry after a throttle (2 × its 500 ms base) and so
+ * as a plain create waits before it draws again, then draws a new id. The request's deadline cuts
+ * the wait short (the next call then fails at once: a 503).
+ */
+export const THROTTLED_PAUSE_MS = 1_000;
 
 export class DynamoDbPetWrites implements PetWrites {
   readonly #now: () => number;
@@ -155,7 +164,12 @@ export class DynamoDbPetWrites implements PetWrites {
         return (await this.#send(command, item, nonce, nowMs, deadline)) ? { pet, replayed: false } : REDRAW;
       } catch (error) {
         if (!(error instanceof TransactionCanceledException)) throw error;
-        return settleCancelled(error, newPet);
+        const settled = settleCancelled(error, newPet);
+        if (settled === THROTTLED) {
+          await pause(Math.random() * THROTTLED_PAUSE_MS, deadline?.signalForCall(THROTTLED_PAUSE_MS) ?? NEVER);
+          return REDRAW;
+        }
+        return settled;
       }
     });
   }
@@ -203,6 +217,10 @@ export class DynamoDbPetWrites implements PetWrites {
 
 /** The answer of a write whose id cannot be used: draw another. */
 const REDRAW = Symbol('draw another id');
+/** A keyed create's transaction throttled on its pet's shard: wait, then draw another. */
+const THROTTLED = Symbol('throttled on the pet');
+/** A signal that never aborts: a wait with no deadline near. */
+const NEVER = new AbortController().signal;
 
 /** A stored item (or none) is this create's when it holds its nonce (96 random bits, the request's alone). */
 const isOurs = (stored: Item | undefined, nonce: string): boolean => textIn(stored, 'nonce') === nonce;
@@ -216,23 +234,27 @@ function toRecord(item: Item): IdempotencyRecord {
 }
 
 const THROTTLED_REASONS: ReadonlySet<string | undefined> = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
+/** A partition's throughput, which another shard has: not the account's request limit (RequestLimitExceeded), which no id escapes. */
+const PARTITION_THROTTLED: ReadonlySet<string | undefined> = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded']);
 
 /**
  * A cancelled transaction wrote nothing. Its reasons tell why, one per item in order (the pet, its
  * record), as DynamoDB always gives them: the key's live record appeared since it was read (a
  * concurrent request with the key won: never our own attempt, whose retry DynamoDB answers as it
  * answered the attempt, by its ClientRequestToken), which ALL_OLD returns; a transaction on either
- * item still running (its outcome unknown: 409); another create's pet holding the id, or throttling
- * (REDRAW: nothing was written, so a new id, most likely on another shard, is tried at once, with
- * the record in the same transaction again; a 503 after MAX_DRAWS). Any other reason is a fault of
- * ours (500).
+ * item still running (its outcome unknown: 409); another create's pet holding the id (REDRAW: draw
+ * again); the pet's shard throttled (THROTTLED: nothing was written, so after a pause a new id,
+ * most likely on another shard, is tried, with the record in the same transaction again; a 503
+ * after MAX_DRAWS); any other throttling, the record's partition or the account's request limit,
+ * which a new id does not escape (503). Any other reason is a fault of ours (500).
  */
-function settleCancelled(error: TransactionCanceledException, request: NewPet): CreatedOnce | typeof REDRAW {
+function settleCancelled(error: TransactionCanceledException, request: NewPet): CreatedOnce | typeof REDRAW | typeof THROTTLED {
   const reasons = error.CancellationReasons as [CancellationReason, CancellationReason];
   const [onPet, onRecord] = reasons;
   if (onRecord.Code === 'ConditionalCheckFailed') return { pet: replayOf(toRecord(onRecord.Item as Item), request), replayed: true };
   if (reasons.some((reason) => reason.Code === 'TransactionConflict')) throw new IdempotencyInProgressError(DATASTORE_RETRY_AFTER_SECONDS);
   if (onPet.Code === 'ConditionalCheckFailed') return REDRAW;
-  if (reasons.some((reason) => THROTTLED_REASONS.has(reason.Code))) return REDRAW;
+  if (PARTITION_THROTTLED.has(onPet.Code)) return THROTTLED;
+  if (reasons.some((reason) => THROTTLED_REASONS.has(reason.Code))) throw new ServiceUnavailableError(error, DATASTORE_RETRY_AFTER_SECONDS);
   throw error;
 }

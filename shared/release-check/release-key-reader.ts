@@ -1,6 +1,6 @@
 import { GetApiKeyCommand, type GetApiKeyCommandOutput } from '@aws-sdk/client-api-gateway';
 import { oneLine } from './answer-judgement';
-import { pause } from './abortable-pause';
+import { pause } from '../abortable-pause';
 
 /** The one API Gateway call a release's own functions make: the release key, with its value (functions/releaseCheck, functions/releaseProber). */
 export interface ApiKeyReader {

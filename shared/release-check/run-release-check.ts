@@ -18,7 +18,7 @@ import { successWalk, type Send, type Verdict, type WalkFunction, type WalkSetti
 /** A function gets 10 s (infra/functions.ts); a new version's first invocation also starts it (its cold start), and a throttled invocation is tried again. */
 export const PROBE_DEADLINE_MS = 25_000;
 /**
- * The whole check: the probes one at a time, the walk (its listing may wait 10.6 s for its pet),
+ * The whole check: the probes one at a time, the walk (its listing may wait 10.9 s for its pet),
  * with room for invocations throttled on a small concurrency quota; inside the hook's own timeout
  * (./hook-deadlines.ts), with time left to report.
  */

@@ -9,7 +9,7 @@ import { petPageProblem, petProblem } from './answer-shapes';
 import { authorizerContextOf, CHECK_ADDRESS } from './check-identity';
 import { authorizerEvent, proxyEvent } from './gateway-events';
 import type { InvocationOutcome } from './invocation';
-import { pause } from './abortable-pause';
+import { pause } from '../abortable-pause';
 
 /**
  * The success paths a customer takes, walked by the release principal (./check-identity.ts) in

@@ -1,5 +1,5 @@
 import { InvokeCommand, type InvokeCommandOutput } from '@aws-sdk/client-lambda';
-import { pause } from './abortable-pause';
+import { pause } from '../abortable-pause';
 import type { InvocationOutcome, Invoke } from './invocation';
 
 /** Lambda's synchronous invocation, as a release's own functions make it (functions/releaseCheck, functions/releaseProber). */

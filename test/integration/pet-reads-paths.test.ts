@@ -134,6 +134,15 @@ describe('pages without a filter', () => {
     expect(byKey(take().map(described))).toEqual(tableShards);
     expect(await reads.list({ afterId: 0, limit: 5, status: 'pending' })).toEqual(pending);
     expect(byKey(take().map(described))).toEqual(shardsOf(STATUS_INDEX, 'statusShard', (shard) => `pending#${shard}`));
+    // Two filters in turn: each goes through both sets (counted apart, or one would keep to one set).
+    const sold = { pets: dozen.filter((pet) => pet.status === 'sold').slice(0, 5), hasMore: false, newestId };
+    const mixed = new DynamoDbPetReads(client, db.tableName, { now: () => T0 + 1_000, listingSettleMs: 0, firstPageCache: false });
+    for (const index of [STATUS_INDEX, STATUS_INDEX_AGAIN]) {
+      expect(await mixed.list({ afterId: 0, limit: 5, status: 'pending' })).toEqual(pending);
+      expect(byKey(take().map(described))).toEqual(shardsOf(index, 'statusShard', (shard) => `pending#${shard}`));
+      expect(await mixed.list({ afterId: 0, limit: 5, status: 'sold' })).toEqual(sold);
+      expect(byKey(take().map(described))).toEqual(shardsOf(index, 'statusShard', (shard) => `sold#${shard}`));
+    }
     // One set of each kind alone (LISTING_SETS=1, the bench's comparison): every page reads the first.
     const oneSet = new DynamoDbPetReads(client, db.tableName, { now: () => T0 + 1_000, listingSettleMs: 0, firstPageCache: false, listingSets: 1 });
     for (let page = 0; page < 2; page += 1) {

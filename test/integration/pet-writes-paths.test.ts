@@ -1,11 +1,11 @@
 import { ProvisionedThroughputExceededException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CallDeadline } from '../../shared/dynamodb/call-deadline';
 import { ApiError, IdempotencyInProgressError, ServiceUnavailableError } from '../../shared/errors';
 import { drawnAt, RANDOM_BITS, YOUNG_ID_MS } from '../../shared/pets/pet-ids';
 import { petSortKey, shardOf, shardPartition } from '../../shared/pets/pet-items';
-import { idempotencyRecordKey, type CreatedOnce } from '../../shared/pets/pet-writes';
+import { idempotencyRecordKey, THROTTLED_PAUSE_MS, type CreatedOnce } from '../../shared/pets/pet-writes';
 import { DynamoDbPetRepository } from '../../shared/pets/repository';
 import type { NewPet } from '../../shared/pets/schema';
 import { testDatabase } from '../support/database';
@@ -156,19 +156,52 @@ describe('a create\'s transaction cancelled by DynamoDB, by its reasons (pet, re
     expect(await storedNamed('In conflict')).toEqual([]);
   });
 
-  it('throttled, on either item: nothing was written, so a new id is drawn at once, and the pet and its record are written together', async () => {
+  it('throttled on the pet\'s shard: nothing was written, so after a pause of at most a second a new id is drawn, and the pet and its record are written together', async () => {
     for (const [n, reasons] of [
       [{ Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity' }, { Code: 'None' }],
-      [{ Code: 'None' }, { Code: 'ProvisionedThroughputExceeded', Message: 'The level of configured provisioned throughput for the table was exceeded' }],
-      [{ Code: 'RequestLimitExceeded', Message: 'Throughput exceeds the current throughput limit for your account' }, { Code: 'None' }],
+      [{ Code: 'ProvisionedThroughputExceeded', Message: 'The level of configured provisioned throughput for the table was exceeded' }, { Code: 'None' }],
     ].entries()) {
       const name = `Throttled transaction ${n}`;
+      const began = Date.now();
       const { created, transactions } = await createOnceCancelled(reasons as CancellationReason[], name);
+      expect(Date.now() - began).toBeLessThan(THROTTLED_PAUSE_MS + 1_000);
       expect(created?.replayed).toBe(false);
       expect(transactions).toBe(2);
       expect(await storedNamed(name)).toEqual([created?.pet]);
       const { Item } = await db.documentClient.send(new GetCommand({ TableName: db.tableName, Key: idempotencyRecordKey(OWNER, name), ConsistentRead: true }));
       expect(Item?.pet).toEqual(created?.pet);
+    }
+  });
+
+  it('throttled on the pet\'s shard with the request\'s deadline near: the pause is cut short, and the next draw fails at once (a 503 upstream), nothing written', async () => {
+    const { client, sent } = instrumentedClient(proxy.endpoint);
+    proxy.cancelNextTransaction([{ Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity' }, { Code: 'None' }]);
+    // The longest pause the draw could make: cut short, or this test takes a second.
+    const random = vi.spyOn(Math, 'random').mockReturnValue(0.999);
+    const began = Date.now();
+    // The record's read and the first transaction have time; the pause (the third ask) and what follows have none.
+    const error: unknown = await new DynamoDbPetRepository(client, db.tableName)
+      .createOnce(newPet('Throttled late'), { owner: OWNER, value: 'Throttled late' }, { deadline: deadlineWhere((call) => call >= 2) })
+      .catch((failure: unknown) => failure);
+    random.mockRestore();
+    expect(Date.now() - began).toBeLessThan(THROTTLED_PAUSE_MS / 2);
+    expect(error).toMatchObject({ name: 'AbortError' });
+    // The second draw's transaction is begun and given up at once by the deadline's signal.
+    expect(sent.filter((command) => command === 'TransactWriteItems')).toHaveLength(2);
+    expect(await storedNamed('Throttled late')).toEqual([]);
+  });
+
+  it('throttled on the record\'s partition, or by the account\'s request limit, which no new id escapes: a 503 at once, nothing written', async () => {
+    for (const [n, reasons] of [
+      [{ Code: 'None' }, { Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity' }],
+      [{ Code: 'RequestLimitExceeded', Message: 'Throughput exceeds the current throughput limit for your account' }, { Code: 'None' }],
+    ].entries()) {
+      const name = `Throttled elsewhere ${n}`;
+      const { error, transactions } = await createOnceCancelled(reasons as CancellationReason[], name);
+      expect(error).toBeInstanceOf(ServiceUnavailableError);
+      expect((error as ServiceUnavailableError).cause).toBeInstanceOf(TransactionCanceledException);
+      expect(transactions).toBe(1);
+      expect(await storedNamed(name)).toEqual([]);
     }
   });
 
