@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { drawnAt, drawPetId, ID_EPOCH_MS, lastIdDrawnBy, setIdRandomness, UNISSUED_PET_ID } from '../../shared/pets/pet-ids';
+import { CLOCK_SKEW_MS, drawnAt, drawPetId, ID_EPOCH_MS, INDEX_LAG_MS, lastIdDrawnBy, LISTING_SETTLE_MS, MIN_LISTING_SETTLE_MS, setIdRandomness, UNISSUED_PET_ID, WALK_MARGIN_MS, YOUNG_ID_MS } from '../../shared/pets/pet-ids';
 
 const at = (iso: string) => Date.parse(iso);
+
+describe('the settle time (issue 52)', () => {
+  it('is its bound, 200 ms of clocks + 250 ms to the last attempt + 350 ms to show: 800 ms, which leaves a walk its second with 200 ms of clocks', () => {
+    expect([CLOCK_SKEW_MS, YOUNG_ID_MS, INDEX_LAG_MS, WALK_MARGIN_MS]).toEqual([200, 250, 350, 1_000]);
+    expect(MIN_LISTING_SETTLE_MS).toBe(800);
+    expect(LISTING_SETTLE_MS).toBe(800);
+  });
+});
 
 describe('time-ordered pet ids', () => {
   it('a pet created a millisecond after another has the larger id, whatever their random bits', () => {
