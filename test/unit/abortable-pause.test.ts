@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { pause } from '../../shared/abortable-pause';
 
 /** A wait a deadline may cut short (shared/abortable-pause.ts): the keyed create's pause before a redraw, the release check's waits. */
@@ -21,17 +21,11 @@ describe('pause', () => {
 
   it('leaves no timer behind once aborted, and listens for one abort only', async () => {
     const controller = new AbortController();
-    const added: unknown[] = [];
-    const signal = controller.signal;
-    const addEventListener = signal.addEventListener.bind(signal);
-    signal.addEventListener = ((type: string, listener: EventListener, options?: AddEventListenerOptions) => {
-      added.push([type, options]);
-      addEventListener(type, listener, options);
-    }) as typeof signal.addEventListener;
-    const waiting = pause(60_000, signal);
+    const listening = vi.spyOn(controller.signal, 'addEventListener');
+    const waiting = pause(60_000, controller.signal);
     controller.abort();
     await waiting;
-    expect(added).toEqual([['abort', { once: true }]]);
+    expect(listening.mock.calls.map(([type, , options]) => [type, options])).toEqual([['abort', { once: true }]]);
     // A timer left running would hold this process for a minute: the test file ends at once.
   });
 });
