@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 
 const groups = JSON.parse(readFileSync(new URL('./test/mutation/groups.json', import.meta.url), 'utf8'));
 const group = process.env.MUTATION_GROUP;
-if (group !== undefined && !Object.hasOwn(groups, group)) throw new Error(`MUTATION_GROUP ${group} is not in test/mutation/groups.json`);
+if (group !== undefined && !Object.hasOwn(groups, group))
+  throw new Error(`MUTATION_GROUP ${group} is not in test/mutation/groups.json`);
 const report = `reports/mutation/${group ?? 'all'}`;
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */

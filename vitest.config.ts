@@ -46,19 +46,24 @@ export const OWN_MODULES: Readonly<Record<string, string>> = {
   'test/openapi/no-content-contract.test.ts': 'serves a bodiless answer through the local server, against a table',
   // zod keeps its configuration on globalThis: once any file loads zod's classic build, which sets
   // English messages, zod/mini (what the functions use) answers with those too.
-  'test/codegen/request-checks.test.ts': "compares generated checks with zod/mini's own messages, which another file's loading of zod's classic build changes",
-  'test/unit/request-checks.test.ts': "compares the functions' generated checks with zod/mini's own messages (as above)",
+  'test/codegen/request-checks.test.ts':
+    "compares generated checks with zod/mini's own messages, which another file's loading of zod's classic build changes",
+  'test/unit/request-checks.test.ts':
+    "compares the functions' generated checks with zod/mini's own messages (as above)",
   'test/unit/dynamodb-target.test.ts': "sets AWS credentials in the process's environment",
 };
 
 /** Files that need a process of their own (vitest's forks) rather than a thread, like the rest: why. */
 export const OWN_PROCESS: Readonly<Record<string, string>> = {
-  'test/infra/stack.test.ts': "bundles the functions through the CDK, which gives esbuild the process's own stderr (a worker thread has none)",
+  'test/infra/stack.test.ts':
+    "bundles the functions through the CDK, which gives esbuild the process's own stderr (a worker thread has none)",
 };
 
 /** Whether a test file is among `include`: a folder's `**\/*.test.ts`, or the file itself. */
 export function included(path: string, include: readonly string[]): boolean {
-  return include.some((pattern) => (pattern.endsWith('**/*.test.ts') ? path.startsWith(pattern.slice(0, -'**/*.test.ts'.length)) : path === pattern));
+  return include.some((pattern) =>
+    pattern.endsWith('**/*.test.ts') ? path.startsWith(pattern.slice(0, -'**/*.test.ts'.length)) : path === pattern,
+  );
 }
 
 /** The project's root: this file's folder, whatever directory vitest runs from. */
@@ -73,7 +78,9 @@ function testFilesIn(folder: string): string[] {
 
 /** The test files of `include` that run with shared modules (above). */
 export function sharedModuleTests(include: readonly string[]): string[] {
-  return SHARED_MODULE_FOLDERS.flatMap(testFilesIn).filter((path) => !Object.hasOwn(OWN_MODULES, path) && !Object.hasOwn(OWN_PROCESS, path) && included(path, include));
+  return SHARED_MODULE_FOLDERS.flatMap(testFilesIn).filter(
+    (path) => !Object.hasOwn(OWN_MODULES, path) && !Object.hasOwn(OWN_PROCESS, path) && included(path, include),
+  );
 }
 
 /**
@@ -87,10 +94,24 @@ export function suiteConfig(include: readonly string[]): ViteUserConfig {
   const ownProcess = Object.keys(OWN_PROCESS).filter((path) => included(path, include));
   const isolated = { globalSetup: [...globalSetup], setupFiles: [...setupFiles] };
   const projects: TestProjectInlineConfiguration[] = [
-    { extends: true, test: { name: 'isolated', include: [...include], exclude: [...configDefaults.exclude, ...shared, ...ownProcess], pool: 'threads', ...isolated } },
+    {
+      extends: true,
+      test: {
+        name: 'isolated',
+        include: [...include],
+        exclude: [...configDefaults.exclude, ...shared, ...ownProcess],
+        pool: 'threads',
+        ...isolated,
+      },
+    },
   ];
-  if (ownProcess.length > 0) projects.push({ extends: true, test: { name: 'own process', include: ownProcess, pool: 'forks', ...isolated } });
-  if (shared.length > 0) projects.push({ extends: true, test: { name: 'shared modules', include: shared, pool: 'threads', isolate: false } });
+  if (ownProcess.length > 0)
+    projects.push({ extends: true, test: { name: 'own process', include: ownProcess, pool: 'forks', ...isolated } });
+  if (shared.length > 0)
+    projects.push({
+      extends: true,
+      test: { name: 'shared modules', include: shared, pool: 'threads', isolate: false },
+    });
   return defineConfig({ test: { ...settings, env: { ...settings.env }, projects } });
 }
 

@@ -53,10 +53,14 @@ export const OPERATION_TESTS = [
 /** Files that read the table of functions or synthesize the stack, but that a new or changed operation cannot break: why. */
 export const NOT_AN_OPERATION_CHANGE: Readonly<Record<string, string>> = {
   'test/http/rate-limits.test.ts': "the limiter's answers, sent through getPet's declared request only as a sample",
-  'test/integration/key-registry.test.ts': 'the key registry beside pets in one table: a scan of keys must not read the pets it made',
-  'test/local/release-drill-command.test.ts': "the drill's command line: what it prints, its exit codes, the processes it stops (two drills, each with a DynamoDB Local of its own); each probe against the bundles is release-drill.test.ts's",
-  'test/integration/walk-across-clocks.test.ts': "the listing's promises across clocks and late writes, in virtual time through the listing code: no operation's declaration reaches it",
-  'test/infra/stage-settings.test.ts': "a stage's settings: where its alarms go, and the CDK CLI's one line on a missing or wrong one",
+  'test/integration/key-registry.test.ts':
+    'the key registry beside pets in one table: a scan of keys must not read the pets it made',
+  'test/local/release-drill-command.test.ts':
+    "the drill's command line: what it prints, its exit codes, the processes it stops (two drills, each with a DynamoDB Local of its own); each probe against the bundles is release-drill.test.ts's",
+  'test/integration/walk-across-clocks.test.ts':
+    "the listing's promises across clocks and late writes, in virtual time through the listing code: no operation's declaration reaches it",
+  'test/infra/stage-settings.test.ts':
+    "a stage's settings: where its alarms go, and the CDK CLI's one line on a missing or wrong one",
 };
 
 export default suiteConfig(OPERATION_TESTS);

@@ -50,7 +50,9 @@ export function measuredIn(part: Part, fn: BenchFunction): string[] {
       // The load run sends each operation's main case; the authorizer runs in front of each, with no row of its own.
       return (OPERATION_IDS as readonly string[]).includes(fn) ? [fn] : [];
     case 'scale':
-      return SCALE_CASES.filter((scaleCase) => (scaleCase.functions as readonly string[]).includes(fn)).map((scaleCase) => scaleCase.name);
+      return SCALE_CASES.filter((scaleCase) => (scaleCase.functions as readonly string[]).includes(fn)).map(
+        (scaleCase) => scaleCase.name,
+      );
   }
 }
 
@@ -59,33 +61,63 @@ const oneOf = (values: readonly string[]) => values.join(', ');
 export function parseBenchArguments(args: readonly string[]): BenchArguments {
   let values: { only?: string[]; operation?: string[]; case?: string[] };
   try {
-    ({ values } = parseArgs({ args: [...args], options: { only: { type: 'string', multiple: true }, operation: { type: 'string', multiple: true }, case: { type: 'string', multiple: true } } }));
+    ({ values } = parseArgs({
+      args: [...args],
+      options: {
+        only: { type: 'string', multiple: true },
+        operation: { type: 'string', multiple: true },
+        case: { type: 'string', multiple: true },
+      },
+    }));
   } catch (error) {
-    throw new Error(`${error instanceof Error ? error.message : String(error)}: npm run bench takes --only <part>, --operation <function> and --case <scale case>`);
+    throw new Error(
+      `${error instanceof Error ? error.message : String(error)}: npm run bench takes --only <part>, --operation <function> and --case <scale case>`,
+    );
   }
   for (const part of values.only ?? []) {
-    if (!(PARTS as readonly string[]).includes(part)) throw new Error(`--only ${part}: no such part; the parts are ${oneOf(PARTS)}`);
+    if (!(PARTS as readonly string[]).includes(part))
+      throw new Error(`--only ${part}: no such part; the parts are ${oneOf(PARTS)}`);
   }
   for (const fn of values.operation ?? []) {
-    if (!(BENCH_FUNCTIONS as readonly string[]).includes(fn)) throw new Error(`--operation ${fn}: the bench runs no such function; it runs ${oneOf(BENCH_FUNCTIONS)}`);
+    if (!(BENCH_FUNCTIONS as readonly string[]).includes(fn))
+      throw new Error(`--operation ${fn}: the bench runs no such function; it runs ${oneOf(BENCH_FUNCTIONS)}`);
   }
   const scaleNames = SCALE_CASES.map((scaleCase) => scaleCase.name as string);
   for (const name of values.case ?? []) {
-    if (!scaleNames.includes(name)) throw new Error(`--case ${name}: no such scale case; they are ${oneOf(scaleNames)}`);
+    if (!scaleNames.includes(name))
+      throw new Error(`--case ${name}: no such scale case; they are ${oneOf(scaleNames)}`);
   }
   const only = values.only === undefined ? undefined : [...new Set(values.only as Part[])];
   const operations = values.operation === undefined ? undefined : [...new Set(values.operation as BenchFunction[])];
   if (operations === undefined) {
-    return { parts: only ?? PARTS.filter((part) => !ON_REQUEST_ONLY.includes(part)), functions: BENCH_FUNCTIONS, write: only === undefined ? 'all' : 'none', scaleCases: values.case };
+    return {
+      parts: only ?? PARTS.filter((part) => !ON_REQUEST_ONLY.includes(part)),
+      functions: BENCH_FUNCTIONS,
+      write: only === undefined ? 'all' : 'none',
+      scaleCases: values.case,
+    };
   }
   // A function's figures are merged whole, part by part: its scale figures are all of its scale cases (the mix among them).
-  if (values.case !== undefined) throw new Error('--case picks scale cases for a run that writes nothing; with --operation, the scale part runs every scale case of the function (bench/scale-cases.ts): leave --case out');
-  const parts = only ?? PARTS.filter((part) => !ON_REQUEST_ONLY.includes(part) && operations.some((fn) => measuredIn(part, fn).length > 0));
+  if (values.case !== undefined)
+    throw new Error(
+      '--case picks scale cases for a run that writes nothing; with --operation, the scale part runs every scale case of the function (bench/scale-cases.ts): leave --case out',
+    );
+  const parts =
+    only ??
+    PARTS.filter((part) => !ON_REQUEST_ONLY.includes(part) && operations.some((fn) => measuredIn(part, fn).length > 0));
   for (const part of only ?? []) {
     for (const fn of operations) {
-      if (measuredIn(part, fn).length === 0) throw new Error(`--only ${part} --operation ${fn}: that part measures nothing of ${fn}${part === 'load' ? ' (the load run sends the operations\' main cases; the authorizer runs in front of each, with no row of its own)' : ''}`);
+      if (measuredIn(part, fn).length === 0)
+        throw new Error(
+          `--only ${part} --operation ${fn}: that part measures nothing of ${fn}${part === 'load' ? " (the load run sends the operations' main cases; the authorizer runs in front of each, with no row of its own)" : ''}`,
+        );
     }
   }
   // The profile alone only prints: nothing to merge.
-  return { parts, functions: operations, write: parts.every((part) => ON_REQUEST_ONLY.includes(part)) ? 'none' : 'merge', scaleCases: undefined };
+  return {
+    parts,
+    functions: operations,
+    write: parts.every((part) => ON_REQUEST_ONLY.includes(part)) ? 'none' : 'merge',
+    scaleCases: undefined,
+  };
 }

@@ -36,7 +36,9 @@ export interface BenchCase {
  * measured. Every case also runs in `npm test`, through the local rights check
  * (test/http/declared-rights.test.ts) and against the baseline twin.
  */
-export type OperationBenchCase = Omit<BenchCase, 'event'> & { readonly request?: Omit<RequestEventSpec, 'type' | 'method' | 'resource'> };
+export type OperationBenchCase = Omit<BenchCase, 'event'> & {
+  readonly request?: Omit<RequestEventSpec, 'type' | 'method' | 'resource'>;
+};
 
 /** An operation's cases, in its declaration (`bench`). */
 export interface OperationBenchCases {

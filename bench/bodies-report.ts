@@ -1,5 +1,13 @@
 import { MAX_BODY_BYTES } from '../shared/http/body-limit';
-import { BODIES_FUNCTION, BODY_SHAPES, BODY_SIZES, BODY_TARGETS, statusOf, type BodiesResult, type BodyShapeName } from './body-shapes';
+import {
+  BODIES_FUNCTION,
+  BODY_SHAPES,
+  BODY_SIZES,
+  BODY_TARGETS,
+  statusOf,
+  type BodiesResult,
+  type BodyShapeName,
+} from './body-shapes';
 import type { Implementation } from './cases';
 
 /**
@@ -14,7 +22,10 @@ const times = (value: number) => `${value.toFixed(2)}×`;
 const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
 
 /** Each figure the targets read, ours: the factor over the plain body at a size, and the growth from 4 to 16 KiB. */
-export function bodyFactors(result: BodiesResult, side: Implementation = 'ours'): { shape: string; bytes: number; factor: number; growth: number | undefined }[] {
+export function bodyFactors(
+  result: BodiesResult,
+  side: Implementation = 'ours',
+): { shape: string; bytes: number; factor: number; growth: number | undefined }[] {
   const figures = result.p50Microseconds;
   const plain = figures.plain;
   if (plain === undefined) throw new Error('the body figures have no plain body: its factors cannot be told');
@@ -24,7 +35,14 @@ export function bodyFactors(result: BodiesResult, side: Implementation = 'ours')
       const plainAt = plain[String(bytes)]?.[side];
       if (at === undefined || plainAt === undefined) return [];
       const base = bySize[String(GROWTH_BASE)]?.[side];
-      return [{ shape, bytes, factor: at / plainAt, growth: bytes === ACCEPTED && base !== undefined ? at / base : undefined }];
+      return [
+        {
+          shape,
+          bytes,
+          factor: at / plainAt,
+          growth: bytes === ACCEPTED && base !== undefined ? at / base : undefined,
+        },
+      ];
     }),
   );
 }
@@ -33,7 +51,9 @@ export function bodyFactors(result: BodiesResult, side: Implementation = 'ours')
 export function bodyVerdicts(result: BodiesResult): { refused: boolean; accepted: boolean; growth: boolean } {
   const factors = bodyFactors(result);
   return {
-    refused: factors.filter(({ bytes }) => bytes > MAX_BODY_BYTES).every(({ factor }) => factor <= BODY_TARGETS.refused),
+    refused: factors
+      .filter(({ bytes }) => bytes > MAX_BODY_BYTES)
+      .every(({ factor }) => factor <= BODY_TARGETS.refused),
     accepted: factors.filter(({ bytes }) => bytes === ACCEPTED).every(({ factor }) => factor <= BODY_TARGETS.accepted),
     growth: factors.every(({ growth }) => growth === undefined || growth <= BODY_TARGETS.growth),
   };
@@ -49,7 +69,8 @@ export function bodiesSection(result: BodiesResult): string {
   const figures = result.p50Microseconds;
   const factors = bodyFactors(result);
   const baselineFactors = bodyFactors(result, 'baseline');
-  const factorOf = (list: typeof factors, shape: string, bytes: number) => list.find((entry) => entry.shape === shape && entry.bytes === bytes);
+  const factorOf = (list: typeof factors, shape: string, bytes: number) =>
+    list.find((entry) => entry.shape === shape && entry.bytes === bytes);
   const lines = [
     `## Bodies: ${BODIES_FUNCTION} reading and judging bodies of each shape (${result.iterations} invocations each, DynamoDB stubbed, every request admitted; µs, p50)`,
     '',
@@ -65,7 +86,10 @@ export function bodiesSection(result: BodiesResult): string {
       const plain = figures.plain?.[String(bytes)] as Record<Implementation, number>;
       const ours = factorOf(factors, shape, bytes);
       const baseline = factorOf(baselineFactors, shape, bytes);
-      const growth = ours?.growth === undefined ? '' : `${times(ours.growth)} / ${baseline?.growth === undefined ? '–' : times(baseline.growth)}`;
+      const growth =
+        ours?.growth === undefined
+          ? ''
+          : `${times(ours.growth)} / ${baseline?.growth === undefined ? '–' : times(baseline.growth)}`;
       const target =
         bytes > MAX_BODY_BYTES
           ? `≤ ${BODY_TARGETS.refused}×: ${verdict((ours?.factor ?? Infinity) <= BODY_TARGETS.refused)}`
@@ -79,7 +103,10 @@ export function bodiesSection(result: BodiesResult): string {
     }
   }
   const { refused, accepted, growth } = bodyVerdicts(result);
-  const at = (bytes: number) => factors.filter((entry) => entry.bytes === bytes && entry.shape !== 'plain').map(({ shape, factor }) => ({ shape, value: factor }));
+  const at = (bytes: number) =>
+    factors
+      .filter((entry) => entry.bytes === bytes && entry.shape !== 'plain')
+      .map(({ shape, factor }) => ({ shape, value: factor }));
   const growths = factors.flatMap(({ shape, growth: value }) => (value === undefined ? [] : [{ shape, value }]));
   lines.push(
     '',

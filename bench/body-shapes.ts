@@ -36,20 +36,71 @@ export const BODY_SHAPES = {
    * What any body of its size costs, read straight through by JSON.parse and the scan; answered
    * 400 as most shapes are, naming one field, so a factor compares bodies, not answers.
    */
-  plain: { description: 'a pet with one long unknown member of plain letters', text: (count) => `${PET}1,"note":"${'x'.repeat(count)}"}`, status: 400 },
-  whitespace: { description: 'a valid pet with a run of spaces after its name', text: (count) => `{"name":"Rex"${' '.repeat(count)},"categoryId":1}`, status: 201 },
+  plain: {
+    description: 'a pet with one long unknown member of plain letters',
+    text: (count) => `${PET}1,"note":"${'x'.repeat(count)}"}`,
+    status: 400,
+  },
+  whitespace: {
+    description: 'a valid pet with a run of spaces after its name',
+    text: (count) => `{"name":"Rex"${' '.repeat(count)},"categoryId":1}`,
+    status: 201,
+  },
   // The review's body: a run of zeros ending in another digit (it was quadratic).
-  fractionDigits: { description: 'categoryId 1.000…0001', text: (count) => `${PET}1.${'0'.repeat(count)}1}`, status: 400 },
-  trailingZeros: { description: 'categoryId 1.000…000 (an integer as written: a valid pet)', text: (count) => `${PET}1.${'0'.repeat(count)}}`, status: 201 },
+  fractionDigits: {
+    description: 'categoryId 1.000…0001',
+    text: (count) => `${PET}1.${'0'.repeat(count)}1}`,
+    status: 400,
+  },
+  trailingZeros: {
+    description: 'categoryId 1.000…000 (an integer as written: a valid pet)',
+    text: (count) => `${PET}1.${'0'.repeat(count)}}`,
+    status: 201,
+  },
   integerDigits: { description: 'categoryId 999…999', text: (count) => `${PET}${'9'.repeat(count)}}`, status: 400 },
-  nestedArrays: { description: 'categoryId [[[…]]]', text: (count) => `${PET}${'['.repeat(count)}${']'.repeat(count)}}`, status: 400 },
-  nestedObjects: { description: 'categoryId {"a":{"a":…{}…}}', text: (count) => `${PET}${'{"a":'.repeat(count)}{}${'}'.repeat(count)}}`, status: 400 },
-  unicodeEscapes: { description: 'a name of \\u0041 escapes', text: (count) => `{"name":"${'\\u0041'.repeat(count)}","categoryId":1}`, status: 400 },
-  backslashEscapes: { description: 'a name of \\\\ escapes', text: (count) => `{"name":"${'\\\\'.repeat(count)}","categoryId":1}`, status: 400 },
+  nestedArrays: {
+    description: 'categoryId [[[…]]]',
+    text: (count) => `${PET}${'['.repeat(count)}${']'.repeat(count)}}`,
+    status: 400,
+  },
+  nestedObjects: {
+    description: 'categoryId {"a":{"a":…{}…}}',
+    text: (count) => `${PET}${'{"a":'.repeat(count)}{}${'}'.repeat(count)}}`,
+    status: 400,
+  },
+  unicodeEscapes: {
+    description: 'a name of \\u0041 escapes',
+    text: (count) => `{"name":"${'\\u0041'.repeat(count)}","categoryId":1}`,
+    status: 400,
+  },
+  backslashEscapes: {
+    description: 'a name of \\\\ escapes',
+    text: (count) => `{"name":"${'\\\\'.repeat(count)}","categoryId":1}`,
+    status: 400,
+  },
   // Names of one width, so that each member adds the same bytes.
-  unknownMembers: { description: 'a pet with unknown members "m000":0, "m001":0, …', text: (count) => `${PET}1${Array.from({ length: count }, (_, i) => `,"m${i.toString(36).padStart(3, '0')}":0`).join('')}}`, status: 400 },
-  integralNumbers: { description: 'categoryId [1.0,1.0,…] (integers as written)', text: (count) => `${PET}[${Array(count + 1).fill('1.0').join(',')}]}`, status: 400 },
-  roundedNumbers: { description: 'categoryId [0.99999999999999999,…] (a double rounds each to 1)', text: (count) => `${PET}[${Array(count + 1).fill('0.99999999999999999').join(',')}]}`, status: 400 },
+  unknownMembers: {
+    description: 'a pet with unknown members "m000":0, "m001":0, …',
+    text: (count) =>
+      `${PET}1${Array.from({ length: count }, (_, i) => `,"m${i.toString(36).padStart(3, '0')}":0`).join('')}}`,
+    status: 400,
+  },
+  integralNumbers: {
+    description: 'categoryId [1.0,1.0,…] (integers as written)',
+    text: (count) =>
+      `${PET}[${Array(count + 1)
+        .fill('1.0')
+        .join(',')}]}`,
+    status: 400,
+  },
+  roundedNumbers: {
+    description: 'categoryId [0.99999999999999999,…] (a double rounds each to 1)',
+    text: (count) =>
+      `${PET}[${Array(count + 1)
+        .fill('0.99999999999999999')
+        .join(',')}]}`,
+    status: 400,
+  },
 } as const satisfies Record<string, BodyShape>;
 export type BodyShapeName = keyof typeof BODY_SHAPES;
 export const BODY_SHAPE_NAMES = Object.keys(BODY_SHAPES) as BodyShapeName[];
@@ -65,7 +116,8 @@ export function bodyOf(shape: BodyShapeName, bytes: number): string {
 }
 
 /** What createPet answers a body of the shape and size: larger than it accepts, 413 before any parse. */
-export const statusOf = (shape: BodyShapeName, bytes: number): number => (bytes > MAX_BODY_BYTES ? 413 : BODY_SHAPES[shape].status);
+export const statusOf = (shape: BodyShapeName, bytes: number): number =>
+  bytes > MAX_BODY_BYTES ? 413 : BODY_SHAPES[shape].status;
 
 /** Each body's timed invocations per side, in blocks of ours and the baseline in turn (bench/children/bodies.mjs). */
 export const BODY_ITERATIONS = 500;

@@ -34,12 +34,18 @@ export interface FunctionCases {
 }
 
 /** A function's cases, `main` one of them. */
-function casesOf<const Cases extends Record<string, BenchCase>>(main: NoInfer<keyof Cases & string>, cases: Cases): { readonly main: string; readonly cases: Cases } {
+function casesOf<const Cases extends Record<string, BenchCase>>(
+  main: NoInfer<keyof Cases & string>,
+  cases: Cases,
+): { readonly main: string; readonly cases: Cases } {
   return { main, cases };
 }
 
 /** The authorizer asked about a listing. */
-function authorization(key: AuthorizerEventSpec['key'], spec: Pick<AuthorizerEventSpec, 'fromRefusedAddress'> = {}): AuthorizerEventSpec {
+function authorization(
+  key: AuthorizerEventSpec['key'],
+  spec: Pick<AuthorizerEventSpec, 'fromRefusedAddress'> = {},
+): AuthorizerEventSpec {
   const { method, path } = OPERATIONS.listPets.route;
   return { type: 'authorizer', method, resource: path, key, ...spec };
 }
@@ -53,10 +59,14 @@ function operationCases(operationId: OperationId): FunctionCases {
   const statuses = [success.status, ...errors] as readonly number[];
   const cases: Record<string, BenchCase> = {};
   for (const [name, { request, ...rest }] of Object.entries(bench.cases)) {
-    if (!statuses.includes(rest.status)) throw new Error(`functions/${operationId}/operation.ts: the bench case ${name} answers ${rest.status}, which the declaration names neither as its success nor among its errors (${statuses.join(', ')})`);
+    if (!statuses.includes(rest.status))
+      throw new Error(
+        `functions/${operationId}/operation.ts: the bench case ${name} answers ${rest.status}, which the declaration names neither as its success nor among its errors (${statuses.join(', ')})`,
+      );
     cases[name] = { ...rest, event: { type: 'request', method: route.method, resource: route.path, ...request } };
   }
-  if (!Object.hasOwn(cases, bench.main)) throw new Error(`functions/${operationId}/operation.ts: its main bench case ${bench.main} is not among its cases`);
+  if (!Object.hasOwn(cases, bench.main))
+    throw new Error(`functions/${operationId}/operation.ts: its main bench case ${bench.main} is not among its cases`);
   return { main: bench.main, cases };
 }
 
@@ -67,12 +77,29 @@ function operationCases(operationId: OperationId): FunctionCases {
  * the address (two). The operations' cases are in their declarations.
  */
 export const BENCH_CASES: Readonly<Record<BenchFunction, FunctionCases>> = {
-  ...(Object.fromEntries(OPERATION_IDS.map((operationId) => [operationId, operationCases(operationId)])) as Record<OperationId, FunctionCases>),
+  ...(Object.fromEntries(OPERATION_IDS.map((operationId) => [operationId, operationCases(operationId)])) as Record<
+    OperationId,
+    FunctionCases
+  >),
   authorizer: casesOf('authorize', {
-    authorize: { event: authorization('bench'), status: 200, timedWithoutIo: true, dynamoDb: { label: 'authorizer (a known key)', maxRoundTrips: 1 } },
-    authorizeUnknown: { event: authorization('unknown'), status: 401, timedWithoutIo: true, dynamoDb: { label: 'authorizer (no valid key)', maxRoundTrips: 2 } },
+    authorize: {
+      event: authorization('bench'),
+      status: 200,
+      timedWithoutIo: true,
+      dynamoDb: { label: 'authorizer (a known key)', maxRoundTrips: 1 },
+    },
+    authorizeUnknown: {
+      event: authorization('unknown'),
+      status: 401,
+      timedWithoutIo: true,
+      dynamoDb: { label: 'authorizer (no valid key)', maxRoundTrips: 2 },
+    },
     // Needs an address over its allowance: the parity test alone runs it.
-    authorizeRefused: { event: authorization('unknown', { fromRefusedAddress: true }), status: 429, timedWithoutIo: false },
+    authorizeRefused: {
+      event: authorization('unknown', { fromRefusedAddress: true }),
+      status: 429,
+      timedWithoutIo: false,
+    },
   }),
 };
 
@@ -85,17 +112,27 @@ export interface NamedCase extends BenchCase {
 /** Every case, function by function in the declarations' order; a case with a setup with its placeholder filled in (a runner with a table fills its own data over it). */
 export const ALL_CASES: readonly NamedCase[] = BENCH_FUNCTIONS.flatMap((fn) => {
   // The type checker already refuses this; said again for a run without it (tsx, vitest).
-  if (!Object.hasOwn(BENCH_CASES, fn)) throw new Error(`bench/cases.ts has no cases for ${fn}: every declared operation needs its cases there`);
+  if (!Object.hasOwn(BENCH_CASES, fn))
+    throw new Error(`bench/cases.ts has no cases for ${fn}: every declared operation needs its cases there`);
   return Object.entries(BENCH_CASES[fn].cases as Readonly<Record<string, BenchCase>>).map(([name, benchCase]) => {
-    if (benchCase.setup !== undefined && !Object.hasOwn(BENCH_SETUPS, benchCase.setup)) throw new Error(`bench/cases.ts: ${name} names the setup ${benchCase.setup}, which bench/setups.ts does not have`);
-    const event = benchCase.setup === undefined ? benchCase.event : withFill(benchCase.event, BENCH_SETUPS[benchCase.setup].placeholder);
+    if (benchCase.setup !== undefined && !Object.hasOwn(BENCH_SETUPS, benchCase.setup))
+      throw new Error(
+        `bench/cases.ts: ${name} names the setup ${benchCase.setup}, which bench/setups.ts does not have`,
+      );
+    const event =
+      benchCase.setup === undefined
+        ? benchCase.event
+        : withFill(benchCase.event, BENCH_SETUPS[benchCase.setup].placeholder);
     return { ...benchCase, event, name, fn };
   });
 });
 
 for (const [what, values] of [
   ['case name', ALL_CASES.map((benchCase) => benchCase.name)],
-  ['DynamoDB label', ALL_CASES.flatMap((benchCase) => (benchCase.dynamoDb === undefined ? [] : [benchCase.dynamoDb.label]))],
+  [
+    'DynamoDB label',
+    ALL_CASES.flatMap((benchCase) => (benchCase.dynamoDb === undefined ? [] : [benchCase.dynamoDb.label])),
+  ],
 ] as const) {
   const repeated = values.find((value, index) => values.indexOf(value) !== index);
   if (repeated !== undefined) throw new Error(`bench/cases.ts: the ${what} "${repeated}" is given twice`);

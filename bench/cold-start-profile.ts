@@ -78,7 +78,8 @@ export function timeByModule(profile: CpuProfile, modules: BundleModules): Map<s
       const total = ticks.reduce((sum, { ticks: count }) => sum + count, 0);
       if (total === 0) add(labelOfLine(modules, node.callFrame.lineNumber + 1), microseconds);
       for (const { line, ticks: count } of ticks) add(labelOfLine(modules, line), (microseconds * count) / total);
-    } else if (url === '') add(functionName.startsWith('(') ? functionName : `native: ${functionName || 'anonymous'}`, microseconds);
+    } else if (url === '')
+      add(functionName.startsWith('(') ? functionName : `native: ${functionName || 'anonymous'}`, microseconds);
     else if (url.startsWith('node:')) add(url.replace(/^node:internal\/([^/]+).*$/, 'node:internal/$1'), microseconds);
     else add('(bench harness)', microseconds);
   }
@@ -89,14 +90,23 @@ export function timeByModule(profile: CpuProfile, modules: BundleModules): Map<s
 export function groupOf(label: string): string {
   if (label === 'zod') return 'zod';
   if (label.startsWith('@middy/')) return 'middy';
-  if (label === '@aws-sdk/lib-dynamodb' || label === '@aws-sdk/util-dynamodb') return 'DynamoDB document client (lib-dynamodb, util-dynamodb)';
-  if (label.startsWith('bench/baseline/') || /^functions\/[^/]+\/baseline\.ts$/.test(label)) return "the baseline's handler code";
+  if (label === '@aws-sdk/lib-dynamodb' || label === '@aws-sdk/util-dynamodb')
+    return 'DynamoDB document client (lib-dynamodb, util-dynamodb)';
+  if (label.startsWith('bench/baseline/') || /^functions\/[^/]+\/baseline\.ts$/.test(label))
+    return "the baseline's handler code";
   if (/^(shared|functions|infra)\//.test(label)) return 'our code (shared/, functions/)';
   // Packages: scoped, or a bare name (mnemonist, fast-xml-parser); Node's and V8's entries have a prefix or parentheses.
   if (/^(@aws-sdk|@smithy|@aws-crypto)\/|^[a-z][\w.-]*$/.test(label)) return 'AWS SDK and its dependencies (both)';
-  if (label === 'node:internal/modules' || label === '(esbuild runtime and banner)' || label === 'ModuleWrap' || label === 'compileFunction') return 'loading and compiling the bundle';
+  if (
+    label === 'node:internal/modules' ||
+    label === '(esbuild runtime and banner)' ||
+    label === 'ModuleWrap' ||
+    label === 'compileFunction'
+  )
+    return 'loading and compiling the bundle';
   if (label === 'node:internal/source_map') return "the bundle's source map";
-  if (label === 'node:internal/bootstrap' || label === 'node:internal/webstreams') return "Node's built-in modules, loaded on first use";
+  if (label === 'node:internal/bootstrap' || label === 'node:internal/webstreams')
+    return "Node's built-in modules, loaded on first use";
   if (label === '(garbage collector)') return 'garbage collection';
   if (label === '(idle)') return 'waiting for I/O';
   return 'Node and V8, other';
@@ -109,18 +119,29 @@ type Side = 'ours' | 'baseline';
 export type ProfileTotals = Record<Side, Record<Phase, Map<string, number>>>;
 
 export function emptyTotals(): ProfileTotals {
-  return { ours: { import: new Map(), 'first response': new Map() }, baseline: { import: new Map(), 'first response': new Map() } };
+  return {
+    ours: { import: new Map(), 'first response': new Map() },
+    baseline: { import: new Map(), 'first response': new Map() },
+  };
 }
 
-export function addProfile(totals: ProfileTotals, side: Side, phase: Phase, profile: CpuProfile, modules: BundleModules): void {
-  for (const [label, microseconds] of timeByModule(profile, modules)) totals[side][phase].set(label, (totals[side][phase].get(label) ?? 0) + microseconds);
+export function addProfile(
+  totals: ProfileTotals,
+  side: Side,
+  phase: Phase,
+  profile: CpuProfile,
+  modules: BundleModules,
+): void {
+  for (const [label, microseconds] of timeByModule(profile, modules))
+    totals[side][phase].set(label, (totals[side][phase].get(label) ?? 0) + microseconds);
 }
 
 const fixed2 = (value: number) => value.toFixed(2);
 
 /** A function's profile in Markdown: by group for both phases, then the modules that differ most. */
 export function profileReport(name: string, totals: ProfileTotals, runs: number): string {
-  const ms = (side: Side, phase: Phase, keys: (label: string) => boolean) => [...totals[side][phase]].filter(([label]) => keys(label)).reduce((sum, [, us]) => sum + us, 0) / runs / 1000;
+  const ms = (side: Side, phase: Phase, keys: (label: string) => boolean) =>
+    [...totals[side][phase]].filter(([label]) => keys(label)).reduce((sum, [, us]) => sum + us, 0) / runs / 1000;
   /** Per phase: ours, the baseline's, and the difference. */
   const cells = (keys: (label: string) => boolean) =>
     PHASES.flatMap((phase) => {
@@ -128,11 +149,18 @@ export function profileReport(name: string, totals: ProfileTotals, runs: number)
       return [ours, baseline, ours - baseline];
     });
   const difference = (values: number[]) => (values[2] as number) + (values[5] as number);
-  const labels = [...new Set(PHASES.flatMap((phase) => [...totals.ours[phase].keys(), ...totals.baseline[phase].keys()]))];
-  const rows = [...new Set(labels.map(groupOf))].map((group) => ({ group, values: cells((label) => groupOf(label) === group) })).sort((a, b) => difference(b.values) - difference(a.values));
+  const labels = [
+    ...new Set(PHASES.flatMap((phase) => [...totals.ours[phase].keys(), ...totals.baseline[phase].keys()])),
+  ];
+  const rows = [...new Set(labels.map(groupOf))]
+    .map((group) => ({ group, values: cells((label) => groupOf(label) === group) }))
+    .sort((a, b) => difference(b.values) - difference(a.values));
   let report = `\n### ${name} (ms a process under the profiler, mean of ${runs})\n\n`;
-  report += '| | import: ours | baseline | ours − baseline | first response: ours | baseline | ours − baseline |\n|---|---|---|---|---|---|---|\n';
-  report += `| **all** | ${cells(() => true).map((value) => `**${fixed2(value)}**`).join(' | ')} |\n`;
+  report +=
+    '| | import: ours | baseline | ours − baseline | first response: ours | baseline | ours − baseline |\n|---|---|---|---|---|---|---|\n';
+  report += `| **all** | ${cells(() => true)
+    .map((value) => `**${fixed2(value)}**`)
+    .join(' | ')} |\n`;
   for (const { group, values } of rows) report += `| ${group} | ${values.map(fixed2).join(' | ')} |\n`;
   const detail = labels
     .map((label) => ({ label, values: cells((candidate) => candidate === label) }))

@@ -50,7 +50,11 @@ export const ASSUMPTIONS = {
   /** X-Ray's default sampling: the first request each second, then 5 %. */
   tracedShare: 0.05,
   /** The operations' cases by their share of the requests (bench/cases.ts: mostly listing, some creates, half of them with an Idempotency-Key, few getPet, deprecated). */
-  mix: Object.fromEntries(ALL_CASES.flatMap(({ dynamoDb }) => (dynamoDb?.costShare === undefined ? [] : [[dynamoDb.label, dynamoDb.costShare]]))) as Record<string, number>,
+  mix: Object.fromEntries(
+    ALL_CASES.flatMap(({ dynamoDb }) =>
+      dynamoDb?.costShare === undefined ? [] : [[dynamoDb.label, dynamoDb.costShare]],
+    ),
+  ) as Record<string, number>,
 };
 
 /** A request line with its metrics, as the service writes it (measured, not assumed), plus CloudWatch's 26 bytes an event. */
@@ -59,7 +63,17 @@ export function requestLineBytes(): number {
   const previous = setLogSink((written) => (line = written));
   try {
     writeLog(
-      { level: 'info', msg: 'request', requestId: 'c0a8b8f2-6d1e-4b7a-9f1e-2a3b4c5d6e7f', operation: 'listPets', route: 'GET /v1/pets', status: 200, durationMs: 12.34, keyId: '0123456789abcdef', plan: 'business' },
+      {
+        level: 'info',
+        msg: 'request',
+        requestId: 'c0a8b8f2-6d1e-4b7a-9f1e-2a3b4c5d6e7f',
+        operation: 'listPets',
+        route: 'GET /v1/pets',
+        status: 200,
+        durationMs: 12.34,
+        keyId: '0123456789abcdef',
+        plan: 'business',
+      },
       requestMetricMembers(200, undefined, 12.34, 'customer', 1_795_428_060_000),
     );
   } finally {
@@ -69,12 +83,15 @@ export function requestLineBytes(): number {
 }
 
 /** A row per operation's case measured against DynamoDB (bench/cases.ts). */
-const CASES: { label: string; fn: OperationId }[] = ALL_CASES.flatMap(({ fn, dynamoDb }) => (fn === 'authorizer' || dynamoDb === undefined ? [] : [{ label: dynamoDb.label, fn }]));
+const CASES: { label: string; fn: OperationId }[] = ALL_CASES.flatMap(({ fn, dynamoDb }) =>
+  fn === 'authorizer' || dynamoDb === undefined ? [] : [{ label: dynamoDb.label, fn }],
+);
 
 /** The authorizer's figures: its main case (a known key). */
 function authorizerLabel(): string {
   const label = mainCaseOf('authorizer').dynamoDb?.label;
-  if (label === undefined) throw new Error("bench/cases.ts: the authorizer's main case is not measured against DynamoDB");
+  if (label === undefined)
+    throw new Error("bench/cases.ts: the authorizer's main case is not measured against DynamoDB");
   return label;
 }
 
@@ -93,11 +110,15 @@ const total = (b: Breakdown): number => b.apiGateway + b.lambda + b.dynamoDb + b
 export function costOf(label: string, fn: string, measured: Measured, prices: Prices): Breakdown {
   const memoryGb = FUNCTION_SETTINGS.memorySize / 1024;
   const billedSeconds = (ms: number) => Math.ceil(ms) / 1000; // billed by the started millisecond
-  const lambdaOf = (ms: number) => prices.lambdaPerMillionRequests + billedSeconds(ms) * memoryGb * prices.lambdaArm64PerGbSecond * 1e6;
+  const lambdaOf = (ms: number) =>
+    prices.lambdaPerMillionRequests + billedSeconds(ms) * memoryGb * prices.lambdaArm64PerGbSecond * 1e6;
   const measuredOf = (caseLabel: string) => {
     const found = measured.dynamoDb[caseLabel];
     // A case added to bench/cases.ts is priced from a measurement: the committed one predates it.
-    if (found === undefined) throw new Error(`bench/results.json has no measurement of "${caseLabel}": run npm run bench (it measures every case of bench/cases.ts and rewrites the results and the cost table), or npm run bench -- --operation <its function> --only requests --only e2e (merged into the results)`);
+    if (found === undefined)
+      throw new Error(
+        `bench/results.json has no measurement of "${caseLabel}": run npm run bench (it measures every case of bench/cases.ts and rewrites the results and the cost table), or npm run bench -- --operation <its function> --only requests --only e2e (merged into the results)`,
+      );
     return found.ours;
   };
   const { capacityUnits, readUnits } = measuredOf(label);
@@ -114,8 +135,12 @@ export function costOf(label: string, fn: string, measured: Measured, prices: Pr
       share * authorizer.readUnits * prices.dynamoDbOnDemandPerMillionReadUnits,
     waf: prices.wafPerMillionRequests,
     logs:
-      gb(requestLineBytes() + ASSUMPTIONS.accessLogLineBytes + ASSUMPTIONS.platformLinesBytes + share * (ASSUMPTIONS.authorizerLineBytes + ASSUMPTIONS.platformLinesBytes)) *
-      prices.cloudWatchLogsIngestionPerGb,
+      gb(
+        requestLineBytes() +
+          ASSUMPTIONS.accessLogLineBytes +
+          ASSUMPTIONS.platformLinesBytes +
+          share * (ASSUMPTIONS.authorizerLineBytes + ASSUMPTIONS.platformLinesBytes),
+      ) * prices.cloudWatchLogsIngestionPerGb,
     xray: ASSUMPTIONS.tracedShare * prices.xrayPerMillionTracesRecorded,
   };
 }
@@ -127,7 +152,10 @@ export function costTable(measured: Measured, prices: Prices): string {
   const mix = Object.entries(ASSUMPTIONS.mix).reduce<Breakdown>(
     (sum, [label, share]) => {
       const row = CASES.find((c) => c.label === label);
-      if (row === undefined) throw new Error(`bench/cases.ts: "${label}" has a cost share but is no operation's case measured against DynamoDB`);
+      if (row === undefined)
+        throw new Error(
+          `bench/cases.ts: "${label}" has a cost share but is no operation's case measured against DynamoDB`,
+        );
       const cost = costOf(label, row.fn, measured, prices);
       for (const key of Object.keys(sum) as (keyof Breakdown)[]) sum[key] += share * cost[key];
       return sum;
@@ -143,8 +171,17 @@ export function costTable(measured: Measured, prices: Prices): string {
     '',
     '| requests | API Gateway | Lambda | DynamoDB | WAF | logs | X-Ray | total |',
     '|---|---|---|---|---|---|---|---|',
-    ...[...rows, [`mix (${Object.entries(ASSUMPTIONS.mix).map(([label, share]) => `${Math.round(share * 100)} % ${label}`).join(', ')})`, mix] as const].map(
-      ([label, b]) => `| ${label} | ${money(b.apiGateway)} | ${money(b.lambda)} | ${money(b.dynamoDb)} | ${money(b.waf)} | ${money(b.logs)} | ${money(b.xray)} | **${money(total(b))}** |`,
+    ...[
+      ...rows,
+      [
+        `mix (${Object.entries(ASSUMPTIONS.mix)
+          .map(([label, share]) => `${Math.round(share * 100)} % ${label}`)
+          .join(', ')})`,
+        mix,
+      ] as const,
+    ].map(
+      ([label, b]) =>
+        `| ${label} | ${money(b.apiGateway)} | ${money(b.lambda)} | ${money(b.dynamoDb)} | ${money(b.waf)} | ${money(b.logs)} | ${money(b.xray)} | **${money(total(b))}** |`,
     ),
     `| the same traffic answered by API Gateway usage plans alone, no function | ${money(prices.apiGatewayRestPerMillion)} | – | – | ${money(prices.wafPerMillionRequests)} | – | – | **${money(gatewayOnly)}** |`,
     '',
@@ -173,4 +210,5 @@ export function writeCostIntoDocs(root: string): string {
   return table;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) process.stdout.write(writeCostIntoDocs(fileURLToPath(new URL('..', import.meta.url))));
+if (process.argv[1] === fileURLToPath(import.meta.url))
+  process.stdout.write(writeCostIntoDocs(fileURLToPath(new URL('..', import.meta.url))));

@@ -28,27 +28,49 @@ export async function startRecorder(target: string): Promise<DynamoDbRecorder> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const operation = String(req.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
-      const body = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}'), ReturnConsumedCapacity: 'TOTAL' }));
+      const operation =
+        String(req.headers['x-amz-target'] ?? '')
+          .split('.')
+          .pop() ?? '';
+      const body = Buffer.from(
+        JSON.stringify({
+          ...JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}'),
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+      );
       const headers = { ...req.headers, 'content-length': String(body.length) };
       const startedAt = performance.now();
-      const forward = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers }, (answer) => {
-        const answerChunks: Buffer[] = [];
-        answer.on('data', (chunk: Buffer) => answerChunks.push(chunk));
-        answer.on('end', () => {
-          const text = Buffer.concat(answerChunks);
-          // A transaction answers with one ConsumedCapacity per table, as an array.
-          let parsed: { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[]; ScannedCount?: number } = {};
-          try {
-            parsed = JSON.parse(text.toString('utf8'));
-          } catch {
-            // not JSON: recorded without capacity
-          }
-          calls.push({ operation, startedAt, endedAt: performance.now(), capacityUnits: [parsed.ConsumedCapacity ?? []].flat().reduce((sum, consumed) => sum + (consumed.CapacityUnits ?? 0), 0), scannedCount: parsed.ScannedCount });
-          res.writeHead(answer.statusCode ?? 502, { ...answer.headers, 'content-length': String(text.length) });
-          res.end(text);
-        });
-      });
+      const forward = httpRequest(
+        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers },
+        (answer) => {
+          const answerChunks: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => answerChunks.push(chunk));
+          answer.on('end', () => {
+            const text = Buffer.concat(answerChunks);
+            // A transaction answers with one ConsumedCapacity per table, as an array.
+            let parsed: {
+              ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[];
+              ScannedCount?: number;
+            } = {};
+            try {
+              parsed = JSON.parse(text.toString('utf8'));
+            } catch {
+              // not JSON: recorded without capacity
+            }
+            calls.push({
+              operation,
+              startedAt,
+              endedAt: performance.now(),
+              capacityUnits: [parsed.ConsumedCapacity ?? []]
+                .flat()
+                .reduce((sum, consumed) => sum + (consumed.CapacityUnits ?? 0), 0),
+              scannedCount: parsed.ScannedCount,
+            });
+            res.writeHead(answer.statusCode ?? 502, { ...answer.headers, 'content-length': String(text.length) });
+            res.end(text);
+          });
+        },
+      );
       forward.on('error', () => res.destroy());
       forward.end(body);
     });

@@ -101,7 +101,11 @@ const one = (_: number, { keys }: ScaleFixtures) => keys[0] as string;
 const anyOf = <T>(values: readonly T[]): T => values[Math.floor(Math.random() * values.length)] as T;
 const newPet = (n: number) => ({ name: `Scale ${n}`, categoryId: 1 + (n % 5) });
 
-const getPet = (key: string, { petIds }: ScaleFixtures): ScaleRequest => ({ method: 'GET', path: `/pets/${anyOf(petIds)}`, key });
+const getPet = (key: string, { petIds }: ScaleFixtures): ScaleRequest => ({
+  method: 'GET',
+  path: `/pets/${anyOf(petIds)}`,
+  key,
+});
 /** A first page: what every walk starts with, and what a busy instance serves from memory. */
 const firstPage = (key: string): ScaleRequest => ({ method: 'GET', path: `/pets?limit=${SCALE.pageSize}`, key });
 /** A page after the first (any of the seeded listing's): read from the shards every time. */
@@ -110,19 +114,39 @@ const pageAfterCursor = (key: string, { cursors }: ScaleFixtures): ScaleRequest 
   path: `/pets?limit=${SCALE.pageSize}&cursor=${encodeURIComponent(anyOf(cursors))}`,
   key,
 });
-const listByStatus = (n: number, key: string): ScaleRequest => ({ method: 'GET', path: `/pets?limit=${SCALE.pageSize}&status=${STATUSES[n % STATUSES.length]}`, key });
+const listByStatus = (n: number, key: string): ScaleRequest => ({
+  method: 'GET',
+  path: `/pets?limit=${SCALE.pageSize}&status=${STATUSES[n % STATUSES.length]}`,
+  key,
+});
 /** The seeded pets' statuses: `available` for 90 %, the rest `pending` and `sold` in turn. */
-export const seededStatus = (n: number): (typeof STATUSES)[number] => (n % 20 === 0 ? 'pending' : n % 20 === 10 ? 'sold' : 'available');
-const commonStatusPage = (key: string): ScaleRequest => ({ method: 'GET', path: `/pets?limit=${SCALE.pageSize}&status=available`, key });
+export const seededStatus = (n: number): (typeof STATUSES)[number] =>
+  n % 20 === 0 ? 'pending' : n % 20 === 10 ? 'sold' : 'available';
+const commonStatusPage = (key: string): ScaleRequest => ({
+  method: 'GET',
+  path: `/pets?limit=${SCALE.pageSize}&status=available`,
+  key,
+});
 const commonStatusAfterCursor = (key: string, { commonStatusCursors }: ScaleFixtures): ScaleRequest => ({
   method: 'GET',
   path: `/pets?limit=${SCALE.pageSize}&status=available&cursor=${encodeURIComponent(anyOf(commonStatusCursors))}`,
   key,
 });
-const hundredAfterCursor = (key: string, { hundredCursors }: ScaleFixtures): ScaleRequest => ({ method: 'GET', path: `/pets?limit=100&cursor=${encodeURIComponent(anyOf(hundredCursors))}`, key });
-const onePet = (key: string, { petIds }: ScaleFixtures): ScaleRequest => ({ method: 'GET', path: `/pets/${petIds[0]}`, key });
+const hundredAfterCursor = (key: string, { hundredCursors }: ScaleFixtures): ScaleRequest => ({
+  method: 'GET',
+  path: `/pets?limit=100&cursor=${encodeURIComponent(anyOf(hundredCursors))}`,
+  key,
+});
+const onePet = (key: string, { petIds }: ScaleFixtures): ScaleRequest => ({
+  method: 'GET',
+  path: `/pets/${petIds[0]}`,
+  key,
+});
 const createPet = (n: number, key: string): ScaleRequest => ({ method: 'POST', path: '/pets', key, body: newPet(n) });
-const keyedCreatePet = (n: number, key: string): ScaleRequest => ({ ...createPet(n, key), headers: { 'idempotency-key': randomUUID() } });
+const keyedCreatePet = (n: number, key: string): ScaleRequest => ({
+  ...createPet(n, key),
+  headers: { 'idempotency-key': randomUUID() },
+});
 
 export const SCALE_CASES = [
   {
@@ -171,7 +195,8 @@ export const SCALE_CASES = [
   {
     name: 'listPetsHundredAfterCursor',
     functions: ['listPets'],
-    description: 'listPets, limit 100, after a cursor (each listing set in turn: the table\'s shards and petsById\'s), 20 keys',
+    description:
+      "listPets, limit 100, after a cursor (each listing set in turn: the table's shards and petsById's), 20 keys",
     factor: 400,
     startRate: 15,
     maxRate: 60,
@@ -248,7 +273,8 @@ export const SCALE_CASES = [
     name: 'mix',
     // Every operation's requests, each through the authorizer.
     functions: BENCH_FUNCTIONS,
-    description: 'the mix: 35 % listPets first pages, 35 % listPets pages that follow a cursor, 10 % createPet, 10 % keyed createPet, 10 % getPet; 20 keys',
+    description:
+      'the mix: 35 % listPets first pages, 35 % listPets pages that follow a cursor, 10 % createPet, 10 % keyed createPet, 10 % getPet; 20 keys',
     factor: 200,
     startRate: 35,
     maxRate: 80,
@@ -262,7 +288,16 @@ export const SCALE_CASES = [
       return slot < 16 ? createPet(n, key) : slot < 18 ? keyedCreatePet(n, key) : getPet(key, fixtures);
     },
   },
-  { name: 'oneKeyGetPet', functions: ['getPet'], description: 'getPet, one key alone', factor: 50, startRate: 8, maxRate: 40, success: [200], request: (n, fixtures) => getPet(one(n, fixtures), fixtures) },
+  {
+    name: 'oneKeyGetPet',
+    functions: ['getPet'],
+    description: 'getPet, one key alone',
+    factor: 50,
+    startRate: 8,
+    maxRate: 40,
+    success: [200],
+    request: (n, fixtures) => getPet(one(n, fixtures), fixtures),
+  },
   {
     name: 'oneKeyKeyedCreatePet',
     functions: ['createPet'],
@@ -287,7 +322,8 @@ export const SCALE_CASES = [
   {
     name: 'keyLookups',
     functions: ['listPets', 'authorizer'],
-    description: "listPets first pages with status, each request with a key the authorizer's cache does not hold (a key lookup each)",
+    description:
+      "listPets first pages with status, each request with a key the authorizer's cache does not hold (a key lookup each)",
     factor: 400,
     startRate: 20,
     maxRate: 60,

@@ -40,8 +40,12 @@ export function scaleTable(scale: ScaleResult): string {
       .map((use) => {
         const perSecond = (units: number) => (units * figure.factor) / settings.stepSeconds;
         const parts = [
-          use.readUnits > 0 ? `${thousands(perSecond(use.readUnits))} RCU (${Math.round((100 * perSecond(use.readUnits)) / DYNAMODB_PARTITION_LIMITS.read)} %)` : '',
-          use.writeUnits > 0 ? `${thousands(perSecond(use.writeUnits))} WCU (${Math.round((100 * perSecond(use.writeUnits)) / DYNAMODB_PARTITION_LIMITS.write)} %)` : '',
+          use.readUnits > 0
+            ? `${thousands(perSecond(use.readUnits))} RCU (${Math.round((100 * perSecond(use.readUnits)) / DYNAMODB_PARTITION_LIMITS.read)} %)`
+            : '',
+          use.writeUnits > 0
+            ? `${thousands(perSecond(use.writeUnits))} WCU (${Math.round((100 * perSecond(use.writeUnits)) / DYNAMODB_PARTITION_LIMITS.write)} %)`
+            : '',
         ].filter((part) => part !== '');
         return `\`${partitionName(use.partition)}\` ${parts.join(', ')}`;
       })
@@ -61,7 +65,9 @@ export function scaleTable(scale: ScaleResult): string {
       figure.target === undefined
         ? '—'
         : `≥ ${thousands(figure.target)}: ${real >= figure.target ? 'met' : floor === '' ? '**missed**' : 'not shown (this machine stopped first)'}`;
-    lines.push(`| ${figure.description} | 1/${figure.factor} | ${floor}${figure.sustainedRate} | ${floor}${thousands(real)} | ${target} | ${Math.round((100 * real) / API_GATEWAY_ACCOUNT_RATE)} % | ${above} | ${busiest} |`);
+    lines.push(
+      `| ${figure.description} | 1/${figure.factor} | ${floor}${figure.sustainedRate} | ${floor}${thousands(real)} | ${target} | ${Math.round((100 * real) / API_GATEWAY_ACCOUNT_RATE)} % | ${above} | ${busiest} |`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -20,12 +20,28 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ensureTable } from '../local/create-table';
 import { startPartitionModel, type PartitionUse } from '../test/support/partition-model';
 import { SHARD_THRESHOLD_PER_MINUTE } from '../shared/limits/counter-shards';
-import { ENTERPRISE_ABOVE_ONE_PARTITION, SCALE, SCALE_CASES, seededStatus, type ScaleCase, type ScaleCaseName, type ScaleCaseResult, type ScaleFixtures, type ScaleRequest, type ScaleStep } from './scale-cases';
+import {
+  ENTERPRISE_ABOVE_ONE_PARTITION,
+  SCALE,
+  SCALE_CASES,
+  seededStatus,
+  type ScaleCase,
+  type ScaleCaseName,
+  type ScaleCaseResult,
+  type ScaleFixtures,
+  type ScaleRequest,
+  type ScaleStep,
+} from './scale-cases';
 
 const [endpoint, ...only] = process.argv.slice(2) as [string, ...ScaleCaseName[]];
 const TABLE = `petstore-scale-${randomUUID().slice(0, 8)}`;
 
-Object.assign(process.env, { TABLE_NAME: TABLE, LOG_LEVEL: 'silent', AWS_REGION: 'eu-west-1', CURSOR_SECRET: 'bench-cursor-secret' });
+Object.assign(process.env, {
+  TABLE_NAME: TABLE,
+  LOG_LEVEL: 'silent',
+  AWS_REGION: 'eu-west-1',
+  CURSOR_SECRET: 'bench-cursor-secret',
+});
 const model = await startPartitionModel(endpoint, { factor: 1 });
 // The handler modules read their settings when first imported: through the model.
 process.env.DYNAMODB_ENDPOINT = model.endpoint;
@@ -35,7 +51,11 @@ const { LISTING_SETTLE_MS } = await import('../shared/pets/pet-ids');
 const { startLocalServer } = await import('../local/server');
 
 // Set-up goes straight to DynamoDB Local, not through the model.
-const rawClient = new DynamoDBClient({ endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+const rawClient = new DynamoDBClient({
+  endpoint,
+  region: 'eu-west-1',
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+});
 const client = DynamoDBDocumentClient.from(rawClient);
 await ensureTable(rawClient, TABLE);
 const registry = new KeyRegistry(client, TABLE);
@@ -45,7 +65,9 @@ const UNLIMITED = { perMinute: SHARD_THRESHOLD_PER_MINUTE, perDay: 1_000_000_000
 const keys = Array.from({ length: SCALE.keys }, (_, n) => `scale-key-${n}-${randomUUID()}`);
 const rotatingKeys = Array.from({ length: SCALE.rotatingKeys }, (_, n) => `scale-rotating-${n}-${randomUUID()}`);
 for (let start = 0; start < keys.length + rotatingKeys.length; start += 50) {
-  await Promise.all([...keys, ...rotatingKeys].slice(start, start + 50).map((key) => registry.register(key, 'enterprise', UNLIMITED)));
+  await Promise.all(
+    [...keys, ...rotatingKeys].slice(start, start + 50).map((key) => registry.register(key, 'enterprise', UNLIMITED)),
+  );
 }
 const enterpriseKey = `scale-enterprise-${randomUUID()}`;
 await registry.register(enterpriseKey, 'enterprise', ENTERPRISE_ABOVE_ONE_PARTITION);
@@ -62,7 +84,15 @@ await new Promise((resolve) => setTimeout(resolve, LISTING_SETTLE_MS + 100));
 const cursors = await cursorsOfTheListing(`limit=${SCALE.pageSize}`, SCALE.seedPets);
 const commonStatusCursors = await cursorsOfTheListing(`limit=${SCALE.pageSize}&status=available`, SCALE.seedPets * 0.9);
 const hundredCursors = (await cursorsOfTheListing('limit=100', SCALE.seedPets)).slice(0, 5);
-const fixtures: ScaleFixtures = { keys, rotatingKeys, petIds, cursors, commonStatusCursors, hundredCursors, enterpriseKey };
+const fixtures: ScaleFixtures = {
+  keys,
+  rotatingKeys,
+  petIds,
+  cursors,
+  commonStatusCursors,
+  hundredCursors,
+  enterpriseKey,
+};
 
 /** Walks a listing of the seeded pets (`query`, of `pets` pets) through the server, as a client does: the cursor of each page after the first. */
 async function cursorsOfTheListing(query: string, pets: number): Promise<string[]> {
@@ -76,7 +106,8 @@ async function cursorsOfTheListing(query: string, pets: number): Promise<string[
     next = /<([^>]+)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
     if (next !== undefined) found.push(new URL(next).searchParams.get('cursor') as string);
   }
-  if (found.length !== Math.ceil(pets / limit) - 1) throw new Error(`the seeded listing (${query}) gave ${found.length} cursors`);
+  if (found.length !== Math.ceil(pets / limit) - 1)
+    throw new Error(`the seeded listing (${query}) gave ${found.length} cursors`);
   return found;
 }
 
@@ -131,7 +162,9 @@ async function offer(scaleCase: ScaleCase, rate: number, counter: { n: number })
   const lateMostThrottled = model.use().find((partition) => partition.throttled > 0)?.partition;
   latencies.sort((a, b) => a - b);
   const throttledAnswers = statuses.get('503') ?? 0;
-  const otherAnswers = Object.fromEntries([...statuses].filter(([status]) => status !== '503' && !scaleCase.success.includes(Number(status))));
+  const otherAnswers = Object.fromEntries(
+    [...statuses].filter(([status]) => status !== '503' && !scaleCase.success.includes(Number(status))),
+  );
   const sentCount = total - warmUp;
   return {
     rate,
@@ -154,7 +187,11 @@ async function send({ method, path, key, body, headers = {} }: ScaleRequest): Pr
   try {
     const response = await fetch(`${server.baseUrl}${path}`, {
       method,
-      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(SCALE.answerTimeoutMs),
     });
@@ -170,7 +207,8 @@ async function send({ method, path, key, body, headers = {} }: ScaleRequest): Pr
  * sending at the rate, or 503s while no partition refused anything: answers too late).
  */
 function failureOf(step: Step): 'throttled' | 'errors' | 'machine' | undefined {
-  if (step.throttledAnswers >= SCALE.throttledAnswersBelow * step.sent) return step.partitionRefused ? 'throttled' : 'machine';
+  if (step.throttledAnswers >= SCALE.throttledAnswersBelow * step.sent)
+    return step.partitionRefused ? 'throttled' : 'machine';
   if (Object.keys(step.otherAnswers).length > 0) return 'errors';
   if (step.achievedRate < SCALE.achievedRateAtLeast * step.rate) return 'machine';
   return undefined;

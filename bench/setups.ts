@@ -57,14 +57,17 @@ export const FRESH_PET = { name: 'Bench pet', categoryId: 3, status: 'available'
 
 export const BENCH_SETUPS = {
   freshPet: {
-    description: 'a pet of its own per request, created through the repository (shared/pets/repository.ts: the create createPet makes), its id in the path',
+    description:
+      'a pet of its own per request, created through the repository (shared/pets/repository.ts: the create createPet makes), its id in the path',
     // An id as a create draws them (2026-01-02), which no create of the bench draws.
     placeholder: { pathParameters: { petId: String(drawPetId(Date.UTC(2026, 0, 2), () => 1)) } },
     async make({ client, tableName }, count) {
       // Imported when data is made: the cases (and what reads them) need no SDK write code.
       const { DynamoDbPetRepository } = await import('../shared/pets/repository');
       const pets = new DynamoDbPetRepository(client, tableName);
-      return inTurn(count, async () => ({ pathParameters: { petId: String((await pets.create({ ...FRESH_PET })).id) } }));
+      return inTurn(count, async () => ({
+        pathParameters: { petId: String((await pets.create({ ...FRESH_PET })).id) },
+      }));
     },
   },
 } as const satisfies Record<string, BenchSetup>;
@@ -72,10 +75,15 @@ export const BENCH_SETUPS = {
 export type SetupName = keyof typeof BENCH_SETUPS;
 
 /** The setup's fills for `count` requests of a case (none without a setup): one each, in order. */
-export async function fillsFor(benchCase: { readonly name: string; readonly setup?: SetupName | undefined }, table: BenchTable, count: number): Promise<SetupFill[] | undefined> {
+export async function fillsFor(
+  benchCase: { readonly name: string; readonly setup?: SetupName | undefined },
+  table: BenchTable,
+  count: number,
+): Promise<SetupFill[] | undefined> {
   if (benchCase.setup === undefined) return undefined;
   const fills = await BENCH_SETUPS[benchCase.setup].make(table, count);
-  if (fills.length !== count) throw new Error(`${benchCase.name}: its setup ${benchCase.setup} made ${fills.length} fills for ${count} requests`);
+  if (fills.length !== count)
+    throw new Error(`${benchCase.name}: its setup ${benchCase.setup} made ${fills.length} fills for ${count} requests`);
   return fills;
 }
 
@@ -88,13 +96,15 @@ export function withPlaceholders(value: unknown, fill: SetupFill | undefined): u
   const filled = Object.entries({ ...fill?.pathParameters, ...fill?.query });
   if (filled.length === 0) return value;
   const named = (found: unknown): unknown => {
-    if (typeof found === 'string') return filled.reduce((text, [name, given]) => text.replaceAll(given, `{${name}}`), found);
+    if (typeof found === 'string')
+      return filled.reduce((text, [name, given]) => text.replaceAll(given, `{${name}}`), found);
     if (typeof found === 'number') {
       const name = filled.find(([, given]) => given === String(found))?.[0];
       return name === undefined ? found : `{${name}}`;
     }
     if (Array.isArray(found)) return found.map(named);
-    if (found !== null && typeof found === 'object') return Object.fromEntries(Object.entries(found).map(([key, inner]) => [key, named(inner)]));
+    if (found !== null && typeof found === 'object')
+      return Object.fromEntries(Object.entries(found).map(([key, inner]) => [key, named(inner)]));
     return found;
   };
   return named(value);

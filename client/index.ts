@@ -51,7 +51,9 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
   async function* pages(query: Omit<ListPetsQuery, 'cursor'> = {}): AsyncGenerator<Pet[], void, undefined> {
     let cursor: string | undefined;
     do {
-      const { data, error, response } = await api.GET('/pets', { params: { query: { ...query, ...(cursor === undefined ? {} : { cursor }) } } });
+      const { data, error, response } = await api.GET('/pets', {
+        params: { query: { ...query, ...(cursor === undefined ? {} : { cursor }) } },
+      });
       if (data === undefined) throw new PetStoreApiError(response.status, error);
       yield data;
       cursor = nextCursor(response.headers.get('link'));
@@ -77,5 +79,7 @@ const idempotentCreates: Middleware = {
 export function nextCursor(link: string | null): string | undefined {
   if (link === null) return undefined;
   const [next] = LinkHeader.parse(link).rel('next');
-  return next === undefined ? undefined : (new URL(next.uri, 'http://base.invalid').searchParams.get('cursor') ?? undefined);
+  return next === undefined
+    ? undefined
+    : (new URL(next.uri, 'http://base.invalid').searchParams.get('cursor') ?? undefined);
 }

@@ -16,7 +16,12 @@ export interface RetryPolicy {
   readonly maxWaitMs: number;
 }
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 4, baseDelayMs: 250, maxJitterMs: 8_000, maxWaitMs: 60_000 };
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  maxRetries: 4,
+  baseDelayMs: 250,
+  maxJitterMs: 8_000,
+  maxWaitMs: 60_000,
+};
 
 export const RETRIED_STATUSES: ReadonlySet<number> = new Set([429, 503]);
 
@@ -26,7 +31,8 @@ export function isSafeToRepeat(request: Request): boolean {
 }
 
 /** 409 comes only to a request with an `Idempotency-Key`: another one with the key is being written. */
-const retriedStatus = (status: number, request: Request): boolean => RETRIED_STATUSES.has(status) || (status === 409 && request.headers.has('idempotency-key'));
+const retriedStatus = (status: number, request: Request): boolean =>
+  RETRIED_STATUSES.has(status) || (status === 409 && request.headers.has('idempotency-key'));
 
 /**
  * `Retry-After` in milliseconds: delta-seconds or an HTTP date (RFC 9110 section 10.2.3);
@@ -41,7 +47,12 @@ export function retryAfterMs(value: string | null, nowMs: number): number | unde
 }
 
 /** The wait before retry number `retry` (0 for the first), or undefined to give up and answer. */
-export function retryDelayMs(policy: RetryPolicy, retry: number, retryAfter: number | undefined, random: () => number): number | undefined {
+export function retryDelayMs(
+  policy: RetryPolicy,
+  retry: number,
+  retryAfter: number | undefined,
+  random: () => number,
+): number | undefined {
   if (retry >= policy.maxRetries) return undefined;
   const jitterRange = Math.min(policy.maxJitterMs, policy.baseDelayMs * 2 ** retry);
   const delay = (retryAfter ?? 0) + Math.floor(random() * jitterRange);
@@ -73,7 +84,10 @@ export function retryingFetch(options: RetryingFetchOptions = {}): (request: Req
         response = await send(request.clone());
       } catch (error) {
         // No answer: a repeatable request is sent again; the caller's own abort is not retried.
-        const delay = isSafeToRepeat(request) && !request.signal.aborted ? retryDelayMs(policy, retry, undefined, random) : undefined;
+        const delay =
+          isSafeToRepeat(request) && !request.signal.aborted
+            ? retryDelayMs(policy, retry, undefined, random)
+            : undefined;
         if (delay === undefined) throw error;
         await sleep(delay);
         continue;

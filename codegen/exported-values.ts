@@ -25,14 +25,17 @@ export class ExportIndex {
    * two names keeps the first module's: give defining modules first), then what they hold.
    */
   add(modules: readonly { readonly module: string; readonly exports: Readonly<Record<string, unknown>> }[]): void {
-    for (const { module, exports } of modules) for (const [name, value] of Object.entries(exports)) this.#record(value, { module, name, access: '' });
+    for (const { module, exports } of modules)
+      for (const [name, value] of Object.entries(exports)) this.#record(value, { module, name, access: '' });
     for (const { module, exports } of modules) this.#addInside(module, exports);
   }
 
   #addInside(module: string, exports: Readonly<Record<string, unknown>>): void {
     for (const [name, value] of Object.entries(exports)) {
-      if (Array.isArray(value)) value.forEach((element, index) => this.#inside(element, { module, name, access: `[${index}]` }));
-      else if (isPlainObject(value)) for (const [key, member] of Object.entries(value)) this.#record(member, { module, name, access: `.${key}` });
+      if (Array.isArray(value))
+        value.forEach((element, index) => this.#inside(element, { module, name, access: `[${index}]` }));
+      else if (isPlainObject(value))
+        for (const [key, member] of Object.entries(value)) this.#record(member, { module, name, access: `.${key}` });
     }
   }
 
@@ -42,22 +45,29 @@ export class ExportIndex {
 
   #inside(element: unknown, at: ExportedValue): void {
     this.#record(element, at);
-    if (isPlainObject(element)) for (const [key, member] of Object.entries(element)) this.#record(member, { ...at, access: `${at.access}.${key}` });
+    if (isPlainObject(element))
+      for (const [key, member] of Object.entries(element))
+        this.#record(member, { ...at, access: `${at.access}.${key}` });
   }
 
   #record(value: unknown, at: ExportedValue): void {
-    if ((typeof value === 'object' && value !== null) || typeof value === 'function') if (!this.#found.has(value)) this.#found.set(value, at);
+    if ((typeof value === 'object' && value !== null) || typeof value === 'function')
+      if (!this.#found.has(value)) this.#found.set(value, at);
   }
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 
 /**
  * The modules of `folders` (from `root`), the ones that define a name before the ones that only
  * re-export it (`export *`), with whether each imports zod: the checks may name values only from
  * modules that do not, or the function would bundle zod.
  */
-export async function indexExports(root: string, folders: readonly string[]): Promise<{ readonly zodFree: ExportIndex; readonly all: ExportIndex }> {
+export async function indexExports(
+  root: string,
+  folders: readonly string[],
+): Promise<{ readonly zodFree: ExportIndex; readonly all: ExportIndex }> {
   const modules = folders.flatMap((folder) =>
     readdirSync(join(root, folder))
       // A generated module is left out: it may be stale while the generator runs.
@@ -70,7 +80,11 @@ export async function indexExports(root: string, folders: readonly string[]): Pr
   const loaded = [];
   for (const { file, text } of sources) {
     const exports = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-    loaded.push({ module: relative(root, file).replace(/\.ts$/, ''), exports, importsZod: /from 'zod(\/[^']*)?'/.test(text) });
+    loaded.push({
+      module: relative(root, file).replace(/\.ts$/, ''),
+      exports,
+      importsZod: /from 'zod(\/[^']*)?'/.test(text),
+    });
   }
   const zodFree = new ExportIndex();
   zodFree.add(loaded.filter((each) => !each.importsZod));

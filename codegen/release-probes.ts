@@ -20,14 +20,17 @@ export function releaseProbesText(released: readonly string[], probes: readonly 
     '// test/codegen/generated-files.test.ts holds it equal to what the generator writes.',
     "import type { CheckProbe } from '../../shared/release-check/probes';",
     '',
-    '/** The functions released behind the check, in the table\'s order: the versions RELEASE_CHECK_TARGETS gives. */',
+    "/** The functions released behind the check, in the table's order: the versions RELEASE_CHECK_TARGETS gives. */",
     `export const RELEASED_FUNCTIONS = [${released.map((name) => `'${name}'`).join(', ')}] as const;`,
     '',
     'export type ReleasedFunction = (typeof RELEASED_FUNCTIONS)[number];',
     '',
-    '/** Every probe the check sends, in its order, as the declarations give them (goneFrom: a deprecated operation\'s sunset, in ms). */',
+    "/** Every probe the check sends, in its order, as the declarations give them (goneFrom: a deprecated operation's sunset, in ms). */",
     'export const RELEASE_PROBES: readonly CheckProbe<ReleasedFunction>[] = [',
-    ...probes.map(({ functionName, request, sentAs, expect, note, goneFrom }) => `  ${JSON.stringify({ functionName, request, sentAs, expect, note, goneFrom })},`),
+    ...probes.map(
+      ({ functionName, request, sentAs, expect, note, goneFrom }) =>
+        `  ${JSON.stringify({ functionName, request, sentAs, expect, note, goneFrom })},`,
+    ),
     '];',
     '',
   ].join('\n');

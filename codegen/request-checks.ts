@@ -54,11 +54,17 @@ export class CheckWriter {
   part(part: PartToCheck): string {
     const schema = asSchema(part.schema, part.checkName);
     const def = schema._zod.def;
-    if (def.type !== 'object') throw new Error(`${part.checkName}: a request part must be a zod object, not ${def.type}`);
+    if (def.type !== 'object')
+      throw new Error(`${part.checkName}: a request part must be a zod object, not ${def.type}`);
     const strict = def.catchall?._zod.def.type === 'never';
-    if (def.catchall !== undefined && !strict) throw new Error(`${part.checkName}: an object with a catchall other than never (strictObject) is not supported`);
-    if (part.headers && strict) throw new Error(`${part.checkName}: headers are checked as a plain z.object (other headers are left out), not a strictObject`);
-    if (!part.headers && !strict) throw new Error(`${part.checkName}: a query, path or body must be a strictObject (an unknown member is a 400)`);
+    if (def.catchall !== undefined && !strict)
+      throw new Error(`${part.checkName}: an object with a catchall other than never (strictObject) is not supported`);
+    if (part.headers && strict)
+      throw new Error(
+        `${part.checkName}: headers are checked as a plain z.object (other headers are left out), not a strictObject`,
+      );
+    if (!part.headers && !strict)
+      throw new Error(`${part.checkName}: a query, path or body must be a strictObject (an unknown member is a 400)`);
     const { module, name, access } = part.schemaExport;
     this.#typeImport(module, name);
     this.#import('shared/validation/request-schema', part.headers ? 'requestHeaders' : 'requestPart');
@@ -67,17 +73,29 @@ export class CheckWriter {
     const lines: string[] = [];
     lines.push('if (!checkObject(input, issues)) return undefined;');
     lines.push('const output: any = {};');
-    for (const key of keys) lines.push(...this.#member(part.checkName, key, asSchema(def.shape[key], `${part.checkName}.${key}`)));
+    for (const key of keys)
+      lines.push(...this.#member(part.checkName, key, asSchema(def.shape[key], `${part.checkName}.${key}`)));
     if (strict) {
       this.#import('shared/validation/value-checks', 'checkNoOtherMembers');
-      const members = `${part.checkName.replace(/^check/, '').replace(/[a-z0-9](?=[A-Z])/g, '$&_').toUpperCase()}_MEMBERS`;
-      this.#constants.push(`const ${members}: ReadonlySet<string> = /* @__PURE__ */ new Set(${keys.length === 0 ? '' : JSON.stringify(keys)});`);
+      const members = `${part.checkName
+        .replace(/^check/, '')
+        .replace(/[a-z0-9](?=[A-Z])/g, '$&_')
+        .toUpperCase()}_MEMBERS`;
+      this.#constants.push(
+        `const ${members}: ReadonlySet<string> = /* @__PURE__ */ new Set(${keys.length === 0 ? '' : JSON.stringify(keys)});`,
+      );
       lines.push(`checkNoOtherMembers(input, ${members}, issues);`);
     }
     lines.push('return output;');
     const type = `z.output<typeof ${name}${access}>`;
-    const opening = part.headers ? `requestHeaders<${type}>(${JSON.stringify(keys)}, (input, issues) => {` : `requestPart<${type}>((input, issues) => {`;
-    return [`export const ${part.checkName} = /* @__PURE__ */ ${opening}`, ...lines.map((line) => `  ${line}`), '});'].join('\n');
+    const opening = part.headers
+      ? `requestHeaders<${type}>(${JSON.stringify(keys)}, (input, issues) => {`
+      : `requestPart<${type}>((input, issues) => {`;
+    return [
+      `export const ${part.checkName} = /* @__PURE__ */ ${opening}`,
+      ...lines.map((line) => `  ${line}`),
+      '});',
+    ].join('\n');
   }
 
   /** The module's constants (after every part was written): the members of strict objects. */
@@ -88,8 +106,10 @@ export class CheckWriter {
   /** The module's import lines (after every part was written). */
   importLines(): string[] {
     const lines = [`import type * as z from 'zod/mini';`];
-    for (const [module, names] of [...this.#typeImports].sort(([a], [b]) => a.localeCompare(b))) lines.push(`import type { ${[...names].sort().join(', ')} } from '${this.toRoot}/${module}';`);
-    for (const [module, names] of [...this.#imports].sort(([a], [b]) => a.localeCompare(b))) lines.push(`import { ${[...names].sort().join(', ')} } from '${this.toRoot}/${module}';`);
+    for (const [module, names] of [...this.#typeImports].sort(([a], [b]) => a.localeCompare(b)))
+      lines.push(`import type { ${[...names].sort().join(', ')} } from '${this.toRoot}/${module}';`);
+    for (const [module, names] of [...this.#imports].sort(([a], [b]) => a.localeCompare(b)))
+      lines.push(`import { ${[...names].sort().join(', ')} } from '${this.toRoot}/${module}';`);
     return lines;
   }
 
@@ -104,7 +124,11 @@ export class CheckWriter {
     const { optin, optout } = schema._zod;
     const checks = this.#value(at, schema, value, path, start);
     // The member's issue count at its start, for a pipe's stages only.
-    const opening = [`  let ${value}: any = ${read};`, ...(checks.some((line) => new RegExp(`\\b${start}\\b`).test(line)) ? [`  const ${start} = issues.length;`] : []), ...indent(checks)];
+    const opening = [
+      `  let ${value}: any = ${read};`,
+      ...(checks.some((line) => new RegExp(`\\b${start}\\b`).test(line)) ? [`  const ${start} = issues.length;`] : []),
+      ...indent(checks),
+    ];
     if (optin === 'optional' && optout === 'optional') {
       // Left out when absent; kept, undefined included, when present.
       return [`if (${present}) {`, ...opening, `  output[${JSON.stringify(key)}] = ${value};`, '}'];
@@ -113,8 +137,11 @@ export class CheckWriter {
     // string, an integer or an enum (a transform, an optional or a default would make it optional
     // in), which refuses undefined: absent, it has its issue already, and zod's own "nonoptional"
     // issue never comes.
-    if ((optin === 'defaulted' || optin === undefined) && optout === undefined) return ['{', ...opening, `  output[${JSON.stringify(key)}] = ${value};`, '}'];
-    throw new Error(`${at}: a member that is ${optin ?? 'required'} in and ${optout ?? 'required'} out is not supported`);
+    if ((optin === 'defaulted' || optin === undefined) && optout === undefined)
+      return ['{', ...opening, `  output[${JSON.stringify(key)}] = ${value};`, '}'];
+    throw new Error(
+      `${at}: a member that is ${optin ?? 'required'} in and ${optout ?? 'required'} out is not supported`,
+    );
   }
 
   /** Checks the value in variable `value` (issues at `path`), leaving what it becomes in the same variable. */
@@ -122,11 +149,21 @@ export class CheckWriter {
     const def = schema._zod.def;
     switch (def.type) {
       case 'optional':
-        return [`if (${value} !== undefined) {`, ...indent(this.#value(at, asSchema(def.innerType, at), value, path, start)), '}'];
+        return [
+          `if (${value} !== undefined) {`,
+          ...indent(this.#value(at, asSchema(def.innerType, at), value, path, start)),
+          '}',
+        ];
       case 'default': {
         const fallback = def.defaultValue;
-        if (fallback !== null && typeof fallback === 'object') throw new Error(`${at}: a default that is not a plain value is not supported`);
-        return [`if (${value} === undefined) ${value} = ${JSON.stringify(fallback)};`, 'else {', ...indent(this.#value(at, asSchema(def.innerType, at), value, path, start)), '}'];
+        if (fallback !== null && typeof fallback === 'object')
+          throw new Error(`${at}: a default that is not a plain value is not supported`);
+        return [
+          `if (${value} === undefined) ${value} = ${JSON.stringify(fallback)};`,
+          'else {',
+          ...indent(this.#value(at, asSchema(def.innerType, at), value, path, start)),
+          '}',
+        ];
       }
       case 'pipe':
         return this.#stages(at, stagesOf(schema, at), value, path, start, undefined);
@@ -138,11 +175,16 @@ export class CheckWriter {
         return this.#integer(at, schema, value, path);
       case 'enum': {
         const values = Object.values(def.entries as Record<string, unknown>);
-        if (values.some((each) => typeof each !== 'string')) throw new Error(`${at}: an enum of other values than text (a numeric TypeScript enum) is not supported`);
-        return [`if (!${JSON.stringify(values)}.includes(${value})) issues.push({ path: ${path}, message: ${messageOf(def)} });`];
+        if (values.some((each) => typeof each !== 'string'))
+          throw new Error(`${at}: an enum of other values than text (a numeric TypeScript enum) is not supported`);
+        return [
+          `if (!${JSON.stringify(values)}.includes(${value})) issues.push({ path: ${path}, message: ${messageOf(def)} });`,
+        ];
       }
       default:
-        throw new Error(`${at}: zod's ${def.type} is not among the kinds the generator writes checks for (codegen/request-checks.ts)`);
+        throw new Error(
+          `${at}: zod's ${def.type} is not among the kinds the generator writes checks for (codegen/request-checks.ts)`,
+        );
     }
   }
 
@@ -152,21 +194,39 @@ export class CheckWriter {
    * makes certain of the value (digits read as a number) spares the next one a check no value
    * could fail.
    */
-  #stages(at: string, stages: readonly ZodLike[], value: string, path: string, start: string, known: KnownNumber | undefined): string[] {
+  #stages(
+    at: string,
+    stages: readonly ZodLike[],
+    value: string,
+    path: string,
+    start: string,
+    known: KnownNumber | undefined,
+  ): string[] {
     const [stage, ...rest] = stages as [ZodLike, ...ZodLike[]];
     const def = stage._zod.def;
     // Only a number known to be an integer of a range spares the integer's checks (digits still text do not).
-    const lines = def.type === 'number' ? this.#integer(at, stage, value, path, known !== undefined && 'min' in known ? known : undefined) : this.#value(at, stage, value, path, start);
+    const lines =
+      def.type === 'number'
+        ? this.#integer(at, stage, value, path, known !== undefined && 'min' in known ? known : undefined)
+        : this.#value(at, stage, value, path, start);
     if (rest.length === 0) return lines;
-    const next = def.type === 'string' ? digitsOf(stage) : def.type === 'transform' && def.transform === Number && known !== undefined && 'digits' in known ? numberOfDigits(known.digits) : undefined;
+    const next =
+      def.type === 'string'
+        ? digitsOf(stage)
+        : def.type === 'transform' && def.transform === Number && known !== undefined && 'digits' in known
+          ? numberOfDigits(known.digits)
+          : undefined;
     const following = this.#stages(at, rest, value, path, start, next);
-    return def.type === 'transform' ? [...lines, ...following] : [...lines, `if (issues.length === ${start}) {`, ...indent(following), '}'];
+    return def.type === 'transform'
+      ? [...lines, ...following]
+      : [...lines, `if (issues.length === ${start}) {`, ...indent(following), '}'];
   }
 
   #string(at: string, schema: ZodLike, value: string, path: string): string[] {
     const def = schema._zod.def;
     // A format schema (z.email(), z.uuid(), …) is a check of its own.
-    if (def.check !== undefined) throw new Error(`${at}: the string format ${def.format} is not supported (only a pattern)`);
+    if (def.check !== undefined)
+      throw new Error(`${at}: the string format ${def.format} is not supported (only a pattern)`);
     const checks = (def.checks ?? []) as ZodLike[];
     const otherwise: string[] = [];
     const inside: string[] = [];
@@ -176,25 +236,39 @@ export class CheckWriter {
       switch (checkDef.check) {
         case 'min_length':
           // zod checks a length on any value that has one, a string or not.
-          otherwise.push(`if (${value} != null && ${value}.length !== undefined && !(${value}.length >= ${checkDef.minimum})) issues.push({ path: ${path}, message: ${message} });`);
-          inside.push(`if (!(${value}.length >= ${checkDef.minimum})) issues.push({ path: ${path}, message: ${message} });`);
+          otherwise.push(
+            `if (${value} != null && ${value}.length !== undefined && !(${value}.length >= ${checkDef.minimum})) issues.push({ path: ${path}, message: ${message} });`,
+          );
+          inside.push(
+            `if (!(${value}.length >= ${checkDef.minimum})) issues.push({ path: ${path}, message: ${message} });`,
+          );
           break;
         case 'max_length':
-          otherwise.push(`if (${value} != null && ${value}.length !== undefined && !(${value}.length <= ${checkDef.maximum})) issues.push({ path: ${path}, message: ${message} });`);
-          inside.push(`if (!(${value}.length <= ${checkDef.maximum})) issues.push({ path: ${path}, message: ${message} });`);
+          otherwise.push(
+            `if (${value} != null && ${value}.length !== undefined && !(${value}.length <= ${checkDef.maximum})) issues.push({ path: ${path}, message: ${message} });`,
+          );
+          inside.push(
+            `if (!(${value}.length <= ${checkDef.maximum})) issues.push({ path: ${path}, message: ${message} });`,
+          );
           break;
         case 'string_format': {
-          if (checkDef.format !== 'regex') throw new Error(`${at}: the string format ${checkDef.format} is not supported (only a pattern)`);
+          if (checkDef.format !== 'regex')
+            throw new Error(`${at}: the string format ${checkDef.format} is not supported (only a pattern)`);
           const pattern = checkDef.pattern as RegExp;
-          if (pattern.global || pattern.sticky) throw new Error(`${at}: a pattern with the g or y flag keeps state between tests`);
-          inside.push(`if (!${this.#pattern(pattern)}.test(${value})) issues.push({ path: ${path}, message: ${message} });`);
+          if (pattern.global || pattern.sticky)
+            throw new Error(`${at}: a pattern with the g or y flag keeps state between tests`);
+          inside.push(
+            `if (!${this.#pattern(pattern)}.test(${value})) issues.push({ path: ${path}, message: ${message} });`,
+          );
           break;
         }
         case 'overwrite':
           inside.push(`${value} = ${value}.${overwriteOf(at, checkDef.tx)}();`);
           break;
         case 'custom':
-          inside.push(`if (!${this.#callable(at, checkDef.fn, 'refinement')}(${value})) issues.push({ path: ${path}, message: ${message} });`);
+          inside.push(
+            `if (!${this.#callable(at, checkDef.fn, 'refinement')}(${value})) issues.push({ path: ${path}, message: ${message} });`,
+          );
           break;
         default:
           throw new Error(`${at}: the string check ${checkDef.check} is not supported`);
@@ -210,33 +284,53 @@ export class CheckWriter {
 
   /** A safe integer (zod's int), with its minimum and maximum. */
   /** A safe integer (zod's int), with its minimum and maximum; `known`: an integer within these bounds whatever the request (digits read as a number). */
-  #integer(at: string, schema: ZodLike, value: string, path: string, known?: { readonly min: number; readonly max: number }): string[] {
+  #integer(
+    at: string,
+    schema: ZodLike,
+    value: string,
+    path: string,
+    known?: { readonly min: number; readonly max: number },
+  ): string[] {
     const def = schema._zod.def;
-    if (def.format !== 'safeint') throw new Error(`${at}: only integers (z.int(): the safe range) are supported, not a number of format ${def.format ?? 'none'}`);
+    if (def.format !== 'safeint')
+      throw new Error(
+        `${at}: only integers (z.int(): the safe range) are supported, not a number of format ${def.format ?? 'none'}`,
+      );
     const message = messageOf(def);
     const range: string[] = [];
     // Outside the safe range zod says so, and still checks the minimum and the maximum.
-    if (known === undefined || known.max > Number.MAX_SAFE_INTEGER) range.push(`if (!Number.isSafeInteger(${value})) issues.push({ path: ${path}, message: ${message} });`);
+    if (known === undefined || known.max > Number.MAX_SAFE_INTEGER)
+      range.push(`if (!Number.isSafeInteger(${value})) issues.push({ path: ${path}, message: ${message} });`);
     for (const check of (def.checks ?? []) as ZodLike[]) {
       const checkDef = check._zod.def;
       const bound = checkDef.value as number;
       if (checkDef.check === 'greater_than') {
         if (known !== undefined && (checkDef.inclusive ? known.min >= bound : known.min > bound)) continue;
-        range.push(`if (${value} ${checkDef.inclusive ? '<' : '<='} ${bound}) issues.push({ path: ${path}, message: ${messageOf(checkDef, def)} });`);
+        range.push(
+          `if (${value} ${checkDef.inclusive ? '<' : '<='} ${bound}) issues.push({ path: ${path}, message: ${messageOf(checkDef, def)} });`,
+        );
       } else if (checkDef.check === 'less_than') {
         if (known !== undefined && (checkDef.inclusive ? known.max <= bound : known.max < bound)) continue;
-        range.push(`if (${value} ${checkDef.inclusive ? '>' : '>='} ${bound}) issues.push({ path: ${path}, message: ${messageOf(checkDef, def)} });`);
+        range.push(
+          `if (${value} ${checkDef.inclusive ? '>' : '>='} ${bound}) issues.push({ path: ${path}, message: ${messageOf(checkDef, def)} });`,
+        );
       } else throw new Error(`${at}: the number check ${checkDef.check} is not supported`);
     }
     if (known !== undefined) return range;
-    return [`if (!Number.isInteger(${value})) issues.push({ code: 'invalid_type', path: ${path}, message: ${message} });`, ...(range.length === 0 ? [] : ['else {', ...indent(range), '}'])];
+    return [
+      `if (!Number.isInteger(${value})) issues.push({ code: 'invalid_type', path: ${path}, message: ${message} });`,
+      ...(range.length === 0 ? [] : ['else {', ...indent(range), '}']),
+    ];
   }
 
   /** A function the schema runs, named by its export (or a global such as Number). */
   #callable(at: string, fn: Function, what: string): string {
     if (fn === Number || fn === String) return fn.name;
     const found = this.exports.find(fn);
-    if (found === undefined) throw new Error(`${at}: the ${what} ${fn.name || '(anonymous)'} is exported by no zod-free module of the domain; export it (or the list that holds it) so the checks can run the same function`);
+    if (found === undefined)
+      throw new Error(
+        `${at}: the ${what} ${fn.name || '(anonymous)'} is exported by no zod-free module of the domain; export it (or the list that holds it) so the checks can run the same function`,
+      );
     this.#import(found.module, found.name);
     return valueAt(found);
   }
@@ -272,14 +366,17 @@ type KnownNumber = { readonly digits: number } | { readonly min: number; readonl
 /** A pipe's stages, nested pipes laid flat. */
 function stagesOf(schema: ZodLike, at: string): ZodLike[] {
   const def = schema._zod.def;
-  return def.type === 'pipe' ? [...stagesOf(asSchema(def.in, at), at), ...stagesOf(asSchema(def.out, at), at)] : [schema];
+  return def.type === 'pipe'
+    ? [...stagesOf(asSchema(def.in, at), at), ...stagesOf(asSchema(def.out, at), at)]
+    : [schema];
 }
 
 /** A string whose pattern admits only a positive integer's canonical digits (`^[1-9][0-9]{0,n}$`): how many at most. */
 function digitsOf(schema: ZodLike): KnownNumber | undefined {
   for (const check of (schema._zod.def.checks ?? []) as ZodLike[]) {
     const pattern = check._zod.def.pattern as RegExp | undefined;
-    const digits = pattern === undefined || pattern.flags !== '' ? null : /^\^\[1-9\]\[0-9\]\{0,(\d+)\}\$$/.exec(pattern.source);
+    const digits =
+      pattern === undefined || pattern.flags !== '' ? null : /^\^\[1-9\]\[0-9\]\{0,(\d+)\}\$$/.exec(pattern.source);
     if (digits) return { digits: Number(digits[1]) + 1 };
   }
   return undefined;
@@ -324,10 +421,15 @@ function onlyWhatIsWritten(at: string, def: Def): void {
   for (const key of Object.keys(def)) {
     const value = def[key];
     if (value === undefined) continue;
-    if (!allowed.includes(key)) throw new Error(`${at}: zod's ${kind} with \`${key}\` is not among what the generator writes (codegen/request-checks.ts)`);
+    if (!allowed.includes(key))
+      throw new Error(
+        `${at}: zod's ${kind} with \`${key}\` is not among what the generator writes (codegen/request-checks.ts)`,
+      );
   }
-  if (def.when !== undefined && def.when !== LENGTH_WHEN) throw new Error(`${at}: a check with a \`when\` of its own is not supported`);
-  if (def.error !== undefined && (typeof def.error !== 'function' || def.error.length > 0)) throw new Error(`${at}: an error given as a function of the issue is not supported (give its message as text)`);
+  if (def.when !== undefined && def.when !== LENGTH_WHEN)
+    throw new Error(`${at}: a check with a \`when\` of its own is not supported`);
+  if (def.error !== undefined && (typeof def.error !== 'function' || def.error.length > 0))
+    throw new Error(`${at}: an error given as a function of the issue is not supported (give its message as text)`);
 }
 
 function asSchema(value: unknown, at: string): ZodLike {
@@ -350,7 +452,8 @@ function messageOf(def: Def, owner?: Def): string {
 /** The string method an overwrite check runs (z.trim(), z.toLowerCase(), z.toUpperCase()), told by what it does. */
 function overwriteOf(at: string, tx: (text: string) => string): string {
   const probes = ['  Ab c\t', '\u00a0x\u2028', 'ÄÖ'];
-  for (const method of ['trim', 'toLowerCase', 'toUpperCase'] as const) if (probes.every((probe) => tx(probe) === probe[method]())) return method;
+  for (const method of ['trim', 'toLowerCase', 'toUpperCase'] as const)
+    if (probes.every((probe) => tx(probe) === probe[method]())) return method;
   throw new Error(`${at}: an overwrite other than trim, toLowerCase or toUpperCase is not supported`);
 }
 

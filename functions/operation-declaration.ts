@@ -9,4 +9,6 @@ import type { OperationDeclaration as DeclarationOf } from '../shared/function-d
 export type OperationDeclaration = DeclarationOf<OperationBenchCases>;
 
 /** An operation's declaration, its types kept (route, schemas) for what derives from it. */
-export const declareOperation = <const Declaration extends OperationDeclaration>(declaration: Declaration): Declaration => declaration;
+export const declareOperation = <const Declaration extends OperationDeclaration>(
+  declaration: Declaration,
+): Declaration => declaration;

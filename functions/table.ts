@@ -14,10 +14,21 @@ import { SWAGGER_UI_FILES } from '../shared/docs/reference-page';
 import { KEY_INDEX } from '../shared/dynamodb/table-definition';
 import type { FunctionDeclaration, Route } from '../shared/function-declaration';
 import { DOCUMENTATION_ROUTES } from '../shared/http/documentation-routes';
-import { releaseProbesOf, type CheckProbe, type ProbedFunction, type ReleaseProbe } from '../shared/release-check/probes';
+import {
+  releaseProbesOf,
+  type CheckProbe,
+  type ProbedFunction,
+  type ReleaseProbe,
+} from '../shared/release-check/probes';
 import { OPERATION_DECLARATIONS } from './operations.generated';
 
-export type { DataAccess, DynamoDbAction, FunctionDeclaration, Route, SecretName } from '../shared/function-declaration';
+export type {
+  DataAccess,
+  DynamoDbAction,
+  FunctionDeclaration,
+  Route,
+  SecretName,
+} from '../shared/function-declaration';
 export type { OperationDeclaration } from './operation-declaration';
 export { DOCUMENTATION_ROUTES };
 
@@ -28,8 +39,13 @@ type Declarations = typeof OPERATION_DECLARATIONS;
  * each one's declaration (functions/<operationId>/operation.ts, gathered by `npm run generate`),
  * and its handler beside it.
  */
-export const OPERATIONS: { readonly [Id in keyof Declarations]: Declarations[Id] & { readonly handler: `functions/${Id}/handler.ts` } } = /* @__PURE__ */ Object.fromEntries(
-  Object.entries(OPERATION_DECLARATIONS).map(([operationId, declaration]) => [operationId, { ...declaration, handler: `functions/${operationId}/handler.ts` }]),
+export const OPERATIONS: {
+  readonly [Id in keyof Declarations]: Declarations[Id] & { readonly handler: `functions/${Id}/handler.ts` };
+} = /* @__PURE__ */ Object.fromEntries(
+  Object.entries(OPERATION_DECLARATIONS).map(([operationId, declaration]) => [
+    operationId,
+    { ...declaration, handler: `functions/${operationId}/handler.ts` },
+  ]),
 ) as never;
 
 export type OperationId = keyof typeof OPERATIONS;
@@ -59,7 +75,13 @@ export const SUPPORT_FUNCTIONS = {
     releaseProbes: [
       { request: { route: DOCUMENTATION_ROUTES.openApiDocument }, sentAs: 'anonymous', expect: { status: 200 } },
       { request: { route: DOCUMENTATION_ROUTES.apiReference }, sentAs: 'anonymous', expect: { status: 200 } },
-      ...SWAGGER_UI_FILES.map((asset): ReleaseProbe => ({ request: { route: DOCUMENTATION_ROUTES.apiReferenceAsset, pathParameters: { asset } }, sentAs: 'anonymous', expect: { status: 200 } })),
+      ...SWAGGER_UI_FILES.map(
+        (asset): ReleaseProbe => ({
+          request: { route: DOCUMENTATION_ROUTES.apiReferenceAsset, pathParameters: { asset } },
+          sentAs: 'anonymous',
+          expect: { status: 200 },
+        }),
+      ),
     ],
   },
   /** Copies API Gateway's keys and usage plans into the key registry, on a schedule. */
@@ -79,14 +101,20 @@ export const SUPPORT_FUNCTIONS = {
   releaseProber: { handler: 'functions/releaseProber/handler.ts', dynamodb: [] },
 } as const satisfies Record<string, FunctionDeclaration & { readonly routes?: Record<string, Route> }>;
 
-export const FUNCTIONS: typeof OPERATIONS & typeof SUPPORT_FUNCTIONS = /* @__PURE__ */ Object.assign({}, OPERATIONS, SUPPORT_FUNCTIONS);
+export const FUNCTIONS: typeof OPERATIONS & typeof SUPPORT_FUNCTIONS = /* @__PURE__ */ Object.assign(
+  {},
+  OPERATIONS,
+  SUPPORT_FUNCTIONS,
+);
 
 export type FunctionName = keyof typeof FUNCTIONS;
 
 export const FUNCTION_NAMES = /* @__PURE__ */ Object.keys(FUNCTIONS) as FunctionName[];
 
 /** The functions that declare release probes: every operation, and those support functions that do. */
-type Released<Table> = { [Name in keyof Table]: Table[Name] extends { readonly releaseProbes: readonly unknown[] } ? Name : never }[keyof Table];
+type Released<Table> = {
+  [Name in keyof Table]: Table[Name] extends { readonly releaseProbes: readonly unknown[] } ? Name : never;
+}[keyof Table];
 export type ReleasedFunction = Released<typeof FUNCTIONS>;
 
 /**
@@ -94,11 +122,15 @@ export type ReleasedFunction = Released<typeof FUNCTIONS>;
  * those with release probes, in the table's order. The others (the key mirror, the check itself)
  * move their alias at once.
  */
-export const RELEASED_FUNCTIONS = /* @__PURE__ */ FUNCTION_NAMES.filter((name): name is ReleasedFunction => (FUNCTIONS[name] as FunctionDeclaration).releaseProbes !== undefined);
+export const RELEASED_FUNCTIONS = /* @__PURE__ */ FUNCTION_NAMES.filter(
+  (name): name is ReleasedFunction => (FUNCTIONS[name] as FunctionDeclaration).releaseProbes !== undefined,
+);
 
 /**
  * Every probe of the check before traffic, as it sends them: the released functions' declared
  * probes, in the table's order (written out for the check's bundle by `npm run generate`:
  * functions/releaseCheck/probes.generated.ts).
  */
-export const RELEASE_PROBES = /* @__PURE__ */ releaseProbesOf(FUNCTIONS as Readonly<Record<FunctionName, ProbedFunction>>) as readonly CheckProbe<ReleasedFunction>[];
+export const RELEASE_PROBES = /* @__PURE__ */ releaseProbesOf(
+  FUNCTIONS as Readonly<Record<FunctionName, ProbedFunction>>,
+) as readonly CheckProbe<ReleasedFunction>[];

@@ -10,18 +10,45 @@ import type { Stage } from './stages';
 const FIVE_MINUTES = Duration.minutes(5);
 
 /** One of an operation's request metrics (shared/http/request-metrics.ts), summed, of every version. */
-export function operationMetric(stage: Stage, operation: OperationId, metricName: string, period: Duration = FIVE_MINUTES): Metric {
-  return new Metric({ namespace: metricsNamespaceOf(stage), metricName, dimensionsMap: { operation }, statistic: 'Sum', period });
+export function operationMetric(
+  stage: Stage,
+  operation: OperationId,
+  metricName: string,
+  period: Duration = FIVE_MINUTES,
+): Metric {
+  return new Metric({
+    namespace: metricsNamespaceOf(stage),
+    metricName,
+    dimensionsMap: { operation },
+    statistic: 'Sum',
+    period,
+  });
 }
 
 /** The authorizer's refusals (shared/auth/refusal-metrics.ts), summed, under the dimensions given: the function alone, or with its version. */
-export function authorizerRefusals(stage: Stage, dimensionsMap: Record<string, string>, period: Duration = FIVE_MINUTES): Metric {
-  return new Metric({ namespace: metricsNamespaceOf(stage), metricName: AUTHORIZER_METRICS.refusals, dimensionsMap, statistic: 'Sum', period });
+export function authorizerRefusals(
+  stage: Stage,
+  dimensionsMap: Record<string, string>,
+  period: Duration = FIVE_MINUTES,
+): Metric {
+  return new Metric({
+    namespace: metricsNamespaceOf(stage),
+    metricName: AUTHORIZER_METRICS.refusals,
+    dimensionsMap,
+    statistic: 'Sum',
+    period,
+  });
 }
 
 /** The invocations of an EventBridge rule's targets that failed, summed (published only for a rule whose target failed). */
 export function ruleFailedInvocations(rule: IRule, period: Duration = FIVE_MINUTES): Metric {
-  return new Metric({ namespace: 'AWS/Events', metricName: 'FailedInvocations', dimensionsMap: { RuleName: rule.ruleName }, statistic: 'Sum', period });
+  return new Metric({
+    namespace: 'AWS/Events',
+    metricName: 'FailedInvocations',
+    dimensionsMap: { RuleName: rule.ruleName },
+    statistic: 'Sum',
+    period,
+  });
 }
 
 /**
@@ -29,5 +56,7 @@ export function ruleFailedInvocations(rule: IRule, period: Duration = FIVE_MINUT
  * happened), as metric math: each term filled with 0, or the sum would have no value unless all had one.
  */
 export function filledSum(metrics: Record<string, IMetric>): string {
-  return Object.keys(metrics).map((id) => `FILL(${id}, 0)`).join(' + ');
+  return Object.keys(metrics)
+    .map((id) => `FILL(${id}, 0)`)
+    .join(' + ');
 }

@@ -54,7 +54,13 @@ export interface OperationsAlarms {
  */
 export function addOperationsAlarms(
   scope: Construct,
-  { api, table, functions, retain, destination }: { api: RestApi; table: TableV2; functions: readonly IFunction[]; retain: boolean; destination: AlarmDestination },
+  {
+    api,
+    table,
+    functions,
+    retain,
+    destination,
+  }: { api: RestApi; table: TableV2; functions: readonly IFunction[]; retain: boolean; destination: AlarmDestination },
 ): OperationsAlarms {
   const period = Duration.minutes(5);
   const serverErrors = new Alarm(scope, 'Api5xxAlarm', {
@@ -62,7 +68,10 @@ export function addOperationsAlarms(
     metric: new MathExpression({
       // Parenthesized throughout: CloudWatch documents AND and >=, not their precedence.
       expression: `IF((requests >= ${STAGE_ALARM_MINIMUMS.answers}) AND (errors >= ${STAGE_ALARM_MINIMUMS.serverErrors}), 100 * errors / requests, 0)`,
-      usingMetrics: { errors: api.metricServerError({ period, statistic: 'Sum' }), requests: api.metricCount({ period, statistic: 'Sum' }) },
+      usingMetrics: {
+        errors: api.metricServerError({ period, statistic: 'Sum' }),
+        requests: api.metricCount({ period, statistic: 'Sum' }),
+      },
       period,
       label: '5XX answers, % of all',
     }),
@@ -76,7 +85,10 @@ export function addOperationsAlarms(
     metric: new MathExpression({
       // A minute with too few answers counts as fast (0): it cannot fire the alarm, and with 3 slow minutes of 5 enough, two quiet ones cannot hide the slow ones.
       expression: `IF(requests >= ${STAGE_ALARM_MINIMUMS.answersAMinute}, p99, 0)`,
-      usingMetrics: { p99: api.metricLatency({ period: Duration.minutes(1), statistic: 'p99' }), requests: api.metricCount({ period: Duration.minutes(1), statistic: 'Sum' }) },
+      usingMetrics: {
+        p99: api.metricLatency({ period: Duration.minutes(1), statistic: 'p99' }),
+        requests: api.metricCount({ period: Duration.minutes(1), statistic: 'Sum' }),
+      },
       period: Duration.minutes(1),
       label: 'p99 latency (ms) of minutes with enough answers',
     }),
@@ -94,11 +106,18 @@ export function addOperationsAlarms(
     tableWrites: throttles('WriteThrottleEvents', { TableName: table.tableName }),
   };
   for (const { indexName } of tableDefinition.globalSecondaryIndexes) {
-    throttleMetrics[`${indexName}Reads`] = throttles('ReadThrottleEvents', { TableName: table.tableName, GlobalSecondaryIndexName: indexName });
-    throttleMetrics[`${indexName}Writes`] = throttles('WriteThrottleEvents', { TableName: table.tableName, GlobalSecondaryIndexName: indexName });
+    throttleMetrics[`${indexName}Reads`] = throttles('ReadThrottleEvents', {
+      TableName: table.tableName,
+      GlobalSecondaryIndexName: indexName,
+    });
+    throttleMetrics[`${indexName}Writes`] = throttles('WriteThrottleEvents', {
+      TableName: table.tableName,
+      GlobalSecondaryIndexName: indexName,
+    });
   }
   new Alarm(scope, 'DynamoDbThrottleAlarm', {
-    alarmDescription: 'DynamoDB throttled requests of the table or one of its indexes: on demand, a hot partition (the pets, the id sequence, one key\'s counter, a status of the status index, the key index while many keys change at once) or an account limit. Clients got 503 with Retry-After; throttling of the key index delays the key mirror instead. See docs/scale-and-cost.md and the table\'s metrics.',
+    alarmDescription:
+      "DynamoDB throttled requests of the table or one of its indexes: on demand, a hot partition (the pets, the id sequence, one key's counter, a status of the status index, the key index while many keys change at once) or an account limit. Clients got 503 with Retry-After; throttling of the key index delays the key mirror instead. See docs/scale-and-cost.md and the table's metrics.",
     // DynamoDB publishes a throttle metric only when something was throttled: each term is filled
     // with 0, or the sum would have no value unless all were throttled at once.
     metric: new MathExpression({
@@ -114,10 +133,12 @@ export function addOperationsAlarms(
   });
 
   // Lambda publishes Throttles only for a function that was throttled: each term is filled with 0.
-  const throttled = Object.fromEntries(functions.map((fn, index) => [`f${index}`, fn.metricThrottles({ period, statistic: 'Sum' })]));
+  const throttled = Object.fromEntries(
+    functions.map((fn, index) => [`f${index}`, fn.metricThrottles({ period, statistic: 'Sum' })]),
+  );
   new Alarm(scope, 'FunctionThrottleAlarm', {
     alarmDescription:
-      'Lambda refused to run a function of this stage for lack of concurrency: the account\'s concurrent executions quota (shared by every stage and function of the account and region) is used up. Clients got 500 or 503. Ask for a higher quota in Service Quotas (docs/first-deploy.md).',
+      "Lambda refused to run a function of this stage for lack of concurrency: the account's concurrent executions quota (shared by every stage and function of the account and region) is used up. Clients got 500 or 503. Ask for a higher quota in Service Quotas (docs/first-deploy.md).",
     metric: new MathExpression({
       expression: filledSum(throttled),
       usingMetrics: throttled,
@@ -146,7 +167,11 @@ export function addOperationsAlarms(
       conditions: { StringEquals: { 'aws:SourceAccount': account } },
     }),
   );
-  const topic = new Topic(scope, 'AlarmTopic', { displayName: `Pet store alarms (${Stack.of(scope).stackName})`, masterKey: key, enforceSSL: true });
+  const topic = new Topic(scope, 'AlarmTopic', {
+    displayName: `Pet store alarms (${Stack.of(scope).stackName})`,
+    masterKey: key,
+    enforceSSL: true,
+  });
   // The TLS-only policy replaces SNS's default one: CloudWatch must be allowed to publish, for
   // this account's alarms only.
   topic.addToResourcePolicy(
@@ -154,7 +179,10 @@ export function addOperationsAlarms(
       principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
       actions: ['sns:Publish'],
       resources: [topic.topicArn],
-      conditions: { ArnLike: { 'aws:SourceArn': `arn:${partition}:cloudwatch:${region}:${account}:alarm:*` }, StringEquals: { 'aws:SourceAccount': account } },
+      conditions: {
+        ArnLike: { 'aws:SourceArn': `arn:${partition}:cloudwatch:${region}:${account}:alarm:*` },
+        StringEquals: { 'aws:SourceAccount': account },
+      },
     }),
   );
   if (destination.email !== undefined) topic.addSubscription(new EmailSubscription(destination.email));
@@ -164,12 +192,27 @@ export function addOperationsAlarms(
       'No alarm destination for this stage (-c alarmEmail=, -c alarmTopicArn=, or "alarmDestinations" in cdk.json\'s context): its alarms reach only the AlarmTopicArn topic, and whoever subscribed to it by hand.',
     );
   }
-  new CfnOutput(scope, 'AlarmTopicArn', { description: 'Every alarm of this stage but the release gates, and every release that did not finish, notifies this SNS topic: subscribe to it once.', value: topic.topicArn });
+  new CfnOutput(scope, 'AlarmTopicArn', {
+    description:
+      'Every alarm of this stage but the release gates, and every release that did not finish, notifies this SNS topic: subscribe to it once.',
+    value: topic.topicArn,
+  });
   return { topic, topicKey: key, release: [serverErrors, latency] };
 }
 
 /** Every alarm in the scope but `quiet`, those made elsewhere included, notifies the topic, and the destination's existing topic if any (call last). */
-export function notifyOnAlarm(scope: Construct, topic: Topic, destination: AlarmDestination, quiet: readonly Alarm[] = []): void {
-  const actions = [new SnsAction(topic), ...(destination.topicArn === undefined ? [] : [new SnsAction(Topic.fromTopicArn(scope, 'AlarmDestinationTopic', destination.topicArn))])];
-  for (const construct of scope.node.findAll()) if (construct instanceof Alarm && !quiet.includes(construct)) construct.addAlarmAction(...actions);
+export function notifyOnAlarm(
+  scope: Construct,
+  topic: Topic,
+  destination: AlarmDestination,
+  quiet: readonly Alarm[] = [],
+): void {
+  const actions = [
+    new SnsAction(topic),
+    ...(destination.topicArn === undefined
+      ? []
+      : [new SnsAction(Topic.fromTopicArn(scope, 'AlarmDestinationTopic', destination.topicArn))]),
+  ];
+  for (const construct of scope.node.findAll())
+    if (construct instanceof Alarm && !quiet.includes(construct)) construct.addAlarmAction(...actions);
 }

@@ -19,14 +19,15 @@ export class ApiGatewayAccountStack extends Stack {
     super(scope, id, props);
     const role = new Role(this, 'ApiGatewayLogsRole', {
       assumedBy: new ServicePrincipal('apigateway.amazonaws.com'),
-      description: 'API Gateway writes the access logs of this account\'s REST APIs with it (set once per account and region).',
+      description:
+        "API Gateway writes the access logs of this account's REST APIs with it (set once per account and region).",
       managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('service-role/AmazonAPIGatewayPushToCloudWatchLogs')],
     });
     role.applyRemovalPolicy(RemovalPolicy.RETAIN);
     Validations.of(role).acknowledge({
       id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
       reason:
-        'The role API Gateway itself needs to write any API\'s logs in this account and region; only API Gateway may assume it. AWS\'s policy for it allows, on every log group of the account: CreateLogGroup, CreateLogStream, PutLogEvents, DescribeLogGroups, DescribeLogStreams, GetLogEvents and FilterLogEvents.',
+        "The role API Gateway itself needs to write any API's logs in this account and region; only API Gateway may assume it. AWS's policy for it allows, on every log group of the account: CreateLogGroup, CreateLogStream, PutLogEvents, DescribeLogGroups, DescribeLogStreams, GetLogEvents and FilterLogEvents.",
     });
     const account = new CfnAccount(this, 'ApiGatewayAccount', { cloudWatchRoleArn: role.roleArn });
     account.applyRemovalPolicy(RemovalPolicy.RETAIN);

@@ -16,13 +16,18 @@ export function buildApp(app: App = new App()): { app: App; stack: Stack } {
   let stack: Stack;
   if (setup !== undefined) {
     if (setup !== 'account') throw new ConfigurationError(`Unknown setup "${String(setup)}": use -c setup=account`);
-    stack = new ApiGatewayAccountStack(app, ACCOUNT_SETUP_STACK_NAME, { description: 'Pet store: API Gateway\'s CloudWatch logging role, once per account and region' });
+    stack = new ApiGatewayAccountStack(app, ACCOUNT_SETUP_STACK_NAME, {
+      description: "Pet store: API Gateway's CloudWatch logging role, once per account and region",
+    });
   } else {
     const stage = String(app.node.tryGetContext('stage') ?? 'staging');
     if (!(STAGES as readonly string[]).includes(stage)) {
       throw new ConfigurationError(`Unknown stage "${stage}": use -c stage=${STAGES.join(' or -c stage=')}`);
     }
-    stack = new PetStoreStack(app, `PetStore-${stage}`, { stage: stage as Stage, description: `Pet store API, ${stage} stage` });
+    stack = new PetStoreStack(app, `PetStore-${stage}`, {
+      stage: stage as Stage,
+      description: `Pet store API, ${stage} stage`,
+    });
   }
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, stack };

@@ -24,7 +24,8 @@ export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
 };
 
 /** CommonJS code in a dependency may call require(); give the ESM bundle one. */
-const REQUIRE_BANNER = "import { createRequire as __petstoreCreateRequire } from 'module'; const require = __petstoreCreateRequire(import.meta.url);";
+const REQUIRE_BANNER =
+  "import { createRequire as __petstoreCreateRequire } from 'module'; const require = __petstoreCreateRequire(import.meta.url);";
 
 export const LAMBDA_BUNDLING: BundlingOptions = {
   format: OutputFormat.ESM,

@@ -48,7 +48,10 @@ export interface FunctionOptions {
  * (in prod too: the lines of the last 90 days go with a deleted stage, while the table stays).
  */
 export function logGroupSettings(retain: boolean): { retention: RetentionDays; removalPolicy: RemovalPolicy } {
-  return { retention: retain ? RetentionDays.THREE_MONTHS : RetentionDays.TWO_WEEKS, removalPolicy: RemovalPolicy.DESTROY };
+  return {
+    retention: retain ? RetentionDays.THREE_MONTHS : RetentionDays.TWO_WEEKS,
+    removalPolicy: RemovalPolicy.DESTROY,
+  };
 }
 
 export { LIVE_ALIAS };
@@ -88,7 +91,8 @@ export function petStoreFunction(scope: Construct, id: string, options: Function
   });
   Validations.of(role).acknowledge({
     id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-    reason: 'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords, which X-Ray grants on no narrower resource than *. Every other right of the function is scoped (its logs: its own log group and its streams).',
+    reason:
+      'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords, which X-Ray grants on no narrower resource than *. Every other right of the function is scoped (its logs: its own log group and its streams).',
   });
   // Each deploy publishes a version (a new one only when the code or configuration changed); the
   // alias points at it and is what every caller invokes, so its asynchronous settings are set on
@@ -97,11 +101,14 @@ export function petStoreFunction(scope: Construct, id: string, options: Function
     aliasName: LIVE_ALIAS,
     version: fn.currentVersion,
     description: `What callers of ${id} invoke.`,
-    ...(options.async === undefined ? {} : { retryAttempts: options.async.retries, maxEventAge: options.async.maxEventAge }),
+    ...(options.async === undefined
+      ? {}
+      : { retryAttempts: options.async.retries, maxEventAge: options.async.maxEventAge }),
   });
-  Validations.of(fn).acknowledge(
-    { id: 'AwsSolutions::AwsSolutions-L1', reason: 'Node.js 22 is the runtime the product is built and tested for; moving up is a deliberate change.' },
-  );
+  Validations.of(fn).acknowledge({
+    id: 'AwsSolutions::AwsSolutions-L1',
+    reason: 'Node.js 22 is the runtime the product is built and tested for; moving up is a deliberate change.',
+  });
   if (options.invocationAlarmThreshold !== undefined) {
     new Alarm(scope, `${id}RunawayAlarm`, {
       alarmDescription: `${id}: far more invocations than any plan allows; check for a loop or a flood.`,

@@ -27,7 +27,10 @@ export function grantKeyMirrorReads(mirror: PetStoreFunction, api: RestApi, stag
   const statements = [
     new PolicyStatement({
       actions: ['apigateway:GET'],
-      resources: [`${managementApi}/usageplans`, ...stagePlans.map((plan) => `${managementApi}/usageplans/${plan.usagePlanId}/keys`)],
+      resources: [
+        `${managementApi}/usageplans`,
+        ...stagePlans.map((plan) => `${managementApi}/usageplans/${plan.usagePlanId}/keys`),
+      ],
     }),
     new PolicyStatement({
       actions: ['apigateway:GET'],
@@ -53,13 +56,20 @@ export function scheduleKeyMirror(scope: Construct, mirror: PetStoreFunction, ap
   });
   const period = Duration.minutes(5);
   const runs = (statistic: string) =>
-    new Metric({ namespace: KEY_MIRROR_METRICS.namespace, metricName: KEY_MIRROR_METRICS.succeeded, dimensionsMap: { [KEY_MIRROR_METRICS.apiIdDimension]: apiId }, statistic, period });
+    new Metric({
+      namespace: KEY_MIRROR_METRICS.namespace,
+      metricName: KEY_MIRROR_METRICS.succeeded,
+      dimensionsMap: { [KEY_MIRROR_METRICS.apiIdDimension]: apiId },
+      statistic,
+      period,
+    });
   return new Alarm(scope, 'KeyMirrorAlarm', {
     alarmDescription:
-      'The key mirror went wrong in the last 5 minutes and no run succeeded (runs failing, finding a usage plan of the stage it cannot use, or not being made): console changes to keys and plans are not reaching the service; the last good copy keeps serving. See the KeyMirror function\'s log lines.',
+      "The key mirror went wrong in the last 5 minutes and no run succeeded (runs failing, finding a usage plan of the stage it cannot use, or not being made): console changes to keys and plans are not reaching the service; the last good copy keeps serving. See the KeyMirror function's log lines.",
     metric: new MathExpression({
       // Parenthesized throughout: CloudWatch documents AND and the comparisons, not their precedence.
-      expression: 'IF(((FILL(errors, 0) + FILL(dropped, 0) + FILL(refused, 0) + FILL(runs, 0) - FILL(succeeded, 0)) > 0) AND (FILL(succeeded, 0) == 0), 1, 0)',
+      expression:
+        'IF(((FILL(errors, 0) + FILL(dropped, 0) + FILL(refused, 0) + FILL(runs, 0) - FILL(succeeded, 0)) > 0) AND (FILL(succeeded, 0) == 0), 1, 0)',
       usingMetrics: {
         errors: mirror.fn.metricErrors({ period, statistic: 'Sum' }),
         dropped: mirror.fn.metric('AsyncEventsDropped', { period, statistic: 'Sum' }),

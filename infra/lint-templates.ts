@@ -14,7 +14,8 @@ import { STAGES } from './stages';
  */
 const root = join(import.meta.dirname, '..');
 /** cdk.json's context (the feature flags among it), as `cdk synth` passes it to the app; the template tests synthesize with it too. */
-export const CDK_JSON_CONTEXT = (JSON.parse(readFileSync(join(root, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> }).context ?? {};
+export const CDK_JSON_CONTEXT =
+  (JSON.parse(readFileSync(join(root, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> }).context ?? {};
 
 /** Prod needs an alarm destination (infra/alarm-destination.ts): what a synth for checking gives it (the template's shape is what is checked). */
 export const PLACEHOLDER_DESTINATION = { alarmEmail: 'alarms@example.com' };
@@ -22,7 +23,10 @@ export const PLACEHOLDER_DESTINATION = { alarmEmail: 'alarms@example.com' };
 /** Where each stage's template is written. */
 export function synthesizeStages(outdir: string, extra: Record<string, unknown> = {}): string[] {
   return STAGES.map((stage) => {
-    const app = new App({ outdir: join(outdir, stage), context: { ...CDK_JSON_CONTEXT, stage, 'aws:cdk:bundling-stacks': [], ...extra } });
+    const app = new App({
+      outdir: join(outdir, stage),
+      context: { ...CDK_JSON_CONTEXT, stage, 'aws:cdk:bundling-stacks': [], ...extra },
+    });
     const { stack } = buildApp(app);
     app.synth();
     return join(outdir, stage, stack.templateFile);
@@ -40,7 +44,11 @@ if (process.argv[1] === import.meta.filename) {
     } else {
       process.stdout.write(lint.stdout);
       process.stderr.write(lint.stderr);
-      process.stdout.write(lint.status === 0 ? `cfn-lint: no error or warning in ${templates.length} templates (${STAGES.join(', ')})\n` : '');
+      process.stdout.write(
+        lint.status === 0
+          ? `cfn-lint: no error or warning in ${templates.length} templates (${STAGES.join(', ')})\n`
+          : '',
+      );
       process.exitCode = lint.status ?? 1;
     }
   } finally {

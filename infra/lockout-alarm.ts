@@ -29,11 +29,16 @@ export function addLockoutAlarm(scope: Construct, stage: Stage): Alarm {
   const { refusedPercent, minRefusals, periodMinutes, periods } = LOCKOUT_ALARM;
   const period = Duration.minutes(periodMinutes);
   // Each operation's requests (its [operation] dimension set: every request it counted, keyed or not).
-  const served = Object.fromEntries(OPERATION_IDS.map((operation, index) => [`served${index}`, operationMetric(stage, operation, REQUEST_METRICS.requests, period)]));
+  const served = Object.fromEntries(
+    OPERATION_IDS.map((operation, index) => [
+      `served${index}`,
+      operationMetric(stage, operation, REQUEST_METRICS.requests, period),
+    ]),
+  );
   return new Alarm(scope, 'AuthorizerLockoutAlarm', {
     alarmDescription:
       `The authorizer refused over ${refusedPercent} % of the requests that reached it (at least ${minRefusals} refusals) in each of ${periods} periods of ${periodMinutes} minutes in a row: ` +
-      'customers may be locked out (a release of the authorizer, the key registry or its mirror), or only clients with bad keys were active. Compare the authorizer\'s refusals with the operations\' requests on the dashboard, and its log lines (reason of each refusal). docs/releases.md#no-silent-lock-out',
+      "customers may be locked out (a release of the authorizer, the key registry or its mirror), or only clients with bad keys were active. Compare the authorizer's refusals with the operations' requests on the dashboard, and its log lines (reason of each refusal). docs/releases.md#no-silent-lock-out",
     metric: new MathExpression({
       // Shares compared without dividing; parenthesized throughout (CloudWatch documents no precedence of AND).
       expression: `IF((FILL(refused, 0) >= ${minRefusals}) AND (100 * FILL(refused, 0) > ${refusedPercent} * (FILL(refused, 0) + ${filledSum(served)})), 1, 0)`,

@@ -16,7 +16,16 @@ import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { AUTHORIZER_RESULT_TTL_SECONDS } from '../shared/auth/authorizer-contract';
 import { BUNDLED_ASSETS_DIRECTORY, SWAGGER_UI_FILES } from '../shared/docs/reference-page';
-import { FUNCTIONS, OPERATION_IDS, OPERATIONS, RELEASED_FUNCTIONS, type FunctionDeclaration, type FunctionName, type OperationId, type SecretName } from '../functions/table';
+import {
+  FUNCTIONS,
+  OPERATION_IDS,
+  OPERATIONS,
+  RELEASED_FUNCTIONS,
+  type FunctionDeclaration,
+  type FunctionName,
+  type OperationId,
+  type SecretName,
+} from '../functions/table';
 import { API_BASE_PATH } from '../shared/http/routes';
 import { STANDARD_PLAN_LIMITS } from '../shared/limits/plans';
 import { HOOK_TIMEOUT_SECONDS } from '../shared/release-check/hook-deadlines';
@@ -83,7 +92,8 @@ export class PetStoreStack extends Stack {
     const declaredFunction = (name: FunctionName, options: Partial<FunctionOptions> = {}): PetStoreFunction => {
       const declaration: FunctionDeclaration = FUNCTIONS[name];
       // Its rights name the stage's usage plans, which exist once the API does: only the key mirror is made after it.
-      if (declaration.readsUsagePlanKeys === true && name !== 'keyMirror') throw new Error(`${name}: readsUsagePlanKeys is granted to the key mirror only (infra/key-mirror.ts)`);
+      if (declaration.readsUsagePlanKeys === true && name !== 'keyMirror')
+        throw new Error(`${name}: readsUsagePlanKeys is granted to the key mirror only (infra/key-mirror.ts)`);
       const made = petStoreFunction(this, titleOf(name), {
         entry: declaration.handler,
         retain,
@@ -99,7 +109,12 @@ export class PetStoreStack extends Stack {
       return made;
     };
     const functions = Object.fromEntries(
-      OPERATION_IDS.map((operationId) => [operationId, declaredFunction(operationId, { answers5xx: operationMetric(props.stage, operationId, REQUEST_METRICS.status5xx) })]),
+      OPERATION_IDS.map((operationId) => [
+        operationId,
+        declaredFunction(operationId, {
+          answers5xx: operationMetric(props.stage, operationId, REQUEST_METRICS.status5xx),
+        }),
+      ]),
     ) as Record<OperationId, PetStoreFunction>;
 
     // "Unauthorized" is a thrown error by API Gateway's design, so failed invocations are normal
@@ -135,12 +150,21 @@ export class PetStoreStack extends Stack {
       defaultMethodOptions: { authorizer, apiKeyRequired: true },
     });
     Validations.of(this.api).acknowledge(
-      { id: 'AwsSolutions-APIG2', reason: 'Requests are validated in the functions (checks held to the zod schemas), with the Error body the interface requires.' },
-      { id: 'AwsSolutions-COG4', reason: 'Clients authenticate with API keys as bearer tokens (the interface), checked by the REQUEST authorizer against the key registry and by the usage plans.' },
+      {
+        id: 'AwsSolutions-APIG2',
+        reason:
+          'Requests are validated in the functions (checks held to the zod schemas), with the Error body the interface requires.',
+      },
+      {
+        id: 'AwsSolutions-COG4',
+        reason:
+          'Clients authenticate with API keys as bearer tokens (the interface), checked by the REQUEST authorizer against the key registry and by the usage plans.',
+      },
     );
     Validations.of(this.api.deploymentStage).acknowledge({
       id: 'AwsSolutions-APIG6',
-      reason: 'Execution logs are off on purpose: API Gateway writes them to a log group it makes itself, without retention, that survives the stack. The access log holds a line per request with the authorizer\'s, the integration\'s and the gateway\'s error (infra/access-log.ts).',
+      reason:
+        "Execution logs are off on purpose: API Gateway writes them to a log group it makes itself, without retention, that survives the stack. The access log holds a line per request with the authorizer's, the integration's and the gateway's error (infra/access-log.ts).",
     });
 
     const resources = new Map<string, ReturnType<RestApi['root']['resourceForPath']>>();
@@ -153,15 +177,28 @@ export class PetStoreStack extends Stack {
 
     // The interface description and its reference page are public (decisions.md): no key, no authorizer.
     const docsFunction = declaredFunction('apiDocs', {
-      extraFiles: { directory: BUNDLED_ASSETS_DIRECTORY, files: SWAGGER_UI_FILES.map((file) => `node_modules/swagger-ui-dist/${file}`) },
+      extraFiles: {
+        directory: BUNDLED_ASSETS_DIRECTORY,
+        files: SWAGGER_UI_FILES.map((file) => `node_modules/swagger-ui-dist/${file}`),
+      },
     });
     const docsIntegration = new LambdaIntegration(docsFunction.live);
     for (const [name, { method, path }] of Object.entries(FUNCTIONS.apiDocs.routes)) {
       const resource = this.api.root.resourceForPath(path);
-      resource.addMethod(method, docsIntegration, { operationName: name, authorizationType: AuthorizationType.NONE, apiKeyRequired: false });
+      resource.addMethod(method, docsIntegration, {
+        operationName: name,
+        authorizationType: AuthorizationType.NONE,
+        apiKeyRequired: false,
+      });
       Validations.of(resource).acknowledge(
-        { id: 'AwsSolutions-APIG4', reason: 'The interface description and its reference page are public by design (decisions.md).' },
-        { id: 'AwsSolutions-COG4', reason: 'The interface description and its reference page are public by design (decisions.md).' },
+        {
+          id: 'AwsSolutions-APIG4',
+          reason: 'The interface description and its reference page are public by design (decisions.md).',
+        },
+        {
+          id: 'AwsSolutions-COG4',
+          reason: 'The interface description and its reference page are public by design (decisions.md).',
+        },
       );
     }
 
@@ -198,7 +235,12 @@ export class PetStoreStack extends Stack {
       invocationAlarmThreshold: undefined,
     });
     // The key the check walks the success paths with, apart from every customer's (infra/release-key.ts).
-    const releaseKey = addReleaseKey(this, { stageName: props.stage, plans: usagePlans, mirror: keyMirror, check: releaseCheck });
+    const releaseKey = addReleaseKey(this, {
+      stageName: props.stage,
+      plans: usagePlans,
+      mirror: keyMirror,
+      check: releaseCheck,
+    });
     // While a prod release's canary runs, its new versions get the walk's requests every minute, for their gates (infra/release-prober.ts).
     const releaseProber = declaredFunction('releaseProber', {
       // Its reads and its rounds, each by its deadline (shared/release-check/canary-probes.ts).
@@ -208,12 +250,24 @@ export class PetStoreStack extends Stack {
     });
     const canaryProber = addReleaseProber(this, {
       prober: releaseProber,
-      probed: { authorizer: authorizerFunction, createPet: functions.createPet, getPet: functions.getPet, listPets: functions.listPets },
+      probed: {
+        authorizer: authorizerFunction,
+        createPet: functions.createPet,
+        getPet: functions.getPet,
+        listPets: functions.listPets,
+      },
       releaseKey,
       scheduled: CANARY_OF[props.stage] !== undefined,
     });
     // The API's 5XX rate (a failing authorizer among its causes), p99 latency, DynamoDB and Lambda throttling.
-    const everyFunction = [...Object.values(functions), authorizerFunction, docsFunction, keyMirror, releaseCheck, releaseProber];
+    const everyFunction = [
+      ...Object.values(functions),
+      authorizerFunction,
+      docsFunction,
+      keyMirror,
+      releaseCheck,
+      releaseProber,
+    ];
     const alarms = addOperationsAlarms(this, {
       api: this.api,
       table,
@@ -232,12 +286,25 @@ export class PetStoreStack extends Stack {
     // version alone and by the stage's 5XX and latency alarms: an operation's failures include its
     // 5XX answers; the authorizer, whose "Unauthorized" is a failed invocation, is judged by its
     // refusals. The key mirror's alias moves at once (docs/releases.md).
-    const byName: Partial<Record<FunctionName, PetStoreFunction>> = { ...functions, authorizer: authorizerFunction, apiDocs: docsFunction, keyMirror, releaseCheck, releaseProber };
+    const byName: Partial<Record<FunctionName, PetStoreFunction>> = {
+      ...functions,
+      authorizer: authorizerFunction,
+      apiDocs: docsFunction,
+      keyMirror,
+      releaseCheck,
+      releaseProber,
+    };
     const releaseOf = (name: FunctionName): ReleaseTarget => {
       const fn = byName[name];
-      if (fn === undefined) throw new Error(`${name} is released (it has release probes) but the stack makes no function for it`);
+      if (fn === undefined)
+        throw new Error(`${name} is released (it has release probes) but the stack makes no function for it`);
       const operation = OPERATION_IDS.find((operationId) => operationId === name);
-      return { name, function: fn, ...(operation === undefined ? {} : { operation }), judgedBy: fn === authorizerFunction ? 'refusals' : 'failures' };
+      return {
+        name,
+        function: fn,
+        ...(operation === undefined ? {} : { operation }),
+        judgedBy: fn === authorizerFunction ? 'refusals' : 'failures',
+      };
     };
     const releases = addReleases(
       this,
@@ -260,7 +327,9 @@ export class PetStoreStack extends Stack {
       stage: props.stage,
       api: this.api,
       table,
-      functions: Object.fromEntries(Object.entries(functions).map(([operationId, { fn }]) => [operationId, fn])) as Record<OperationId, NodejsFunction>,
+      functions: Object.fromEntries(
+        Object.entries(functions).map(([operationId, { fn }]) => [operationId, fn]),
+      ) as Record<OperationId, NodejsFunction>,
       authorizer: authorizerFunction.fn,
       keyMirrorApiId: this.api.restApiId,
     });
@@ -270,14 +339,36 @@ export class PetStoreStack extends Stack {
     // a gate's two failures of ten invocations are no reason to wake anyone (the stage's alarms are).
     // A release that failed or was stopped does notify it (and its own alarm, on notices not delivered, is one of those below).
     noticeEndedReleases(this, releases.groups, { topic: alarms.topic, key: alarms.topicKey }, alarmDestination);
-    notifyOnAlarm(this, alarms.topic, alarmDestination, [...releases.gates, ...(canaryProber === undefined ? [] : [canaryProber.gate])]);
+    notifyOnAlarm(this, alarms.topic, alarmDestination, [
+      ...releases.gates,
+      ...(canaryProber === undefined ? [] : [canaryProber.gate]),
+    ]);
 
-    new CfnOutput(this, 'BaseUrl', { description: 'The base address of this stage (ends in /v1).', value: this.api.url.replace(/\/$/, '') });
-    new CfnOutput(this, 'TableName', { description: 'The DynamoDB table of pets, id sequence and rate counters.', value: table.tableName });
-    new CfnOutput(this, 'DashboardName', { description: 'The CloudWatch dashboard of this stage (CloudFormation names it: no two stacks collide).', value: dashboard.dashboardName });
-    new CfnOutput(this, 'ReleaseKeyId', { description: 'The release check\'s API key (its id, not its value): keep it enabled and in its usage plan (docs/release-check.md).', value: releaseKey.ref });
-    new CfnOutput(this, 'ApiId', { description: 'The REST API id, to find its keys and usage plans in the console.', value: this.api.restApiId });
-    new CfnOutput(this, 'FreeLimitPerMinute', { description: 'Free plan: requests a minute, as the service enforces them.', value: String(STANDARD_PLAN_LIMITS.free.perMinute) });
+    new CfnOutput(this, 'BaseUrl', {
+      description: 'The base address of this stage (ends in /v1).',
+      value: this.api.url.replace(/\/$/, ''),
+    });
+    new CfnOutput(this, 'TableName', {
+      description: 'The DynamoDB table of pets, id sequence and rate counters.',
+      value: table.tableName,
+    });
+    new CfnOutput(this, 'DashboardName', {
+      description: 'The CloudWatch dashboard of this stage (CloudFormation names it: no two stacks collide).',
+      value: dashboard.dashboardName,
+    });
+    new CfnOutput(this, 'ReleaseKeyId', {
+      description:
+        "The release check's API key (its id, not its value): keep it enabled and in its usage plan (docs/release-check.md).",
+      value: releaseKey.ref,
+    });
+    new CfnOutput(this, 'ApiId', {
+      description: 'The REST API id, to find its keys and usage plans in the console.',
+      value: this.api.restApiId,
+    });
+    new CfnOutput(this, 'FreeLimitPerMinute', {
+      description: 'Free plan: requests a minute, as the service enforces them.',
+      value: String(STANDARD_PLAN_LIMITS.free.perMinute),
+    });
   }
 }
 

@@ -26,18 +26,35 @@ export const RELEASE_API_KEY_ID = 'RELEASE_API_KEY_ID';
  * hour) takes the authorizer's `Unauthorized` for it as "not in the registry yet", noted in its log,
  * instead of a failure (shared/release-check/success-walk.ts). Every later release judges it.
  */
-export function addReleaseKey(scope: Construct, options: { readonly stageName: string; readonly plans: Readonly<Record<PlanName, UsagePlan>>; readonly mirror: PetStoreFunction; readonly check: PetStoreFunction }): CfnApiKey {
+export function addReleaseKey(
+  scope: Construct,
+  options: {
+    readonly stageName: string;
+    readonly plans: Readonly<Record<PlanName, UsagePlan>>;
+    readonly mirror: PetStoreFunction;
+    readonly check: PetStoreFunction;
+  },
+): CfnApiKey {
   const { stageName, plans, mirror, check } = options;
   const key = new CfnApiKey(scope, 'ReleaseKey', {
     name: `petstore-${stageName}-release-check`,
     description: `The release check's key (docs/release-check.md): its requests and pets are apart from every customer's. Keep it enabled and in the ${RELEASE_KEY_PLAN} plan; the stack manages it.`,
     enabled: true,
   });
-  const inPlan = new CfnUsagePlanKey(scope, 'ReleaseKeyInPlan', { keyId: key.ref, keyType: 'API_KEY', usagePlanId: plans[RELEASE_KEY_PLAN].usagePlanId });
+  const inPlan = new CfnUsagePlanKey(scope, 'ReleaseKeyInPlan', {
+    keyId: key.ref,
+    keyType: 'API_KEY',
+    usagePlanId: plans[RELEASE_KEY_PLAN].usagePlanId,
+  });
   mirror.fn.addEnvironment(RELEASE_API_KEY_ID, key.ref);
   inPlan.node.addDependency(mirror.live);
   check.fn.addEnvironment(RELEASE_API_KEY_ID, key.ref);
   const { partition, region } = Stack.of(scope);
-  check.fn.addToRolePolicy(new PolicyStatement({ actions: ['apigateway:GET'], resources: [`arn:${partition}:apigateway:${region}::/apikeys/${key.ref}`] }));
+  check.fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['apigateway:GET'],
+      resources: [`arn:${partition}:apigateway:${region}::/apikeys/${key.ref}`],
+    }),
+  );
   return key;
 }

@@ -56,14 +56,27 @@ export interface ProbeRate {
 export const NO_PROBES: ProbeRate = { least: 0, most: 0 };
 
 /** The new version's invocations in one period at `requestsPerMinute` to the function in all (both versions), and the prober's: the fewest (catching) or the most (false alarm). */
-export function invocationsPerPeriod(canary: Canary, gate: FailureGate, requestsPerMinute: number, bound: Bound = 'catching', probes: ProbeRate = NO_PROBES): number {
+export function invocationsPerPeriod(
+  canary: Canary,
+  gate: FailureGate,
+  requestsPerMinute: number,
+  bound: Bound = 'catching',
+  probes: ProbeRate = NO_PROBES,
+): number {
   const exact = (requestsPerMinute * canary.percent * gate.periodMinutes) / 100;
   if (bound === 'catching') return Math.floor(exact) + probes.least * (gate.periodMinutes - 1);
   return Math.ceil(exact) + probes.most * (gate.periodMinutes + 1);
 }
 
 /** The chance one period fires: the least (catching) or the most (false alarm) over every count of invocations from the fewest to the most a period may hold. */
-export function periodChance(canary: Canary, gate: FailureGate, requestsPerMinute: number, failureRate: number, bound: Bound, probes: ProbeRate = NO_PROBES): number {
+export function periodChance(
+  canary: Canary,
+  gate: FailureGate,
+  requestsPerMinute: number,
+  failureRate: number,
+  bound: Bound,
+  probes: ProbeRate = NO_PROBES,
+): number {
   const fewest = invocationsPerPeriod(canary, gate, requestsPerMinute, 'catching', probes);
   const most = invocationsPerPeriod(canary, gate, requestsPerMinute, 'falseAlarm', probes);
   let chance = bound === 'catching' ? 1 : 0;
@@ -114,14 +127,32 @@ export function binomialAtLeast(n: number, p: number, k: number): number {
 }
 
 /** The chance the gate rolls back a version failing `failureRate` of its requests: a lower bound when catching, an upper one for a good version. */
-export function rollbackChance(canary: Canary, gate: FailureGate, requestsPerMinute: number, failureRate: number, bound: Bound = 'catching', probes: ProbeRate = NO_PROBES): number {
-  return 1 - (1 - periodChance(canary, gate, requestsPerMinute, failureRate, bound, probes)) ** judgedPeriods(canary, gate, bound);
+export function rollbackChance(
+  canary: Canary,
+  gate: FailureGate,
+  requestsPerMinute: number,
+  failureRate: number,
+  bound: Bound = 'catching',
+  probes: ProbeRate = NO_PROBES,
+): number {
+  return (
+    1 -
+    (1 - periodChance(canary, gate, requestsPerMinute, failureRate, bound, probes)) **
+      judgedPeriods(canary, gate, bound)
+  );
 }
 
 /** The smallest failure rate (in steps of 0.1 %) surely rolled back with at least `chance`. */
-export function smallestCaught(canary: Canary, gate: FailureGate, requestsPerMinute: number, chance: number, probes: ProbeRate = NO_PROBES): number | undefined {
+export function smallestCaught(
+  canary: Canary,
+  gate: FailureGate,
+  requestsPerMinute: number,
+  chance: number,
+  probes: ProbeRate = NO_PROBES,
+): number | undefined {
   for (let tenths = 1; tenths <= 1000; tenths += 1) {
-    if (rollbackChance(canary, gate, requestsPerMinute, tenths / 1000, 'catching', probes) >= chance) return tenths / 1000;
+    if (rollbackChance(canary, gate, requestsPerMinute, tenths / 1000, 'catching', probes) >= chance)
+      return tenths / 1000;
   }
   return undefined;
 }
@@ -159,7 +190,12 @@ export function refusalFalseAlarmChance(canary: Canary, gate: RefusalGate, share
 }
 
 /** The worst of refusalFalseAlarmChance over the refused shares and the new version's invocations given. */
-export function worstRefusalFalseAlarm(canary: Canary, gate: RefusalGate, shares: readonly number[], invocations: readonly number[]): { chance: number; share: number; invocations: number } {
+export function worstRefusalFalseAlarm(
+  canary: Canary,
+  gate: RefusalGate,
+  shares: readonly number[],
+  invocations: readonly number[],
+): { chance: number; share: number; invocations: number } {
   let worst = { chance: 0, share: 0, invocations: 0 };
   for (const share of shares) {
     for (const n of invocations) {

@@ -27,26 +27,53 @@ export const RELEASE_PROBER_SCHEDULE = Duration.minutes(1);
  */
 export function addReleaseProber(
   scope: Construct,
-  options: { readonly prober: PetStoreFunction; readonly probed: Readonly<Record<WalkFunction, PetStoreFunction>>; readonly releaseKey: CfnApiKey; readonly scheduled: boolean },
+  options: {
+    readonly prober: PetStoreFunction;
+    readonly probed: Readonly<Record<WalkFunction, PetStoreFunction>>;
+    readonly releaseKey: CfnApiKey;
+    readonly scheduled: boolean;
+  },
 ): { readonly rule: Rule; readonly gate: Alarm } | undefined {
   const { prober, probed, releaseKey, scheduled } = options;
   const functions = Object.values(probed).map(({ fn }) => fn);
-  prober.fn.addEnvironment(CANARY_PROBE_FUNCTIONS, Stack.of(scope).toJsonString(Object.fromEntries(Object.entries(probed).map(([name, { fn }]) => [name, fn.functionArn]))));
+  prober.fn.addEnvironment(
+    CANARY_PROBE_FUNCTIONS,
+    Stack.of(scope).toJsonString(
+      Object.fromEntries(Object.entries(probed).map(([name, { fn }]) => [name, fn.functionArn])),
+    ),
+  );
   prober.fn.addEnvironment(RELEASE_API_KEY_ID, releaseKey.ref);
   // GetAlias names the function and the alias: both ARNs, so whichever IAM checks, no wildcard.
-  prober.role.addToPolicy(new PolicyStatement({ actions: ['lambda:GetAlias'], resources: functions.flatMap((fn) => [fn.functionArn, `${fn.functionArn}:${LIVE_ALIAS}`]) }));
-  prober.role.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: functions.map((fn) => `${fn.functionArn}:*`) }));
+  prober.role.addToPolicy(
+    new PolicyStatement({
+      actions: ['lambda:GetAlias'],
+      resources: functions.flatMap((fn) => [fn.functionArn, `${fn.functionArn}:${LIVE_ALIAS}`]),
+    }),
+  );
+  prober.role.addToPolicy(
+    new PolicyStatement({
+      actions: ['lambda:InvokeFunction'],
+      resources: functions.map((fn) => `${fn.functionArn}:*`),
+    }),
+  );
   const { partition, region } = Stack.of(scope);
-  prober.role.addToPolicy(new PolicyStatement({ actions: ['apigateway:GET'], resources: [`arn:${partition}:apigateway:${region}::/apikeys/${releaseKey.ref}`] }));
+  prober.role.addToPolicy(
+    new PolicyStatement({
+      actions: ['apigateway:GET'],
+      resources: [`arn:${partition}:apigateway:${region}::/apikeys/${releaseKey.ref}`],
+    }),
+  );
   Validations.of(prober.role).acknowledge(
     ...functions.map((fn) => ({
       id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${Stack.of(fn).getLogicalId(fn.node.defaultChild as never)}.Arn>:*]`,
-      reason: 'The probed function\'s qualified ARNs, to invoke the version a release is shifting to (its number changes with each release): this function only.',
+      reason:
+        "The probed function's qualified ARNs, to invoke the version a release is shifting to (its number changes with each release): this function only.",
     })),
   );
   const rule = scheduled
     ? new Rule(scope, 'ReleaseProberSchedule', {
-        description: 'While a release shifts traffic, sends the new versions the release walk\'s requests, for their gates (docs/releases.md).',
+        description:
+          "While a release shifts traffic, sends the new versions the release walk's requests, for their gates (docs/releases.md).",
         schedule: Schedule.rate(RELEASE_PROBER_SCHEDULE),
         // No retry and no late run: the next minute's run comes.
         targets: [new LambdaFunction(prober.live, { retryAttempts: 0, maxEventAge: Duration.minutes(1) })],
@@ -54,7 +81,8 @@ export function addReleaseProber(
     : undefined;
   // A probed alias moves (a release) once the prober, its rights and its schedule are in place: on
   // the update that brings them, the canary is probed from its first minute too.
-  for (const { live } of Object.values(probed)) live.node.addDependency(prober.role, prober.live, ...(rule === undefined ? [] : [rule]));
+  for (const { live } of Object.values(probed))
+    live.node.addDependency(prober.role, prober.live, ...(rule === undefined ? [] : [rule]));
   if (rule === undefined) return undefined;
   // A release gate of the probed functions: a canary the prober could not probe as the gates'
   // arithmetic needs (a run that failed: an alias or the key unreadable, too few requests judged;
@@ -69,7 +97,12 @@ export function addReleaseProber(
   };
   const gate = new Alarm(scope, 'CanaryProbesReleaseAlarm', {
     alarmDescription: `A release prober's run failed or never came in the last 5 minutes (an alias or the release key unreadable, fewer than ${CANARY_MIN_JUDGED_PER_MINUTE} requests of a shifting function judged in a run, a run dropped or not invoked): a canary is not judged as its gates need. During a prod release this rolls the new versions back; see the ReleaseProber function's log lines.`,
-    metric: new MathExpression({ expression: filledSum(lost), usingMetrics: lost, period, label: 'prober runs failed or lost' }),
+    metric: new MathExpression({
+      expression: filledSum(lost),
+      usingMetrics: lost,
+      period,
+      label: 'prober runs failed or lost',
+    }),
     threshold: 1,
     evaluationPeriods: 1,
     comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,

@@ -1,6 +1,19 @@
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData, type IAlarm, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
-import { LambdaApplication, LambdaDeploymentConfig, LambdaDeploymentGroup, TrafficRouting } from 'aws-cdk-lib/aws-codedeploy';
+import {
+  Alarm,
+  ComparisonOperator,
+  MathExpression,
+  Metric,
+  TreatMissingData,
+  type IAlarm,
+  type IMetric,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  LambdaApplication,
+  LambdaDeploymentConfig,
+  LambdaDeploymentGroup,
+  TrafficRouting,
+} from 'aws-cdk-lib/aws-codedeploy';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { AUTHORIZER_DIMENSIONS, AUTHORIZER_FUNCTION } from '../shared/auth/refusal-metrics';
@@ -52,7 +65,12 @@ export const CANARY_PROBE_RATE: ProbeRate = { least: CANARY_MIN_JUDGED_PER_MINUT
  * count, not a p99: of fewer than 100 invocations the p99 is the slowest one, which a single slow
  * first call to a datastore would decide. Lambda's Duration leaves a cold start's init out.
  */
-export const VERSION_LATENCY_GATE: { readonly slowMs: number; readonly percent: number; readonly minInvocations: number; readonly minSlow: number } = { slowMs: P99_LATENCY_ALARM_MS, percent: 1, minInvocations: 10, minSlow: 2 };
+export const VERSION_LATENCY_GATE: {
+  readonly slowMs: number;
+  readonly percent: number;
+  readonly minInvocations: number;
+  readonly minSlow: number;
+} = { slowMs: P99_LATENCY_ALARM_MS, percent: 1, minInvocations: 10, minSlow: 2 };
 
 /**
  * The authorizer's gate: its new version refused (401 or 429) more than 3 times the share of its
@@ -102,13 +120,22 @@ export interface ReleaseOptions {
  * they are returned, since they notify no one (infra/alarms.ts, notifyOnAlarm), and so are the groups,
  * whose failed or stopped releases do (infra/release-notices.ts).
  */
-export function addReleases(scope: Construct, released: Record<string, ReleaseTarget>, options: ReleaseOptions): { gates: Alarm[]; groups: Record<string, WatchedRelease> } {
+export function addReleases(
+  scope: Construct,
+  released: Record<string, ReleaseTarget>,
+  options: ReleaseOptions,
+): { gates: Alarm[]; groups: Record<string, WatchedRelease> } {
   const canary = CANARY_OF[options.stage];
   const config =
     canary === undefined
       ? LambdaDeploymentConfig.ALL_AT_ONCE
       : // No name: CloudFormation makes one per stack, so the stages of an account never collide.
-        new LambdaDeploymentConfig(scope, 'ReleaseCanary', { trafficRouting: TrafficRouting.timeBasedCanary({ percentage: canary.percent, interval: Duration.minutes(canary.minutes) }) });
+        new LambdaDeploymentConfig(scope, 'ReleaseCanary', {
+          trafficRouting: TrafficRouting.timeBasedCanary({
+            percentage: canary.percent,
+            interval: Duration.minutes(canary.minutes),
+          }),
+        });
   const application = new LambdaApplication(scope, 'Releases');
   const role = new Role(scope, 'ReleasesRole', {
     assumedBy: new ServicePrincipal('codedeploy.amazonaws.com'),
@@ -123,16 +150,20 @@ export function addReleases(scope: Construct, released: Record<string, ReleaseTa
     }),
   );
   // CodeDeploy invokes the hook unqualified: its $LATEST, which this stack update has already made.
-  role.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [options.check.fn.functionArn] }));
+  role.addToPolicy(
+    new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [options.check.fn.functionArn] }),
+  );
   role.addToPolicy(new PolicyStatement({ actions: ['cloudwatch:DescribeAlarms'], resources: ['*'] }));
   Validations.of(role).acknowledge(
     {
       id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-      reason: 'cloudwatch:DescribeAlarms, to read the state of the alarms that stop a release: read-only, and what AWS\'s own CodeDeploy policy grants it on.',
+      reason:
+        "cloudwatch:DescribeAlarms, to read the state of the alarms that stop a release: read-only, and what AWS's own CodeDeploy policy grants it on.",
     },
     ...Object.values(released).map(({ function: { fn } }) => ({
       id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${Stack.of(fn).getLogicalId(fn.node.defaultChild as never)}.Arn>:*]`,
-      reason: 'The function\'s qualified ARNs (its live alias and versions), which GetAlias, UpdateAlias and GetProvisionedConcurrencyConfig act on: this function only.',
+      reason:
+        "The function's qualified ARNs (its live alias and versions), which GetAlias, UpdateAlias and GetProvisionedConcurrencyConfig act on: this function only.",
     })),
   );
 
@@ -143,7 +174,12 @@ export function addReleases(scope: Construct, released: Record<string, ReleaseTa
     const own =
       canary === undefined
         ? []
-        : [versionLatencyGate(scope, id, item), ...(item.judgedBy === 'failures' ? [versionFailureGate(scope, id, item, options.stage)] : [refusalGate(scope, id, item, options.stage), authorizerProbeGate(scope, id, item, options.stage)])];
+        : [
+            versionLatencyGate(scope, id, item),
+            ...(item.judgedBy === 'failures'
+              ? [versionFailureGate(scope, id, item, options.stage)]
+              : [refusalGate(scope, id, item, options.stage), authorizerProbeGate(scope, id, item, options.stage)]),
+          ];
     gates.push(...own);
     const group = new LambdaDeploymentGroup(scope, `${id}Release`, {
       application,
@@ -152,7 +188,14 @@ export function addReleases(scope: Construct, released: Record<string, ReleaseTa
       role: role.withoutPolicyUpdates(),
       deploymentConfig: config,
       preHook: options.check.fn,
-      alarms: canary === undefined ? [] : [...options.stageAlarms, ...own, ...(options.canaryProbesGate !== undefined && isProbed(item.name) ? [options.canaryProbesGate] : [])],
+      alarms:
+        canary === undefined
+          ? []
+          : [
+              ...options.stageAlarms,
+              ...own,
+              ...(options.canaryProbesGate !== undefined && isProbed(item.name) ? [options.canaryProbesGate] : []),
+            ],
       ignoreAlarmConfiguration: canary !== undefined && options.ignoreAlarms,
     });
     // The alias moves (a release) once CodeDeploy's rights, the hook's code, its list of versions
@@ -173,16 +216,26 @@ export function addReleases(scope: Construct, released: Record<string, ReleaseTa
  * RELEASE_CHECK_TARGETS tells it which versions (function name → qualified ARN).
  */
 function grantReleaseCheck(check: PetStoreFunction, released: Record<string, ReleaseTarget>): void {
-  check.role.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: Object.values(released).map(({ function: { fn } }) => `${fn.functionArn}:*`) }));
+  check.role.addToPolicy(
+    new PolicyStatement({
+      actions: ['lambda:InvokeFunction'],
+      resources: Object.values(released).map(({ function: { fn } }) => `${fn.functionArn}:*`),
+    }),
+  );
   Validations.of(check.role).acknowledge(
     ...Object.values(released).map(({ function: { fn } }) => ({
       id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${Stack.of(fn).getLogicalId(fn.node.defaultChild as never)}.Arn>:*]`,
-      reason: 'The released function\'s qualified ARNs, to invoke the version a release checks before it takes traffic: this function only, and a policy that does not change with each release.',
+      reason:
+        "The released function's qualified ARNs, to invoke the version a release checks before it takes traffic: this function only, and a policy that does not change with each release.",
     })),
   );
   check.fn.addEnvironment(
     RELEASE_CHECK_TARGETS,
-    Stack.of(check.fn).toJsonString(Object.fromEntries(Object.values(released).map(({ name, function: { fn } }) => [name, fn.currentVersion.functionArn]))),
+    Stack.of(check.fn).toJsonString(
+      Object.fromEntries(
+        Object.values(released).map(({ name, function: { fn } }) => [name, fn.currentVersion.functionArn]),
+      ),
+    ),
   );
 }
 
@@ -194,18 +247,30 @@ function versionMetric({ fn }: PetStoreFunction, metricName: string, statistic: 
   return new Metric({
     namespace: 'AWS/Lambda',
     metricName,
-    dimensionsMap: { FunctionName: fn.functionName, Resource: `${fn.functionName}:${LIVE_ALIAS}`, ExecutedVersion: fn.currentVersion.version },
+    dimensionsMap: {
+      FunctionName: fn.functionName,
+      Resource: `${fn.functionName}:${LIVE_ALIAS}`,
+      ExecutedVersion: fn.currentVersion.version,
+    },
     statistic,
     period,
   });
 }
 
 /** The release prober's count of a version's requests (`sent`) or of their failures that its own metrics do not count (`failed`). */
-function canaryProbeMetric({ name, function: released }: ReleaseTarget, which: keyof typeof CANARY_PROBE_METRICS, stage: Stage, period: Duration): IMetric {
+function canaryProbeMetric(
+  { name, function: released }: ReleaseTarget,
+  which: keyof typeof CANARY_PROBE_METRICS,
+  stage: Stage,
+  period: Duration,
+): IMetric {
   return new Metric({
     namespace: metricsNamespaceOf(stage),
     metricName: CANARY_PROBE_METRICS[which],
-    dimensionsMap: { [CANARY_PROBE_DIMENSIONS.function]: name, [CANARY_PROBE_DIMENSIONS.version]: released.fn.currentVersion.version },
+    dimensionsMap: {
+      [CANARY_PROBE_DIMENSIONS.function]: name,
+      [CANARY_PROBE_DIMENSIONS.version]: released.fn.currentVersion.version,
+    },
     statistic: 'Sum',
     period,
   });
@@ -233,7 +298,10 @@ function versionFailureGate(scope: Construct, id: string, target: ReleaseTarget,
     usingMetrics.answers5xx = new Metric({
       namespace: metricsNamespaceOf(stage),
       metricName: REQUEST_METRICS.status5xx,
-      dimensionsMap: { [METRIC_DIMENSIONS.operation]: operation, [METRIC_DIMENSIONS.version]: released.fn.currentVersion.version },
+      dimensionsMap: {
+        [METRIC_DIMENSIONS.operation]: operation,
+        [METRIC_DIMENSIONS.version]: released.fn.currentVersion.version,
+      },
       statistic: 'Sum',
       period,
     });
@@ -241,7 +309,7 @@ function versionFailureGate(scope: Construct, id: string, target: ReleaseTarget,
   }
   const { percent, minInvocations, minFailures } = VERSION_GATE;
   return new Alarm(scope, `${id}ReleaseAlarm`, {
-    alarmDescription: `${id}: its version now live (or being released): over ${percent} % of its invocations failed in 5 minutes (crashes, timeouts, throttles${operation === undefined ? '' : ', answers of 500 or more'}${isProbed(target.name) ? ', the release prober\'s requests it failed' : ''}; at least ${minInvocations} invocations and ${minFailures} failures). During a prod release this rolls the new version back.`,
+    alarmDescription: `${id}: its version now live (or being released): over ${percent} % of its invocations failed in 5 minutes (crashes, timeouts, throttles${operation === undefined ? '' : ', answers of 500 or more'}${isProbed(target.name) ? ", the release prober's requests it failed" : ''}; at least ${minInvocations} invocations and ${minFailures} failures). During a prod release this rolls the new version back.`,
     metric: new MathExpression({
       // Parenthesized throughout: CloudWatch documents AND and >=, not their precedence.
       expression: `IF(((${invocations}) >= ${minInvocations}) AND ((${failures}) >= ${minFailures}), 100 * (${failures}) / (${invocations}), 0)`,
@@ -264,7 +332,10 @@ function versionLatencyGate(scope: Construct, id: string, { function: released }
     metric: new MathExpression({
       expression: `IF((invocations >= ${minInvocations}) AND (FILL(slow, 0) >= ${minSlow}), 100 * FILL(slow, 0) / invocations, 0)`,
       // TC(a:): the trimmed count, here of the invocations that lasted over a milliseconds (the lower bound excluded).
-      usingMetrics: { invocations: versionMetric(released, 'Invocations', 'Sum', period), slow: versionMetric(released, 'Duration', `TC(${slowMs}:)`, period) },
+      usingMetrics: {
+        invocations: versionMetric(released, 'Invocations', 'Sum', period),
+        slow: versionMetric(released, 'Duration', `TC(${slowMs}:)`, period),
+      },
       period,
       label: 'slow invocations of the version, %',
     }),
@@ -286,7 +357,14 @@ function refusalGate(scope: Construct, id: string, { function: released }: Relea
         `IF((FILL(newRefusals, 0) >= ${minRefusals}) AND ((FILL(allInvocations, 0) - FILL(newInvocations, 0)) >= ${minOtherInvocations}) AND ` +
         `(FILL(newRefusals, 0) * (FILL(allInvocations, 0) - FILL(newInvocations, 0)) > ${factor} * (FILL(allRefusals, 0) - FILL(newRefusals, 0)) * FILL(newInvocations, 0)), 1, 0)`,
       usingMetrics: {
-        newRefusals: authorizerRefusals(stage, { [AUTHORIZER_DIMENSIONS.function]: AUTHORIZER_FUNCTION, [AUTHORIZER_DIMENSIONS.version]: released.fn.currentVersion.version }, period),
+        newRefusals: authorizerRefusals(
+          stage,
+          {
+            [AUTHORIZER_DIMENSIONS.function]: AUTHORIZER_FUNCTION,
+            [AUTHORIZER_DIMENSIONS.version]: released.fn.currentVersion.version,
+          },
+          period,
+        ),
         allRefusals: authorizerRefusals(stage, { [AUTHORIZER_DIMENSIONS.function]: AUTHORIZER_FUNCTION }, period),
         newInvocations: versionMetric(released, 'Invocations', 'Sum', period),
         allInvocations: released.live.metricInvocations({ period, statistic: 'Sum' }),
@@ -315,7 +393,10 @@ function authorizerProbeGate(scope: Construct, id: string, target: ReleaseTarget
     alarmDescription: `${id}: while a new version is being released, it refused (or answered wrongly) over ${percent} % of the release key's requests the release prober sent it in 5 minutes (at least ${minInvocations} requests and ${minFailures} failures). During a prod release this rolls the new version back.`,
     metric: new MathExpression({
       expression: `IF((FILL(probes, 0) >= ${minInvocations}) AND (FILL(failedProbes, 0) >= ${minFailures}), 100 * FILL(failedProbes, 0) / FILL(probes, 0), 0)`,
-      usingMetrics: { probes: canaryProbeMetric(target, 'sent', stage, period), failedProbes: canaryProbeMetric(target, 'failed', stage, period) },
+      usingMetrics: {
+        probes: canaryProbeMetric(target, 'sent', stage, period),
+        failedProbes: canaryProbeMetric(target, 'failed', stage, period),
+      },
       period,
       label: 'the release key refused by the version, %',
     }),

@@ -19,6 +19,7 @@ export const ALARM_DESTINATION_REQUIRED: Readonly<Record<Stage, boolean>> = { st
  * release drill (local/release-environment.ts) the same.
  */
 export function stageEnvironmentOf(name: FunctionName, stage: Stage): Record<string, string> {
-  if (name in OPERATIONS || name === 'authorizer' || name === 'releaseProber') return { METRICS_NAMESPACE: metricsNamespaceOf(stage) };
+  if (name in OPERATIONS || name === 'authorizer' || name === 'releaseProber')
+    return { METRICS_NAMESPACE: metricsNamespaceOf(stage) };
   return {};
 }

@@ -1,7 +1,13 @@
 import { Tags } from 'aws-cdk-lib';
 import { Period, type IRestApi, type Stage, type UsagePlan } from 'aws-cdk-lib/aws-apigateway';
 import { API_ID_TAG, PER_DAY_TAG, PER_MINUTE_TAG, PLAN_TAG } from '../shared/auth/key-mirror';
-import { ENTERPRISE_TEMPLATE_LIMITS, PLAN_NAMES, STANDARD_PLAN_LIMITS, type PlanName, type RateLimits } from '../shared/limits/plans';
+import {
+  ENTERPRISE_TEMPLATE_LIMITS,
+  PLAN_NAMES,
+  STANDARD_PLAN_LIMITS,
+  type PlanName,
+  type RateLimits,
+} from '../shared/limits/plans';
 
 /**
  * The usage plans' numbers, derived from the plan table the limiter enforces, with a margin so
@@ -26,7 +32,7 @@ export interface UsagePlanNumbers {
 
 export function usagePlanNumbers(limits: RateLimits): UsagePlanNumbers {
   return {
-    rateLimit: Math.ceil(((limits.perMinute / 60) * USAGE_PLAN_MARGIN.rate) * 100) / 100,
+    rateLimit: Math.ceil((limits.perMinute / 60) * USAGE_PLAN_MARGIN.rate * 100) / 100,
     burstLimit: Math.min(USAGE_PLAN_MARGIN.maxBurst, Math.ceil(limits.perMinute * USAGE_PLAN_MARGIN.burst)),
     // Integer arithmetic: 100,000 × 1.1 would be 110,000.00000000001 in floating point.
     quota: limits.perDay + Math.ceil((limits.perDay * USAGE_PLAN_MARGIN.quotaPercent) / 100),
@@ -40,7 +46,11 @@ export function limitsOf(plan: PlanName): RateLimits {
 const TITLES: Record<PlanName, string> = { free: 'Free', pro: 'Pro', business: 'Business', enterprise: 'Enterprise' };
 
 /** One usage plan per plan, bound to the stage and tagged so the key mirror can tell which it is. */
-export function addUsagePlans(api: IRestApi & { addUsagePlan: (id: string, props: object) => UsagePlan }, stage: Stage, stageName: string): Record<PlanName, UsagePlan> {
+export function addUsagePlans(
+  api: IRestApi & { addUsagePlan: (id: string, props: object) => UsagePlan },
+  stage: Stage,
+  stageName: string,
+): Record<PlanName, UsagePlan> {
   const plans = {} as Record<PlanName, UsagePlan>;
   for (const plan of PLAN_NAMES) {
     const limits = limitsOf(plan);

@@ -32,7 +32,10 @@ const blockWith429 = {
       responseCode: EDGE_REFUSAL.status,
       customResponseBodyKey: 'rateLimited',
       // Content-Type comes from the custom response body's own type.
-      responseHeaders: [{ name: 'Retry-After', value: String(EDGE_REFUSAL.retryAfterSeconds) }, ...fixedHeaders(EDGE_REFUSAL.headers)],
+      responseHeaders: [
+        { name: 'Retry-After', value: String(EDGE_REFUSAL.retryAfterSeconds) },
+        ...fixedHeaders(EDGE_REFUSAL.headers),
+      ],
     },
   },
 };
@@ -49,11 +52,18 @@ export const wafMetricName = (stage: Stage, name: string) => `petstore-${stage}-
 
 export function addWebAcl(scope: Construct, apiStage: ApiStage, stage: Stage): CfnWebACL {
   // A limit above what WAF inspects would need the web ACL's paid body inspection (associationConfig).
-  if (WAF_RULES.maxBodyBytes > WAF_BODY_INSPECTION_BYTES) throw new Error(`the body limit (${WAF_RULES.maxBodyBytes} bytes) is above what WAF inspects at API Gateway by default (${WAF_BODY_INSPECTION_BYTES})`);
+  if (WAF_RULES.maxBodyBytes > WAF_BODY_INSPECTION_BYTES)
+    throw new Error(
+      `the body limit (${WAF_RULES.maxBodyBytes} bytes) is above what WAF inspects at API Gateway by default (${WAF_BODY_INSPECTION_BYTES})`,
+    );
   const acl = new CfnWebACL(scope, 'WebAcl', {
     scope: 'REGIONAL',
     defaultAction: { allow: {} },
-    visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: wafMetricName(stage, 'web-acl'), sampledRequestsEnabled: true },
+    visibilityConfig: {
+      cloudWatchMetricsEnabled: true,
+      metricName: wafMetricName(stage, 'web-acl'),
+      sampledRequestsEnabled: true,
+    },
     customResponseBodies: {
       rateLimited: {
         contentType: 'APPLICATION_JSON',
@@ -76,19 +86,36 @@ export function addWebAcl(scope: Construct, apiStage: ApiStage, stage: Stage): C
             limit: WAF_RULES.unauthenticatedPerMinute,
             scopeDownStatement: {
               notStatement: {
-                statement: { sizeConstraintStatement: { fieldToMatch: { singleHeader: { Name: 'authorization' } }, comparisonOperator: 'GT', size: 0, textTransformations: [{ priority: 0, type: 'NONE' }] } },
+                statement: {
+                  sizeConstraintStatement: {
+                    fieldToMatch: { singleHeader: { Name: 'authorization' } },
+                    comparisonOperator: 'GT',
+                    size: 0,
+                    textTransformations: [{ priority: 0, type: 'NONE' }],
+                  },
+                },
               },
             },
           },
         },
-        visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: wafMetricName(stage, 'unauthenticated-per-address'), sampledRequestsEnabled: true },
+        visibilityConfig: {
+          cloudWatchMetricsEnabled: true,
+          metricName: wafMetricName(stage, 'unauthenticated-per-address'),
+          sampledRequestsEnabled: true,
+        },
       },
       {
         name: 'flood-per-address',
         priority: 1,
         action: blockWith429,
-        statement: { rateBasedStatement: { aggregateKeyType: 'IP', evaluationWindowSec: 60, limit: WAF_RULES.floodPerMinute } },
-        visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: wafMetricName(stage, 'flood-per-address'), sampledRequestsEnabled: true },
+        statement: {
+          rateBasedStatement: { aggregateKeyType: 'IP', evaluationWindowSec: 60, limit: WAF_RULES.floodPerMinute },
+        },
+        visibilityConfig: {
+          cloudWatchMetricsEnabled: true,
+          metricName: wafMetricName(stage, 'flood-per-address'),
+          sampledRequestsEnabled: true,
+        },
       },
       {
         // After the rate rules, so that requests refused for their size are counted there too.
@@ -111,7 +138,11 @@ export function addWebAcl(scope: Construct, apiStage: ApiStage, stage: Stage): C
             textTransformations: [{ priority: 0, type: 'NONE' }],
           },
         },
-        visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: wafMetricName(stage, 'body-too-large'), sampledRequestsEnabled: true },
+        visibilityConfig: {
+          cloudWatchMetricsEnabled: true,
+          metricName: wafMetricName(stage, 'body-too-large'),
+          sampledRequestsEnabled: true,
+        },
       },
     ],
   });

@@ -80,7 +80,10 @@ export function toProxyEvent(
       domainName,
       domainPrefix: 'localhost',
       httpMethod: method,
-      identity: { sourceIp: request.socket.remoteAddress ?? '127.0.0.1', userAgent: request.headers['user-agent'] ?? null },
+      identity: {
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: request.headers['user-agent'] ?? null,
+      },
       path: url.pathname,
       protocol: `HTTP/${request.httpVersion}`,
       requestId,

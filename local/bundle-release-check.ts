@@ -8,7 +8,11 @@ import { now } from '../shared/clock';
 import { runCanaryProbes, type CanaryTally } from '../shared/release-check/canary-probes';
 import { RELEASE_KEY_PLAN, releasePrincipal } from '../shared/release-check/check-identity';
 import type { Invoke } from '../shared/release-check/invocation';
-import { runReleaseCheck, type ReleaseCheckOptions, type ReleaseCheckResult } from '../shared/release-check/run-release-check';
+import {
+  runReleaseCheck,
+  type ReleaseCheckOptions,
+  type ReleaseCheckResult,
+} from '../shared/release-check/run-release-check';
 import { WALK_FUNCTIONS, type WalkFunction } from '../shared/release-check/success-walk';
 import { ensureTable } from './create-table';
 import { clientFor, type DynamoDbTarget } from './dynamodb-target';
@@ -37,7 +41,9 @@ export interface BundleCheckOptions {
 export async function checkBundles(options: BundleCheckOptions): Promise<ReleaseCheckResult<ReleasedFunction>> {
   const { waits } = options;
   // The key is in the registry before the check starts (no creation time: an authorizer that refuses it fails).
-  return withReleasedBundles(options, (invoke, releaseKey) => runReleaseCheck(RELEASE_PROBES, invoke, { releaseKey, ...(waits === undefined ? {} : { waits }) }));
+  return withReleasedBundles(options, (invoke, releaseKey) =>
+    runReleaseCheck(RELEASE_PROBES, invoke, { releaseKey, ...(waits === undefined ? {} : { waits }) }),
+  );
 }
 
 /**
@@ -47,10 +53,21 @@ export async function checkBundles(options: BundleCheckOptions): Promise<Release
  */
 export async function probeBundlesAsCanary(
   options: Omit<BundleCheckOptions, 'waits'> & { readonly rounds: number },
-): Promise<{ readonly check: ReleaseCheckResult<ReleasedFunction>; readonly tallies: Partial<Record<WalkFunction, CanaryTally>> }> {
+): Promise<{
+  readonly check: ReleaseCheckResult<ReleasedFunction>;
+  readonly tallies: Partial<Record<WalkFunction, CanaryTally>>;
+}> {
   return withReleasedBundles(options, async (invoke, releaseKey) => {
     const check = await runReleaseCheck(RELEASE_PROBES, invoke, { releaseKey });
-    const tallies = await runCanaryProbes(invoke, { shifting: new Set(WALK_FUNCTIONS), principal: releasePrincipal(releaseKey), releaseKey, releaseKeyIsNew: false, at: now(), rounds: options.rounds, budgetMs: 10 * 60_000 });
+    const tallies = await runCanaryProbes(invoke, {
+      shifting: new Set(WALK_FUNCTIONS),
+      principal: releasePrincipal(releaseKey),
+      releaseKey,
+      releaseKeyIsNew: false,
+      at: now(),
+      rounds: options.rounds,
+      budgetMs: 10 * 60_000,
+    });
     return { check, tallies };
   });
 }
@@ -66,7 +83,12 @@ async function withReleasedBundles<Result>(
   const releaseKey = `release_${randomBytes(24).toString('base64url')}`;
   try {
     await ensureTable(client, target.tableName);
-    await new KeyRegistry(DynamoDBDocumentClient.from(client), target.tableName).register(releaseKey, RELEASE_KEY_PLAN, undefined, RELEASES_PET_SPACE);
+    await new KeyRegistry(DynamoDBDocumentClient.from(client), target.tableName).register(
+      releaseKey,
+      RELEASE_KEY_PLAN,
+      undefined,
+      RELEASES_PET_SPACE,
+    );
   } finally {
     client.destroy();
   }
@@ -84,7 +106,10 @@ async function withReleasedBundles<Result>(
         }),
       );
     }
-    return await run((name, event, signal) => (processes.get(name) as FunctionProcess).invoke(event, signal), releaseKey);
+    return await run(
+      (name, event, signal) => (processes.get(name) as FunctionProcess).invoke(event, signal),
+      releaseKey,
+    );
   } finally {
     await Promise.all([...processes.values()].map((running) => running.stop()));
   }

@@ -12,11 +12,23 @@ import {
   type GlobalSecondaryIndex,
   type TableDescription,
 } from '@aws-sdk/client-dynamodb';
-import { tableDefinition, type GlobalIndexDefinition, type KeyAttribute, type TableDefinition } from '../shared/dynamodb/table-definition';
+import {
+  tableDefinition,
+  type GlobalIndexDefinition,
+  type KeyAttribute,
+  type TableDefinition,
+} from '../shared/dynamodb/table-definition';
 
 /** The CreateTable request for the shared table definition (the CDK stack reads the same definition). */
-export function createTableInput(tableName: string, definition: TableDefinition = tableDefinition): CreateTableCommandInput {
-  const keyAttributes = [definition.partitionKey, definition.sortKey, ...definition.globalSecondaryIndexes.flatMap((i) => [i.partitionKey, i.sortKey])];
+export function createTableInput(
+  tableName: string,
+  definition: TableDefinition = tableDefinition,
+): CreateTableCommandInput {
+  const keyAttributes = [
+    definition.partitionKey,
+    definition.sortKey,
+    ...definition.globalSecondaryIndexes.flatMap((i) => [i.partitionKey, i.sortKey]),
+  ];
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
@@ -33,7 +45,10 @@ export function createTableInput(tableName: string, definition: TableDefinition 
 function attributeDefinitions(keyAttributes: readonly KeyAttribute[]): AttributeDefinition[] {
   const attributes = new Map<string, string>();
   for (const { name, type } of keyAttributes) attributes.set(name, type);
-  return [...attributes].map(([AttributeName, AttributeType]) => ({ AttributeName, AttributeType: AttributeType as 'S' | 'N' }));
+  return [...attributes].map(([AttributeName, AttributeType]) => ({
+    AttributeName,
+    AttributeType: AttributeType as 'S' | 'N',
+  }));
 }
 
 function indexInput(index: GlobalIndexDefinition): GlobalSecondaryIndex {
@@ -90,7 +105,9 @@ async function addMissingIndexes(client: DynamoDBClient, tableName: string, tabl
     );
     for (let waited = 0; ; waited += 1) {
       const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-      const status = Table?.GlobalSecondaryIndexes?.find((candidate) => candidate.IndexName === index.indexName)?.IndexStatus;
+      const status = Table?.GlobalSecondaryIndexes?.find(
+        (candidate) => candidate.IndexName === index.indexName,
+      )?.IndexStatus;
       if (status === 'ACTIVE' && Table?.TableStatus === 'ACTIVE') break;
       if (waited >= 600) throw new Error(`the index ${index.indexName} of ${tableName} was not built within a minute`);
       await sleep(100);

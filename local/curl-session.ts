@@ -29,18 +29,44 @@ export const SESSION_BASE_URL = 'http://localhost:3000/v1';
 export const SESSION_TIME = Date.UTC(2026, 10, 23, 10, 0, 10);
 const STEP_MS = 1_000;
 
-const EVERY_OPERATION_HEADER = ['Content-Type', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit', 'Cache-Control', 'X-Content-Type-Options', 'X-Request-Id'];
+const EVERY_OPERATION_HEADER = [
+  'Content-Type',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit-Policy',
+  'RateLimit',
+  'Cache-Control',
+  'X-Content-Type-Options',
+  'X-Request-Id',
+];
 
 const STEPS: readonly Step[] = [
-  { method: 'POST', path: '/pets', key: 'local-free-key', body: '{"name":"Rex","categoryId":3}', show: ['Location', ...EVERY_OPERATION_HEADER] },
-  { method: 'POST', path: '/pets', key: 'local-free-key', body: '{"name":"Bella","categoryId":3,"status":"pending"}', show: ['Location'] },
+  {
+    method: 'POST',
+    path: '/pets',
+    key: 'local-free-key',
+    body: '{"name":"Rex","categoryId":3}',
+    show: ['Location', ...EVERY_OPERATION_HEADER],
+  },
+  {
+    method: 'POST',
+    path: '/pets',
+    key: 'local-free-key',
+    body: '{"name":"Bella","categoryId":3,"status":"pending"}',
+    show: ['Location'],
+  },
   { method: 'GET', path: '/pets?limit=1', key: 'local-free-key', show: ['Link', 'X-RateLimit-Remaining'] },
   { method: 'GET', path: '/pets?status=pending', key: 'local-free-key', show: ['X-RateLimit-Remaining'] },
-  { method: 'GET', path: `/pets/${drawPetId(SESSION_TIME, () => 1)}`, key: 'local-free-key', show: ['Deprecation', 'Sunset', 'Link'] },
+  {
+    method: 'GET',
+    path: `/pets/${drawPetId(SESSION_TIME, () => 1)}`,
+    key: 'local-free-key',
+    show: ['Deprecation', 'Sunset', 'Link'],
+  },
   { method: 'POST', path: '/pets', key: 'local-free-key', body: '{"name":"","staus":"sold"}', show: ['Content-Type'] },
   { method: 'GET', path: '/pets', show: ['WWW-Authenticate'] },
 ];
-
 
 /**
  * The session against a local server at `serverUrl` in this process (its requests name
@@ -77,29 +103,43 @@ function curlCommand(step: Step): string {
 
 function answerOf(serverUrl: string, step: Step): Promise<string> {
   const server = new URL(serverUrl);
-  const headers: Record<string, string> = { Host: new URL(SESSION_BASE_URL).host, 'User-Agent': 'curl/8.14.1', Accept: '*/*' };
+  const headers: Record<string, string> = {
+    Host: new URL(SESSION_BASE_URL).host,
+    'User-Agent': 'curl/8.14.1',
+    Accept: '*/*',
+  };
   if (step.key !== undefined) headers.Authorization = `Bearer ${step.key}`;
   if (step.body !== undefined) headers['Content-Type'] = 'application/json';
   // Links name the server's own address (never the Host sent): the port it runs on here is the session's 3000.
-  const asInSession = (value: string) => value.replaceAll(`//localhost:${server.port}/`, `//${new URL(SESSION_BASE_URL).host}/`);
+  const asInSession = (value: string) =>
+    value.replaceAll(`//localhost:${server.port}/`, `//${new URL(SESSION_BASE_URL).host}/`);
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: server.hostname, port: server.port, method: step.method, path: `${server.pathname}${step.path}`, headers }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => {
-        const lines = [`HTTP/1.1 ${response.statusCode} ${response.statusMessage}`];
-        let omitted = false;
-        for (let i = 0; i < response.rawHeaders.length; i += 2) {
-          const name = response.rawHeaders[i] as string;
-          const shown = step.show.find((wanted) => wanted.toLowerCase() === name.toLowerCase());
-          if (shown === undefined) omitted = true;
-          else lines.push(`${shown}: ${asInSession(response.rawHeaders[i + 1] as string)}`);
-        }
-        if (omitted) lines.push('…');
-        resolve(`${lines.join('\n')}\n\n${body}`);
-      });
-    });
+    const request = httpRequest(
+      {
+        host: server.hostname,
+        port: server.port,
+        method: step.method,
+        path: `${server.pathname}${step.path}`,
+        headers,
+      },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => {
+          const lines = [`HTTP/1.1 ${response.statusCode} ${response.statusMessage}`];
+          let omitted = false;
+          for (let i = 0; i < response.rawHeaders.length; i += 2) {
+            const name = response.rawHeaders[i] as string;
+            const shown = step.show.find((wanted) => wanted.toLowerCase() === name.toLowerCase());
+            if (shown === undefined) omitted = true;
+            else lines.push(`${shown}: ${asInSession(response.rawHeaders[i + 1] as string)}`);
+          }
+          if (omitted) lines.push('…');
+          resolve(`${lines.join('\n')}\n\n${body}`);
+        });
+      },
+    );
     request.on('error', reject);
     request.end(step.body);
   });
@@ -123,8 +163,21 @@ async function main(): Promise<void> {
   const { startDynamoDbLocal } = await import('./dynamodb-local');
   const database = await startDynamoDbLocal();
   try {
-    Object.assign(process.env, { DYNAMODB_ENDPOINT: database.endpoint, TABLE_NAME: 'curl-session', AWS_REGION: 'us-east-1', CURSOR_SECRET: 'curl-session' });
-    const [{ DynamoDBClient }, { DynamoDBDocumentClient }, { ensureTable }, { KeyRegistry }, { DEMO_KEYS }, { setClock }, { startLocalServer }] = await Promise.all([
+    Object.assign(process.env, {
+      DYNAMODB_ENDPOINT: database.endpoint,
+      TABLE_NAME: 'curl-session',
+      AWS_REGION: 'us-east-1',
+      CURSOR_SECRET: 'curl-session',
+    });
+    const [
+      { DynamoDBClient },
+      { DynamoDBDocumentClient },
+      { ensureTable },
+      { KeyRegistry },
+      { DEMO_KEYS },
+      { setClock },
+      { startLocalServer },
+    ] = await Promise.all([
       import('@aws-sdk/client-dynamodb'),
       import('@aws-sdk/lib-dynamodb'),
       import('./create-table'),
@@ -133,7 +186,11 @@ async function main(): Promise<void> {
       import('../shared/clock'),
       import('./server'),
     ]);
-    const client = new DynamoDBClient({ endpoint: database.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const client = new DynamoDBClient({
+      endpoint: database.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     await ensureTable(client, 'curl-session');
     const registry = new KeyRegistry(DynamoDBDocumentClient.from(client), 'curl-session');
     for (const demo of DEMO_KEYS) await registry.register(demo.apiKey, demo.plan, demo.limits);

@@ -15,7 +15,9 @@ export class DataDirectoryInUseError extends Error {
     readonly dataDir: string,
     readonly pid: number,
   ) {
-    super(`another "npm start" (pid ${pid}) is using the data directory ${dataDir}. Stop it first, or give this one its own data, e.g. DATA_DIR=.data-2 PORT=3001 npm start.`);
+    super(
+      `another "npm start" (pid ${pid}) is using the data directory ${dataDir}. Stop it first, or give this one its own data, e.g. DATA_DIR=.data-2 PORT=3001 npm start.`,
+    );
     this.name = 'DataDirectoryInUseError';
   }
 }
@@ -49,7 +51,8 @@ export async function lockDataDirectory(dataDir: string): Promise<DataDirectoryL
       if (seen === undefined) continue; // gone meanwhile: try again
       const [pid, startTime] = seen.trim().split(/\s+/);
       const owner = Number(pid);
-      if (Number.isSafeInteger(owner) && owner > 0 && (await isRunning(owner, startTime))) throw new DataDirectoryInUseError(dataDir, owner);
+      if (Number.isSafeInteger(owner) && owner > 0 && (await isRunning(owner, startTime)))
+        throw new DataDirectoryInUseError(dataDir, owner);
       await removeStale(file, seen); // its process is gone, a zombie, or another one
     }
   } finally {

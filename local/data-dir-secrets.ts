@@ -52,7 +52,8 @@ export function cursorSecret(dataDir: string): Promise<string> {
  */
 export async function dynamoDbAccessKey(dataDir: string, region: string): Promise<string> {
   const key = await secretOf(resolve(dataDir, 'dynamodb-access-key'), () => randomAlphanumeric(32));
-  if (!/^[A-Za-z0-9]+$/.test(key)) throw new Error(`${resolve(dataDir, 'dynamodb-access-key')} is not an access key (letters and digits only)`);
+  if (!/^[A-Za-z0-9]+$/.test(key))
+    throw new Error(`${resolve(dataDir, 'dynamodb-access-key')} is not an access key (letters and digits only)`);
   const shared = resolve(dynamoDbFolder(dataDir), 'shared-local-instance.db');
   const own = resolve(dynamoDbFolder(dataDir), `${key}_${region}.db`);
   if ((await exists(shared)) && !(await exists(own))) await rename(shared, own);
@@ -88,7 +89,8 @@ function randomAlphanumeric(length: number): string {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
   // 248 is the largest multiple of 62 below 256: no letter is likelier than another.
   let text = '';
-  while (text.length < length) for (const byte of randomBytes(length)) if (byte < 248 && text.length < length) text += alphabet[byte % 62];
+  while (text.length < length)
+    for (const byte of randomBytes(length)) if (byte < 248 && text.length < length) text += alphabet[byte % 62];
   return text;
 }
 

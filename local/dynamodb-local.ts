@@ -41,7 +41,12 @@ export class JavaMissingError extends Error {
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<RunningDynamoDbLocal> {
   await assertJava();
   const port = options.port ?? (await freePort());
-  const child = spawnDynamoDbLocal({ port, path: options.dbPath ?? null, sharedDb: options.sharedDb ?? true, stdio: 'pipe' });
+  const child = spawnDynamoDbLocal({
+    port,
+    path: options.dbPath ?? null,
+    sharedDb: options.sharedDb ?? true,
+    stdio: 'pipe',
+  });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -89,7 +94,9 @@ export function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -109,7 +116,9 @@ async function waitUntilReady(child: ChildProcess, port: number, output: () => s
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
-  throw new Error(`DynamoDB Local did not answer on port ${port} within ${READY_TIMEOUT_MS / 1000} s:\n${output().trim()}`);
+  throw new Error(
+    `DynamoDB Local did not answer on port ${port} within ${READY_TIMEOUT_MS / 1000} s:\n${output().trim()}`,
+  );
 }
 
 async function terminate(child: ChildProcess): Promise<void> {

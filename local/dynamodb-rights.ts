@@ -35,7 +35,8 @@ export interface Caller {
 const current = new AsyncLocalStorage<Caller>();
 
 /** Where a function's rights are declared: an operation's own declaration, or the support functions' table. */
-export const declarationFileOf = (functionName: FunctionName): string => (functionName in OPERATIONS ? `functions/${functionName}/operation.ts` : 'functions/table.ts');
+export const declarationFileOf = (functionName: FunctionName): string =>
+  functionName in OPERATIONS ? `functions/${functionName}/operation.ts` : 'functions/table.ts';
 
 /** Runs `work` as the function: its DynamoDB calls, and those of what it leaves running, are checked. */
 export function runAs<T>(caller: Caller, work: () => T): T {
@@ -59,7 +60,13 @@ type AttributeValue = { S?: string; N?: string };
 type Key = Record<string, AttributeValue>;
 type RequestBody = Record<string, any>;
 
-const TRANSACT_ACTIONS: Record<string, string> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem', Get: 'GetItem' };
+const TRANSACT_ACTIONS: Record<string, string> = {
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  ConditionCheck: 'ConditionCheckItem',
+  Get: 'GetItem',
+};
 
 /** What IAM authorizes for one DynamoDB request (its X-Amz-Target operation and JSON body). */
 export function authorizationsOf(operation: string, body: RequestBody): Authorization[] {
@@ -74,23 +81,49 @@ export function authorizationsOf(operation: string, body: RequestBody): Authoriz
     case 'PutItem':
       return [{ action: operation, tableName: tableOf(body.TableName), leadingKeys: keyOf(body.Item) }];
     case 'Query':
-      return [{ action: operation, tableName: tableOf(body.TableName), ...(body.IndexName ? { indexName: body.IndexName } : {}), leadingKeys: queriedPartition(body) }];
+      return [
+        {
+          action: operation,
+          tableName: tableOf(body.TableName),
+          ...(body.IndexName ? { indexName: body.IndexName } : {}),
+          leadingKeys: queriedPartition(body),
+        },
+      ];
     case 'TransactWriteItems':
     case 'TransactGetItems':
       return arrayOf<Record<string, RequestBody>>(body.TransactItems).flatMap((item) =>
-        Object.entries(item).map(([kind, request]) => ({ action: TRANSACT_ACTIONS[kind] ?? kind, tableName: tableOf(request?.TableName), leadingKeys: keyOf(request?.Key ?? request?.Item) })),
+        Object.entries(item).map(([kind, request]) => ({
+          action: TRANSACT_ACTIONS[kind] ?? kind,
+          tableName: tableOf(request?.TableName),
+          leadingKeys: keyOf(request?.Key ?? request?.Item),
+        })),
       );
     case 'BatchGetItem':
-      return Object.entries((body.RequestItems ?? {}) as Record<string, { Keys?: Key[] }>).map(([tableName, { Keys }]) => ({ action: operation, tableName: tableOf(tableName), leadingKeys: arrayOf<Key>(Keys).flatMap(keyOf) }));
+      return Object.entries((body.RequestItems ?? {}) as Record<string, { Keys?: Key[] }>).map(
+        ([tableName, { Keys }]) => ({
+          action: operation,
+          tableName: tableOf(tableName),
+          leadingKeys: arrayOf<Key>(Keys).flatMap(keyOf),
+        }),
+      );
     case 'BatchWriteItem':
       return Object.entries((body.RequestItems ?? {}) as Record<string, unknown>).map(([tableName, writes]) => ({
         action: operation,
         tableName: tableOf(tableName),
-        leadingKeys: arrayOf<{ PutRequest?: { Item: Key }; DeleteRequest?: { Key: Key } }>(writes).flatMap((write) => keyOf(write.PutRequest?.Item ?? write.DeleteRequest?.Key)),
+        leadingKeys: arrayOf<{ PutRequest?: { Item: Key }; DeleteRequest?: { Key: Key } }>(writes).flatMap((write) =>
+          keyOf(write.PutRequest?.Item ?? write.DeleteRequest?.Key),
+        ),
       }));
     default:
       // Scan, DescribeTable and the rest: the table (or index), no partition key.
-      return [{ action: operation, tableName: tableOf(body.TableName), ...(body.IndexName ? { indexName: body.IndexName } : {}), leadingKeys: [] }];
+      return [
+        {
+          action: operation,
+          tableName: tableOf(body.TableName),
+          ...(body.IndexName ? { indexName: body.IndexName } : {}),
+          leadingKeys: [],
+        },
+      ];
   }
 }
 
@@ -115,11 +148,20 @@ function queriedPartition(body: RequestBody): string[] | 'unreadable' {
  * undefined when none of these says it.
  */
 export function queriedPartitionValue(body: RequestBody, partitionKey: string): AttributeValue | undefined {
-  const legacy = (body.KeyConditions as Record<string, { ComparisonOperator?: string; AttributeValueList?: AttributeValue[] }> | undefined)?.[partitionKey];
-  if (legacy?.ComparisonOperator === 'EQ' && legacy.AttributeValueList?.[0] !== undefined) return legacy.AttributeValueList[0];
+  const legacy = (
+    body.KeyConditions as
+      | Record<string, { ComparisonOperator?: string; AttributeValueList?: AttributeValue[] }>
+      | undefined
+  )?.[partitionKey];
+  if (legacy?.ComparisonOperator === 'EQ' && legacy.AttributeValueList?.[0] !== undefined)
+    return legacy.AttributeValueList[0];
   const names: Record<string, string> = body.ExpressionAttributeNames ?? {};
   const values: Record<string, AttributeValue> = body.ExpressionAttributeValues ?? {};
-  const operand = (text: string) => text.trim().replace(/^\((.*)\)$/, '$1').trim();
+  const operand = (text: string) =>
+    text
+      .trim()
+      .replace(/^\((.*)\)$/, '$1')
+      .trim();
   const nameOf = (text: string) => (text.startsWith('#') ? names[text] : text);
   for (const condition of String(body.KeyConditionExpression ?? '').split(/\s+AND\s+/i)) {
     const sides = operand(condition).split('=');
@@ -134,7 +176,10 @@ export function queriedPartitionValue(body: RequestBody, partitionKey: string): 
 
 /** IAM's StringLike pattern as a regular expression's source (flag `s`): `*` any text, `?` any one character, the rest as is (case counts). */
 export function stringLikeSource(pattern: string): string {
-  return `^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*').replaceAll('?', '.')}$`;
+  return `^${pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replaceAll('*', '.*')
+    .replaceAll('?', '.')}$`;
 }
 
 /** The few patterns of ITEM_PARTITIONS, compiled once each. */
@@ -165,7 +210,10 @@ function grants(right: DataAccess, needed: Authorization): boolean {
  * One unit of a declared right, as a test accounts for it: one action on one item kind, or on the
  * index. `{ actions: ['GetItem', 'PutItem'], items: ['pets', 'idempotencyRecords'] }` is four of them.
  */
-export type RightPart = { readonly functionName: FunctionName; readonly action: string } & ({ readonly items: ItemKind } | { readonly index: IndexName });
+export type RightPart = { readonly functionName: FunctionName; readonly action: string } & (
+  | { readonly items: ItemKind }
+  | { readonly index: IndexName }
+);
 
 /** A part of a right that allowed requests while a recorder listened: which right of the caller's (its place in them), and how many authorizations. */
 export type RightUse = RightPart & {
@@ -176,10 +224,15 @@ export type RightUse = RightPart & {
 };
 
 /** Every part of a function's rights (RightPart), with each right's place in them. */
-export function partsOf(functionName: FunctionName, rights: readonly DataAccess[]): (RightPart & { readonly rightIndex: number })[] {
+export function partsOf(
+  functionName: FunctionName,
+  rights: readonly DataAccess[],
+): (RightPart & { readonly rightIndex: number })[] {
   return rights.flatMap((right, rightIndex) =>
     right.actions.flatMap((action): (RightPart & { readonly rightIndex: number })[] =>
-      'index' in right ? [{ functionName, rightIndex, action, index: right.index }] : right.items.map((items) => ({ functionName, rightIndex, action, items })),
+      'index' in right
+        ? [{ functionName, rightIndex, action, index: right.index }]
+        : right.items.map((items) => ({ functionName, rightIndex, action, items })),
     ),
   );
 }
@@ -254,7 +307,10 @@ interface HttpRequestLike {
 interface ClientWithStack {
   readonly config: { region: string | (() => Promise<string>) };
   readonly middlewareStack: {
-    addRelativeTo(middleware: unknown, options: { name: string; relation: 'after'; toMiddleware: string; override: boolean }): void;
+    addRelativeTo(
+      middleware: unknown,
+      options: { name: string; relation: 'after'; toMiddleware: string; override: boolean },
+    ): void;
   };
 }
 
@@ -293,15 +349,27 @@ export function checkDeclaredRights(client: ClientWithStack): void {
         return next(args);
       }
       const region = typeof client.config.region === 'function' ? await client.config.region() : client.config.region;
-      const answer = JSON.stringify({ __type: 'com.amazon.coral.service#AccessDeniedException', Message: accessDeniedMessage(caller, refused, region) });
+      const answer = JSON.stringify({
+        __type: 'com.amazon.coral.service#AccessDeniedException',
+        Message: accessDeniedMessage(caller, refused, region),
+      });
       return {
         response: {
           statusCode: 400,
           reason: 'Bad Request',
-          headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'LOCALRIGHTSCHECK', 'content-length': String(Buffer.byteLength(answer)) },
+          headers: {
+            'content-type': 'application/x-amz-json-1.0',
+            'x-amzn-requestid': 'LOCALRIGHTSCHECK',
+            'content-length': String(Buffer.byteLength(answer)),
+          },
           body: Buffer.from(answer),
         },
       };
     };
-  client.middlewareStack.addRelativeTo(middleware, { name: MIDDLEWARE_NAME, relation: 'after', toMiddleware: 'deserializerMiddleware', override: true });
+  client.middlewareStack.addRelativeTo(middleware, {
+    name: MIDDLEWARE_NAME,
+    relation: 'after',
+    toMiddleware: 'deserializerMiddleware',
+    override: true,
+  });
 }

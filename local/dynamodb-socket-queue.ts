@@ -34,7 +34,10 @@ type RequestHandler = DynamoDBClient['config']['requestHandler'];
 const waits = new WeakMap<RequestHandler, { maxWaitMs: number }>();
 
 /** Puts the queue in front of the client's request handler (shared by every client made on it, the document client included); once, then only lengthens its wait. */
-export function queueCallsForSockets(client: DynamoDBClient, { inFlight, maxWaitMs = MAX_SOCKET_WAIT_MS }: SocketQueueOptions): void {
+export function queueCallsForSockets(
+  client: DynamoDBClient,
+  { inFlight, maxWaitMs = MAX_SOCKET_WAIT_MS }: SocketQueueOptions,
+): void {
   const handler = client.config.requestHandler;
   const queued = waits.get(handler);
   if (queued !== undefined) {
@@ -62,7 +65,9 @@ export function queueCallsForSockets(client: DynamoDBClient, { inFlight, maxWait
 }
 
 function releaseWhenRead(body: unknown, release: () => void): void {
-  const stream = body as { once?: (event: 'close', listener: () => void) => void; closed?: boolean; destroyed?: boolean } | undefined;
+  const stream = body as
+    | { once?: (event: 'close', listener: () => void) => void; closed?: boolean; destroyed?: boolean }
+    | undefined;
   if (typeof stream?.once !== 'function' || stream.closed === true || stream.destroyed === true) {
     release();
     return;
@@ -85,7 +90,8 @@ class Slots {
   readonly #waiting = new WaitingCalls();
 
   constructor(size: number) {
-    if (!Number.isSafeInteger(size) || size < 1) throw new Error(`a socket queue lets at least one call in flight, got ${size}`);
+    if (!Number.isSafeInteger(size) || size < 1)
+      throw new Error(`a socket queue lets at least one call in flight, got ${size}`);
     this.#free = size;
   }
 
@@ -118,7 +124,9 @@ class Slots {
       };
       const timer = setTimeout(() => {
         leave();
-        reject(Object.assign(new Error(`no socket of the pool was free within ${maxWaitMs} ms`), { name: 'TimeoutError' }));
+        reject(
+          Object.assign(new Error(`no socket of the pool was free within ${maxWaitMs} ms`), { name: 'TimeoutError' }),
+        );
       }, maxWaitMs);
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#waiting.push(waiter);

@@ -23,7 +23,9 @@ export function namedTarget(env: NodeJS.ProcessEnv = process.env): DynamoDbTarge
   const endpoint = env.DYNAMODB_ENDPOINT;
   if (!endpoint) return undefined;
   if (!/^https?:\/\/[^/]/i.test(endpoint) || !URL.canParse(endpoint)) {
-    throw new Error(`DYNAMODB_ENDPOINT must be an http:// or https:// URL, e.g. http://localhost:8000; got "${endpoint}".`);
+    throw new Error(
+      `DYNAMODB_ENDPOINT must be an http:// or https:// URL, e.g. http://localhost:8000; got "${endpoint}".`,
+    );
   }
   const inAws = isAwsEndpoint(endpoint);
   return {
@@ -55,7 +57,9 @@ export function clientFor(target: DynamoDbTarget): DynamoDBClient {
     endpoint: target.endpoint,
     region: target.region,
     requestHandler: { connectionTimeout: 2_000, requestTimeout: 4_000, throwOnRequestTimeout: true },
-    ...(target.localAccessKey === undefined ? {} : { credentials: { accessKeyId: target.localAccessKey, secretAccessKey: target.localAccessKey } }),
+    ...(target.localAccessKey === undefined
+      ? {}
+      : { credentials: { accessKeyId: target.localAccessKey, secretAccessKey: target.localAccessKey } }),
   });
 }
 
@@ -78,7 +82,9 @@ const ANSWER_DEADLINE_MS = 5_000;
  */
 export async function tableExists(client: DynamoDBClient, target: DynamoDbTarget): Promise<boolean> {
   try {
-    await client.send(new DescribeTableCommand({ TableName: target.tableName }), { abortSignal: AbortSignal.timeout(ANSWER_DEADLINE_MS) });
+    await client.send(new DescribeTableCommand({ TableName: target.tableName }), {
+      abortSignal: AbortSignal.timeout(ANSWER_DEADLINE_MS),
+    });
     return true;
   } catch (error) {
     if ((error as Error).name === 'ResourceNotFoundException') return false;
@@ -87,11 +93,19 @@ export async function tableExists(client: DynamoDBClient, target: DynamoDbTarget
 }
 
 function unusable(error: unknown, target: DynamoDbTarget): string {
-  const { name, code, message, $metadata } = error as { name?: string; code?: string; message?: string; $metadata?: { httpStatusCode?: number } };
+  const { name, code, message, $metadata } = error as {
+    name?: string;
+    code?: string;
+    message?: string;
+    $metadata?: { httpStatusCode?: number };
+  };
   const said = [code ?? name, message].filter((part) => part !== undefined && part !== '').join(': ');
-  if (name === 'TimeoutError' || name === 'AbortError') return `DynamoDB does not answer at ${target.endpoint} (no answer within ${ANSWER_DEADLINE_MS / 1000} s).`;
-  if (name === 'CredentialsProviderError') return `No AWS credentials for ${target.endpoint} (${said}): set them up as for the AWS CLI, e.g. AWS_PROFILE.`;
+  if (name === 'TimeoutError' || name === 'AbortError')
+    return `DynamoDB does not answer at ${target.endpoint} (no answer within ${ANSWER_DEADLINE_MS / 1000} s).`;
+  if (name === 'CredentialsProviderError')
+    return `No AWS credentials for ${target.endpoint} (${said}): set them up as for the AWS CLI, e.g. AWS_PROFILE.`;
   // Answered, but not with the table: credentials, rights, or no DynamoDB there at all.
-  if ($metadata?.httpStatusCode !== undefined) return `${target.endpoint} answered DescribeTable on ${target.tableName} with HTTP ${$metadata.httpStatusCode} (${said}).`;
+  if ($metadata?.httpStatusCode !== undefined)
+    return `${target.endpoint} answered DescribeTable on ${target.tableName} with HTTP ${$metadata.httpStatusCode} (${said}).`;
   return `DynamoDB does not answer at ${target.endpoint} (${said || String(error)}).`;
 }

@@ -27,7 +27,13 @@ const PARTITION_OF: Readonly<Record<FormerLayout, string>> = { pets: FORMER_PET_
 /** Whether the partition holds an item: one strongly consistent read of one item at most. */
 export async function holdsItemsUnder(client: DynamoDBClient, tableName: string, partition: string): Promise<boolean> {
   const { Items = [] } = await client.send(
-    new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': text(partition) }, Limit: 1, ConsistentRead: true }),
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': text(partition) },
+      Limit: 1,
+      ConsistentRead: true,
+    }),
   );
   return Items.length > 0;
 }
@@ -44,7 +50,12 @@ export async function formerLayoutsIn(client: DynamoDBClient, tableName: string)
  * the data directory (or the table and its endpoint).
  */
 export function formerLayoutRefusal(where: string, layouts: readonly FormerLayout[]): string {
-  const what = layouts.length === 2 ? 'pets and API keys of the former layouts (under PET and APIKEY)' : layouts[0] === 'keys' ? 'API keys of the former layout (under APIKEY)' : 'pets of the former layout (under PET)';
+  const what =
+    layouts.length === 2
+      ? 'pets and API keys of the former layouts (under PET and APIKEY)'
+      : layouts[0] === 'keys'
+        ? 'API keys of the former layout (under APIKEY)'
+        : 'pets of the former layout (under PET)';
   return (
     `${where} holds ${what}, which this version no longer moves. Move them once with the last version that does: ` +
     `git checkout ${LAST_VERSION_WITH_THE_MOVES} && npm start (with the same settings), then Ctrl-C and start this version again (docs/upgrading-pets.md).`

@@ -30,10 +30,24 @@ const RUNTIME = join(import.meta.dirname, 'function-runtime.mjs');
 /** How long a process may take to end on SIGTERM before it is killed. */
 const STOP_GRACE_MS = 2_000;
 
-type Answer = { readonly id: string; readonly payload?: unknown; readonly error?: { readonly errorType: string; readonly errorMessage: string } };
+type Answer = {
+  readonly id: string;
+  readonly payload?: unknown;
+  readonly error?: { readonly errorType: string; readonly errorMessage: string };
+};
 
-export function startFunctionProcess({ name, bundle, env, timeoutMs, onStderr }: FunctionProcessOptions): FunctionProcess {
-  const child: ChildProcess = fork(RUNTIME, [bundle, name, String(timeoutMs)], { env: { ...env }, execArgv: [], stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+export function startFunctionProcess({
+  name,
+  bundle,
+  env,
+  timeoutMs,
+  onStderr,
+}: FunctionProcessOptions): FunctionProcess {
+  const child: ChildProcess = fork(RUNTIME, [bundle, name, String(timeoutMs)], {
+    env: { ...env },
+    execArgv: [],
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
   const pending = new Map<string, (outcome: InvocationOutcome) => void>();
   let exit: string | undefined;
   let stderr = '';
@@ -46,20 +60,26 @@ export function startFunctionProcess({ name, bundle, env, timeoutMs, onStderr }:
   child.on('message', (message: Answer) => {
     const settle = pending.get(message.id);
     pending.delete(message.id);
-    settle?.(message.error === undefined ? { kind: 'returned', payload: message.payload } : { kind: 'functionError', ...message.error });
+    settle?.(
+      message.error === undefined
+        ? { kind: 'returned', payload: message.payload }
+        : { kind: 'functionError', ...message.error },
+    );
   });
   const exited = new Promise<void>((resolve) => {
     child.once('exit', (code, signal) => {
       // As Lambda says of a runtime that exits during an invocation.
       exit = `Runtime exited with ${signal === null ? `error: exit status ${code}` : `signal: ${signal}`}`;
-      for (const settle of pending.values()) settle({ kind: 'functionError', errorType: 'Runtime.ExitError', errorMessage: exit });
+      for (const settle of pending.values())
+        settle({ kind: 'functionError', errorType: 'Runtime.ExitError', errorMessage: exit });
       pending.clear();
       resolve();
     });
   });
   // A process that cannot be started or reached fails the invocations waiting on it.
   child.on('error', (error) => {
-    for (const settle of pending.values()) settle({ kind: 'functionError', errorType: 'Runtime.Unknown', errorMessage: error.message });
+    for (const settle of pending.values())
+      settle({ kind: 'functionError', errorType: 'Runtime.Unknown', errorMessage: error.message });
     pending.clear();
   });
   // Should this process end without stop(), the child goes with it.
@@ -68,10 +88,19 @@ export function startFunctionProcess({ name, bundle, env, timeoutMs, onStderr }:
 
   return {
     invoke(event, signal) {
-      if (exit !== undefined) return Promise.resolve({ kind: 'functionError', errorType: 'Runtime.ExitError', errorMessage: exit });
+      if (exit !== undefined)
+        return Promise.resolve({ kind: 'functionError', errorType: 'Runtime.ExitError', errorMessage: exit });
       const id = randomUUID();
       return new Promise<InvocationOutcome>((resolve, reject) => {
-        const timer = setTimeout(() => settle({ kind: 'functionError', errorType: 'Sandbox.Timedout', errorMessage: `Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds` }), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            settle({
+              kind: 'functionError',
+              errorType: 'Sandbox.Timedout',
+              errorMessage: `Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`,
+            }),
+          timeoutMs,
+        );
         const aborted = () => {
           pending.delete(id);
           clearTimeout(timer);
@@ -87,7 +116,8 @@ export function startFunctionProcess({ name, bundle, env, timeoutMs, onStderr }:
         signal?.addEventListener('abort', aborted, { once: true });
         pending.set(id, settle);
         child.send({ id, event }, (error) => {
-          if (error !== null) settle({ kind: 'functionError', errorType: 'Runtime.Unknown', errorMessage: error.message });
+          if (error !== null)
+            settle({ kind: 'functionError', errorType: 'Runtime.Unknown', errorMessage: error.message });
         });
       });
     },

@@ -20,7 +20,10 @@ const loading = load();
 async function load() {
   try {
     const module = await import(pathToFileURL(bundle).href);
-    if (typeof module.handler !== 'function') return { error: { errorType: 'Runtime.HandlerNotFound', errorMessage: 'index.handler is undefined or not exported' } };
+    if (typeof module.handler !== 'function')
+      return {
+        error: { errorType: 'Runtime.HandlerNotFound', errorMessage: 'index.handler is undefined or not exported' },
+      };
     return { handler: module.handler };
   } catch (error) {
     return { error: errorOf(error, error?.code === 'ERR_MODULE_NOT_FOUND' ? 'Runtime.ImportModuleError' : undefined) };

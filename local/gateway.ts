@@ -1,5 +1,14 @@
-import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
-import { AUTHORIZER_RESULT_TTL_SECONDS, AUTHORIZER_UNAUTHORIZED, type RefusalContext } from '../shared/auth/authorizer-contract';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayRequestAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
+import {
+  AUTHORIZER_RESULT_TTL_SECONDS,
+  AUTHORIZER_UNAUTHORIZED,
+  type RefusalContext,
+} from '../shared/auth/authorizer-contract';
 import { now } from '../shared/clock';
 import { requestHeaderValues } from '../shared/http/headers';
 
@@ -10,7 +19,10 @@ import { requestHeaderValues } from '../shared/http/headers';
  * the stack sets, and turns the answer into either the function's `requestContext.authorizer`
  * or the gateway response API Gateway would send instead.
  */
-export type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent, context: Context) => Promise<APIGatewayAuthorizerResult>;
+export type AuthorizerHandler = (
+  event: APIGatewayRequestAuthorizerEvent,
+  context: Context,
+) => Promise<APIGatewayAuthorizerResult>;
 
 export type GatewayDecision =
   | { readonly outcome: 'allow'; readonly context: Record<string, string> }
@@ -43,7 +55,12 @@ export class LocalAuthorization {
       // "Unauthorized" is API Gateway's 401, taken as not cached (unverified: no AWS account was
       // reachable, see docs/keys-and-plans.md); any other error is what API Gateway calls an
       // authorizer configuration error.
-      return { outcome: error instanceof Error && error.message === AUTHORIZER_UNAUTHORIZED ? 'UNAUTHORIZED' : 'AUTHORIZER_CONFIGURATION_ERROR' };
+      return {
+        outcome:
+          error instanceof Error && error.message === AUTHORIZER_UNAUTHORIZED
+            ? 'UNAUTHORIZED'
+            : 'AUTHORIZER_CONFIGURATION_ERROR',
+      };
     }
     const decision = toDecision(result);
     if (this.#cache.size >= MAX_CACHED) this.#cache.delete(this.#cache.keys().next().value as string);
@@ -67,7 +84,10 @@ function authorizerEvent(event: APIGatewayProxyEvent): APIGatewayRequestAuthoriz
     queryStringParameters: event.queryStringParameters,
     multiValueQueryStringParameters: event.multiValueQueryStringParameters,
     stageVariables: event.stageVariables,
-    requestContext: { ...requestContext, authorizer: undefined } as unknown as APIGatewayRequestAuthorizerEvent['requestContext'],
+    requestContext: {
+      ...requestContext,
+      authorizer: undefined,
+    } as unknown as APIGatewayRequestAuthorizerEvent['requestContext'],
   };
 }
 
@@ -76,10 +96,13 @@ function authorizerEvent(event: APIGatewayProxyEvent): APIGatewayRequestAuthoriz
  * Gateway does); a Deny becomes ACCESS_DENIED with its context; anything else is a broken answer.
  */
 function toDecision(result: APIGatewayAuthorizerResult): GatewayDecision {
-  const effects = new Set((result.policyDocument?.Statement ?? []).map((statement) => (statement as { Effect?: string }).Effect));
+  const effects = new Set(
+    (result.policyDocument?.Statement ?? []).map((statement) => (statement as { Effect?: string }).Effect),
+  );
   const context: Record<string, string> = {};
   for (const [name, value] of Object.entries(result.context ?? {})) context[name] = String(value);
   if (effects.has('Deny')) return { outcome: 'ACCESS_DENIED', context };
-  if (effects.has('Allow') && typeof result.principalId === 'string') return { outcome: 'allow', context: { principalId: result.principalId, ...context } };
+  if (effects.has('Allow') && typeof result.principalId === 'string')
+    return { outcome: 'allow', context: { principalId: result.principalId, ...context } };
   return { outcome: 'AUTHORIZER_CONFIGURATION_ERROR' };
 }

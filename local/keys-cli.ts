@@ -56,7 +56,8 @@ async function main(argv: string[]): Promise<number> {
   if (command === undefined) throw new UsageError('a command is needed');
   if (!COMMANDS.has(command)) throw new UsageError(`unknown command "${command}"`);
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
-  if ((command === 'revoke' || command === 'set-plan') && target === undefined) throw new UsageError(`${command} needs a key or a key id`);
+  if ((command === 'revoke' || command === 'set-plan') && target === undefined)
+    throw new UsageError(`${command} needs a key or a key id`);
   // Every usage error is found before the registry is opened.
   const plan = command === 'create' || command === 'set-plan' ? readPlan(values.plan) : undefined;
   const limits = plan === undefined ? undefined : readLimits(plan, values);
@@ -67,7 +68,9 @@ async function main(argv: string[]): Promise<number> {
     case 'create': {
       const { apiKey, key } = await registry.create(plan as PlanName, limits);
       process.stdout.write(json ? `${JSON.stringify({ apiKey, ...describeKey(key) })}\n` : `${apiKey}\n`);
-      process.stderr.write(`Created ${withArticle(key.plan)} key (key id ${key.keyId}). It is shown only now: keep it safe.\n`);
+      process.stderr.write(
+        `Created ${withArticle(key.plan)} key (key id ${key.keyId}). It is shown only now: keep it safe.\n`,
+      );
       return 0;
     }
     case 'list': {
@@ -78,7 +81,9 @@ async function main(argv: string[]): Promise<number> {
     case 'revoke': {
       if (!(await registry.revoke(target as string))) return notFound();
       process.stdout.write(
-        json ? `${JSON.stringify({ revoked: true })}\n` : `Revoked. A running server stops accepting it within ${AUTHORIZER_RESULT_TTL_SECONDS} seconds (the authorizer's cache).\n`,
+        json
+          ? `${JSON.stringify({ revoked: true })}\n`
+          : `Revoked. A running server stops accepting it within ${AUTHORIZER_RESULT_TTL_SECONDS} seconds (the authorizer's cache).\n`,
       );
       return 0;
     }
@@ -120,12 +125,17 @@ function readLimits(plan: PlanName, values: { 'per-minute'?: string; 'per-day'?:
   const perMinute = values['per-minute'];
   const perDay = values['per-day'];
   if (plan !== 'enterprise') {
-    if (perMinute !== undefined || perDay !== undefined) throw new UsageError(`--per-minute and --per-day are for enterprise keys; ${withArticle(plan)} key has the plan's limits`);
+    if (perMinute !== undefined || perDay !== undefined)
+      throw new UsageError(
+        `--per-minute and --per-day are for enterprise keys; ${withArticle(plan)} key has the plan's limits`,
+      );
     return undefined;
   }
-  if (perMinute === undefined || perDay === undefined) throw new UsageError('an enterprise key needs its own limits: give --per-minute N and --per-day N');
+  if (perMinute === undefined || perDay === undefined)
+    throw new UsageError('an enterprise key needs its own limits: give --per-minute N and --per-day N');
   const toCount = (value: string | undefined, name: string) => {
-    if (value === undefined || !/^[1-9][0-9]{0,9}$/.test(value)) throw new UsageError(`--${name} must be a positive whole number`);
+    if (value === undefined || !/^[1-9][0-9]{0,9}$/.test(value))
+      throw new UsageError(`--${name} must be a positive whole number`);
     return Number(value);
   };
   return { perMinute: toCount(perMinute, 'per-minute'), perDay: toCount(perDay, 'per-day') };
@@ -134,10 +144,26 @@ function readLimits(plan: PlanName, values: { 'per-minute'?: string; 'per-day'?:
 function formatKeys(keys: RegisteredKey[]): string {
   const rows = [
     ['KEY ID', 'PLAN', 'PER MINUTE', 'PER DAY', 'CREATED', 'DEMO KEY'],
-    ...keys.map((k) => [k.keyId, k.plan, String(k.limits.perMinute), String(k.limits.perDay), k.createdAt, DEMO_KEY_BY_ID.get(k.keyId) ?? '']),
+    ...keys.map((k) => [
+      k.keyId,
+      k.plan,
+      String(k.limits.perMinute),
+      String(k.limits.perDay),
+      k.createdAt,
+      DEMO_KEY_BY_ID.get(k.keyId) ?? '',
+    ]),
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    rows
+      .map((row) =>
+        row
+          .map((cell, column) => cell.padEnd(widths[column]!))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 /** The registry of the DynamoDB npm start uses, by its rule (local/dynamodb-target.ts). */
@@ -149,9 +175,14 @@ async function openRegistry(): Promise<KeyRegistry> {
   try {
     exists = await tableExists(client, target);
   } catch (error) {
-    throw named === undefined ? new Error(`${(error as Error).message} Is "npm start" still running? Start it again first.`) : error;
+    throw named === undefined
+      ? new Error(`${(error as Error).message} Is "npm start" still running? Start it again first.`)
+      : error;
   }
-  if (!exists) throw new Error(`There is no table ${target.tableName} at ${target.endpoint}: start the API on it first (npm start with the same DYNAMODB_ENDPOINT and TABLE_NAME).`);
+  if (!exists)
+    throw new Error(
+      `There is no table ${target.tableName} at ${target.endpoint}: start the API on it first (npm start with the same DYNAMODB_ENDPOINT and TABLE_NAME).`,
+    );
   return new KeyRegistry(DynamoDBDocumentClient.from(client), target.tableName);
 }
 
@@ -161,10 +192,13 @@ async function runningTarget(): Promise<DynamoDbTarget> {
   try {
     endpoint = (await readFile(endpointFile(dataDirectory()), 'utf8')).trim();
   } catch {
-    throw new Error('The local API is not running: start it with "npm start" first, then manage keys in another terminal.');
+    throw new Error(
+      'The local API is not running: start it with "npm start" first, then manage keys in another terminal.',
+    );
   }
   const accessKey = await readDynamoDbAccessKey(dataDirectory());
-  if (accessKey === undefined) throw new Error(`No access key in ${dataDirectory()}: restart the API with "npm start", then manage keys.`);
+  if (accessKey === undefined)
+    throw new Error(`No access key in ${dataDirectory()}: restart the API with "npm start", then manage keys.`);
   return ownTarget(endpoint, accessKey);
 }
 

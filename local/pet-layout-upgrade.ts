@@ -42,8 +42,16 @@ export async function deleteCopiedFormerPets(client: DynamoDBClient, tableName: 
   let deleted = 0;
   for await (const item of formerItems(client, tableName)) {
     const pet = toPet(item);
-    if (!isCopyOf(pet, await shardItemOf(client, tableName, pet.id))) throw new Error(`pet ${pet.id} has no copy in its shard, or another pet is there: run the copy (with ${LAST_VERSION_WITH_THE_MOVES}: docs/upgrading-pets.md) and check first`);
-    await client.send(new DeleteItemCommand({ TableName: tableName, Key: { pk: item.pk as Item[string], sk: item.sk as Item[string] } }));
+    if (!isCopyOf(pet, await shardItemOf(client, tableName, pet.id)))
+      throw new Error(
+        `pet ${pet.id} has no copy in its shard, or another pet is there: run the copy (with ${LAST_VERSION_WITH_THE_MOVES}: docs/upgrading-pets.md) and check first`,
+      );
+    await client.send(
+      new DeleteItemCommand({
+        TableName: tableName,
+        Key: { pk: item.pk as Item[string], sk: item.sk as Item[string] },
+      }),
+    );
     deleted += 1;
   }
   return deleted;
@@ -77,4 +85,3 @@ async function* formerItems(client: DynamoDBClient, tableName: string): AsyncGen
     startKey = page.LastEvaluatedKey;
   } while (startKey !== undefined);
 }
-

@@ -24,7 +24,11 @@ async function main([step, ...extra]: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
-  const client = createDynamoDbClient({ region: process.env.AWS_REGION ?? 'us-east-1', dynamoDbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined, dynamoDbAccessKeyId: process.env.DYNAMODB_LOCAL_ACCESS_KEY_ID });
+  const client = createDynamoDbClient({
+    region: process.env.AWS_REGION ?? 'us-east-1',
+    dynamoDbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
+    dynamoDbAccessKeyId: process.env.DYNAMODB_LOCAL_ACCESS_KEY_ID,
+  });
   switch (step) {
     case 'check': {
       if (!(await hasFormerPets(client, tableName))) {
@@ -33,7 +37,9 @@ async function main([step, ...extra]: string[]): Promise<number> {
       }
       const { former, missing } = await checkCopy(client, tableName);
       if (missing.length > 0) {
-        process.stdout.write(`${missing.length} of ${former} former pets have no copy (or another one): ${missing.slice(0, 20).join(', ')}${missing.length > 20 ? ', ...' : ''}. Run the copy again, with ${LAST_VERSION_WITH_THE_MOVES} (docs/upgrading-pets.md).\n`);
+        process.stdout.write(
+          `${missing.length} of ${former} former pets have no copy (or another one): ${missing.slice(0, 20).join(', ')}${missing.length > 20 ? ', ...' : ''}. Run the copy again, with ${LAST_VERSION_WITH_THE_MOVES} (docs/upgrading-pets.md).\n`,
+        );
         return 1;
       }
       process.stdout.write(`All ${former} former pets have their copy.\n`);

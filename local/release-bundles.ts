@@ -20,7 +20,11 @@ export function bundleOf(buildDirectory: string, name: ReleasedFunction): string
 }
 
 export async function buildReleasedBundles(buildDirectory: string): Promise<void> {
-  await Promise.all(RELEASED_FUNCTIONS.map((name) => build(esbuildOptionsFor(join(root, FUNCTIONS[name].handler), bundleOf(buildDirectory, name)))));
+  await Promise.all(
+    RELEASED_FUNCTIONS.map((name) =>
+      build(esbuildOptionsFor(join(root, FUNCTIONS[name].handler), bundleOf(buildDirectory, name))),
+    ),
+  );
   const assets = join(dirname(bundleOf(buildDirectory, 'apiDocs')), BUNDLED_ASSETS_DIRECTORY);
   await mkdir(assets, { recursive: true });
   const swaggerUi = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));

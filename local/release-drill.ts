@@ -46,7 +46,8 @@ async function main(): Promise<void> {
     let build: string;
     if (values.build !== undefined) {
       build = resolve(values.build);
-      if (!(await stat(build).catch(() => undefined))?.isDirectory()) throw new Error(`--build ${values.build}: no such directory`);
+      if (!(await stat(build).catch(() => undefined))?.isDirectory())
+        throw new Error(`--build ${values.build}: no such directory`);
     } else {
       // Outside the project: a bundle finds nothing in its node_modules, as in Lambda.
       temporary = await mkdtemp(join(tmpdir(), 'pet-store-release-drill-'));
@@ -58,7 +59,12 @@ async function main(): Promise<void> {
     process.stdout.write(`Probing the bundles in ${build}, against DynamoDB Local on port ${database.port}:\n`);
     const result = await checkBundles({
       build,
-      target: { endpoint: database.endpoint, tableName: LOCAL_TABLE_NAME, region: LOCAL_REGION, localAccessKey: 'local' },
+      target: {
+        endpoint: database.endpoint,
+        tableName: LOCAL_TABLE_NAME,
+        region: LOCAL_REGION,
+        localAccessKey: 'local',
+      },
       cursorSecret: process.env.CURSOR_SECRET || randomBytes(32).toString('base64url'),
       onStderr: (name, line) => process.stderr.write(`${name}: ${line}\n`),
     });
@@ -72,9 +78,15 @@ async function main(): Promise<void> {
 
 /** One line per probe, then the verdict. */
 function report({ passed, probes }: ReleaseCheckResult): string {
-  const lines = probes.map((probe) => (probe.passed ? `  passed  ${probe.name}` : `  FAILED  ${probe.name}: ${probe.reason}`));
+  const lines = probes.map((probe) =>
+    probe.passed ? `  passed  ${probe.name}` : `  FAILED  ${probe.name}: ${probe.reason}`,
+  );
   const failed = probes.filter((probe) => !probe.passed).length;
-  lines.push(passed ? `Release drill passed: all ${probes.length} probes and steps of the walk.` : `Release drill failed: ${failed} of ${probes.length} probes and steps of the walk.`);
+  lines.push(
+    passed
+      ? `Release drill passed: all ${probes.length} probes and steps of the walk.`
+      : `Release drill failed: ${failed} of ${probes.length} probes and steps of the walk.`,
+  );
   return `${lines.join('\n')}\n`;
 }
 

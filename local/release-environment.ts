@@ -16,9 +16,14 @@ import { pointHandlersAt, type DynamoDbTarget } from './dynamodb-target';
 const STAGE: Stage = 'prod';
 
 /** Never read: the drill replaces the variable that carries it by the secret's value. */
-const NO_SECRET_ARN = { secretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:release-drill' } as unknown as ISecret;
+const NO_SECRET_ARN = {
+  secretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:release-drill',
+} as unknown as ISecret;
 
-export function releasedEnvironment(name: ReleasedFunction, local: { readonly target: DynamoDbTarget; readonly cursorSecret: string; readonly memoryMb: number }): Record<string, string> {
+export function releasedEnvironment(
+  name: ReleasedFunction,
+  local: { readonly target: DynamoDbTarget; readonly cursorSecret: string; readonly memoryMb: number },
+): Record<string, string> {
   const declaration = FUNCTIONS[name];
   const environment: Record<string, string> = {
     // What Lambda sets (of what the code may read).

@@ -133,7 +133,10 @@ export function prettyLog(options: { write: (text: string) => void; colour: bool
 /** Any other line: time, level, message, its other fields as name=value, and its error indented under it. */
 export function formatOtherLine(entry: Record<string, unknown>, colour: boolean): string {
   const level = String(entry.level);
-  const time = typeof entry.time === 'string' && !Number.isNaN(Date.parse(entry.time)) ? `${clockTime(Date.parse(entry.time))} ` : '';
+  const time =
+    typeof entry.time === 'string' && !Number.isNaN(Date.parse(entry.time))
+      ? `${clockTime(Date.parse(entry.time))} `
+      : '';
   let text = `${time}${paint(level.toUpperCase().padEnd(5), LEVEL_COLOURS[level], colour)} ${printable(String(entry.msg))}`;
   for (const [name, value] of Object.entries(entry)) {
     if (name === 'time' || name === 'level' || name === 'msg' || name === 'error') continue;

@@ -6,7 +6,14 @@ import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { EVERY_ANSWER_HEADERS } from '../shared/http/every-answer';
 import { MAX_BODY_BYTES } from '../shared/http/body-limit';
-import { EDGE_BODY_TOO_LARGE, EDGE_REFUSAL, GATEWAY_RESPONSES, renderErrorAnswer, type GatewayResponse, type GatewayResponseType } from '../shared/http/gateway-responses';
+import {
+  EDGE_BODY_TOO_LARGE,
+  EDGE_REFUSAL,
+  GATEWAY_RESPONSES,
+  renderErrorAnswer,
+  type GatewayResponse,
+  type GatewayResponseType,
+} from '../shared/http/gateway-responses';
 import type { ApiGatewayHandler } from '../shared/http/stack';
 import { FUNCTIONS, OPERATION_IDS, OPERATIONS, type DataAccess, type OperationId } from '../functions/table';
 import { API_BASE_PATH } from '../shared/http/routes';
@@ -33,7 +40,9 @@ import { LocalWebAcl } from './web-acl';
  */
 /** The functions a route leads to (the authorizer runs before them). */
 export type RoutedFunction = OperationId | 'apiDocs';
-export type OperationHandlers = Readonly<Record<RoutedFunction, ApiGatewayHandler>> & { readonly authorizer: AuthorizerHandler };
+export type OperationHandlers = Readonly<Record<RoutedFunction, ApiGatewayHandler>> & {
+  readonly authorizer: AuthorizerHandler;
+};
 /** What each function the server runs may do in DynamoDB. */
 export type ServedRights = Readonly<Record<RoutedFunction | 'authorizer', readonly DataAccess[]>>;
 
@@ -107,10 +116,18 @@ const MAX_HEADER_BYTES = 16 * 1024;
  * 431: as for API Gateway's 413, `invalid_request` with the real status.
  */
 function localRefusals(headersDeadlineMs: number) {
-  const refusal = (status: number, message: string): GatewayResponse => ({ status, code: { literal: 'invalid_request' }, message: { literal: message }, headers: {} });
+  const refusal = (status: number, message: string): GatewayResponse => ({
+    status,
+    code: { literal: 'invalid_request' },
+    message: { literal: message },
+    headers: {},
+  });
   const deadline = headersDeadlineMs % 1000 === 0 ? `${headersDeadlineMs / 1000} s` : `${headersDeadlineMs} ms`;
   return {
-    HEADERS_TOO_LARGE: refusal(431, `The request's line and headers are larger than the local server accepts (${MAX_HEADER_BYTES / 1024} KiB).`),
+    HEADERS_TOO_LARGE: refusal(
+      431,
+      `The request's line and headers are larger than the local server accepts (${MAX_HEADER_BYTES / 1024} KiB).`,
+    ),
     TOO_MANY_HEADERS: refusal(431, `The request has more headers than the local server accepts (${MAX_HEADER_COUNT}).`),
     HEADERS_TOO_SLOW: refusal(408, `The request's line and headers did not arrive within ${deadline}.`),
     MALFORMED: refusal(400, 'The request is not well-formed HTTP/1.1.'),
@@ -143,14 +160,21 @@ export interface LocalServer {
 const FUNCTION_TIMEOUT_MS = 10_000;
 
 /** The handler modules the server runs, as declared (functions/table.ts, functions/<name>/handler.ts for an operation): the very files the stack deploys. */
-export async function loadFunctionHandlers(declared: Readonly<Record<RoutedFunction | 'authorizer', { readonly handler: string }>> = FUNCTIONS): Promise<OperationHandlers> {
+export async function loadFunctionHandlers(
+  declared: Readonly<Record<RoutedFunction | 'authorizer', { readonly handler: string }>> = FUNCTIONS,
+): Promise<OperationHandlers> {
   const load = async (name: RoutedFunction | 'authorizer') => {
     const file = declared[name].handler;
     const module = (await import(new URL(`../${file}`, import.meta.url).href)) as { handler?: unknown };
-    if (typeof module.handler !== 'function') throw new Error(`${file} (the handler of ${name} as declared) exports no function named handler`);
+    if (typeof module.handler !== 'function')
+      throw new Error(`${file} (the handler of ${name} as declared) exports no function named handler`);
     return module.handler;
   };
-  const entries = await Promise.all([...OPERATION_IDS, 'apiDocs' as const, 'authorizer' as const].map(async (name) => [name, await load(name)] as const));
+  const entries = await Promise.all(
+    [...OPERATION_IDS, 'apiDocs' as const, 'authorizer' as const].map(
+      async (name) => [name, await load(name)] as const,
+    ),
+  );
   return Object.fromEntries(entries) as unknown as OperationHandlers;
 }
 
@@ -164,15 +188,23 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   // The client every deployed module shares (one per container): imported here, once the caller
   // has set the environment it reads.
   // (the key registry's document client is made on it and shares its middleware stack).
-  const [{ dynamoDbClient, LOCAL_CALLS_IN_FLIGHT }, { config }] = await Promise.all([import('../shared/dynamodb/client'), import('../shared/config')]);
+  const [{ dynamoDbClient, LOCAL_CALLS_IN_FLIGHT }, { config }] = await Promise.all([
+    import('../shared/dynamodb/client'),
+    import('../shared/config'),
+  ]);
   checkDeclaredRights(dynamoDbClient);
   const functionTimeoutMs = options.functionTimeoutMs ?? FUNCTION_TIMEOUT_MS;
   // A call waits for a socket no longer than its function may run (or, when another server in the
   // process shares the client, that server's if longer: the call's deadline signal still ends it).
   queueCallsForSockets(dynamoDbClient, { inFlight: LOCAL_CALLS_IN_FLIGHT, maxWaitMs: functionTimeoutMs });
   const rights = options.rights ?? DECLARED_RIGHTS;
-  const as = (functionName: RoutedFunction | 'authorizer') => ({ functionName, rights: rights[functionName], tableName: config.tableName });
-  const authorizer: AuthorizerHandler = (event, context) => runAs(as('authorizer'), () => handlers.authorizer(event, context));
+  const as = (functionName: RoutedFunction | 'authorizer') => ({
+    functionName,
+    rights: rights[functionName],
+    tableName: config.tableName,
+  });
+  const authorizer: AuthorizerHandler = (event, context) =>
+    runAs(as('authorizer'), () => handlers.authorizer(event, context));
   const gateway: Gateway = {
     handlers,
     run: (functionName, event, context) => runAs(as(functionName), () => handlers[functionName](event, context)),
@@ -193,7 +225,10 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     // unanswered: answered at once, straight on the connection, as for any method no route has.
     if (request.method === 'PRI') {
       const connection = connections.get(request.socket);
-      return answerRaw(request.socket, GATEWAY_RESPONSES.MISSING_AUTHENTICATION_TOKEN, connection, gateway.onAnswered, { method: 'PRI', path: pathOf(request) });
+      return answerRaw(request.socket, GATEWAY_RESPONSES.MISSING_AUTHENTICATION_TOKEN, connection, gateway.onAnswered, {
+        method: 'PRI',
+        path: pathOf(request),
+      });
     }
     trackAnswer(connections, request.socket, response);
     // Before anything else: a request is served with all its headers, or not at all.
@@ -207,8 +242,14 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     })().catch((error: unknown) => {
       process.stderr.write(`local server: ${error instanceof Error ? error.stack : String(error)}\n`);
       if (!response.headersSent) {
-        response.writeHead(500, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...EVERY_ANSWER_HEADERS });
-        response.end(JSON.stringify({ code: 'internal_error', message: 'The local server failed to answer.', status: 500 }));
+        response.writeHead(500, {
+          'Content-Type': 'application/json',
+          'Cache-Control': 'no-store',
+          ...EVERY_ANSWER_HEADERS,
+        });
+        response.end(
+          JSON.stringify({ code: 'internal_error', message: 'The local server failed to answer.', status: 500 }),
+        );
       } else response.destroy();
     });
   };
@@ -231,15 +272,22 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   // Node keeps one header more than the server allows (and drops the rest without a word), so that a
   // request over the count is seen, and refused by refusalOfHead, never served with headers missing.
   server.maxHeadersCount = MAX_HEADER_COUNT + 1;
-  server.on('connection', (socket: Socket) => connections.set(socket, { since: performance.now(), responses: new Set() }));
+  server.on('connection', (socket: Socket) =>
+    connections.set(socket, { since: performance.now(), responses: new Set() }),
+  );
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     trackAnswer(connections, request.socket, response);
     refuse(request, response, refusals.EXPECTATION_FAILED, gateway);
   });
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, connections.get(socket), refusals, gateway.onAnswered));
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
+    answerClientError(error, socket, connections.get(socket), refusals, gateway.onAnswered),
+  );
   // CONNECT, which Node would close unanswered: as for any method no route has, API Gateway's 404.
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
-    answerRaw(socket, GATEWAY_RESPONSES.MISSING_AUTHENTICATION_TOKEN, connections.get(socket), gateway.onAnswered, { method: 'CONNECT', path: pathOf(request) });
+    answerRaw(socket, GATEWAY_RESPONSES.MISSING_AUTHENTICATION_TOKEN, connections.get(socket), gateway.onAnswered, {
+      method: 'CONNECT',
+      path: pathOf(request),
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -282,14 +330,23 @@ function compileRoutes(): CompiledRoute[] {
       parameterNames.push(name);
       return '([^/]+)';
     });
-    return { functionName, method, resourcePath: path, pattern: new RegExp(`^${API_BASE_PATH}${source.replaceAll('.', '\\.')}$`), parameterNames };
+    return {
+      functionName,
+      method,
+      resourcePath: path,
+      pattern: new RegExp(`^${API_BASE_PATH}${source.replaceAll('.', '\\.')}$`),
+      parameterNames,
+    };
   });
 }
 
 interface Gateway {
   readonly handlers: OperationHandlers;
   /** Runs a function's handler with its declared DynamoDB rights. */
-  readonly run: (functionName: RoutedFunction, ...invocation: Parameters<ApiGatewayHandler>) => ReturnType<ApiGatewayHandler>;
+  readonly run: (
+    functionName: RoutedFunction,
+    ...invocation: Parameters<ApiGatewayHandler>
+  ) => ReturnType<ApiGatewayHandler>;
   readonly routes: CompiledRoute[];
   readonly webAcl: LocalWebAcl;
   readonly authorization: LocalAuthorization;
@@ -300,7 +357,13 @@ interface Gateway {
   domainName: string;
 }
 
-async function serve(request: IncomingMessage, response: ServerResponse, url: URL, gateway: Gateway, awaitsContinue: boolean): Promise<void> {
+async function serve(
+  request: IncomingMessage,
+  response: ServerResponse,
+  url: URL,
+  gateway: Gateway,
+  awaitsContinue: boolean,
+): Promise<void> {
   const requestId = randomUUID();
   // Stamped once, at the door, as API Gateway stamps requestTimeEpoch: the suspension rule counts by it.
   const arrivedAt = now();
@@ -339,8 +402,11 @@ async function serve(request: IncomingMessage, response: ServerResponse, url: UR
   let authorizer: Record<string, string> | undefined;
   if (match.functionName !== 'apiDocs') {
     if (!hasAuthorization) return answer('UNAUTHORIZED');
-    const decision = await gateway.authorization.decide(toProxyEvent(request, url, match.route, NO_BODY, gateway.domainName, requestId, arrivedAt));
-    if (decision.outcome !== 'allow') return answer(decision.outcome, 'context' in decision ? decision.context : undefined);
+    const decision = await gateway.authorization.decide(
+      toProxyEvent(request, url, match.route, NO_BODY, gateway.domainName, requestId, arrivedAt),
+    );
+    if (decision.outcome !== 'allow')
+      return answer(decision.outcome, 'context' in decision ? decision.context : undefined);
     authorizer = decision.context;
     served.plan = authorizer.plan;
   }
@@ -352,7 +418,9 @@ async function serve(request: IncomingMessage, response: ServerResponse, url: UR
   const body = await readBody(request, bodyDueAt - Date.now());
   if (body === 'too-large') return answerAtTheEdge(EDGE_BODY_TOO_LARGE);
   if (body === 'late') {
-    process.stderr.write(`local server: request ${requestId}: its body did not arrive within ${gateway.bodyDeadlineMs} ms; connection closed\n`);
+    process.stderr.write(
+      `local server: request ${requestId}: its body did not arrive within ${gateway.bodyDeadlineMs} ms; connection closed\n`,
+    );
     request.socket.destroy();
     return;
   }
@@ -365,7 +433,9 @@ async function serve(request: IncomingMessage, response: ServerResponse, url: UR
     result = await gateway.run(match.functionName, event, lambdaContext(match.functionName, answerDueAt - Date.now()));
   } catch (error) {
     // A function that throws instead of answering is, to API Gateway, an integration failure.
-    process.stderr.write(`local server: ${match.functionName} failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.stderr.write(
+      `local server: ${match.functionName} failed: ${error instanceof Error ? error.stack : String(error)}\n`,
+    );
     return answer('INTEGRATION_FAILURE');
   }
   writeResult(response, result);
@@ -379,7 +449,8 @@ function findRoute(
   for (const route of routes) {
     const found = route.pattern.exec(pathname);
     if (found === null || route.method !== method) continue;
-    if (route.parameterNames.length === 0) return { functionName: route.functionName, route: { resourcePath: route.resourcePath, pathParameters: null } };
+    if (route.parameterNames.length === 0)
+      return { functionName: route.functionName, route: { resourcePath: route.resourcePath, pathParameters: null } };
     const pathParameters: Record<string, string> = {};
     try {
       route.parameterNames.forEach((name, i) => (pathParameters[name] = decodeURIComponent(found[i + 1] as string)));
@@ -453,7 +524,12 @@ function writeResult(response: ServerResponse, result: APIGatewayProxyResult): v
   response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
-function writeGatewayResponse(response: ServerResponse, type: GatewayResponseType | GatewayResponse, requestId: string, authorizer?: Record<string, string>): void {
+function writeGatewayResponse(
+  response: ServerResponse,
+  type: GatewayResponseType | GatewayResponse,
+  requestId: string,
+  authorizer?: Record<string, string>,
+): void {
   const described = typeof type === 'string' ? GATEWAY_RESPONSES[type] : type;
   const { status, headers, body } = renderErrorAnswer(described, { requestId, ...(authorizer ? { authorizer } : {}) });
   response.writeHead(status, headers);
@@ -471,7 +547,15 @@ function reportWhenAnswered(
   // 'close' comes once, after the answer or when the connection went first: unanswered, no line.
   response.once('close', () => {
     if (!response.headersSent) return;
-    onAnswered({ time: Date.now(), status: response.statusCode, method: request.method ?? 'GET', path: pathOf(request), durationMs: performance.now() - arrived, requestId, ...served });
+    onAnswered({
+      time: Date.now(),
+      status: response.statusCode,
+      method: request.method ?? 'GET',
+      path: pathOf(request),
+      durationMs: performance.now() - arrived,
+      requestId,
+      ...served,
+    });
   });
 }
 
@@ -504,14 +588,21 @@ function refusalOfHead(request: IncomingMessage, refusals: LocalRefusals): Gatew
   // RFC 9112, 3.2: a server MUST answer 400 to an HTTP/1.1 request without Host, and to any request
   // with more than one Host or an invalid one (Node keeps the first Host of several: count them).
   let hosts = 0;
-  for (let i = 0; i < raw.length; i += 2) if ((raw[i] as string).length === 4 && (raw[i] as string).toLowerCase() === 'host') hosts += 1;
+  for (let i = 0; i < raw.length; i += 2)
+    if ((raw[i] as string).length === 4 && (raw[i] as string).toLowerCase() === 'host') hosts += 1;
   if (hosts > 1) return refusals.HOST_REPEATED;
   if (hosts === 0) return request.httpVersion === '1.1' ? refusals.NO_HOST : undefined;
   return isValidHost(request.headers.host as string) ? undefined : refusals.HOST_INVALID;
 }
 
 /** Answers a request with a refusal of the local server's own, as the gateway's are answered. */
-function refuse(request: IncomingMessage, response: ServerResponse, refusal: GatewayResponse, gateway: Gateway, awaitsContinue = false): void {
+function refuse(
+  request: IncomingMessage,
+  response: ServerResponse,
+  refusal: GatewayResponse,
+  gateway: Gateway,
+  awaitsContinue = false,
+): void {
   const requestId = randomUUID();
   if (gateway.onAnswered !== undefined) reportWhenAnswered(request, response, requestId, {}, gateway.onAnswered);
   leaveBody(request, response, awaitsContinue, Date.now() + gateway.bodyDeadlineMs);
@@ -539,9 +630,16 @@ function answerClientError(
     return;
   }
   const refusal =
-    error.code === 'HPE_HEADER_OVERFLOW' ? refusals.HEADERS_TOO_LARGE : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? refusals.HEADERS_TOO_SLOW : refusals.MALFORMED;
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? refusals.HEADERS_TOO_LARGE
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? refusals.HEADERS_TOO_SLOW
+        : refusals.MALFORMED;
   // (A connection that never sent a byte, answered 408, is a browser's spare one: no log line.)
-  answerRaw(socket, refusal, connection, (socket as Socket).bytesRead === 0 ? undefined : onAnswered, { method: '-', path: '-' });
+  answerRaw(socket, refusal, connection, (socket as Socket).bytesRead === 0 ? undefined : onAnswered, {
+    method: '-',
+    path: '-',
+  });
 }
 
 /**

@@ -16,7 +16,13 @@ import { createServer } from 'node:net';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { KeyRegistry } from '../shared/auth/key-registry';
 import { setLogSink } from '../shared/log';
-import { CLOCK_SKEW_MS, INDEX_LAG_MS, LISTING_SETTLE_MS, MIN_LISTING_SETTLE_MS, YOUNG_ID_MS } from '../shared/pets/pet-ids';
+import {
+  CLOCK_SKEW_MS,
+  INDEX_LAG_MS,
+  LISTING_SETTLE_MS,
+  MIN_LISTING_SETTLE_MS,
+  YOUNG_ID_MS,
+} from '../shared/pets/pet-ids';
 import { ensureTable } from './create-table';
 import { formerLayoutRefusal, formerLayoutsIn } from './former-layouts';
 import { dataDirectory, endpointFile, LOCAL_REGION, LOCAL_TABLE_NAME } from './data-dir';
@@ -24,11 +30,18 @@ import { cursorSecret, dynamoDbAccessKey, dynamoDbFolder, privateDataDirectory }
 import { DEMO_KEYS } from './demo-keys';
 import { DataDirectoryInUseError, lockDataDirectory, type DataDirectoryLock } from './data-dir-lock';
 import { assertJava, JavaMissingError, startDynamoDbLocal, type RunningDynamoDbLocal } from './dynamodb-local';
-import { clientFor, isInAws, namedTarget, ownTarget, pointHandlersAt, tableExists, type DynamoDbTarget } from './dynamodb-target';
+import {
+  clientFor,
+  isInAws,
+  namedTarget,
+  ownTarget,
+  pointHandlersAt,
+  tableExists,
+  type DynamoDbTarget,
+} from './dynamodb-target';
 import { chooseLogFormat, logLevelOf, prettyLog, useColour } from './request-log';
 import { startLocalServer, type AnsweredRequest, type LocalServer } from './server';
 import { DYNAMODB_PARTITION_LIMITS, startPartitionModel, type PartitionModel } from '../test/support/partition-model';
-
 
 // The SDK's notice that its 2027 releases need Node 22 (the Lambda runtime) is noise for a local
 // tool on Node 20; docs/architecture.md says so. Read when the first client is made, so set it here.
@@ -54,7 +67,10 @@ async function main(): Promise<void> {
     await database?.stop().catch(() => undefined);
     await lock?.release();
     if (exitCode === 0 && server !== undefined) {
-      const stays = database === undefined ? `in table ${target?.tableName} at ${target?.endpoint}` : `in ${dataDir}; npm start again to go on with it`;
+      const stays =
+        database === undefined
+          ? `in table ${target?.tableName} at ${target?.endpoint}`
+          : `in ${dataDir}; npm start again to go on with it`;
       process.stdout.write(`Stopped. The data stays ${stays}.\n`);
     }
     process.exit(exitCode);
@@ -73,7 +89,10 @@ async function main(): Promise<void> {
     assertListingSettle(process.env.LISTING_SETTLE_MS);
     const named = namedTarget();
     const factor = readPartitionModelFactor(process.env.PARTITION_MODEL_FACTOR);
-    if (factor !== undefined && named !== undefined && isInAws(named)) throw new Error('PARTITION_MODEL_FACTOR works in front of a DynamoDB Local only, not a table in AWS (it has partitions of its own).');
+    if (factor !== undefined && named !== undefined && isInAws(named))
+      throw new Error(
+        'PARTITION_MODEL_FACTOR works in front of a DynamoDB Local only, not a table in AWS (it has partitions of its own).',
+      );
     await assertPortFree(port, host);
     if (named === undefined) {
       await assertJava();
@@ -98,7 +117,15 @@ async function main(): Promise<void> {
     // once by the last version that carries the moves, not by this one: refused before any change.
     if (tableExisted && !isInAws(target)) {
       const former = await formerLayoutsIn(client, target.tableName);
-      if (former.length > 0) throw new Error(formerLayoutRefusal(database === undefined ? `the table ${target.tableName} at ${target.endpoint}` : `the data directory ${dataDir}`, former));
+      if (former.length > 0)
+        throw new Error(
+          formerLayoutRefusal(
+            database === undefined
+              ? `the table ${target.tableName} at ${target.endpoint}`
+              : `the data directory ${dataDir}`,
+            former,
+          ),
+        );
     }
     if (factor !== undefined) {
       model = await startPartitionModel(target.endpoint, { factor });
@@ -132,7 +159,10 @@ async function main(): Promise<void> {
     return;
   }
   const used = database === undefined ? usedDynamoDb(target, tableExisted) : `DynamoDB Local data: ${dataDir}`;
-  const modelled = model === undefined ? '' : `\nPartition model: DynamoDB's per-partition rates divided by ${model.factor} (${DYNAMODB_PARTITION_LIMITS.read / model.factor} read and ${DYNAMODB_PARTITION_LIMITS.write / model.factor} write units a second per partition key value)`;
+  const modelled =
+    model === undefined
+      ? ''
+      : `\nPartition model: DynamoDB's per-partition rates divided by ${model.factor} (${DYNAMODB_PARTITION_LIMITS.read / model.factor} read and ${DYNAMODB_PARTITION_LIMITS.write / model.factor} write units a second per partition key value)`;
   printBanner(server.baseUrl, `${used}${modelled}`, !isInAws(target));
 }
 
@@ -155,7 +185,10 @@ function assertListingSettle(value: string | undefined): void {
 function readPartitionModelFactor(value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
   const factor = Number(value);
-  if (!Number.isFinite(factor) || factor < 1) throw new Error(`PARTITION_MODEL_FACTOR must be a number of 1 or more (DynamoDB's per-partition rates are divided by it), got "${value}".`);
+  if (!Number.isFinite(factor) || factor < 1)
+    throw new Error(
+      `PARTITION_MODEL_FACTOR must be a number of 1 or more (DynamoDB's per-partition rates are divided by it), got "${value}".`,
+    );
   return factor;
 }
 
@@ -201,10 +234,13 @@ function readPort(value: string | undefined): number {
 }
 
 function describeStartupError(error: unknown, port: number): string {
-  if (error instanceof JavaMissingError || error instanceof DataDirectoryInUseError) return `Cannot start: ${error.message}`;
+  if (error instanceof JavaMissingError || error instanceof DataDirectoryInUseError)
+    return `Cannot start: ${error.message}`;
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE') return `Cannot start: port ${port} is already in use. Stop what uses it or pick another port, e.g. PORT=3001 npm start.`;
-  if (code === 'EACCES') return `Cannot start: no permission to listen on port ${port}; pick a port above 1023 with PORT=...`;
+  if (code === 'EADDRINUSE')
+    return `Cannot start: port ${port} is already in use. Stop what uses it or pick another port, e.g. PORT=3001 npm start.`;
+  if (code === 'EACCES')
+    return `Cannot start: no permission to listen on port ${port}; pick a port above 1023 with PORT=...`;
   return `Cannot start: ${error instanceof Error ? error.message : String(error)}`;
 }
 
@@ -216,8 +252,14 @@ function printBanner(baseUrl: string, dynamoDb: string, demoKeys: boolean): void
       `Pet store API listening on ${baseUrl}`,
       dynamoDb,
       ...(demoKeys
-        ? ['Demo keys (send as "Authorization: Bearer <key>"):', ...keys, `Try: curl -H "Authorization: Bearer local-free-key" ${baseUrl}/pets`]
-        : ['No demo keys: they are public, and this table is in AWS. Make a key with the same DYNAMODB_ENDPOINT and TABLE_NAME: npm run keys -- create --plan free']),
+        ? [
+            'Demo keys (send as "Authorization: Bearer <key>"):',
+            ...keys,
+            `Try: curl -H "Authorization: Bearer local-free-key" ${baseUrl}/pets`,
+          ]
+        : [
+            'No demo keys: they are public, and this table is in AWS. Make a key with the same DYNAMODB_ENDPOINT and TABLE_NAME: npm run keys -- create --plan free',
+          ]),
       'Press Ctrl-C to stop.',
       '',
     ].join('\n'),
@@ -225,4 +267,3 @@ function printBanner(baseUrl: string, dynamoDb: string, demoKeys: boolean): void
 }
 
 void main();
-

@@ -21,7 +21,9 @@ export class LocalWebAcl {
       this.#any.clear();
     }
     if (!countWithin(this.#any, address, EDGE_LIMITS.anyRequestPerMinute)) return false;
-    return hasAuthorization || countWithin(this.#withoutAuthorization, address, EDGE_LIMITS.withoutAuthorizationPerMinute);
+    return (
+      hasAuthorization || countWithin(this.#withoutAuthorization, address, EDGE_LIMITS.withoutAuthorizationPerMinute)
+    );
   }
 }
 

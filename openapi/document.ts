@@ -27,7 +27,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   404: '`not_found`: no animal has this identifier.',
   409:
     '`idempotency_in_progress`: another request with the same `Idempotency-Key` is being written at this moment. Retry after ' +
-    '`Retry-After` with the same key and body: the answer is then that request\'s animal (or, had it failed, a new one).',
+    "`Retry-After` with the same key and body: the answer is then that request's animal (or, had it failed, a new one).",
   410: '`gone`: the operation was removed at its `Sunset`; use the successor named in `Link`. Every request gets it from then on, whatever its `petId`.',
   413:
     `\`invalid_request\`: the body is larger than ${MAX_BODY_BYTES_AS_WRITTEN} bytes, the most any operation accepts (a new animal is under 1 KiB; ` +
@@ -39,11 +39,11 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   429:
     '`rate_limited`: a per-minute or daily limit of the key is used up; or `key_suspended`: the key kept sending after being refused and is suspended for 15 minutes ' +
     '(once its refused requests of one window, the minute or the day, pass 2.9 times its per-minute limit, counting those that arrived at least 1 s after the ' +
-    'window\'s first refusal: a fleet of up to twice the per-minute limit in workers, each waiting as its own 429\'s `Retry-After` says, is never suspended). ' +
-    'The same codes refuse a client address that sent more requests with a bad key than the Free limits allow (its rate-limit headers are then the address\'s, ' +
-    'and this answer comes from the gateway, without an operation\'s own headers such as `Deprecation`). ' +
+    "window's first refusal: a fleet of up to twice the per-minute limit in workers, each waiting as its own 429's `Retry-After` says, is never suspended). " +
+    "The same codes refuse a client address that sent more requests with a bad key than the Free limits allow (its rate-limit headers are then the address's, " +
+    "and this answer comes from the gateway, without an operation's own headers such as `Deprecation`). " +
     'The edge may also refuse with `rate_limited` and only `Retry-After` (60 s: a client address flooding, or sending more than the Free ' +
-    'per-minute limit without an `Authorization` header; 3600 s: the key\'s daily quota at the gateway, far above its plan). Wait for `Retry-After`.',
+    "per-minute limit without an `Authorization` header; 3600 s: the key's daily quota at the gateway, far above its plan). Wait for `Retry-After`.",
   500:
     '`internal_error`: a fault of ours; the message names the request id to report. When the gateway answers it (a function ' +
     'crashed or gave no valid answer), only `X-Request-Id`, `Cache-Control` and `X-Content-Type-Options` come with it; no `Retry-After`.',
@@ -57,7 +57,9 @@ const integerHeader = (description: string, minimum: number) => z.int().min(mini
 
 /** Declared once under components.headers and referenced from each response. */
 function asComponents<T extends Record<string, z.ZodType>>(headers: T, prefix = ''): T {
-  return Object.fromEntries(Object.entries(headers).map(([name, schema]) => [name, schema.meta({ header: { id: `${prefix}${name}` } })])) as T;
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, schema]) => [name, schema.meta({ header: { id: `${prefix}${name}` } })]),
+  ) as T;
 }
 
 /** Every response of an operation carries these (shared/http/middleware/response-headers.ts). */
@@ -69,32 +71,53 @@ const OPERATION_HEADERS = asComponents({
   ),
   'X-RateLimit-Reset': integerHeader('When that window resets, in Unix seconds.', 0),
   'RateLimit-Policy': z.string().meta({
-    description: 'Both windows of the key\'s plan, IETF draft form: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`.',
-    examples: [`"minute";q=${STANDARD_PLAN_LIMITS.free.perMinute};w=60, "day";q=${STANDARD_PLAN_LIMITS.free.perDay};w=86400`],
+    description:
+      'Both windows of the key\'s plan, IETF draft form: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`.',
+    examples: [
+      `"minute";q=${STANDARD_PLAN_LIMITS.free.perMinute};w=60, "day";q=${STANDARD_PLAN_LIMITS.free.perDay};w=86400`,
+    ],
   }),
-  RateLimit: z.string().meta({ description: 'The window closest to running out, IETF draft form: `"<window>";r=<remaining>;t=<seconds to reset>`.', examples: ['"minute";r=59;t=42'] }),
-  'X-Request-Id': z.string().min(1).meta({ description: 'This request\'s id: quote it when reporting a problem.' }),
-  'Cache-Control': z.literal('no-store').meta({ description: 'Answers depend on the key and the moment; never cache them.' }),
-  'X-Content-Type-Options': z.literal('nosniff').meta({ description: 'The body is what `Content-Type` says; never sniffed.' }),
+  RateLimit: z.string().meta({
+    description: 'The window closest to running out, IETF draft form: `"<window>";r=<remaining>;t=<seconds to reset>`.',
+    examples: ['"minute";r=59;t=42'],
+  }),
+  'X-Request-Id': z.string().min(1).meta({ description: "This request's id: quote it when reporting a problem." }),
+  'Cache-Control': z
+    .literal('no-store')
+    .meta({ description: 'Answers depend on the key and the moment; never cache them.' }),
+  'X-Content-Type-Options': z
+    .literal('nosniff')
+    .meta({ description: 'The body is what `Content-Type` says; never sniffed.' }),
 });
 
-const RETRY_AFTER = asComponents({ 'Retry-After': integerHeader('Whole seconds to wait before retrying (RFC 9110).', 1) });
+const RETRY_AFTER = asComponents({
+  'Retry-After': integerHeader('Whole seconds to wait before retrying (RFC 9110).', 1),
+});
 const WWW_AUTHENTICATE = asComponents({
   // A pattern, not zod's startsWith: that comes out as `format: "starts_with"`, which no standard defines.
-  'WWW-Authenticate': z.string().regex(new RegExp(`^Bearer realm="${BEARER_REALM}"`)).meta({ description: 'The Bearer challenge of RFC 6750; with `error="invalid_token"` when API Gateway refuses a key the service still knew (disabled or deleted in the console a moment ago).' }),
+  'WWW-Authenticate': z
+    .string()
+    .regex(new RegExp(`^Bearer realm="${BEARER_REALM}"`))
+    .meta({
+      description:
+        'The Bearer challenge of RFC 6750; with `error="invalid_token"` when API Gateway refuses a key the service still knew (disabled or deleted in the console a moment ago).',
+    }),
 });
 
 /** A deprecated operation's headers (its declaration's `deprecation`), declared once per operation under components.headers. */
 const deprecationComponents = new Map<OperationId, Record<string, z.ZodType>>();
 function deprecationHeadersOf(operationId: OperationId): Record<string, z.ZodType> {
-  const deprecation = (OPERATIONS[operationId] as { deprecation?: Parameters<typeof deprecationHeaders>[0] }).deprecation;
+  const deprecation = (OPERATIONS[operationId] as { deprecation?: Parameters<typeof deprecationHeaders>[0] })
+    .deprecation;
   if (deprecation === undefined) return {};
   let headers = deprecationComponents.get(operationId);
   if (headers === undefined) {
     const values = deprecationHeaders(deprecation);
     headers = asComponents(
       {
-        Deprecation: z.literal(values.Deprecation).meta({ description: 'Since when the operation is deprecated (RFC 9745), Unix seconds.' }),
+        Deprecation: z
+          .literal(values.Deprecation)
+          .meta({ description: 'Since when the operation is deprecated (RFC 9745), Unix seconds.' }),
         Sunset: z.literal(values.Sunset).meta({ description: 'When the operation is removed (RFC 8594).' }),
         Link: z.literal(values.Link).meta({ description: 'The operation that replaces it.' }),
       },
@@ -112,14 +135,20 @@ const SUCCESS_HEADERS: Partial<Record<OperationId, Record<string, z.ZodType>>> =
       .string()
       .regex(/^<[^>]+>; rel="next"$/)
       .optional()
-      .meta({ description: 'The next page (RFC 8288), absent on the last page.', examples: [`<https://api.example.com${API_BASE_PATH}/pets?limit=20&cursor=...>; rel="next"`] }),
+      .meta({
+        description: 'The next page (RFC 8288), absent on the last page.',
+        examples: [`<https://api.example.com${API_BASE_PATH}/pets?limit=20&cursor=...>; rel="next"`],
+      }),
   },
   createPet: {
-    Location: z.string().regex(new RegExp(`^${API_BASE_PATH}/pets/[1-9][0-9]*$`)).meta({ description: 'Where the new animal is.', examples: [`${API_BASE_PATH}/pets/1`] }),
-    'Idempotent-Replayed': z
-      .literal('true')
-      .optional()
-      .meta({ description: 'Present when this is the answer of an earlier request with the same `Idempotency-Key` (nothing was written now); absent on the answer that created the animal.' }),
+    Location: z
+      .string()
+      .regex(new RegExp(`^${API_BASE_PATH}/pets/[1-9][0-9]*$`))
+      .meta({ description: 'Where the new animal is.', examples: [`${API_BASE_PATH}/pets/1`] }),
+    'Idempotent-Replayed': z.literal('true').optional().meta({
+      description:
+        'Present when this is the answer of an earlier request with the same `Idempotency-Key` (nothing was written now); absent on the answer that created the animal.',
+    }),
   },
 };
 
@@ -147,7 +176,12 @@ const EDGE_HEADERS = {
  */
 function optionalOperationHeaders(operationId: OperationId): Record<string, z.ZodType> {
   return Object.fromEntries(
-    Object.entries(deprecationHeadersOf(operationId)).map(([name, schema]) => [name, schema.optional().meta({ description: `As on every answer of the operation; absent when the gateway refused the client address.` })]),
+    Object.entries(deprecationHeadersOf(operationId)).map(([name, schema]) => [
+      name,
+      schema.optional().meta({
+        description: `As on every answer of the operation; absent when the gateway refused the client address.`,
+      }),
+    ]),
   );
 }
 
@@ -179,7 +213,10 @@ const JSON_BODY_RULES =
   'although a parser that reads numbers as doubles rounds it to 1 (a validator behind such a parser accepts what the service refuses).';
 
 /** An operation's success response (its declaration's `success`): its headers, and its JSON body; a success without a body (204) has no `content`. */
-export function successResponse(operationId: OperationId, success: Success = OPERATIONS[operationId].success): ZodOpenApiResponseObject {
+export function successResponse(
+  operationId: OperationId,
+  success: Success = OPERATIONS[operationId].success,
+): ZodOpenApiResponseObject {
   const headers = z.object({ ...functionHeaders(operationId), ...SUCCESS_HEADERS[operationId] });
   if (success.body === undefined) return { description: success.description, headers };
   return { description: success.description, headers, content: { 'application/json': { schema: success.body } } };
@@ -198,14 +235,24 @@ function operation(operationId: OperationId): ZodOpenApiOperationObject {
     summary,
     description,
     tags: ['pets'],
-    ...(deprecation === undefined ? {} : { deprecated: true, 'x-sunset': deprecation.sunsetAt.toISOString().slice(0, 10) }),
+    ...(deprecation === undefined
+      ? {}
+      : { deprecated: true, 'x-sunset': deprecation.sunsetAt.toISOString().slice(0, 10) }),
     'x-stability': stability,
     requestParams: {
       query: request.query as ParameterSchema,
       ...(request.path === undefined ? {} : { path: request.path as ParameterSchema }),
       ...(request.headers === undefined ? {} : { header: request.headers as ParameterSchema }),
     },
-    ...(request.body === undefined ? {} : { requestBody: { required: true, description: JSON_BODY_RULES, content: { 'application/json': { schema: request.body } } } }),
+    ...(request.body === undefined
+      ? {}
+      : {
+          requestBody: {
+            required: true,
+            description: JSON_BODY_RULES,
+            content: { 'application/json': { schema: request.body } },
+          },
+        }),
     responses,
   };
 }
@@ -239,7 +286,7 @@ export function buildOpenApiDocument(): ReturnType<typeof createDocument> {
       version: INTERFACE_VERSION,
       description: [
         'List, add and fetch the animals of the pet store.',
-        'Every operation needs an API key, sent as `Authorization: Bearer <key>`; the key\'s plan sets its limits:',
+        "Every operation needs an API key, sent as `Authorization: Bearer <key>`; the key's plan sets its limits:",
         `${describeLimits('Free', STANDARD_PLAN_LIMITS.free)}, ${describeLimits('Pro', STANDARD_PLAN_LIMITS.pro)},`,
         `${describeLimits('Business', STANDARD_PLAN_LIMITS.business)}, Enterprise set per key (e.g. ${describeLimits('', ENTERPRISE_TEMPLATE_LIMITS).trim()}).`,
         'Every response says where the key stands (`X-RateLimit-*`, `RateLimit-Policy`, `RateLimit`).',
@@ -250,13 +297,21 @@ export function buildOpenApiDocument(): ReturnType<typeof createDocument> {
       ].join(' '),
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [stageServer('prod'), stageServer('staging'), { url: `http://localhost:3000${API_BASE_PATH}`, description: 'local: `npm start` (PORT overrides 3000).' }],
+    servers: [
+      stageServer('prod'),
+      stageServer('staging'),
+      { url: `http://localhost:3000${API_BASE_PATH}`, description: 'local: `npm start` (PORT overrides 3000).' },
+    ],
     tags: [{ name: 'pets', description: 'The animals of the store.' }],
     security: [{ bearerAuth: [] }],
     paths: paths(),
     components: {
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key of your plan, sent as `Authorization: Bearer <key>`.' },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key of your plan, sent as `Authorization: Bearer <key>`.',
+        },
       },
       schemas: { Pet, NewPet, PetStatus, Error: ErrorBody, ErrorDetail: ErrorDetailBody },
     },

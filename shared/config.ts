@@ -74,13 +74,15 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
 
 function listingSettleMsOf(value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
-  if (!/^(0|[1-9][0-9]{0,4})$/.test(value)) throw new Error(`LISTING_SETTLE_MS "${value}" is not a whole number of milliseconds from 0 to 99999`);
+  if (!/^(0|[1-9][0-9]{0,4})$/.test(value))
+    throw new Error(`LISTING_SETTLE_MS "${value}" is not a whole number of milliseconds from 0 to 99999`);
   return Number(value);
 }
 
 function shardThresholdOf(value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
-  if (!/^[1-9][0-9]{0,8}$/.test(value)) throw new Error(`RATE_SHARD_THRESHOLD_PER_MINUTE "${value}" is not a whole number of requests a minute from 1`);
+  if (!/^[1-9][0-9]{0,8}$/.test(value))
+    throw new Error(`RATE_SHARD_THRESHOLD_PER_MINUTE "${value}" is not a whole number of requests a minute from 1`);
   return Number(value);
 }
 

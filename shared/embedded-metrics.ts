@@ -23,11 +23,17 @@ export interface MetricLine<Name extends string> {
    * Further dimension sets for some of the metrics only: each adds a series per metric and value,
    * so they are kept to what an alarm needs (a version's 5XX answers: docs/releases.md).
    */
-  readonly narrower?: readonly { readonly dimensions: readonly (readonly string[])[]; readonly metrics: readonly NoInfer<Name>[] }[];
+  readonly narrower?: readonly {
+    readonly dimensions: readonly (readonly string[])[];
+    readonly metrics: readonly NoInfer<Name>[];
+  }[];
 }
 
 /** The metric members of one line: the values, then the `_aws` block, as JSON members to append to the line's other members. */
-export type MetricMembers<Name extends string> = (values: Readonly<Record<Name, number>>, timestampMs: number) => string;
+export type MetricMembers<Name extends string> = (
+  values: Readonly<Record<Name, number>>,
+  timestampMs: number,
+) => string;
 
 /**
  * The writer of lines of one kind. The `_aws` block but its timestamp is the same on every line of
@@ -38,7 +44,11 @@ export function metricMembers<Name extends string>(line: MetricLine<Name>): Metr
   const declared = (metrics: readonly Name[]) => metrics.map((name) => ({ Name: name, Unit: line.metrics[name] }));
   const directive = JSON.stringify([
     { Namespace: line.namespace, Dimensions: line.dimensions, Metrics: declared(names) },
-    ...(line.narrower ?? []).map(({ dimensions, metrics }) => ({ Namespace: line.namespace, Dimensions: dimensions, Metrics: declared(metrics) })),
+    ...(line.narrower ?? []).map(({ dimensions, metrics }) => ({
+      Namespace: line.namespace,
+      Dimensions: dimensions,
+      Metrics: declared(metrics),
+    })),
   ]);
   const labels = names.map((name) => `${JSON.stringify(name)}:`);
   const fixed = Object.entries(line.fixed ?? {})

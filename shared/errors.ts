@@ -58,8 +58,11 @@ export const MORE_FIELDS_PATH = '(more)';
 function boundedDetails(details: readonly ErrorDetail[]): readonly ErrorDetail[] {
   // Always a fresh list of { path, message } (at most 21 small objects): returning the list as it
   // came when nothing needs cutting would answer the same, so there is no such shortcut.
-  const named = details.slice(0, MAX_NAMED_FIELDS).map((detail) => ({ path: clientText(detail.path), message: detail.message }));
-  if (details.length > MAX_NAMED_FIELDS) named.push({ path: MORE_FIELDS_PATH, message: `${details.length - MAX_NAMED_FIELDS} more fields fail` });
+  const named = details
+    .slice(0, MAX_NAMED_FIELDS)
+    .map((detail) => ({ path: clientText(detail.path), message: detail.message }));
+  if (details.length > MAX_NAMED_FIELDS)
+    named.push({ path: MORE_FIELDS_PATH, message: `${details.length - MAX_NAMED_FIELDS} more fields fail` });
   return named;
 }
 
@@ -152,9 +155,14 @@ export class ServiceUnavailableError extends ApiError {
 /** The same `Idempotency-Key` is being written by another request right now; its outcome is not known yet. */
 export class IdempotencyInProgressError extends ApiError {
   constructor(retryAfterSeconds = 1) {
-    super(409, 'idempotency_in_progress', 'Another request with this Idempotency-Key is being processed; retry after the time in Retry-After to get its answer.', {
-      retryAfterSeconds,
-    });
+    super(
+      409,
+      'idempotency_in_progress',
+      'Another request with this Idempotency-Key is being processed; retry after the time in Retry-After to get its answer.',
+      {
+        retryAfterSeconds,
+      },
+    );
     this.name = 'IdempotencyInProgressError';
   }
 }
@@ -162,7 +170,11 @@ export class IdempotencyInProgressError extends ApiError {
 /** The `Idempotency-Key` was used (within its 24 hours) for a request with another body. */
 export class IdempotencyKeyReusedError extends ApiError {
   constructor() {
-    super(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different body; send a new key for a new animal.');
+    super(
+      422,
+      'idempotency_key_reused',
+      'This Idempotency-Key was already used with a different body; send a new key for a new animal.',
+    );
     this.name = 'IdempotencyKeyReusedError';
   }
 }
@@ -170,9 +182,14 @@ export class IdempotencyKeyReusedError extends ApiError {
 /** A per-minute or per-day limit is used up; `retryAfterSeconds` until that window resets. */
 export class RateLimitedError extends ApiError {
   constructor(retryAfterSeconds: number, window: 'minute' | 'day') {
-    super(429, 'rate_limited', `The ${window === 'minute' ? 'per-minute' : 'daily'} request limit of this key is used up; retry after the time in Retry-After.`, {
-      retryAfterSeconds,
-    });
+    super(
+      429,
+      'rate_limited',
+      `The ${window === 'minute' ? 'per-minute' : 'daily'} request limit of this key is used up; retry after the time in Retry-After.`,
+      {
+        retryAfterSeconds,
+      },
+    );
     this.name = 'RateLimitedError';
   }
 }
@@ -180,9 +197,14 @@ export class RateLimitedError extends ApiError {
 /** The key kept sending after it was refused and is suspended for a while. */
 export class KeySuspendedError extends ApiError {
   constructor(retryAfterSeconds: number) {
-    super(429, 'key_suspended', 'This key is temporarily suspended for sending too many requests after being rate limited; retry after the time in Retry-After.', {
-      retryAfterSeconds,
-    });
+    super(
+      429,
+      'key_suspended',
+      'This key is temporarily suspended for sending too many requests after being rate limited; retry after the time in Retry-After.',
+      {
+        retryAfterSeconds,
+      },
+    );
     this.name = 'KeySuspendedError';
   }
 }

@@ -19,7 +19,15 @@ export type { Route };
  * item). Not Scan: a Scan has no partition key, and IAM's `ForAllValues` condition holds for a
  * request without one, so "Scan on pets" would read the whole table: key hashes, counters and all.
  */
-export type DynamoDbAction = 'GetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'BatchGetItem' | 'BatchWriteItem';
+export type DynamoDbAction =
+  | 'GetItem'
+  | 'Query'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'ConditionCheckItem'
+  | 'BatchGetItem'
+  | 'BatchWriteItem';
 
 /**
  * One right on the table, as IAM grants it: the actions on the items whose partition keys are all

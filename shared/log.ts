@@ -42,13 +42,16 @@ export function writeLog(entry: LogEntry, metrics?: string, dimensions: readonly
     return;
   }
   const json = JSON.stringify(entry);
-  sink(`{"time":"${isoTimestamp(Date.now())}",${metrics === undefined ? json.slice(1) : `${json.slice(1, -1)},${metrics}}`}`);
+  sink(
+    `{"time":"${isoTimestamp(Date.now())}",${metrics === undefined ? json.slice(1) : `${json.slice(1, -1)},${metrics}}`}`,
+  );
 }
 
 /** The named fields of the entry that it has, as JSON members each followed by a comma. */
 function fieldsOf(entry: LogEntry, names: readonly string[]): string {
   let members = '';
-  for (const name of names) if (entry[name] !== undefined) members += `${JSON.stringify(name)}:${JSON.stringify(entry[name])},`;
+  for (const name of names)
+    if (entry[name] !== undefined) members += `${JSON.stringify(name)}:${JSON.stringify(entry[name])},`;
   return members;
 }
 

@@ -31,7 +31,8 @@ interface Caller {
   release: boolean;
 }
 
-const policyOf = (perMinute: number, perDay: number): string => `"minute";q=${perMinute};w=60, "day";q=${perDay};w=86400`;
+const policyOf = (perMinute: number, perDay: number): string =>
+  `"minute";q=${perMinute};w=60, "day";q=${perDay};w=86400`;
 const ADDRESS_POLICY = policyOf(60, 1000);
 const policies = new Map<string, string>();
 const KEY_ID = /^[0-9a-f]{16}$/;
@@ -40,8 +41,20 @@ const COUNT = /^[1-9][0-9]{0,15}$/;
 /** The caller the authorizer allowed, from `requestContext.authorizer` (values as strings). */
 function caller(context: Record<string, unknown> | null | undefined): Caller | undefined {
   if (context === null || context === undefined || context.keyId === undefined) return undefined;
-  const { keyId = '', plan = '', perMinute = '', perDay = '', petSpace } = context as Record<string, string | undefined>;
-  if (!KEY_ID.test(keyId) || !COUNT.test(perMinute) || !COUNT.test(perDay) || (plan !== 'free' && plan !== 'pro' && plan !== 'business' && plan !== 'enterprise') || (petSpace !== undefined && petSpace !== 'releases')) {
+  const {
+    keyId = '',
+    plan = '',
+    perMinute = '',
+    perDay = '',
+    petSpace,
+  } = context as Record<string, string | undefined>;
+  if (
+    !KEY_ID.test(keyId) ||
+    !COUNT.test(perMinute) ||
+    !COUNT.test(perDay) ||
+    (plan !== 'free' && plan !== 'pro' && plan !== 'business' && plan !== 'enterprise') ||
+    (petSpace !== undefined && petSpace !== 'releases')
+  ) {
     throw new Error('malformed authorizer context');
   }
   const policyKey = `${perMinute}/${perDay}`;
@@ -100,12 +113,14 @@ export async function count(subject: string, perMinute: number, perDay: number):
     const sameDay = Number(old.day?.N) === day;
     minuteCount = sameMinute ? Number(old.minuteCount?.N) : 0;
     dayCount = sameDay ? Number(old.dayCount?.N) : 0;
-    if (minuteCount >= perMinute || dayCount >= perDay) return toCount(false, perMinute, perDay, minuteCount, dayCount, minute);
+    if (minuteCount >= perMinute || dayCount >= perDay)
+      return toCount(false, perMinute, perDay, minuteCount, dayCount, minute);
     await db.send(
       new UpdateItemCommand({
         TableName: TABLE,
         Key: key,
-        UpdateExpression: 'SET #minute = :minute, minuteCount = :mc, #day = :day, dayCount = :dc, expiresAt = :expiresAt REMOVE shards',
+        UpdateExpression:
+          'SET #minute = :minute, minuteCount = :mc, #day = :day, dayCount = :dc, expiresAt = :expiresAt REMOVE shards',
         ExpressionAttributeNames: { '#minute': 'minute', '#day': 'day' },
         ExpressionAttributeValues: {
           ':minute': { N: String(minute) },
@@ -122,7 +137,14 @@ export async function count(subject: string, perMinute: number, perDay: number):
   return toCount(true, perMinute, perDay, minuteCount, dayCount, minute);
 }
 
-function toCount(ok: boolean, perMinute: number, perDay: number, minuteCount: number, dayCount: number, minute: number): Count {
+function toCount(
+  ok: boolean,
+  perMinute: number,
+  perDay: number,
+  minuteCount: number,
+  dayCount: number,
+  minute: number,
+): Count {
   const minuteLeft = Math.max(0, perMinute - minuteCount);
   const dayLeft = Math.max(0, perDay - dayCount);
   return dayLeft <= minuteLeft
@@ -144,7 +166,8 @@ export interface Context {
 /** Authorization headers sent, in any spelling. */
 export function authorizationCount(multiValueHeaders: Record<string, string[] | undefined> | null | undefined): number {
   let count = 0;
-  for (const name in multiValueHeaders ?? {}) if (name.length === 13 && name.toLowerCase() === 'authorization') count += multiValueHeaders?.[name]?.length ?? 0;
+  for (const name in multiValueHeaders ?? {})
+    if (name.length === 13 && name.toLowerCase() === 'authorization') count += multiValueHeaders?.[name]?.length ?? 0;
   return count;
 }
 
@@ -157,11 +180,19 @@ export async function begin(event: APIGatewayProxyEvent, operation: string, rout
   counted?.catch(() => {});
   const logFields = `"operation":"${operation}","route":"${route}"`;
   const sentAuthorization = (event.headers?.Authorization ?? event.headers?.authorization) !== undefined;
-  return { requestId: event.requestContext?.requestId ?? '', logFields, startedAt, caller: who, counted, sentAuthorization };
+  return {
+    requestId: event.requestContext?.requestId ?? '',
+    logFields,
+    startedAt,
+    caller: who,
+    counted,
+    sentAuthorization,
+  };
 }
 
 // The same embedded metrics as ours, their directive written out by hand.
-const EMF_METRICS = '[{"Name":"Requests","Unit":"Count"},{"Name":"Latency","Unit":"Milliseconds"},{"Name":"Status2xx","Unit":"Count"},{"Name":"Status4xx","Unit":"Count"},{"Name":"Status5xx","Unit":"Count"},{"Name":"RateLimited","Unit":"Count"},{"Name":"KeySuspended","Unit":"Count"}]';
+const EMF_METRICS =
+  '[{"Name":"Requests","Unit":"Count"},{"Name":"Latency","Unit":"Milliseconds"},{"Name":"Status2xx","Unit":"Count"},{"Name":"Status4xx","Unit":"Count"},{"Name":"Status5xx","Unit":"Count"},{"Name":"RateLimited","Unit":"Count"},{"Name":"KeySuspended","Unit":"Count"}]';
 const NAMESPACE = process.env.METRICS_NAMESPACE || 'PetStore/local';
 // The release gate's, on 5XX lines only: the 5XX answers by operation and the version that ran.
 const EMF_BY_VERSION = `{"Namespace":"${NAMESPACE}","Dimensions":[["operation","version"]],"Metrics":[{"Name":"Status5xx","Unit":"Count"}]}`;
@@ -170,12 +201,26 @@ const EMF_WITHOUT_PLAN = `{"Namespace":"${NAMESPACE}","Dimensions":[["operation"
 const VERSION = `,"version":${JSON.stringify(process.env.AWS_LAMBDA_FUNCTION_VERSION || '$LATEST')}`;
 /** The release key's request: no metric, but a 5XX's by operation and version. */
 const releaseMetrics = (statusClass: number): string =>
-  statusClass === 5 ? `${VERSION},"Status5xx":1,"_aws":{"Timestamp":${Date.now()},"CloudWatchMetrics":[${EMF_BY_VERSION}]}` : '';
+  statusClass === 5
+    ? `${VERSION},"Status5xx":1,"_aws":{"Timestamp":${Date.now()},"CloudWatchMetrics":[${EMF_BY_VERSION}]}`
+    : '';
 
 /** The same answer and log line as ours: rate-limit headers (both forms), request id, no caching. */
-export function respond(context: Context, count: Count | undefined, status: number, body: string, headers: Record<string, string> = {}, code?: string): APIGatewayProxyResult {
+export function respond(
+  context: Context,
+  count: Count | undefined,
+  status: number,
+  body: string,
+  headers: Record<string, string> = {},
+  code?: string,
+): APIGatewayProxyResult {
   const nowMs = now();
-  const rate = count ?? { window: 'minute', limit: context.caller?.perMinute ?? 60, remaining: 0, resetSeconds: (Math.floor(nowMs / 60_000) + 1) * 60 };
+  const rate = count ?? {
+    window: 'minute',
+    limit: context.caller?.perMinute ?? 60,
+    remaining: 0,
+    resetSeconds: (Math.floor(nowMs / 60_000) + 1) * 60,
+  };
   const who = context.caller;
   const durationMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
   const statusClass = Math.floor(status / 100);
@@ -203,7 +248,11 @@ export function respond(context: Context, count: Count | undefined, status: numb
 }
 
 /** A bodiless answer (204), as our stack's `noContent()`: the same headers and log line, but no body and no Content-Type. */
-export function noContent(context: Context, count: Count | undefined, headers?: Record<string, string>): APIGatewayProxyResult {
+export function noContent(
+  context: Context,
+  count: Count | undefined,
+  headers?: Record<string, string>,
+): APIGatewayProxyResult {
   const { headers: withType, ...answer } = respond(context, count, 204, '', headers);
   // A copy without it (no `delete`, which would leave the headers object slow to read).
   const { 'Content-Type': _, ...bodiless } = withType as Record<string, string>;
@@ -211,25 +260,53 @@ export function noContent(context: Context, count: Count | undefined, headers?: 
 }
 
 /** An Error body; a 400 names its failing field in `details` too. */
-export function error(context: Context, count: Count | undefined, status: number, code: string, message: string, headers?: Record<string, string>, detail?: { path: string; message: string }): APIGatewayProxyResult {
+export function error(
+  context: Context,
+  count: Count | undefined,
+  status: number,
+  code: string,
+  message: string,
+  headers?: Record<string, string>,
+  detail?: { path: string; message: string },
+): APIGatewayProxyResult {
   const details = detail ? `,"details":[{"path":"${detail.path}","message":${JSON.stringify(detail.message)}}]` : '';
-  return respond(context, count, status, `{"code":"${code}","message":${JSON.stringify(message)},"status":${status}${details}}`, headers, code);
+  return respond(
+    context,
+    count,
+    status,
+    `{"code":"${code}","message":${JSON.stringify(message)},"status":${status}${details}}`,
+    headers,
+    code,
+  );
 }
 
 /** Waits for the count; a refusal or a missing caller answers here. */
 export async function admitted(context: Context): Promise<{ count: Count; refusal?: APIGatewayProxyResult }> {
   if (context.counted === undefined) {
     const unauthorized = { 'WWW-Authenticate': event401Challenge(context) };
-    return { count: undefined as never, refusal: error(context, undefined, 401, 'unauthorized', 'An API key is required.', unauthorized) };
+    return {
+      count: undefined as never,
+      refusal: error(context, undefined, 401, 'unauthorized', 'An API key is required.', unauthorized),
+    };
   }
   let counted: Count;
   try {
     counted = await context.counted;
   } catch {
-    return { count: undefined as never, refusal: error(context, undefined, 503, 'service_unavailable', 'The service is temporarily unavailable.', { 'Retry-After': '1' }) };
+    return {
+      count: undefined as never,
+      refusal: error(context, undefined, 503, 'service_unavailable', 'The service is temporarily unavailable.', {
+        'Retry-After': '1',
+      }),
+    };
   }
   if (!counted.ok) {
-    return { count: counted, refusal: error(context, counted, 429, 'rate_limited', 'Too many requests.', { 'Retry-After': String(Math.max(1, counted.resetSeconds - Math.floor(now() / 1000))) }) };
+    return {
+      count: counted,
+      refusal: error(context, counted, 429, 'rate_limited', 'Too many requests.', {
+        'Retry-After': String(Math.max(1, counted.resetSeconds - Math.floor(now() / 1000))),
+      }),
+    };
   }
   return { count: counted };
 }
@@ -247,7 +324,8 @@ export const pad = (id: number): string => String(id).padStart(16, '0');
 
 /** How many partitions pets are spread over, as ours: `PET#<id mod 8>`; `statusShard` = `<status>#<id mod 8>`. */
 export const PET_SHARDS = 8;
-export const petPartition = (id: number, release = false): string => `${release ? 'RELEASES#' : ''}PET#${id % PET_SHARDS}`;
+export const petPartition = (id: number, release = false): string =>
+  `${release ? 'RELEASES#' : ''}PET#${id % PET_SHARDS}`;
 /** The index keys' part after their first: `pets#<here><n>`, `<status>#<here><n>`. */
 export const indexInfix = (release: boolean): string => (release ? 'releases#' : '');
 /** A release pet's TTL: a day after it was written. */
@@ -258,7 +336,12 @@ type PetItem = Record<string, { S?: string; N?: string }>;
 /** A pet read back, as ours: `status` (a record's map) or the part of `statusShard` before `#`. */
 export function petOf(item: PetItem): Pet {
   const status = item.status?.S ?? item.statusShard?.S?.split('#', 1)[0];
-  return { id: Number(item.id?.N), name: item.name?.S as string, categoryId: Number(item.categoryId?.N), status: status as Pet['status'] };
+  return {
+    id: Number(item.id?.N),
+    name: item.name?.S as string,
+    categoryId: Number(item.categoryId?.N),
+    status: status as Pet['status'],
+  };
 }
 
 export function petJson(pet: Pet): string {

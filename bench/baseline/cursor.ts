@@ -43,8 +43,16 @@ function read(): Promise<Keys> {
   const at = now();
   lastReadAt = at;
   const next = ARN
-    ? Promise.all([stage('AWSCURRENT'), stage('AWSPREVIOUS')]).then(([current, previous]) => ({ current: current ?? '', previous, readAt: at }))
-    : Promise.resolve({ current: process.env.CURSOR_SECRET ?? '', previous: process.env.CURSOR_SECRET_PREVIOUS, readAt: at });
+    ? Promise.all([stage('AWSCURRENT'), stage('AWSPREVIOUS')]).then(([current, previous]) => ({
+        current: current ?? '',
+        previous,
+        readAt: at,
+      }))
+    : Promise.resolve({
+        current: process.env.CURSOR_SECRET ?? '',
+        previous: process.env.CURSOR_SECRET_PREVIOUS,
+        readAt: at,
+      });
   reading = next.then(
     (read) => {
       reading = undefined;
@@ -76,20 +84,27 @@ export function prepareCursorKeys(): void {
   if (pending instanceof Promise) pending.catch(() => {});
 }
 
-const tagOf = (key: string, body: string) => createHmac('sha256', key).update(body).digest().subarray(0, 16).toString('base64url');
+const tagOf = (key: string, body: string) =>
+  createHmac('sha256', key).update(body).digest().subarray(0, 16).toString('base64url');
 
 /** With the bound of the page that made it, as ours (`n`). */
 export function signCursor(key: string, afterId: number, status: string | undefined, newestId: number): string {
-  const body = Buffer.from(status ? `{"v":1,"a":${afterId},"s":"${status}","n":${newestId}}` : `{"v":1,"a":${afterId},"n":${newestId}}`).toString('base64url');
+  const body = Buffer.from(
+    status ? `{"v":1,"a":${afterId},"s":"${status}","n":${newestId}}` : `{"v":1,"a":${afterId},"n":${newestId}}`,
+  ).toString('base64url');
   return `${body}.${tagOf(key, body)}`;
 }
 
 /** The position of a cursor (after which id, up to which id at least); undefined when it is not one of ours or for another filter. A cursor neither key signed reads the keys again, at most once a minute. */
-export async function readCursor(cursor: string, status: string | undefined): Promise<{ afterId: number; newestId: number } | undefined> {
+export async function readCursor(
+  cursor: string,
+  status: string | undefined,
+): Promise<{ afterId: number; newestId: number } | undefined> {
   const [body, tag] = cursor.split('.');
   if (body === undefined || tag === undefined) return undefined;
   let known = await cursorKeys();
-  const signed = (with_: Keys) => tagOf(with_.current, body) === tag || (with_.previous !== undefined && tagOf(with_.previous, body) === tag);
+  const signed = (with_: Keys) =>
+    tagOf(with_.current, body) === tag || (with_.previous !== undefined && tagOf(with_.previous, body) === tag);
   if (!signed(known)) {
     if (reading === undefined) {
       if (now() - lastUnknownReadAt < 60_000) return undefined;
@@ -101,6 +116,7 @@ export async function readCursor(cursor: string, status: string | undefined): Pr
   const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { a?: number; s?: string; n?: number };
   if (payload.s !== status || !Number.isSafeInteger(payload.a)) return undefined;
   // As ours: a bound, when there is one, is an id above the position.
-  if (payload.n !== undefined && !(Number.isSafeInteger(payload.n) && (payload.n as number) > (payload.a as number))) return undefined;
+  if (payload.n !== undefined && !(Number.isSafeInteger(payload.n) && (payload.n as number) > (payload.a as number)))
+    return undefined;
   return { afterId: payload.a as number, newestId: payload.n ?? 0 };
 }

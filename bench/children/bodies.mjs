@@ -36,7 +36,9 @@ async function run(side, body, count, into, offset) {
     const elapsed = process.hrtime.bigint() - started;
     if (response.statusCode !== body.status) {
       const missed = stub.misses.length === 0 ? '' : ` (${stub.misses[0]}: bench/children/stub.mjs)`;
-      throw new Error(`${body.shape} at ${body.bytes} bytes (${side}): ${response.statusCode} ${response.body.slice(0, 300)}${missed}, not ${body.status}`);
+      throw new Error(
+        `${body.shape} at ${body.bytes} bytes (${side}): ${response.statusCode} ${response.body.slice(0, 300)}${missed}, not ${body.status}`,
+      );
     }
     if (into) into[offset + i] = Number(elapsed) / 1000;
   }
@@ -51,11 +53,21 @@ for (const bytes of [...new Set(bodies.map((body) => body.bytes))]) {
   for (const index of ofSize) for (const side of SIDES) await run(side, bodies[index], warmup);
   for (let done = 0; done < iterations; done += block) {
     const count = Math.min(block, iterations - done);
-    for (const index of ofSize) for (const side of SIDES) await run(side, bodies[index], count, times[index][side], done);
+    for (const index of ofSize)
+      for (const side of SIDES) await run(side, bodies[index], count, times[index][side], done);
   }
 }
-const p50 = (values) => percentile(Array.from(values).sort((a, b) => a - b), 50);
+const p50 = (values) =>
+  percentile(
+    Array.from(values).sort((a, b) => a - b),
+    50,
+  );
 process.send(
-  bodies.map((body, index) => ({ shape: body.shape, bytes: body.bytes, ours: p50(times[index].ours), baseline: p50(times[index].baseline) })),
+  bodies.map((body, index) => ({
+    shape: body.shape,
+    bytes: body.bytes,
+    ours: p50(times[index].ours),
+    baseline: p50(times[index].baseline),
+  })),
   () => process.exit(0),
 );

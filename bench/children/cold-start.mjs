@@ -11,4 +11,6 @@ const { handler } = await import(pathToFileURL(bundle).href);
 const imported = performance.now();
 const response = await invoke(handler, eventOf(JSON.parse(eventText), { key }), lambdaContext());
 const answered = performance.now();
-process.send({ importMs: imported - start, firstResponseMs: answered - start, status: response.statusCode }, () => process.exit(0));
+process.send({ importMs: imported - start, firstResponseMs: answered - start, status: response.statusCode }, () =>
+  process.exit(0),
+);

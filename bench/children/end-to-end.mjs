@@ -13,7 +13,8 @@ import { END_TO_END, eventOf, invoke, lambdaContext, percentile, poolOf, withFil
 const [oursBundle, baselineBundle, caseText, key, iterationsText] = process.argv.slice(2);
 const benchCase = JSON.parse(caseText);
 const iterations = Number(iterationsText);
-const pool = benchCase.pool === undefined ? undefined : poolOf(JSON.parse(readFileSync(benchCase.pool, 'utf8')), benchCase.name);
+const pool =
+  benchCase.pool === undefined ? undefined : poolOf(JSON.parse(readFileSync(benchCase.pool, 'utf8')), benchCase.name);
 const ours = (await import(pathToFileURL(oursBundle).href)).handler;
 const baseline = (await import(pathToFileURL(baselineBundle).href)).handler;
 
@@ -23,7 +24,8 @@ async function run(handler, count, into) {
     const started = performance.now();
     const response = await invoke(handler, event, lambdaContext());
     const elapsed = performance.now() - started;
-    if (response.statusCode !== benchCase.status) throw new Error(`${benchCase.name}: ${response.statusCode} ${response.body}`);
+    if (response.statusCode !== benchCase.status)
+      throw new Error(`${benchCase.name}: ${response.statusCode} ${response.body}`);
     into?.push(elapsed);
   }
 }

@@ -50,8 +50,15 @@ export const REFUSED_ADDRESS: string;
 export const BENCH_LIMITS: { perMinute: number; perDay: number };
 export const INVOCATION_MS: number;
 export function lambdaContext(): Context;
-export function pathOf(spec: { readonly resource: string; readonly pathParameters?: Readonly<Record<string, string>> }): string;
+export function pathOf(spec: {
+  readonly resource: string;
+  readonly pathParameters?: Readonly<Record<string, string>>;
+}): string;
 export function bodyOf(spec: RequestEventSpec, n: number | string): string | null;
 export function eventOf(spec: EventSpec, options: { key: string }): APIGatewayProxyEvent;
-export function invoke(handler: (event: never, context: Context) => Promise<unknown>, event: unknown, context: Context): Promise<APIGatewayProxyResult>;
+export function invoke(
+  handler: (event: never, context: Context) => Promise<unknown>,
+  event: unknown,
+  context: Context,
+): Promise<APIGatewayProxyResult>;
 export function percentile(sorted: readonly number[], p: number): number;

@@ -17,7 +17,13 @@ export const BENCH_LIMITS = { perMinute: 30_000, perDay: 100_000_000 };
 /** `requestContext.authorizer` as API Gateway passes it once the authorizer allowed the key. */
 function authorizerContext(key) {
   const keyId = createHash('sha256').update(key).digest('hex').slice(0, 16);
-  return { principalId: keyId, keyId, plan: 'enterprise', perMinute: String(BENCH_LIMITS.perMinute), perDay: String(BENCH_LIMITS.perDay) };
+  return {
+    principalId: keyId,
+    keyId,
+    plan: 'enterprise',
+    perMinute: String(BENCH_LIMITS.perMinute),
+    perDay: String(BENCH_LIMITS.perDay),
+  };
 }
 
 /**
@@ -55,7 +61,9 @@ export function withFill(spec, fill) {
   if (fill === undefined) return spec;
   return {
     ...spec,
-    ...(fill.pathParameters === undefined ? {} : { pathParameters: { ...spec.pathParameters, ...fill.pathParameters } }),
+    ...(fill.pathParameters === undefined
+      ? {}
+      : { pathParameters: { ...spec.pathParameters, ...fill.pathParameters } }),
     ...(fill.query === undefined ? {} : { query: { ...spec.query, ...fill.query } }),
   };
 }
@@ -69,7 +77,10 @@ export function poolOf(fills, name) {
   let next = 0;
   return {
     take() {
-      if (next >= fills.length) throw new Error(`${name}: its setup made ${fills.length} requests' data, and a request more was sent: the pool must hold one fill per request sent`);
+      if (next >= fills.length)
+        throw new Error(
+          `${name}: its setup made ${fills.length} requests' data, and a request more was sent: the pool must hold one fill per request sent`,
+        );
       return fills[next++];
     },
     get taken() {
@@ -159,7 +170,10 @@ export async function invoke(handler, event, context) {
   try {
     const result = await handler(event, context);
     if (result.statusCode !== undefined) return result;
-    return { statusCode: result.policyDocument?.Statement?.[0]?.Effect === 'Allow' ? 200 : 429, body: JSON.stringify(result) };
+    return {
+      statusCode: result.policyDocument?.Statement?.[0]?.Effect === 'Allow' ? 200 : 429,
+      body: JSON.stringify(result),
+    };
   } catch (error) {
     if (error instanceof Error && error.message === 'Unauthorized') return { statusCode: 401, body: 'Unauthorized' };
     throw error;

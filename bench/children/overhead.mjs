@@ -21,7 +21,9 @@ install(DynamoDBDocumentClient, stub.documentClient, stub.misses);
 install(DynamoDBClient, stub.client, stub.misses);
 // listPets reads its cursor keys once (then every five minutes): the first warm-up request does.
 install(SecretsManagerClient, {
-  GetSecretValueCommand: (input) => ({ SecretString: input.VersionStage === 'AWSPREVIOUS' ? 'bench-previous-cursor-key' : 'bench-current-cursor-key' }),
+  GetSecretValueCommand: (input) => ({
+    SecretString: input.VersionStage === 'AWSPREVIOUS' ? 'bench-previous-cursor-key' : 'bench-current-cursor-key',
+  }),
 });
 
 const ours = (await import(pathToFileURL(oursBundle).href)).handler;

@@ -19,8 +19,21 @@ const pad = (id) => String(id).padStart(16, '0');
 const STUB_PETS = 1_024;
 const fieldsOf = (id) => ({ id, name: `Pet ${id}`, categoryId: 3 });
 /** A pet of the sharded layout (`pk` the shard's partition, as asked), and its status index projection. */
-const shardedPet = (pk, id, shards) => ({ pk, sk: pad(id), ...fieldsOf(id), statusShard: `available#${id % shards}`, listShard: `pets#${id % shards}`, createdAt: '2026-11-22T00:00:00.000Z', nonce: 'stub' });
-const projectedShardedPet = (pk, id, shards) => ({ pk, sk: pad(id), ...fieldsOf(id), statusShard: `available#${id % shards}` });
+const shardedPet = (pk, id, shards) => ({
+  pk,
+  sk: pad(id),
+  ...fieldsOf(id),
+  statusShard: `available#${id % shards}`,
+  listShard: `pets#${id % shards}`,
+  createdAt: '2026-11-22T00:00:00.000Z',
+  nonce: 'stub',
+});
+const projectedShardedPet = (pk, id, shards) => ({
+  pk,
+  sk: pad(id),
+  ...fieldsOf(id),
+  statusShard: `available#${id % shards}`,
+});
 
 /** The shard a partition or index key names: `PET#3`, `available#3` → 3; undefined for any other text. */
 const shardNamed = (value, shards) => {
@@ -32,7 +45,12 @@ const shardNamed = (value, shards) => {
 function idsOf(shard, shards, after, limit) {
   const ids = [];
   const from = Math.max(0, Math.floor(after)) + 1;
-  for (let id = from + ((((shard - from) % shards) + shards) % shards); id <= STUB_PETS && (limit === undefined || ids.length < limit); id += shards) ids.push(id);
+  for (
+    let id = from + ((((shard - from) % shards) + shards) % shards);
+    id <= STUB_PETS && (limit === undefined || ids.length < limit);
+    id += shards
+  )
+    ids.push(id);
   return ids;
 }
 
@@ -44,7 +62,9 @@ function idsOf(shard, shards, after, limit) {
 function pageOf(ids, limit, itemOf, keyOf) {
   const Items = ids.map(itemOf);
   const last = Items.at(-1);
-  return limit !== undefined && last !== undefined && Items.length === limit ? { Items, LastEvaluatedKey: keyOf(last) } : { Items };
+  return limit !== undefined && last !== undefined && Items.length === limit
+    ? { Items, LastEvaluatedKey: keyOf(last) }
+    : { Items };
 }
 
 /** A GetItem answer that depends on the sort key: `bySortKey[sk]`, else `otherwise` (a key item's sort key is its hash, as its partition's). */
@@ -59,7 +79,16 @@ const built = (build) => ({ build });
 function answersFor(benchKey, shards) {
   // The registry knows the bench key and nothing else (the authorizer's "no valid key" case).
   const benchKeyHash = createHash('sha256').update(benchKey).digest('hex');
-  const keyItem = { Item: { pk: `APIKEY#${benchKeyHash}`, sk: benchKeyHash, registry: 'keys', plan: 'enterprise', limits: BENCH_LIMITS, createdAt: '2026-11-22T00:00:00.000Z' } };
+  const keyItem = {
+    Item: {
+      pk: `APIKEY#${benchKeyHash}`,
+      sk: benchKeyHash,
+      registry: 'keys',
+      plan: 'enterprise',
+      limits: BENCH_LIMITS,
+      createdAt: '2026-11-22T00:00:00.000Z',
+    },
+  };
   const counters = { Attributes: { minuteCount: 1, dayCount: 1 } };
   /** A pet's id from its sort key; undefined for any other text. */
   const idOf = (sk) => (/^[0-9]{16}$/.test(String(sk)) && Number(sk) >= 1 ? Number(sk) : undefined);
@@ -69,7 +98,12 @@ function answersFor(benchKey, shards) {
     const shard = shardNamed(pk, shards);
     return shard === undefined || !String(pk).startsWith('available#')
       ? { Items: [] }
-      : pageOf(idsOf(shard, shards, after, limit), limit, (id) => projectedShardedPet(`PET#${shard}`, id, shards), ({ pk: p, sk, statusShard, id }) => ({ pk: p, sk, statusShard, id }));
+      : pageOf(
+          idsOf(shard, shards, after, limit),
+          limit,
+          (id) => projectedShardedPet(`PET#${shard}`, id, shards),
+          ({ pk: p, sk, statusShard, id }) => ({ pk: p, sk, statusShard, id }),
+        );
   });
   /** The pet a key names, under `field` (GetItem's Item); none in another shard's partition. */
   const petAt = (field) => ({
@@ -96,7 +130,9 @@ function answersFor(benchKey, shards) {
       // A shard's pets.
       pets: built(({ pk, after, limit }) => {
         const shard = shardNamed(pk, shards);
-        return shard === undefined ? { Items: [] } : pageOf(idsOf(shard, shards, after, limit), limit, (id) => shardedPet(pk, id, shards), tableKey);
+        return shard === undefined
+          ? { Items: [] }
+          : pageOf(idsOf(shard, shards, after, limit), limit, (id) => shardedPet(pk, id, shards), tableKey);
       }),
       // No release pet (a customer's key never reaches them).
       releasePets: { Items: [] },
@@ -107,17 +143,29 @@ function answersFor(benchKey, shards) {
         const shard = shardNamed(pk, shards);
         return shard === undefined || !String(pk).startsWith('pets#')
           ? { Items: [] }
-          : pageOf(idsOf(shard, shards, after, limit), limit, (id) => ({ ...projectedShardedPet(`PET#${shard}`, id, shards), listShard: pk }), ({ pk: p, sk, listShard, id }) => ({ pk: p, sk, listShard, id }));
+          : pageOf(
+              idsOf(shard, shards, after, limit),
+              limit,
+              (id) => ({ ...projectedShardedPet(`PET#${shard}`, id, shards), listShard: pk }),
+              ({ pk: p, sk, listShard, id }) => ({ pk: p, sk, listShard, id }),
+            );
       }),
     },
     PutItem: { pets: {}, releasePets: {}, idempotencyRecords: {} },
   };
 }
 
-const attributes = (item) => Object.fromEntries(Object.entries(item).map(([k, v]) => [k, typeof v === 'number' ? { N: String(v) } : typeof v === 'string' ? { S: v } : { M: attributes(v) }]));
+const attributes = (item) =>
+  Object.fromEntries(
+    Object.entries(item).map(([k, v]) => [
+      k,
+      typeof v === 'number' ? { N: String(v) } : typeof v === 'string' ? { S: v } : { M: attributes(v) },
+    ]),
+  );
 const mapValues = (object, f) => Object.fromEntries(Object.entries(object).map(([k, v]) => [k, f(v)]));
 function marshalled(reply) {
-  if (reply.bySortKey !== undefined) return bySortKey(mapValues(reply.bySortKey, marshalled), marshalled(reply.otherwise));
+  if (reply.bySortKey !== undefined)
+    return bySortKey(mapValues(reply.bySortKey, marshalled), marshalled(reply.otherwise));
   if (reply.build !== undefined) return built((request) => marshalled(reply.build(request)));
   return {
     ...(reply.Item === undefined ? {} : { Item: attributes(reply.Item) }),
@@ -127,7 +175,12 @@ function marshalled(reply) {
   };
 }
 
-const TRANSACTION_ACTIONS = { Put: ['PutItem', 'Item'], Update: ['UpdateItem', 'Key'], Delete: ['DeleteItem', 'Key'], ConditionCheck: ['ConditionCheckItem', 'Key'] };
+const TRANSACTION_ACTIONS = {
+  Put: ['PutItem', 'Item'],
+  Update: ['UpdateItem', 'Key'],
+  Delete: ['DeleteItem', 'Key'],
+  ConditionCheck: ['ConditionCheckItem', 'Key'],
+};
 
 /**
  * The stub's commands for each client, by command class name.
@@ -192,16 +245,32 @@ export function dynamoDbStub({ table, benchKey }) {
   };
   const query = (answers, input, valueOf) => {
     const { equalities, lowerBound } = conditionOf(input.KeyConditionExpression);
-    const after = lowerBound === undefined ? 0 : Number(valueOf(input.ExpressionAttributeValues?.[lowerBound[0]])) - lowerBound[1];
+    const after =
+      lowerBound === undefined ? 0 : Number(valueOf(input.ExpressionAttributeValues?.[lowerBound[0]])) - lowerBound[1];
     if (input.IndexName !== undefined) {
       const reply = answers.Query?.[`index ${input.IndexName}`];
       if (reply === undefined) throw miss(`no stub for Query on index ${input.IndexName}`);
       // An index's partition: the key condition's equality (the index's key, whatever its name).
       const on = equalities[0];
-      return resolved(reply, on === undefined ? undefined : valueOf(input.ExpressionAttributeValues?.[on[1]]), undefined, after, input.Limit);
+      return resolved(
+        reply,
+        on === undefined ? undefined : valueOf(input.ExpressionAttributeValues?.[on[1]]),
+        undefined,
+        after,
+        input.Limit,
+      );
     }
-    const on = equalities.find(([name]) => (name.startsWith('#') ? input.ExpressionAttributeNames?.[name] : name) === partitionKey);
-    return answer(answers, 'Query', on === undefined ? undefined : valueOf(input.ExpressionAttributeValues?.[on[1]]), undefined, after, input.Limit);
+    const on = equalities.find(
+      ([name]) => (name.startsWith('#') ? input.ExpressionAttributeNames?.[name] : name) === partitionKey,
+    );
+    return answer(
+      answers,
+      'Query',
+      on === undefined ? undefined : valueOf(input.ExpressionAttributeValues?.[on[1]]),
+      undefined,
+      after,
+      input.Limit,
+    );
   };
   const transaction = (answers, items, valueOf) => {
     for (const item of items) {
@@ -228,9 +297,12 @@ export function dynamoDbStub({ table, benchKey }) {
     /** For DynamoDBClient (our operations and the baseline): attribute values. */
     client: {
       GetItemCommand: (input) => answer(attributeValues, 'GetItem', s(input.Key[partitionKey]), s(input.Key[sortKey])),
-      UpdateItemCommand: (input) => answer(attributeValues, 'UpdateItem', s(input.Key[partitionKey]), s(input.Key[sortKey])),
-      DeleteItemCommand: (input) => answer(attributeValues, 'DeleteItem', s(input.Key[partitionKey]), s(input.Key[sortKey])),
-      PutItemCommand: (input) => answer(attributeValues, 'PutItem', s(input.Item[partitionKey]), s(input.Item[sortKey])),
+      UpdateItemCommand: (input) =>
+        answer(attributeValues, 'UpdateItem', s(input.Key[partitionKey]), s(input.Key[sortKey])),
+      DeleteItemCommand: (input) =>
+        answer(attributeValues, 'DeleteItem', s(input.Key[partitionKey]), s(input.Key[sortKey])),
+      PutItemCommand: (input) =>
+        answer(attributeValues, 'PutItem', s(input.Item[partitionKey]), s(input.Item[sortKey])),
       QueryCommand: (input) => query(attributeValues, input, s),
       TransactWriteItemsCommand: (input) => transaction(attributeValues, input.TransactItems, s),
     },

@@ -13,7 +13,10 @@ import { API_BASE_PATH, DOCUMENTATION_ROUTES } from '../../shared/http/routes';
  */
 const DOCUMENT_BODY = JSON.stringify({
   ...document,
-  servers: [{ url: API_BASE_PATH, description: 'This server: the one this document was served from.' }, ...document.servers],
+  servers: [
+    { url: API_BASE_PATH, description: 'This server: the one this document was served from.' },
+    ...document.servers,
+  ],
 });
 /** Public and the same for everyone: caches may keep them a while. */
 const CACHE_CONTROL = 'public, max-age=300';
@@ -33,21 +36,37 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
 function documentAnswer(event: APIGatewayProxyEvent): APIGatewayProxyResult {
   switch (event.resource) {
     case DOCUMENTATION_ROUTES.openApiDocument.path:
-      return { statusCode: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': CACHE_CONTROL }, body: DOCUMENT_BODY };
+      return {
+        statusCode: 200,
+        headers: { 'Content-Type': 'application/json', 'Cache-Control': CACHE_CONTROL },
+        body: DOCUMENT_BODY,
+      };
     case DOCUMENTATION_ROUTES.apiReference.path:
       return {
         statusCode: 200,
-        headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': CACHE_CONTROL, 'Content-Security-Policy': REFERENCE_PAGE_CSP },
+        headers: {
+          'Content-Type': 'text/html; charset=utf-8',
+          'Cache-Control': CACHE_CONTROL,
+          'Content-Security-Policy': REFERENCE_PAGE_CSP,
+        },
         body: REFERENCE_PAGE_HTML,
       };
     case DOCUMENTATION_ROUTES.apiReferenceAsset.path: {
       const asset = referenceAsset(event.pathParameters?.asset ?? '');
-      if (asset !== undefined) return { statusCode: 200, headers: { 'Content-Type': asset.contentType, 'Cache-Control': CACHE_CONTROL }, body: asset.body };
+      if (asset !== undefined)
+        return {
+          statusCode: 200,
+          headers: { 'Content-Type': asset.contentType, 'Cache-Control': CACHE_CONTROL },
+          body: asset.body,
+        };
       break;
     }
   }
   // The path as the client sent it, stage included (event.path is relative to the stage).
   const path = event.requestContext?.path ?? `${API_BASE_PATH}${event.path}`;
-  const notFound = toErrorResponse(new NotFoundError(`No document answers ${clientText(path)}.`), event.requestContext?.requestId ?? '');
+  const notFound = toErrorResponse(
+    new NotFoundError(`No document answers ${clientText(path)}.`),
+    event.requestContext?.requestId ?? '',
+  );
   return { ...notFound, headers: { ...notFound.headers, 'Cache-Control': 'no-store' } };
 }

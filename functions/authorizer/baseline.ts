@@ -13,7 +13,9 @@ import { authorizationCount, count, db, TABLE } from '../../bench/baseline/commo
  */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 /** Which operation a method and resource are, from the declarations as ours reads them. */
-const ROUTES: Record<string, string> = Object.fromEntries(Object.entries(OPERATION_ROUTES).map(([id, route]) => [`${route.method} ${route.path}`, id]));
+const ROUTES: Record<string, string> = Object.fromEntries(
+  Object.entries(OPERATION_ROUTES).map(([id, route]) => [`${route.method} ${route.path}`, id]),
+);
 
 // The same refusal metric as ours (shared/auth/refusal-metrics.ts), its directive written out by hand; none for the release check's address.
 const NAMESPACE = process.env.METRICS_NAMESPACE || 'PetStore/local';
@@ -24,12 +26,17 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
   const startedAt = performance.now();
   const authorization = event.headers?.Authorization ?? event.headers?.authorization ?? '';
   // Two Authorization headers are malformed, whatever their values.
-  const token = authorization.length <= 528 && authorizationCount(event.multiValueHeaders) <= 1 ? BEARER.exec(authorization)?.[1] : undefined;
+  const token =
+    authorization.length <= 528 && authorizationCount(event.multiValueHeaders) <= 1
+      ? BEARER.exec(authorization)?.[1]
+      : undefined;
   const [api = '', stage = ''] = event.methodArn.split('/');
   const resource = `${api}/${stage}/*/*`;
   if (token !== undefined) {
     const hash = createHash('sha256').update(token).digest('hex');
-    const { Item } = await db.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: `APIKEY#${hash}` }, sk: { S: hash } } }));
+    const { Item } = await db.send(
+      new GetItemCommand({ TableName: TABLE, Key: { pk: { S: `APIKEY#${hash}` }, sk: { S: hash } } }),
+    );
     const limits = Item?.limits?.M;
     const plan = Item?.plan?.S;
     if (limits !== undefined && plan !== undefined) {
@@ -37,7 +44,10 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
       return {
         principalId: keyId,
         usageIdentifierKey: token,
-        policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: resource }] },
+        policyDocument: {
+          Version: '2012-10-17',
+          Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: resource }],
+        },
         context: { keyId, plan, perMinute: String(limits.perMinute?.N), perDay: String(limits.perDay?.N) },
       };
     }
@@ -60,7 +70,10 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
   const seconds = Math.max(30, counted.resetSeconds - Math.floor(now() / 1000));
   return {
     principalId: 'address',
-    policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: resource }] },
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: resource }],
+    },
     context: {
       code: 'rate_limited',
       message: 'Too many requests without a valid API key from this address; retry after the time in Retry-After.',

@@ -1,5 +1,10 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
-import { AUTHORIZER_UNAUTHORIZED, type RefusalContext, principalContext, stageArnOf } from '../../shared/auth/authorizer-contract';
+import {
+  AUTHORIZER_UNAUTHORIZED,
+  type RefusalContext,
+  principalContext,
+  stageArnOf,
+} from '../../shared/auth/authorizer-contract';
 import { authorize } from '../../shared/auth/authorize';
 import { readBearerHeaders } from '../../shared/auth/bearer';
 import { KeyRegistry } from '../../shared/auth/key-registry';
@@ -29,13 +34,24 @@ const registry = new KeyRegistry(documentClient, config.tableName);
  * methods. A datastore failure is thrown: API Gateway answers 503 (AUTHORIZER_CONFIGURATION_ERROR),
  * failing closed.
  */
-export const handler = async (event: APIGatewayRequestAuthorizerEvent, context?: Context): Promise<APIGatewayAuthorizerResult> => {
+export const handler = async (
+  event: APIGatewayRequestAuthorizerEvent,
+  context?: Context,
+): Promise<APIGatewayAuthorizerResult> => {
   const startedAt = performance.now();
   const deadline = deadlineBeforeTimeout(context);
   try {
-    const credential = readBearerHeaders(requestHeaderCount(event.multiValueHeaders, 'authorization'), requestHeader(event.headers, 'authorization'));
+    const credential = readBearerHeaders(
+      requestHeaderCount(event.multiValueHeaders, 'authorization'),
+      requestHeader(event.headers, 'authorization'),
+    );
     const address = event.requestContext?.identity?.sourceIp ?? 'unknown';
-    const decision = await authorize(credential, address, { registry, limiter: rateLimiter, deadline, arrivedAt: event.requestContext?.requestTimeEpoch });
+    const decision = await authorize(credential, address, {
+      registry,
+      limiter: rateLimiter,
+      deadline,
+      arrivedAt: event.requestContext?.requestTimeEpoch,
+    });
     const stageArn = stageArnOf(event.methodArn);
     switch (decision.outcome) {
       case 'allowed':
@@ -77,15 +93,27 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent, context?:
 
 const UNAUTHORIZED = new Error(AUTHORIZER_UNAUTHORIZED);
 
-
 function policy(effect: 'Allow' | 'Deny', stageArn: string): APIGatewayAuthorizerResult['policyDocument'] {
-  return { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: effect, Resource: `${stageArn}/*/*` }] };
+  return {
+    Version: '2012-10-17',
+    Statement: [{ Action: 'execute-api:Invoke', Effect: effect, Resource: `${stageArn}/*/*` }],
+  };
 }
 
 /** A refused request never reaches a function: its one log line is written here, a client's refusal (4XX) with its metric. */
-function logRefusal(event: APIGatewayRequestAuthorizerEvent, startedAt: number, status: 401 | 429 | 503, code: string, failure?: unknown): void {
+function logRefusal(
+  event: APIGatewayRequestAuthorizerEvent,
+  startedAt: number,
+  status: 401 | 429 | 503,
+  code: string,
+  failure?: unknown,
+): void {
   const operationId = operationOf(event.httpMethod, event.resource);
-  const entry: LogEntry = { level: status === 503 ? 'error' : 'info', msg: 'request', requestId: event.requestContext?.requestId ?? 'unknown' };
+  const entry: LogEntry = {
+    level: status === 503 ? 'error' : 'info',
+    msg: 'request',
+    requestId: event.requestContext?.requestId ?? 'unknown',
+  };
   if (operationId !== undefined) {
     entry.operation = operationId;
     entry.route = routeOf(operationId);

@@ -1,5 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, TransactionCanceledException, TransactWriteItemsCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  GetItemCommand,
+  PutItemCommand,
+  TransactionCanceledException,
+  TransactWriteItemsCommand,
+  type AttributeValue,
+} from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { BODY_TOO_LARGE, MAX_BODY_BYTES } from '../../shared/http/body-limit';
 import { readJson } from '../../shared/http/json-text';
@@ -7,7 +14,22 @@ import { isoTimestamp, now } from '../../shared/clock';
 // The same id rule and retry bound as ours, with the same helpers: features, not framework.
 import { drawPetId, YOUNG_ID_MS } from '../../shared/pets/pet-ids';
 import { attemptsOnlyUntil } from '../../shared/dynamodb/last-attempt';
-import { admitted, begin, refusedWithoutKey, db, error, indexInfix, pad, petPartition, PET_SHARDS, RELEASE_PET_SECONDS, respond, TABLE, type Context, type Count } from '../../bench/baseline/common';
+import {
+  admitted,
+  begin,
+  refusedWithoutKey,
+  db,
+  error,
+  indexInfix,
+  pad,
+  petPartition,
+  PET_SHARDS,
+  RELEASE_PET_SECONDS,
+  respond,
+  TABLE,
+  type Context,
+  type Count,
+} from '../../bench/baseline/common';
 
 const STATUSES = new Set(['available', 'pending', 'sold']);
 
@@ -16,10 +38,12 @@ const invalid = (path: string, message: string): Invalid => ({ path, message });
 
 // The same hidden and visible characters as ours (decisions.md), written out by hand.
 const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
-const VISIBLE = /[^\t\n\u000b\u000c\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff\u200b-\u200d\u2060\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]/u;
+const VISIBLE =
+  /[^\t\n\u000b\u000c\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff\u200b-\u200d\u2060\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]/u;
 
 function parse(event: APIGatewayProxyEvent): { name: string; categoryId: number; status: string } | Invalid {
-  if (!/^application\/json\b/i.test(event.headers?.['content-type'] ?? event.headers?.['Content-Type'] ?? '')) return invalid('header.content-type', 'must be application/json');
+  if (!/^application\/json\b/i.test(event.headers?.['content-type'] ?? event.headers?.['Content-Type'] ?? ''))
+    return invalid('header.content-type', 'must be application/json');
   // The same reading as ours (a member given twice, numbers as written), with the same helper: a feature, not framework.
   const json = readJson(event.body ?? '');
   if (json === undefined) return invalid('body', 'is not valid JSON');
@@ -30,9 +54,12 @@ function parse(event: APIGatewayProxyEvent): { name: string; categoryId: number;
   if (Object.keys(rest).length > 0) return invalid(`body.${Object.keys(rest)[0]}`, 'is not a known field');
   const trimmed = typeof name === 'string' ? name.trim() : '';
   if (trimmed.length < 1 || [...trimmed].length > 100) return invalid('body.name', 'must be 1 to 100 characters');
-  if (HIDDEN.test(trimmed) || !VISIBLE.test(trimmed)) return invalid('body.name', 'must hold visible characters and no hidden ones');
-  if (typeof categoryId !== 'number' || !Number.isSafeInteger(categoryId) || categoryId < 1) return invalid('body.categoryId', 'must be a positive integer');
-  if (typeof status !== 'string' || !STATUSES.has(status)) return invalid('body.status', 'must be one of available, pending, sold');
+  if (HIDDEN.test(trimmed) || !VISIBLE.test(trimmed))
+    return invalid('body.name', 'must hold visible characters and no hidden ones');
+  if (typeof categoryId !== 'number' || !Number.isSafeInteger(categoryId) || categoryId < 1)
+    return invalid('body.categoryId', 'must be a positive integer');
+  if (typeof status !== 'string' || !STATUSES.has(status))
+    return invalid('body.status', 'must be one of available, pending, sold');
   return { name: trimmed, categoryId, status };
 }
 
@@ -44,7 +71,9 @@ const KEY_TEXT = /^(?!""$)(?:[!-~]{1,255}|"(?:[!#-\[\]-~]|\\["\\]){1,255}")$/;
 function idempotencyKey(event: APIGatewayProxyEvent): string | Invalid | undefined {
   const text = event.headers?.['Idempotency-Key'] ?? event.headers?.['idempotency-key'];
   if (text === undefined) return undefined;
-  const given = (event.multiValueHeaders?.['Idempotency-Key']?.length ?? 0) + (event.multiValueHeaders?.['idempotency-key']?.length ?? 0);
+  const given =
+    (event.multiValueHeaders?.['Idempotency-Key']?.length ?? 0) +
+    (event.multiValueHeaders?.['idempotency-key']?.length ?? 0);
   if (given > 1) return invalid('header.Idempotency-Key', 'must be given at most once');
   if (!KEY_TEXT.test(text)) return invalid('header.Idempotency-Key', 'must be 1 to 255 visible ASCII characters');
   return QUOTED.test(text) ? text.slice(1, -1).replace(/\\(["\\])/g, '$1') : text;
@@ -54,13 +83,27 @@ function idempotencyKey(event: APIGatewayProxyEvent): string | Invalid | undefin
 const MAX_DRAWS = 3;
 
 /** The write's retries only while its id is young (YOUNG_ID_MS after the draw); past it the send fails (a 503). */
-const young = <C extends PutItemCommand | TransactWriteItemsCommand>(command: C, drawnAtMs: number): C => attemptsOnlyUntil(command, drawnAtMs + YOUNG_ID_MS, now);
+const young = <C extends PutItemCommand | TransactWriteItemsCommand>(command: C, drawnAtMs: number): C =>
+  attemptsOnlyUntil(command, drawnAtMs + YOUNG_ID_MS, now);
 
 /** The pet's item: in its shard, the status as `statusShard`, its `listShard`, when written and the create's nonce. */
-function itemOf(id: number, pet: { name: string; categoryId: number; status: string }, nowMs: number, nonce: string, release: boolean): Record<string, AttributeValue> {
+function itemOf(
+  id: number,
+  pet: { name: string; categoryId: number; status: string },
+  nowMs: number,
+  nonce: string,
+  release: boolean,
+): Record<string, AttributeValue> {
   const fields = { id: { N: String(id) }, name: { S: pet.name }, categoryId: { N: String(pet.categoryId) } };
   const infix = indexInfix(release);
-  const item: Record<string, AttributeValue> = { pk: { S: petPartition(id, release) }, sk: { S: pad(id) }, ...fields, statusShard: { S: `${pet.status}#${infix}${id % PET_SHARDS}` }, listShard: { S: `pets#${infix}${id % PET_SHARDS}` }, nonce: { S: nonce } };
+  const item: Record<string, AttributeValue> = {
+    pk: { S: petPartition(id, release) },
+    sk: { S: pad(id) },
+    ...fields,
+    statusShard: { S: `${pet.status}#${infix}${id % PET_SHARDS}` },
+    listShard: { S: `pets#${infix}${id % PET_SHARDS}` },
+    nonce: { S: nonce },
+  };
   if (release) item.expiresAt = { N: String(Math.floor(nowMs / 1000) + RELEASE_PET_SECONDS) };
   return item;
 }
@@ -69,10 +112,19 @@ const petBody = (id: number, pet: { name: string; categoryId: number; status: st
   `{"id":${id},"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId},"status":"${pet.status}"}`;
 
 /** A live record of the same create replays it; of another body, 422. */
-function answerRecord(context: Context, count: Count, record: Record<string, AttributeValue>, pet: { name: string; categoryId: number; status: string }): APIGatewayProxyResult {
+function answerRecord(
+  context: Context,
+  count: Count,
+  record: Record<string, AttributeValue>,
+  pet: { name: string; categoryId: number; status: string },
+): APIGatewayProxyResult {
   const recorded = record.pet?.M ?? {};
   const id = Number(recorded.id?.N);
-  if (recorded.name?.S !== pet.name || Number(recorded.categoryId?.N) !== pet.categoryId || recorded.status?.S !== pet.status) {
+  if (
+    recorded.name?.S !== pet.name ||
+    Number(recorded.categoryId?.N) !== pet.categoryId ||
+    recorded.status?.S !== pet.status
+  ) {
     return error(context, count, 422, 'idempotency_key_reused', 'The Idempotency-Key was used with a different body.');
   }
   return respond(context, count, 201, petBody(id, pet), { Location: `/v1/pets/${id}`, 'Idempotent-Replayed': 'true' });
@@ -84,21 +136,36 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
   if (refusal !== undefined) return refusal;
   const key = idempotencyKey(event);
   // With a key, its record is read while the request is counted.
-  const recordKey = typeof key === 'string' ? { pk: { S: `IDEMPOTENCY#${context.caller?.keyId}#${key}` }, sk: { S: 'record' } } : undefined;
+  const recordKey =
+    typeof key === 'string'
+      ? { pk: { S: `IDEMPOTENCY#${context.caller?.keyId}#${key}` }, sk: { S: 'record' } }
+      : undefined;
   const found = recordKey && db.send(new GetItemCommand({ TableName: TABLE, Key: recordKey, ConsistentRead: true }));
   found?.catch(() => {});
   const decided = await admitted(context);
   if (decided.refusal) return decided.refusal;
   // As ours, the body only once the request is admitted.
-  if (Buffer.byteLength(event.body ?? '') > MAX_BODY_BYTES) return error(context, decided.count, 413, 'invalid_request', BODY_TOO_LARGE.message);
+  if (Buffer.byteLength(event.body ?? '') > MAX_BODY_BYTES)
+    return error(context, decided.count, 413, 'invalid_request', BODY_TOO_LARGE.message);
   const pet = typeof key === 'object' ? key : parse(event);
-  if ('path' in pet) return error(context, decided.count, 400, 'invalid_request', `The request is invalid: ${pet.path}: ${pet.message}.`, undefined, pet);
-  const created = (id: number) => respond(context, decided.count, 201, petBody(id, pet), { Location: `/v1/pets/${id}` });
+  if ('path' in pet)
+    return error(
+      context,
+      decided.count,
+      400,
+      'invalid_request',
+      `The request is invalid: ${pet.path}: ${pet.message}.`,
+      undefined,
+      pet,
+    );
+  const created = (id: number) =>
+    respond(context, decided.count, 201, petBody(id, pet), { Location: `/v1/pets/${id}` });
   try {
     const nonce = randomBytes(12).toString('base64url');
     if (recordKey !== undefined && found !== undefined) {
       const record = (await found).Item;
-      if (record !== undefined && Number(record.expiresAt?.N) > Math.floor(now() / 1000)) return answerRecord(context, decided.count, record, pet);
+      if (record !== undefined && Number(record.expiresAt?.N) > Math.floor(now() / 1000))
+        return answerRecord(context, decided.count, record, pet);
       for (let draw = 1; ; draw += 1) {
         const nowMs = now();
         const id = drawPetId(nowMs);
@@ -108,13 +175,26 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
             young(
               new TransactWriteItemsCommand({
                 TransactItems: [
-                  { Put: { TableName: TABLE, Item: itemOf(id, pet, nowMs, nonce, context.caller?.release === true), ConditionExpression: 'attribute_not_exists(pk)' } },
+                  {
+                    Put: {
+                      TableName: TABLE,
+                      Item: itemOf(id, pet, nowMs, nonce, context.caller?.release === true),
+                      ConditionExpression: 'attribute_not_exists(pk)',
+                    },
+                  },
                   {
                     Put: {
                       TableName: TABLE,
                       Item: {
                         ...recordKey,
-                        pet: { M: { id: { N: String(id) }, name: { S: pet.name }, categoryId: { N: String(pet.categoryId) }, status: { S: pet.status } } },
+                        pet: {
+                          M: {
+                            id: { N: String(id) },
+                            name: { S: pet.name },
+                            categoryId: { N: String(pet.categoryId) },
+                            status: { S: pet.status },
+                          },
+                        },
                         expiresAt: { N: String(nowSeconds + 86_400) },
                         firstUsedAt: { S: isoTimestamp(nowMs) },
                       },
@@ -137,8 +217,18 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
             // Another request's with the key (a retry of ours is answered by its ClientRequestToken, as in ours).
             return answerRecord(context, decided.count, onRecord.Item, pet);
           }
-          if (onRecord?.Code === 'ConditionalCheckFailed' || reasons.some((reason) => reason.Code === 'TransactionConflict')) {
-            return error(context, decided.count, 409, 'idempotency_in_progress', 'Another request with this key is in progress.', { 'Retry-After': '1' });
+          if (
+            onRecord?.Code === 'ConditionalCheckFailed' ||
+            reasons.some((reason) => reason.Code === 'TransactionConflict')
+          ) {
+            return error(
+              context,
+              decided.count,
+              409,
+              'idempotency_in_progress',
+              'Another request with this key is in progress.',
+              { 'Retry-After': '1' },
+            );
           }
           // Another create's pet holds the id: draw again, a few times at most.
           if (onPet?.Code !== 'ConditionalCheckFailed' || draw === MAX_DRAWS) throw cause;
@@ -150,7 +240,15 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
       const id = drawPetId(nowMs);
       try {
         await db.send(
-          young(new PutItemCommand({ TableName: TABLE, Item: itemOf(id, pet, nowMs, nonce, context.caller?.release === true), ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }), nowMs),
+          young(
+            new PutItemCommand({
+              TableName: TABLE,
+              Item: itemOf(id, pet, nowMs, nonce, context.caller?.release === true),
+              ConditionExpression: 'attribute_not_exists(pk)',
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            }),
+            nowMs,
+          ),
         );
         return created(id);
       } catch (cause) {
@@ -161,6 +259,8 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
       }
     }
   } catch {
-    return error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', { 'Retry-After': '1' });
+    return error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', {
+      'Retry-After': '1',
+    });
   }
 };

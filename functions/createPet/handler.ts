@@ -13,8 +13,15 @@ export const handler = httpOperation({
   handle: async ({ body, headers, principal, deadline, admitted }) => {
     const key = headers['Idempotency-Key'];
     const idempotencyKey = key === undefined ? undefined : { owner: principal.keyId, value: key };
-    const { pet, replayed } = await createPet({ pets: petWrites[petSpaceOf(principal)] }, body, { deadline, beforeWrite: admitted, idempotencyKey });
+    const { pet, replayed } = await createPet({ pets: petWrites[petSpaceOf(principal)] }, body, {
+      deadline,
+      beforeWrite: admitted,
+      idempotencyKey,
+    });
     const location = `${API_BASE_PATH}/pets/${pet.id}`;
-    return created(new JsonText(petJson(pet)), replayed ? { Location: location, 'Idempotent-Replayed': 'true' } : { Location: location });
+    return created(
+      new JsonText(petJson(pet)),
+      replayed ? { Location: location, 'Idempotent-Replayed': 'true' } : { Location: location },
+    );
   },
 });

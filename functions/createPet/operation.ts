@@ -30,14 +30,29 @@ export const createPet = declareOperation({
   bench: {
     main: 'createPet',
     cases: {
-      createPet: { request: { body: NEW_PET }, status: 201, timedWithoutIo: true, dynamoDb: { label: 'createPet', maxRoundTrips: 2, costShare: 0.1 } },
-      createPetWithKey: { request: { body: NEW_PET, freshIdempotencyKey: true }, status: 201, timedWithoutIo: true, dynamoDb: { label: 'createPet with Idempotency-Key (first use)', maxRoundTrips: 2, costShare: 0.1 } },
+      createPet: {
+        request: { body: NEW_PET },
+        status: 201,
+        timedWithoutIo: true,
+        dynamoDb: { label: 'createPet', maxRoundTrips: 2, costShare: 0.1 },
+      },
+      createPetWithKey: {
+        request: { body: NEW_PET, freshIdempotencyKey: true },
+        status: 201,
+        timedWithoutIo: true,
+        dynamoDb: { label: 'createPet with Idempotency-Key (first use)', maxRoundTrips: 2, costShare: 0.1 },
+      },
       invalidPet: { request: { body: { name: ' ', categoryId: 3 } }, status: 400, timedWithoutIo: false },
     },
   },
   // Not a pet (a name of white space alone and category 0: two 400s at once): read, checked and
   // counted, nothing written.
   releaseProbes: [
-    { request: { headers: { 'Content-Type': 'application/json' }, body: '{"name":" ","categoryId":0}' }, sentAs: 'checkPrincipal', expect: { status: 400, code: 'invalid_request' }, note: 'an invalid pet' },
+    {
+      request: { headers: { 'Content-Type': 'application/json' }, body: '{"name":" ","categoryId":0}' },
+      sentAs: 'checkPrincipal',
+      expect: { status: 400, code: 'invalid_request' },
+      note: 'an invalid pet',
+    },
   ],
 });

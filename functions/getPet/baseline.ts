@@ -4,12 +4,31 @@ import { now } from '../../shared/clock';
 // The same cache of found pets as ours: a feature, not framework.
 import { FoundPetCache } from '../../shared/pets/found-pet-cache';
 import type { Pet } from '../../shared/pets/schema';
-import { admitted, begin, refusedWithoutKey, db, error, pad, petJson, petOf, petPartition, respond, TABLE } from '../../bench/baseline/common';
+import {
+  admitted,
+  begin,
+  refusedWithoutKey,
+  db,
+  error,
+  pad,
+  petJson,
+  petOf,
+  petPartition,
+  respond,
+  TABLE,
+} from '../../bench/baseline/common';
 
-const DEPRECATION = { Deprecation: '@1795305600', Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT', Link: '</v1/pets>; rel="successor-version"' };
+const DEPRECATION = {
+  Deprecation: '@1795305600',
+  Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT',
+  Link: '</v1/pets>; rel="successor-version"',
+};
 const SUNSET_MS = Date.UTC(2030, 11, 5);
 /** As ours reads FOUND_PET_CACHE; one per pet space. */
-const foundPets = process.env.FOUND_PET_CACHE === 'off' ? undefined : { customers: new FoundPetCache(now), releases: new FoundPetCache(now) };
+const foundPets =
+  process.env.FOUND_PET_CACHE === 'off'
+    ? undefined
+    : { customers: new FoundPetCache(now), releases: new FoundPetCache(now) };
 
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   const context = await begin(event, 'getPet', 'GET /v1/pets/{petId}');
@@ -18,18 +37,38 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
   // The same sunset as ours: from then on 410 for every request, counted, nothing read.
   if (now() >= SUNSET_MS) {
     const decided = await admitted(context);
-    return decided.refusal ?? error(context, decided.count, 410, 'gone', 'This operation was removed; use /v1/pets instead.', DEPRECATION);
+    return (
+      decided.refusal ??
+      error(context, decided.count, 410, 'gone', 'This operation was removed; use /v1/pets instead.', DEPRECATION)
+    );
   }
   const raw = event.pathParameters?.petId ?? '';
   const id = /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : 0;
   if (!Number.isSafeInteger(id) || id < 1 || Object.keys(event.queryStringParameters ?? {}).length > 0) {
     const decided = await admitted(context);
-    return decided.refusal ?? error(context, decided.count, 400, 'invalid_request', 'The request is invalid: path.petId: must be an integer.', DEPRECATION, { path: 'path.petId', message: 'must be an integer' });
+    return (
+      decided.refusal ??
+      error(
+        context,
+        decided.count,
+        400,
+        'invalid_request',
+        'The request is invalid: path.petId: must be an integer.',
+        DEPRECATION,
+        { path: 'path.petId', message: 'must be an integer' },
+      )
+    );
   }
   // Strongly consistent, in the pet's shard; a found pet from memory for up to a second, as ours.
   const release = context.caller?.release === true;
   const fetch = async (): Promise<Pet | undefined> => {
-    const { Item } = await db.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: petPartition(id, release) }, sk: { S: pad(id) } }, ConsistentRead: true }));
+    const { Item } = await db.send(
+      new GetItemCommand({
+        TableName: TABLE,
+        Key: { pk: { S: petPartition(id, release) }, sk: { S: pad(id) } },
+        ConsistentRead: true,
+      }),
+    );
     return Item === undefined ? undefined : petOf(Item);
   };
   const cache = foundPets === undefined ? undefined : release ? foundPets.releases : foundPets.customers;
@@ -41,8 +80,12 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
   try {
     pet = await read;
   } catch {
-    return error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', { 'Retry-After': '1', ...DEPRECATION });
+    return error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', {
+      'Retry-After': '1',
+      ...DEPRECATION,
+    });
   }
-  if (pet === undefined) return error(context, decided.count, 404, 'not_found', `No pet has the id ${id}.`, DEPRECATION);
+  if (pet === undefined)
+    return error(context, decided.count, 404, 'not_found', `No pet has the id ${id}.`, DEPRECATION);
   return respond(context, decided.count, 200, petJson(pet), DEPRECATION);
 };

@@ -11,5 +11,6 @@ import { REQUEST_CHECKS } from './request-checks.generated';
 export const handler = httpOperation({
   ...REQUEST_CHECKS,
   deprecation: GET_PET_DEPRECATION,
-  handle: async ({ path, principal, deadline }) => ok(new JsonText(petJson(await getPet({ pets: petReads[petSpaceOf(principal)] }, path.petId, deadline)))),
+  handle: async ({ path, principal, deadline }) =>
+    ok(new JsonText(petJson(await getPet({ pets: petReads[petSpaceOf(principal)] }, path.petId, deadline)))),
 });

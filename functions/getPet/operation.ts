@@ -26,11 +26,22 @@ export const getPet = declareOperation({
     main: 'getPet',
     cases: {
       // Each request reads a pet of its own, created before it (bench/setups.ts: its id filled into the path).
-      getPet: { setup: 'freshPet', status: 200, timedWithoutIo: true, dynamoDb: { label: 'getPet', maxRoundTrips: 1, costShare: 0.1 } },
+      getPet: {
+        setup: 'freshPet',
+        status: 200,
+        timedWithoutIo: true,
+        dynamoDb: { label: 'getPet', maxRoundTrips: 1, costShare: 0.1 },
+      },
       // An id no create draws (one of 2026-01-01's first millisecond).
       missingPet: { request: { pathParameters: { petId: '1' } }, status: 404, timedWithoutIo: false },
     },
   },
   // An id never issued: the read and the principal's count, nothing found (410 from the sunset on).
-  releaseProbes: [{ request: { pathParameters: { petId: String(UNISSUED_PET_ID) } }, sentAs: 'checkPrincipal', expect: { status: 404, code: 'not_found' } }],
+  releaseProbes: [
+    {
+      request: { pathParameters: { petId: String(UNISSUED_PET_ID) } },
+      sentAs: 'checkPrincipal',
+      expect: { status: 404, code: 'not_found' },
+    },
+  ],
 });

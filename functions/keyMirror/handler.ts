@@ -18,8 +18,14 @@ const client = createManagementClient({ region: config.region });
  */
 export const handler = async (): Promise<void> => {
   const { restApiId, apiStage } = config;
-  if (restApiId === undefined || apiStage === undefined) throw new Error('REST_API_ID and API_STAGE must be set for the key mirror');
+  if (restApiId === undefined || apiStage === undefined)
+    throw new Error('REST_API_ID and API_STAGE must be set for the key mirror');
   const startedAt = Date.now();
-  const report = await mirrorKeys(new ApiGatewayKeySource(client), registry, { apiId: restApiId, stage: apiStage, releaseApiKeyId: config.releaseApiKeyId }, startedAt);
+  const report = await mirrorKeys(
+    new ApiGatewayKeySource(client),
+    registry,
+    { apiId: restApiId, stage: apiStage, releaseApiKeyId: config.releaseApiKeyId },
+    startedAt,
+  );
   logMirrorRun(report, restApiId, startedAt);
 };

@@ -7,30 +7,69 @@ import { FirstPageCache } from '../../shared/pets/first-page-cache';
 import { mergedPage, type MergedPage, type SourcePage } from '../../shared/pets/page-merge';
 import { lastIdDrawnBy, LISTING_SETTLE_MS } from '../../shared/pets/pet-ids';
 import type { PetStatus } from '../../shared/pets/schema';
-import { admitted, begin, refusedWithoutKey, db, error, indexInfix, pad, petJson, petOf, PET_SHARDS, respond, TABLE, type Context } from '../../bench/baseline/common';
+import {
+  admitted,
+  begin,
+  refusedWithoutKey,
+  db,
+  error,
+  indexInfix,
+  pad,
+  petJson,
+  petOf,
+  PET_SHARDS,
+  respond,
+  TABLE,
+  type Context,
+} from '../../bench/baseline/common';
 import { cursorKeys, prepareCursorKeys, readCursor, signCursor } from '../../bench/baseline/cursor';
 
 const STATUSES = new Set(['available', 'pending', 'sold']);
 /** As ours reads LISTING_SETTLE_MS and FIRST_PAGE_CACHE. */
 const SETTLE_MS = process.env.LISTING_SETTLE_MS ? Number(process.env.LISTING_SETTLE_MS) : LISTING_SETTLE_MS;
 /** One per pet space, as ours (the releases' pets apart). */
-const caches = process.env.FIRST_PAGE_CACHE === 'off' ? undefined : { customers: new FirstPageCache<MergedPage & { newestId: number }>(now), releases: new FirstPageCache<MergedPage & { newestId: number }>(now) };
+const caches =
+  process.env.FIRST_PAGE_CACHE === 'off'
+    ? undefined
+    : {
+        customers: new FirstPageCache<MergedPage & { newestId: number }>(now),
+        releases: new FirstPageCache<MergedPage & { newestId: number }>(now),
+      };
 /** As ours: pages without a filter read the table's shards and the listing index's (petsById) in turn, pages with one petsByStatus's and petsByStatusAgain's, each filter counted apart; LISTING_SETS=1, the first of each alone. */
 const pagesRead = new Map<string | undefined, number>();
 const SETS = process.env.LISTING_SETS === '1' ? 1 : 2;
 
 /** A page above `afterId`, merged from each source's eventually consistent query; no id drawn within the settle time, but every id up to the cursor's bound. */
-async function page(afterId: number, limit: number, status: string | undefined, release: boolean, cursorNewestId: number): Promise<MergedPage & { newestId: number }> {
+async function page(
+  afterId: number,
+  limit: number,
+  status: string | undefined,
+  release: boolean,
+  cursorNewestId: number,
+): Promise<MergedPage & { newestId: number }> {
   const newestId = Math.max(lastIdDrawnBy(now() - SETTLE_MS), cursorNewestId);
   const turn = pagesRead.get(status) ?? 0;
   pagesRead.set(status, turn + 1);
   const second = turn % SETS === 1;
-  const merged = await mergedPage(PET_SHARDS, (shard, after, share) => sourcePage(shard, status, second, after, newestId, share, release), afterId, limit);
+  const merged = await mergedPage(
+    PET_SHARDS,
+    (shard, after, share) => sourcePage(shard, status, second, after, newestId, share, release),
+    afterId,
+    limit,
+  );
   return { ...merged, newestId };
 }
 
 /** Shard n: `PET#n` (or `pets#n` in petsById; by status: `<status>#n` in petsByStatus or petsByStatusAgain); the releases' `RELEASES#PET#n`, `pets#releases#n`, `<status>#releases#n`. */
-async function sourcePage(shard: number, status: string | undefined, second: boolean, after: number, newestId: number, limit: number, release: boolean): Promise<SourcePage> {
+async function sourcePage(
+  shard: number,
+  status: string | undefined,
+  second: boolean,
+  after: number,
+  newestId: number,
+  limit: number,
+  release: boolean,
+): Promise<SourcePage> {
   const fromListIndex = status === undefined && second;
   const infix = indexInfix(release);
   if (after >= newestId) return { pets: [], resumeAfter: undefined };
@@ -40,24 +79,36 @@ async function sourcePage(shard: number, status: string | undefined, second: boo
           TableName: TABLE,
           IndexName: 'petsById',
           KeyConditionExpression: 'listShard = :key AND id BETWEEN :first AND :last',
-          ExpressionAttributeValues: { ':key': { S: `pets#${infix}${shard}` }, ':first': { N: String(after + 1) }, ':last': { N: String(newestId) } },
+          ExpressionAttributeValues: {
+            ':key': { S: `pets#${infix}${shard}` },
+            ':first': { N: String(after + 1) },
+            ':last': { N: String(newestId) },
+          },
           Limit: limit,
         })
       : status === undefined
-      ? new QueryCommand({
-          TableName: TABLE,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
-          ExpressionAttributeValues: { ':pk': { S: `${release ? 'RELEASES#' : ''}PET#${shard}` }, ':first': { S: pad(after + 1) }, ':last': { S: pad(newestId) } },
-          Limit: limit,
-        })
-      : new QueryCommand({
-          TableName: TABLE,
-          IndexName: second ? 'petsByStatusAgain' : 'petsByStatus',
-          KeyConditionExpression: '#key = :key AND id BETWEEN :first AND :last',
-          ExpressionAttributeNames: { '#key': 'statusShard' },
-          ExpressionAttributeValues: { ':key': { S: `${status}#${infix}${shard}` }, ':first': { N: String(after + 1) }, ':last': { N: String(newestId) } },
-          Limit: limit,
-        }),
+        ? new QueryCommand({
+            TableName: TABLE,
+            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+            ExpressionAttributeValues: {
+              ':pk': { S: `${release ? 'RELEASES#' : ''}PET#${shard}` },
+              ':first': { S: pad(after + 1) },
+              ':last': { S: pad(newestId) },
+            },
+            Limit: limit,
+          })
+        : new QueryCommand({
+            TableName: TABLE,
+            IndexName: second ? 'petsByStatusAgain' : 'petsByStatus',
+            KeyConditionExpression: '#key = :key AND id BETWEEN :first AND :last',
+            ExpressionAttributeNames: { '#key': 'statusShard' },
+            ExpressionAttributeValues: {
+              ':key': { S: `${status}#${infix}${shard}` },
+              ':first': { N: String(after + 1) },
+              ':last': { N: String(newestId) },
+            },
+            Limit: limit,
+          }),
   );
   const stoppedAt = LastEvaluatedKey?.sk?.S;
   return { pets: Items.map(petOf), resumeAfter: stoppedAt === undefined ? undefined : Number(stoppedAt) };
@@ -70,13 +121,16 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
   const query = event.queryStringParameters ?? {};
   let limit = 20;
   let invalid: { path: string; message: string } | undefined;
-  for (const name of Object.keys(query)) if (name !== 'limit' && name !== 'status' && name !== 'cursor') invalid = { path: `query.${name}`, message: 'is not a known parameter' };
+  for (const name of Object.keys(query))
+    if (name !== 'limit' && name !== 'status' && name !== 'cursor')
+      invalid = { path: `query.${name}`, message: 'is not a known parameter' };
   if (query.limit !== undefined) {
     limit = /^[1-9][0-9]{0,3}$/.test(query.limit) ? Number(query.limit) : 0;
     if (limit < 1 || limit > 100) invalid = { path: 'query.limit', message: 'must be an integer from 1 to 100' };
   }
   const status = query.status;
-  if (status !== undefined && !STATUSES.has(status)) invalid = { path: 'query.status', message: 'must be one of available, pending, sold' };
+  if (status !== undefined && !STATUSES.has(status))
+    invalid = { path: 'query.status', message: 'must be one of available, pending, sold' };
   let afterId = 0;
   let cursorNewestId = 0;
   if (invalid === undefined) {
@@ -95,11 +149,25 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
   }
   if (invalid !== undefined) {
     const decided = await admitted(context);
-    return decided.refusal ?? error(context, decided.count, 400, 'invalid_request', `The request is invalid: ${invalid.path}: ${invalid.message}.`, undefined, invalid);
+    return (
+      decided.refusal ??
+      error(
+        context,
+        decided.count,
+        400,
+        'invalid_request',
+        `The request is invalid: ${invalid.path}: ${invalid.message}.`,
+        undefined,
+        invalid,
+      )
+    );
   }
   const release = context.caller?.release === true;
   const cache = caches === undefined ? undefined : release ? caches.releases : caches.customers;
-  const read = afterId === 0 && cache !== undefined ? cache.page(status as PetStatus | undefined, limit, () => page(afterId, limit, status, release, 0)) : page(afterId, limit, status, release, cursorNewestId);
+  const read =
+    afterId === 0 && cache !== undefined
+      ? cache.page(status as PetStatus | undefined, limit, () => page(afterId, limit, status, release, 0))
+      : page(afterId, limit, status, release, cursorNewestId);
   read.catch(() => {});
   const decided = await admitted(context);
   if (decided.refusal) return decided.refusal;
@@ -107,7 +175,9 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
   try {
     listed = await read;
   } catch {
-    return error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', { 'Retry-After': '1' });
+    return error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', {
+      'Retry-After': '1',
+    });
   }
   const headers: Record<string, string> = {};
   const last = listed.pets.at(-1);
@@ -116,7 +186,9 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     try {
       key = (await cursorKeys()).current;
     } catch {
-      return error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', { 'Retry-After': '1' });
+      return error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', {
+        'Retry-After': '1',
+      });
     }
     const host = event.requestContext?.domainName ?? 'localhost';
     headers.Link = `<https://${host}/v1/pets?limit=${limit}${status ? `&status=${status}` : ''}&cursor=${signCursor(key, last.id, status, listed.newestId)}>; rel="next"`;
@@ -126,5 +198,10 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
 
 async function unavailable(context: Context): Promise<APIGatewayProxyResult> {
   const decided = await admitted(context);
-  return decided.refusal ?? error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', { 'Retry-After': '1' });
+  return (
+    decided.refusal ??
+    error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', {
+      'Retry-After': '1',
+    })
+  );
 }

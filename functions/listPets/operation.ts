@@ -34,15 +34,48 @@ export const listPets = declareOperation({
   bench: {
     main: 'listPets',
     cases: {
-      listPets: { request: { query: { limit: '20' } }, status: 200, timedWithoutIo: true, dynamoDb: { label: 'listPets (limit 20)', maxRoundTrips: 1, maxItemsRead: PET_SHARDS * shareOf(20, PET_SHARDS), costShare: 0.7 } },
-      listPetsLimit100: { request: { query: { limit: '100' } }, status: 200, timedWithoutIo: false, dynamoDb: { label: 'listPets (limit 100)', maxRoundTrips: 1, maxItemsRead: PET_SHARDS * shareOf(100, PET_SHARDS) } },
-      listPetsByStatus: { request: { query: { limit: '20', status: 'available' } }, status: 200, timedWithoutIo: false },
+      listPets: {
+        request: { query: { limit: '20' } },
+        status: 200,
+        timedWithoutIo: true,
+        dynamoDb: {
+          label: 'listPets (limit 20)',
+          maxRoundTrips: 1,
+          maxItemsRead: PET_SHARDS * shareOf(20, PET_SHARDS),
+          costShare: 0.7,
+        },
+      },
+      listPetsLimit100: {
+        request: { query: { limit: '100' } },
+        status: 200,
+        timedWithoutIo: false,
+        dynamoDb: {
+          label: 'listPets (limit 100)',
+          maxRoundTrips: 1,
+          maxItemsRead: PET_SHARDS * shareOf(100, PET_SHARDS),
+        },
+      },
+      listPetsByStatus: {
+        request: { query: { limit: '20', status: 'available' } },
+        status: 200,
+        timedWithoutIo: false,
+      },
       // An instance's second page with the same filter: from the status index's second set (petsByStatusAgain).
-      listPetsByStatusAgain: { request: { query: { limit: '20', status: 'available' } }, status: 200, timedWithoutIo: false },
+      listPetsByStatusAgain: {
+        request: { query: { limit: '20', status: 'available' } },
+        status: 200,
+        timedWithoutIo: false,
+      },
       invalid: { request: { query: { limit: '0' } }, status: 400, timedWithoutIo: true },
       unauthorized: { request: { query: { limit: '20' }, withoutAuthorizer: true }, status: 401, timedWithoutIo: true },
     },
   },
   // A page of one: its shards' queries and the principal's count, a page of at most one pet back.
-  releaseProbes: [{ request: { query: { limit: '1' } }, sentAs: 'checkPrincipal', expect: { status: 200, body: { kind: 'petPage', atMost: 1 } } }],
+  releaseProbes: [
+    {
+      request: { query: { limit: '1' } },
+      sentAs: 'checkPrincipal',
+      expect: { status: 200, body: { kind: 'petPage', atMost: 1 } },
+    },
+  ],
 });

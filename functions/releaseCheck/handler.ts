@@ -6,7 +6,13 @@ import { loggedError, writeLog } from '../../shared/log';
 import { HOOK_MARGIN_MS, KEY_READ_DEADLINE_MS, REPORT_DEADLINE_MS } from '../../shared/release-check/hook-deadlines';
 import { KEY_READ_RETRY_MS, readReleaseKey, type ApiKeyReader } from '../../shared/release-check/release-key-reader';
 import { invokeVersions, THROTTLED_RETRY_MS, type LambdaInvoker } from '../../shared/release-check/version-invoker';
-import { CHECK_DEADLINE_MS, runReleaseCheck, type ProbeResult, type ReleaseCheckOptions, type ReleaseCheckResult } from '../../shared/release-check/run-release-check';
+import {
+  CHECK_DEADLINE_MS,
+  runReleaseCheck,
+  type ProbeResult,
+  type ReleaseCheckOptions,
+  type ReleaseCheckResult,
+} from '../../shared/release-check/run-release-check';
 import { RELEASE_PROBES, RELEASED_FUNCTIONS, type ReleasedFunction } from './probes.generated';
 
 /**
@@ -30,7 +36,9 @@ export interface LifecycleHookEvent {
 export interface HookClients {
   readonly apiGateway: ApiKeyReader;
   readonly lambda: LambdaInvoker;
-  readonly codeDeploy: { send(command: PutLifecycleEventHookExecutionStatusCommand, options: { abortSignal: AbortSignal }): Promise<unknown> };
+  readonly codeDeploy: {
+    send(command: PutLifecycleEventHookExecutionStatusCommand, options: { abortSignal: AbortSignal }): Promise<unknown>;
+  };
 }
 
 export { KEY_READ_DEADLINE_MS, KEY_READ_RETRY_MS, REPORT_DEADLINE_MS, THROTTLED_RETRY_MS };
@@ -51,29 +59,64 @@ export function releaseCheckHook(clients: HookClients, settings: HookSettings) {
     const deploymentId = event?.DeploymentId;
     const lifecycleEventHookExecutionId = event?.LifecycleEventHookExecutionId;
     if (typeof deploymentId !== 'string' || typeof lifecycleEventHookExecutionId !== 'string') {
-      writeLog({ level: 'error', msg: 'release check', reason: 'not invoked by CodeDeploy: no DeploymentId and LifecycleEventHookExecutionId to report to' });
+      writeLog({
+        level: 'error',
+        msg: 'release check',
+        reason: 'not invoked by CodeDeploy: no DeploymentId and LifecycleEventHookExecutionId to report to',
+      });
       throw new Error('The release check runs as a CodeDeploy lifecycle hook only.');
     }
     const targets = readReleaseTargets(settings.targetsJson);
     let result: ReleaseCheckResult<ReleasedFunction> | undefined;
     let problem: string | undefined;
-    const releaseKey = typeof targets === 'string' ? undefined : await readReleaseKey(clients.apiGateway, settings.releaseApiKeyId, settings.keyReadDeadlineMs ?? KEY_READ_DEADLINE_MS);
+    const releaseKey =
+      typeof targets === 'string'
+        ? undefined
+        : await readReleaseKey(
+            clients.apiGateway,
+            settings.releaseApiKeyId,
+            settings.keyReadDeadlineMs ?? KEY_READ_DEADLINE_MS,
+          );
     if (typeof targets === 'string') problem = targets;
     else if (releaseKey === undefined || !releaseKey.ok) problem = releaseKey?.problem;
     else {
       try {
         const deadlineMs = checkDeadlineMs(settings.checkDeadlineMs, context);
-        result = await runReleaseCheck(RELEASE_PROBES, invokeVersions(clients.lambda, targets), { releaseKey: releaseKey.value, releaseKeyCreatedAt: releaseKey.createdAt, deadlineMs, ...(settings.waits === undefined ? {} : { waits: settings.waits }) });
+        result = await runReleaseCheck(RELEASE_PROBES, invokeVersions(clients.lambda, targets), {
+          releaseKey: releaseKey.value,
+          releaseKeyCreatedAt: releaseKey.createdAt,
+          deadlineMs,
+          ...(settings.waits === undefined ? {} : { waits: settings.waits }),
+        });
       } catch (error) {
         // runReleaseCheck does not throw; should it, the release fails rather than go unchecked.
         problem = `the check failed: ${error instanceof Error ? error.message : String(error)}`;
       }
     }
     for (const probe of result?.probes ?? []) {
-      if (probe.passed && probe.note !== undefined) writeLog({ level: 'warn', msg: 'release check step not judged', deploymentId, probe: probe.name, function: probe.functionName, note: probe.note });
+      if (probe.passed && probe.note !== undefined)
+        writeLog({
+          level: 'warn',
+          msg: 'release check step not judged',
+          deploymentId,
+          probe: probe.name,
+          function: probe.functionName,
+          note: probe.note,
+        });
     }
-    const failed = result?.probes.filter((probe): probe is Extract<ProbeResult<ReleasedFunction>, { passed: false }> => !probe.passed) ?? [];
-    for (const probe of failed) writeLog({ level: 'error', msg: 'release check probe failed', deploymentId, probe: probe.name, function: probe.functionName, reason: probe.reason });
+    const failed =
+      result?.probes.filter(
+        (probe): probe is Extract<ProbeResult<ReleasedFunction>, { passed: false }> => !probe.passed,
+      ) ?? [];
+    for (const probe of failed)
+      writeLog({
+        level: 'error',
+        msg: 'release check probe failed',
+        deploymentId,
+        probe: probe.name,
+        function: probe.functionName,
+        reason: probe.reason,
+      });
     const status = result?.passed === true ? 'Succeeded' : 'Failed';
     writeLog({
       level: status === 'Succeeded' ? 'info' : 'error',
@@ -87,9 +130,12 @@ export function releaseCheckHook(clients: HookClients, settings: HookSettings) {
       durationMs: Math.round(performance.now() - startedAt),
     });
     try {
-      await clients.codeDeploy.send(new PutLifecycleEventHookExecutionStatusCommand({ deploymentId, lifecycleEventHookExecutionId, status }), {
-        abortSignal: AbortSignal.timeout(REPORT_DEADLINE_MS),
-      });
+      await clients.codeDeploy.send(
+        new PutLifecycleEventHookExecutionStatusCommand({ deploymentId, lifecycleEventHookExecutionId, status }),
+        {
+          abortSignal: AbortSignal.timeout(REPORT_DEADLINE_MS),
+        },
+      );
     } catch (error) {
       // Thrown on: the invocation fails, and CodeDeploy fails the hook once its own wait ends.
       writeLog({ level: 'error', msg: 'release check not reported', deploymentId, status, error: loggedError(error) });
@@ -110,24 +156,34 @@ export function readReleaseTargets(json: string | undefined): Readonly<Record<Re
   } catch {
     return 'RELEASE_CHECK_TARGETS is not JSON';
   }
-  if (typeof targets !== 'object' || targets === null || Array.isArray(targets)) return 'RELEASE_CHECK_TARGETS is not a JSON object';
+  if (typeof targets !== 'object' || targets === null || Array.isArray(targets))
+    return 'RELEASE_CHECK_TARGETS is not a JSON object';
   const given = targets as Record<string, unknown>;
   const unknown = Object.keys(given).filter((name) => !(RELEASED_FUNCTIONS as readonly string[]).includes(name));
-  if (unknown.length > 0) return `RELEASE_CHECK_TARGETS names functions the check has no probe for: ${unknown.join(', ')}`;
+  if (unknown.length > 0)
+    return `RELEASE_CHECK_TARGETS names functions the check has no probe for: ${unknown.join(', ')}`;
   const missing = RELEASED_FUNCTIONS.filter((name) => given[name] === undefined);
   if (missing.length > 0) return `RELEASE_CHECK_TARGETS gives no version of ${missing.join(', ')}`;
-  const unqualified = RELEASED_FUNCTIONS.filter((name) => typeof given[name] !== 'string' || !QUALIFIED_VERSION_ARN.test(given[name]));
-  if (unqualified.length > 0) return `RELEASE_CHECK_TARGETS gives no qualified version ARN for ${unqualified.join(', ')}`;
+  const unqualified = RELEASED_FUNCTIONS.filter(
+    (name) => typeof given[name] !== 'string' || !QUALIFIED_VERSION_ARN.test(given[name]),
+  );
+  if (unqualified.length > 0)
+    return `RELEASE_CHECK_TARGETS gives no qualified version ARN for ${unqualified.join(', ')}`;
   return given as Record<ReleasedFunction, string>;
 }
 
 /** Each version by number, for the log line. */
 function versionsOf(targets: Readonly<Record<ReleasedFunction, string>>): Record<string, string> {
-  return Object.fromEntries(RELEASED_FUNCTIONS.map((name) => [name, targets[name].slice(targets[name].lastIndexOf(':') + 1)]));
+  return Object.fromEntries(
+    RELEASED_FUNCTIONS.map((name) => [name, targets[name].slice(targets[name].lastIndexOf(':') + 1)]),
+  );
 }
 
 /** The check's deadline: its own, or less when the function has less time left than it and the report need (none left: every probe fails at once, and Failed is reported). */
-function checkDeadlineMs(configured: number | undefined, context: { getRemainingTimeInMillis(): number } | undefined): number {
+function checkDeadlineMs(
+  configured: number | undefined,
+  context: { getRemainingTimeInMillis(): number } | undefined,
+): number {
   const own = configured ?? CHECK_DEADLINE_MS;
   if (typeof context?.getRemainingTimeInMillis !== 'function') return own;
   return Math.max(0, Math.min(own, context.getRemainingTimeInMillis() - REPORT_DEADLINE_MS - HOOK_MARGIN_MS));
@@ -136,9 +192,21 @@ function checkDeadlineMs(configured: number | undefined, context: { getRemaining
 // An invocation may last a function's timeout (10 s) and its cold start. The SDK's attempts, and
 // invokeVersions' own waits when throttled (a release starts every function's check at once, and a
 // new account's concurrency quota is small); the probe's deadline aborts whatever attempt is running.
-const lambda = new LambdaClient({ maxAttempts: 3, requestHandler: { connectionTimeout: 1_000, requestTimeout: 20_000, throwOnRequestTimeout: true } });
-const codeDeploy = new CodeDeployClient({ maxAttempts: 3, requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true } });
+const lambda = new LambdaClient({
+  maxAttempts: 3,
+  requestHandler: { connectionTimeout: 1_000, requestTimeout: 20_000, throwOnRequestTimeout: true },
+});
+const codeDeploy = new CodeDeployClient({
+  maxAttempts: 3,
+  requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true },
+});
 
-const apiGateway = new APIGatewayClient({ maxAttempts: 3, requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true } });
+const apiGateway = new APIGatewayClient({
+  maxAttempts: 3,
+  requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true },
+});
 
-export const handler = releaseCheckHook({ lambda, codeDeploy, apiGateway }, { targetsJson: config.releaseCheckTargets, releaseApiKeyId: config.releaseApiKeyId });
+export const handler = releaseCheckHook(
+  { lambda, codeDeploy, apiGateway },
+  { targetsJson: config.releaseCheckTargets, releaseApiKeyId: config.releaseApiKeyId },
+);

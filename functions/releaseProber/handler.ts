@@ -5,7 +5,14 @@ import { config } from '../../shared/config';
 import { LIVE_ALIAS } from '../../shared/live-alias';
 import { writeLog } from '../../shared/log';
 import { CANARY_PROBE_DIMENSIONS, canaryProbeMetricMembers } from '../../shared/release-check/canary-probe-metrics';
-import { CANARY_MIN_JUDGED_PER_MINUTE, CANARY_ROUNDS_PER_MINUTE, PROBER_READ_DEADLINE_MS, PROBER_ROUNDS_DEADLINE_MS, reasonsOf, runCanaryProbes } from '../../shared/release-check/canary-probes';
+import {
+  CANARY_MIN_JUDGED_PER_MINUTE,
+  CANARY_ROUNDS_PER_MINUTE,
+  PROBER_READ_DEADLINE_MS,
+  PROBER_ROUNDS_DEADLINE_MS,
+  reasonsOf,
+  runCanaryProbes,
+} from '../../shared/release-check/canary-probes';
 import { releasePrincipal } from '../../shared/release-check/check-identity';
 import { sunsetOf } from '../../shared/release-check/probes';
 import { readReleaseKey, type ApiKeyReader } from '../../shared/release-check/release-key-reader';
@@ -26,7 +33,9 @@ import { RELEASE_PROBES } from '../releaseCheck/probes.generated';
 
 /** The calls the prober makes (the clients below; the tests give their own). */
 export interface ProberClients {
-  readonly aliases: { send(command: GetAliasCommand, options: { abortSignal: AbortSignal }): Promise<GetAliasCommandOutput> };
+  readonly aliases: {
+    send(command: GetAliasCommand, options: { abortSignal: AbortSignal }): Promise<GetAliasCommandOutput>;
+  };
   readonly invoker: LambdaInvoker;
   readonly apiGateway: ApiKeyReader;
 }
@@ -60,7 +69,9 @@ export function releaseProber(clients: ProberClients, settings: ProberSettings) 
     if (!key.ok) throw new Error(`The canary cannot be probed: ${key.problem}`);
     // A new key may not be in the registry yet (shared/release-check/success-walk.ts): the authorizer's refusal of it is not judged.
     const releaseKeyIsNew = key.createdAt !== undefined && at - key.createdAt < NEW_RELEASE_KEY_MS;
-    const targets = Object.fromEntries(WALK_FUNCTIONS.map((name) => [name, `${functions[name]}:${shiftingTo[name] ?? LIVE_ALIAS}`])) as Record<WalkFunction, string>;
+    const targets = Object.fromEntries(
+      WALK_FUNCTIONS.map((name) => [name, `${functions[name]}:${shiftingTo[name] ?? LIVE_ALIAS}`]),
+    ) as Record<WalkFunction, string>;
     const tallies = await runCanaryProbes(invokeVersions(clients.invoker, targets, { retryThrottled: false }), {
       shifting,
       principal: releasePrincipal(key.value),
@@ -76,23 +87,41 @@ export function releaseProber(clients: ProberClients, settings: ProberSettings) 
       const tally = tallies[name] ?? { sent: 0, failures: 0, unjudged: 0, reasons: [] };
       const troubled = tally.failures > 0 || tally.unjudged > 0;
       writeLog(
-        { level: troubled ? 'warn' : 'info', msg: 'canary probes', function: name, version: shiftingTo[name], sent: tally.sent, failed: tally.failures, unjudged: tally.unjudged, ...(troubled ? { reasons: reasonsOf(tally) } : {}) },
+        {
+          level: troubled ? 'warn' : 'info',
+          msg: 'canary probes',
+          function: name,
+          version: shiftingTo[name],
+          sent: tally.sent,
+          failed: tally.failures,
+          unjudged: tally.unjudged,
+          ...(troubled ? { reasons: reasonsOf(tally) } : {}),
+        },
         canaryProbeMetricMembers(tally.sent, tally.failures, Date.now()),
         [CANARY_PROBE_DIMENSIONS.function, CANARY_PROBE_DIMENSIONS.version],
       );
       // The authorizer's requests are not judged while the key is new: no minimum then.
-      const minimum = name === 'authorizer' && releaseKeyIsNew ? 0 : (settings.minJudged ?? CANARY_MIN_JUDGED_PER_MINUTE);
+      const minimum =
+        name === 'authorizer' && releaseKeyIsNew ? 0 : (settings.minJudged ?? CANARY_MIN_JUDGED_PER_MINUTE);
       if (tally.sent < minimum) short.push(`${name} ${tally.sent}`);
     }
     // Too few judged: the gates cannot count on their arithmetic, so the run fails and the prober's gate rolls the release back.
-    if (short.length > 0) throw new Error(`The canary was probed too little: requests judged ${short.join(', ')}, of the ${settings.minJudged ?? CANARY_MIN_JUDGED_PER_MINUTE} a minute the gates count on (docs/releases.md#probes-during-the-canary)`);
+    if (short.length > 0)
+      throw new Error(
+        `The canary was probed too little: requests judged ${short.join(', ')}, of the ${settings.minJudged ?? CANARY_MIN_JUDGED_PER_MINUTE} a minute the gates count on (docs/releases.md#probes-during-the-canary)`,
+      );
   };
 }
 
 /** A function's `live` alias; undefined while it does not exist yet (a stage's first deploy makes the prober's schedule before the aliases). */
-async function readAlias(aliases: ProberClients['aliases'], functionArn: string): Promise<GetAliasCommandOutput | undefined> {
+async function readAlias(
+  aliases: ProberClients['aliases'],
+  functionArn: string,
+): Promise<GetAliasCommandOutput | undefined> {
   try {
-    return await aliases.send(new GetAliasCommand({ FunctionName: functionArn, Name: LIVE_ALIAS }), { abortSignal: AbortSignal.timeout(PROBER_READ_DEADLINE_MS) });
+    return await aliases.send(new GetAliasCommand({ FunctionName: functionArn, Name: LIVE_ALIAS }), {
+      abortSignal: AbortSignal.timeout(PROBER_READ_DEADLINE_MS),
+    });
   } catch (error) {
     if (error instanceof Error && error.name === 'ResourceNotFoundException') return undefined;
     throw error;
@@ -120,8 +149,20 @@ export function readProbedFunctions(json: string | undefined): Readonly<Record<W
 // it (a run that fails counts against the release: infra/release-prober.ts). The invocations: their
 // own (22 s, canary-probes.ts), tried once: an SDK retry would send a create twice, and a
 // throttle is not judged.
-const reads = new LambdaClient({ maxAttempts: 3, requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000, throwOnRequestTimeout: true } });
-const invocations = new LambdaClient({ maxAttempts: 1, requestHandler: { connectionTimeout: 1_000, requestTimeout: 25_000, throwOnRequestTimeout: true } });
-const apiGateway = new APIGatewayClient({ maxAttempts: 3, requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000, throwOnRequestTimeout: true } });
+const reads = new LambdaClient({
+  maxAttempts: 3,
+  requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000, throwOnRequestTimeout: true },
+});
+const invocations = new LambdaClient({
+  maxAttempts: 1,
+  requestHandler: { connectionTimeout: 1_000, requestTimeout: 25_000, throwOnRequestTimeout: true },
+});
+const apiGateway = new APIGatewayClient({
+  maxAttempts: 3,
+  requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000, throwOnRequestTimeout: true },
+});
 
-export const handler = releaseProber({ aliases: reads, invoker: invocations, apiGateway }, { functionsJson: config.canaryProbeFunctions, releaseApiKeyId: config.releaseApiKeyId });
+export const handler = releaseProber(
+  { aliases: reads, invoker: invocations, apiGateway },
+  { functionsJson: config.canaryProbeFunctions, releaseApiKeyId: config.releaseApiKeyId },
+);

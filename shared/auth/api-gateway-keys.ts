@@ -17,12 +17,17 @@ export const DEFAULT_CALL_INTERVAL_MS = 250;
  * and SDK retries would burst while API Gateway throttles), with a time bound per call that
  * suits pages of 500 items.
  */
-export function createManagementClient(settings: { readonly region: string; readonly endpoint?: string }): APIGatewayClient {
+export function createManagementClient(settings: {
+  readonly region: string;
+  readonly endpoint?: string;
+}): APIGatewayClient {
   return new APIGatewayClient({
     region: settings.region,
     maxAttempts: 1,
     requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000, throwOnRequestTimeout: true },
-    ...(settings.endpoint === undefined ? {} : { endpoint: settings.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+    ...(settings.endpoint === undefined
+      ? {}
+      : { endpoint: settings.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
   });
 }
 
@@ -46,7 +51,11 @@ export class ApiGatewayKeySource implements GatewayKeySource {
       (page) => {
         for (const plan of page.items ?? []) {
           if (plan.id === undefined) continue;
-          plans.push({ id: plan.id, apiStages: (plan.apiStages ?? []).map((stage) => ({ apiId: stage.apiId, stage: stage.stage })), tags: plan.tags ?? {} });
+          plans.push({
+            id: plan.id,
+            apiStages: (plan.apiStages ?? []).map((stage) => ({ apiId: stage.apiId, stage: stage.stage })),
+            tags: plan.tags ?? {},
+          });
         }
       },
     );
@@ -58,14 +67,18 @@ export class ApiGatewayKeySource implements GatewayKeySource {
     await this.#pages(
       (position) => this.client.send(new GetUsagePlanKeysCommand({ usagePlanId, limit: PAGE_SIZE, position })),
       (page) => {
-        for (const key of page.items ?? []) if (key.id !== undefined && key.type === 'API_KEY') keys.push({ id: key.id, value: key.value });
+        for (const key of page.items ?? [])
+          if (key.id !== undefined && key.type === 'API_KEY') keys.push({ id: key.id, value: key.value });
       },
     );
     return keys;
   }
 
   /** Reads every page, spaced out; a position seen twice is API Gateway misbehaving, not a reason to loop. */
-  async #pages<Page extends { position?: string | undefined }>(read: (position: string | undefined) => Promise<Page>, take: (page: Page) => void): Promise<void> {
+  async #pages<Page extends { position?: string | undefined }>(
+    read: (position: string | undefined) => Promise<Page>,
+    take: (page: Page) => void,
+  ): Promise<void> {
     const seen = new Set<string>();
     let position: string | undefined;
     do {

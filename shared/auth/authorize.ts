@@ -34,7 +34,11 @@ export interface AuthorizeDependencies {
 /** The subject under which requests without a valid key are counted. */
 export const addressSubject = (address: string): string => `ip#${address}`;
 
-export async function authorize(credential: BearerCredential, address: string, { registry, limiter, deadline, arrivedAt }: AuthorizeDependencies): Promise<Authorization> {
+export async function authorize(
+  credential: BearerCredential,
+  address: string,
+  { registry, limiter, deadline, arrivedAt }: AuthorizeDependencies,
+): Promise<Authorization> {
   if (credential.kind === 'token') {
     const principal = await registry.resolve(credential.token, deadline);
     if (principal !== undefined) return { outcome: 'allowed', principal, apiKey: credential.token };

@@ -44,15 +44,29 @@ const COUNT = /^[1-9][0-9]{0,15}$/;
  * The principal the authorizer allowed, from `requestContext.authorizer`; undefined when there is
  * no authorizer context at all. A context that is there but malformed is our bug, not the client's.
  */
-export function principalFromContext(context: Readonly<Record<string, unknown>> | null | undefined): Principal | undefined {
+export function principalFromContext(
+  context: Readonly<Record<string, unknown>> | null | undefined,
+): Principal | undefined {
   if (context === null || context === undefined || context.keyId === undefined) return undefined;
   const { keyId, plan, petSpace } = context;
   const perMinute = String(context.perMinute);
   const perDay = String(context.perDay);
-  if (typeof keyId !== 'string' || !KEY_ID_PATTERN.test(keyId) || !isPlanName(plan) || !COUNT.test(perMinute) || !COUNT.test(perDay) || (petSpace !== undefined && petSpace !== RELEASES_PET_SPACE)) {
+  if (
+    typeof keyId !== 'string' ||
+    !KEY_ID_PATTERN.test(keyId) ||
+    !isPlanName(plan) ||
+    !COUNT.test(perMinute) ||
+    !COUNT.test(perDay) ||
+    (petSpace !== undefined && petSpace !== RELEASES_PET_SPACE)
+  ) {
     throw new Error('the authorizer context does not describe a principal');
   }
-  return { keyId, plan, limits: { perMinute: Number(perMinute), perDay: Number(perDay) }, ...(petSpace === undefined ? {} : { petSpace }) };
+  return {
+    keyId,
+    plan,
+    limits: { perMinute: Number(perMinute), perDay: Number(perDay) },
+    ...(petSpace === undefined ? {} : { petSpace }),
+  };
 }
 
 /**

@@ -3,7 +3,11 @@ import { writeLog } from '../log';
 import { KEY_MIRROR_METRICS, type MirrorReport } from './key-mirror';
 
 const { apiIdDimension, succeeded, keys, calls } = KEY_MIRROR_METRICS;
-const runMetrics = metricMembers({ namespace: KEY_MIRROR_METRICS.namespace, dimensions: [[apiIdDimension]], metrics: { [succeeded]: 'Count', [keys]: 'Count', [calls]: 'Count' } });
+const runMetrics = metricMembers({
+  namespace: KEY_MIRROR_METRICS.namespace,
+  dimensions: [[apiIdDimension]],
+  metrics: { [succeeded]: 'Count', [keys]: 'Count', [calls]: 'Count' },
+});
 
 /**
  * The one log line of a key mirror run that did its part, which is also its metrics (embedded
@@ -15,7 +19,13 @@ export function logMirrorRun(report: MirrorReport, apiId: string, startedAt: num
   // A plan it could not use is for the operator to fix: the run did its part, but is no success.
   const success = report.problems.length === 0 ? 1 : 0;
   writeLog(
-    { level: success ? 'info' : 'warn', msg: 'key mirror', ...report, durationMs: Date.now() - startedAt, [apiIdDimension]: apiId },
+    {
+      level: success ? 'info' : 'warn',
+      msg: 'key mirror',
+      ...report,
+      durationMs: Date.now() - startedAt,
+      [apiIdDimension]: apiId,
+    },
     runMetrics({ [succeeded]: success, [keys]: report.keys, [calls]: report.managementCalls }, startedAt),
     [apiIdDimension],
   );

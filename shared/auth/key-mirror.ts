@@ -34,7 +34,13 @@ export const PER_MINUTE_TAG = 'petstore:per-minute';
 export const PER_DAY_TAG = 'petstore:per-day';
 
 /** The CloudWatch metrics of a run, per REST API (the stack alarms when successes stop coming). */
-export const KEY_MIRROR_METRICS = { namespace: 'PetStore', apiIdDimension: 'ApiId', succeeded: 'KeyMirrorSucceeded', keys: 'MirroredKeys', calls: 'ManagementCalls' } as const;
+export const KEY_MIRROR_METRICS = {
+  namespace: 'PetStore',
+  apiIdDimension: 'ApiId',
+  succeeded: 'KeyMirrorSucceeded',
+  keys: 'MirroredKeys',
+  calls: 'ManagementCalls',
+} as const;
 
 /** What the mirror reads of API Gateway (infra-free: the SDK side is api-gateway-keys.ts). */
 export interface GatewayUsagePlan {
@@ -90,7 +96,9 @@ export async function mirrorKeys(
   for (const usagePlan of await source.usagePlans()) {
     if (!servesStage(usagePlan, target)) continue;
     if (usagePlan.tags[API_ID_TAG] !== target.apiId) {
-      problems.push(`usage plan ${usagePlan.id}: its tag ${API_ID_TAG} must be ${target.apiId} (this API's id) for the mirror to read its keys; they keep what the registry holds for them`);
+      problems.push(
+        `usage plan ${usagePlan.id}: its tag ${API_ID_TAG} must be ${target.apiId} (this API's id) for the mirror to read its keys; they keep what the registry holds for them`,
+      );
       unreadable.add(usagePlan.id);
       continue;
     }
@@ -103,8 +111,13 @@ export async function mirrorKeys(
   // The stack makes four tagged plans for the stage: none means a wrong API id or stage, or tags
   // removed by mistake, not "no keys".
   if (usable.length === 0) {
-    if (problems.length > 0) throw new Error(`no usage plan of ${target.apiId}/${target.stage} is usable (${problems.join('; ')}): the registry is left as it is`);
-    throw new Error(`no usage plan of ${target.apiId}/${target.stage} is tagged usably with ${PLAN_TAG}: the registry is left as it is`);
+    if (problems.length > 0)
+      throw new Error(
+        `no usage plan of ${target.apiId}/${target.stage} is usable (${problems.join('; ')}): the registry is left as it is`,
+      );
+    throw new Error(
+      `no usage plan of ${target.apiId}/${target.stage} is tagged usably with ${PLAN_TAG}: the registry is left as it is`,
+    );
   }
   usable.sort((a, b) => a.id.localeCompare(b.id));
 
@@ -116,22 +129,34 @@ export async function mirrorKeys(
   // or by the API key id the mirror wrote with them (a key whose value did not come).
   const keptHashes = new Set<string>();
   const keptApiKeyIds = new Set<string>();
-  for (const id of unusable) for (const key of keysByPlan.get(id) ?? []) if (key.value) keptHashes.add(hashApiKey(key.value));
+  for (const id of unusable)
+    for (const key of keysByPlan.get(id) ?? []) if (key.value) keptHashes.add(hashApiKey(key.value));
   for (const plan of usable) {
     for (const key of keysByPlan.get(plan.id) ?? []) {
       if (key.value === undefined || key.value === '') {
-        problems.push(`API key ${key.id} of usage plan ${plan.id} came without its value; it keeps what the registry holds for it`);
+        problems.push(
+          `API key ${key.id} of usage plan ${plan.id} came without its value; it keeps what the registry holds for it`,
+        );
         keptApiKeyIds.add(key.id);
         continue;
       }
       const keyHash = hashApiKey(key.value);
       // API Gateway allows a key in one plan per stage; should two claim it, the first (by id) wins.
       if (wanted.has(keyHash)) {
-        problems.push(`API key ${key.id} is in more than one usage plan of the stage; ${wanted.get(keyHash)?.usagePlanId} applies`);
+        problems.push(
+          `API key ${key.id} is in more than one usage plan of the stage; ${wanted.get(keyHash)?.usagePlanId} applies`,
+        );
         continue;
       }
       const petSpace = key.id === target.releaseApiKeyId ? { petSpace: RELEASES_PET_SPACE } : {};
-      wanted.set(keyHash, { keyHash, plan: plan.plan, limits: plan.limits, apiKeyId: key.id, usagePlanId: plan.id, ...petSpace });
+      wanted.set(keyHash, {
+        keyHash,
+        plan: plan.plan,
+        limits: plan.limits,
+        apiKeyId: key.id,
+        usagePlanId: plan.id,
+        ...petSpace,
+      });
     }
   }
 
@@ -140,7 +165,9 @@ export async function mirrorKeys(
   // The release key is written every run (one write a minute): the key index does not project its
   // pet space, so this repairs an entry written without it (a run of the mirror's former version
   // that read the plan just as the stack added the key).
-  const puts = [...wanted.values()].filter((key) => key.petSpace !== undefined || !sameKey(currentByHash.get(key.keyHash), key));
+  const puts = [...wanted.values()].filter(
+    (key) => key.petSpace !== undefined || !sameKey(currentByHash.get(key.keyHash), key),
+  );
   const removals = current
     .filter(
       (entry) =>
@@ -162,7 +189,8 @@ function servesStage(plan: GatewayUsagePlan, target: MirrorTarget): boolean {
 /** The plan and limits a usage plan's tags say, or what is wrong with them. */
 function describePlan(usagePlan: GatewayUsagePlan): { plan: PlanName; limits: RateLimits } | string {
   const plan = usagePlan.tags[PLAN_TAG];
-  if (!isPlanName(plan)) return `its tag ${PLAN_TAG} must be one of free, pro, business, enterprise, but is ${plan === undefined ? 'missing' : JSON.stringify(plan)}`;
+  if (!isPlanName(plan))
+    return `its tag ${PLAN_TAG} must be one of free, pro, business, enterprise, but is ${plan === undefined ? 'missing' : JSON.stringify(plan)}`;
   if (plan !== 'enterprise') return { plan, limits: STANDARD_PLAN_LIMITS[plan] };
   // The limits the service enforces; the plan's throttle and quota carry a margin above them, so
   // they are no substitute for these tags.
@@ -174,7 +202,8 @@ function describePlan(usagePlan: GatewayUsagePlan): { plan: PlanName; limits: Ra
   return { plan, limits: { perMinute, perDay } };
 }
 
-const positiveCount = (value: string | undefined): number | undefined => (value !== undefined && /^[1-9][0-9]{0,9}$/.test(value) ? Number(value) : undefined);
+const positiveCount = (value: string | undefined): number | undefined =>
+  value !== undefined && /^[1-9][0-9]{0,9}$/.test(value) ? Number(value) : undefined;
 
 /**
  * Whether the registry holds the key as API Gateway has it. Not by its pet space, which the key

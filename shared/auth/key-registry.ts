@@ -1,5 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import type { CallDeadline } from '../dynamodb/call-deadline';
 import { madeUnlessConditionFails } from '../dynamodb/conditional-write';
 import { KEY_INDEX, KEY_INDEX_PARTITION } from '../dynamodb/table-definition';
@@ -27,7 +34,10 @@ import { RELEASES_PET_SPACE, type Principal, type ReservedPetSpace } from './pri
 const KEY_PARTITION_PREFIX = 'APIKEY#';
 
 /** Where a key's item is, by its hash. */
-export const keyItemKey = (keyHash: string): { pk: string; sk: string } => ({ pk: `${KEY_PARTITION_PREFIX}${keyHash}`, sk: keyHash });
+export const keyItemKey = (keyHash: string): { pk: string; sk: string } => ({
+  pk: `${KEY_PARTITION_PREFIX}${keyHash}`,
+  sk: keyHash,
+});
 
 /** What every key item carries so that the key index holds it. */
 const INDEXED = { [KEY_INDEX_PARTITION.attribute]: KEY_INDEX_PARTITION.value };
@@ -72,27 +82,57 @@ export class KeyRegistry {
     );
     const entry = Item === undefined ? undefined : toEntry(Item);
     if (entry === undefined) return undefined;
-    return { keyId: keyIdOf(entry.keyHash), plan: entry.plan, limits: entry.limits, ...(entry.petSpace === undefined ? {} : { petSpace: entry.petSpace }) };
+    return {
+      keyId: keyIdOf(entry.keyHash),
+      plan: entry.plan,
+      limits: entry.limits,
+      ...(entry.petSpace === undefined ? {} : { petSpace: entry.petSpace }),
+    };
   }
 
   /**
    * Stores a key given by the caller (the documented local demo keys; the release drill's key,
    * with its pet space); replaces its plan if present.
    */
-  async register(apiKey: string, plan: PlanName, customLimits?: RateLimits, petSpace?: ReservedPetSpace): Promise<RegisteredKey> {
+  async register(
+    apiKey: string,
+    plan: PlanName,
+    customLimits?: RateLimits,
+    petSpace?: ReservedPetSpace,
+  ): Promise<RegisteredKey> {
     const keyHash = hashApiKey(apiKey);
     const limits = limitsFor(plan, customLimits);
     const createdAt = new Date().toISOString();
     await this.client.send(
-      new PutCommand({ TableName: this.tableName, Item: { ...keyItemKey(keyHash), ...INDEXED, plan, limits, createdAt, ...(petSpace === undefined ? {} : { petSpace }) } }),
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...keyItemKey(keyHash),
+          ...INDEXED,
+          plan,
+          limits,
+          createdAt,
+          ...(petSpace === undefined ? {} : { petSpace }),
+        },
+      }),
     );
     return { keyId: keyIdOf(keyHash), plan, limits, createdAt };
   }
 
   /** Registers a key unless it is there already: a known key keeps its plan, limits and creation time. */
   async registerIfAbsent(apiKey: string, plan: PlanName, customLimits?: RateLimits): Promise<void> {
-    const item = { ...keyItemKey(hashApiKey(apiKey)), ...INDEXED, plan, limits: limitsFor(plan, customLimits), createdAt: new Date().toISOString() };
-    await madeUnlessConditionFails(this.client.send(new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' })));
+    const item = {
+      ...keyItemKey(hashApiKey(apiKey)),
+      ...INDEXED,
+      plan,
+      limits: limitsFor(plan, customLimits),
+      createdAt: new Date().toISOString(),
+    };
+    await madeUnlessConditionFails(
+      this.client.send(
+        new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
+      ),
+    );
   }
 
   /** Makes a new random key (192 bits) for a plan; the key is returned once and only its hash is kept. */
@@ -104,7 +144,16 @@ export class KeyRegistry {
   async list(): Promise<RegisteredKey[]> {
     return (await this.#items()).flatMap((item) => {
       const entry = toEntry(item);
-      return entry === undefined ? [] : [{ keyId: keyIdOf(entry.keyHash), plan: entry.plan, limits: entry.limits, createdAt: String(item.createdAt) }];
+      return entry === undefined
+        ? []
+        : [
+            {
+              keyId: keyIdOf(entry.keyHash),
+              plan: entry.plan,
+              limits: entry.limits,
+              createdAt: String(item.createdAt),
+            },
+          ];
     });
   }
 
@@ -135,7 +184,9 @@ export class KeyRegistry {
     // ALL_NEW: the item as updated (no item, no Attributes, reads as no key).
     const item = Attributes ?? {};
     const entry = toEntry(item);
-    return entry === undefined ? undefined : { keyId: keyIdOf(entry.keyHash), plan: entry.plan, limits: entry.limits, createdAt: String(item.createdAt) };
+    return entry === undefined
+      ? undefined
+      : { keyId: keyIdOf(entry.keyHash), plan: entry.plan, limits: entry.limits, createdAt: String(item.createdAt) };
   }
 
   /** Removes a key given either the key itself or its key id; true when one was removed. */
@@ -233,7 +284,14 @@ export class KeyRegistry {
   }
 
   async #holds(keyHash: string): Promise<boolean> {
-    const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keyItemKey(keyHash), ConsistentRead: true, ProjectionExpression: 'pk' }));
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: keyItemKey(keyHash),
+        ConsistentRead: true,
+        ProjectionExpression: 'pk',
+      }),
+    );
     return Item !== undefined;
   }
 }

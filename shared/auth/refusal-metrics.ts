@@ -20,7 +20,10 @@ const REFUSAL = metricMembers({
   namespace: config.metricsNamespace,
   dimensions: [[AUTHORIZER_DIMENSIONS.function], [AUTHORIZER_DIMENSIONS.function, AUTHORIZER_DIMENSIONS.version]],
   metrics: { [AUTHORIZER_METRICS.refusals]: 'Count' },
-  fixed: { [AUTHORIZER_DIMENSIONS.function]: AUTHORIZER_FUNCTION, [AUTHORIZER_DIMENSIONS.version]: config.functionVersion },
+  fixed: {
+    [AUTHORIZER_DIMENSIONS.function]: AUTHORIZER_FUNCTION,
+    [AUTHORIZER_DIMENSIONS.version]: config.functionVersion,
+  },
 });
 
 /** The metric members of one refusal's line. */

@@ -68,7 +68,9 @@ let assetsDirectory: string | undefined;
 function swaggerUiDirectory(): string {
   if (assetsDirectory !== undefined) return assetsDirectory;
   const bundled = fileURLToPath(new URL(`./${BUNDLED_ASSETS_DIRECTORY}/`, import.meta.url));
-  assetsDirectory = existsSync(bundled) ? bundled : join(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'), '..');
+  assetsDirectory = existsSync(bundled)
+    ? bundled
+    : join(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'), '..');
   return assetsDirectory;
 }
 
@@ -81,7 +83,10 @@ export function referenceAsset(name: string): ReferenceAsset | undefined {
   let asset: ReferenceAsset | undefined;
   if (name === 'initializer.js') asset = { body: INITIALIZER, contentType: CONTENT_TYPES['.js'] as string };
   else if (SWAGGER_UI_FILES.includes(name)) {
-    asset = { body: readFileSync(join(swaggerUiDirectory(), name), 'utf8'), contentType: CONTENT_TYPES[name.slice(name.lastIndexOf('.'))] as string };
+    asset = {
+      body: readFileSync(join(swaggerUiDirectory(), name), 'utf8'),
+      contentType: CONTENT_TYPES[name.slice(name.lastIndexOf('.'))] as string,
+    };
   }
   if (asset !== undefined) cache.set(name, asset);
   return asset;

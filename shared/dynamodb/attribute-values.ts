@@ -35,7 +35,10 @@ export function textIn(item: Item | undefined, name: string): string | undefined
 /** Two items with the same attributes, each of the same type and value (items of texts and numbers). */
 export function sameItem(stored: Item, written: Item): boolean {
   const attributes = Object.entries(written);
-  return Object.keys(stored).length === attributes.length && attributes.every(([name, value]) => sameValue(stored[name], value));
+  return (
+    Object.keys(stored).length === attributes.length &&
+    attributes.every(([name, value]) => sameValue(stored[name], value))
+  );
 }
 
 function sameValue(stored: AttributeValue | undefined, written: AttributeValue): boolean {

@@ -35,9 +35,12 @@ export class TimedCallDeadline implements CallDeadline {
     // Node's default warning at 10 listeners (not a leak: each call removes its own when it ends).
     setMaxListeners(64, controller.signal);
     this.#controller = controller;
-    this.#timer = setTimeout(function abortAtDeadline() {
-      controller.abort(new DOMException('The operation ran into the function timeout.', 'TimeoutError'));
-    }, Math.max(1, left));
+    this.#timer = setTimeout(
+      function abortAtDeadline() {
+        controller.abort(new DOMException('The operation ran into the function timeout.', 'TimeoutError'));
+      },
+      Math.max(1, left),
+    );
     return controller.signal;
   }
 
@@ -55,7 +58,9 @@ const TIMEOUT_MARGIN_MS = 500;
  * in a test): the SDK's AbortError at that moment is a datastore failure, so the client gets a
  * 503 instead of a killed invocation.
  */
-export function deadlineBeforeTimeout(context: { getRemainingTimeInMillis?: () => number } | undefined): TimedCallDeadline | undefined {
+export function deadlineBeforeTimeout(
+  context: { getRemainingTimeInMillis?: () => number } | undefined,
+): TimedCallDeadline | undefined {
   if (typeof context?.getRemainingTimeInMillis !== 'function') return undefined;
   return new TimedCallDeadline(Date.now() + context.getRemainingTimeInMillis() - TIMEOUT_MARGIN_MS);
 }

@@ -36,7 +36,10 @@ export const LOCAL_CALLS_IN_FLIGHT = 32;
  * base is 500 ms after throttling (100 ms otherwise).
  */
 function maxBackoffMs(attempts: number): number {
-  return Array.from({ length: attempts - 1 }, (_, retry) => 500 * 2 ** (retry + 1)).reduce((sum, wait) => sum + wait, 0);
+  return Array.from({ length: attempts - 1 }, (_, retry) => 500 * 2 ** (retry + 1)).reduce(
+    (sum, wait) => sum + wait,
+    0,
+  );
 }
 
 /** The longest one call can take, all attempts, timeouts and waits included. */
@@ -72,7 +75,12 @@ export function createDynamoDbClient(settings: ClientSettings): DynamoDBClient {
     // own (npm start on a table in AWS) takes the usual credentials, as Lambda does.
     ...(settings.dynamoDbEndpoint === undefined || isAwsEndpoint(settings.dynamoDbEndpoint)
       ? {}
-      : { credentials: { accessKeyId: settings.dynamoDbAccessKeyId ?? 'local', secretAccessKey: settings.dynamoDbAccessKeyId ?? 'local' } }),
+      : {
+          credentials: {
+            accessKeyId: settings.dynamoDbAccessKeyId ?? 'local',
+            secretAccessKey: settings.dynamoDbAccessKeyId ?? 'local',
+          },
+        }),
   });
   translateUnavailableErrors(client);
   return client;

@@ -12,7 +12,14 @@ const THROTTLING_ERRORS = new Set<unknown>([
  * Failures of the connection or of the service itself, which a later retry may not meet; and a
  * transaction whose earlier attempt (same ClientRequestToken) DynamoDB is still running.
  */
-const TRANSIENT_ERRORS = new Set<unknown>(['InternalServerError', 'ServiceUnavailable', 'TimeoutError', 'RequestTimeout', 'AbortError', 'TransactionInProgressException']);
+const TRANSIENT_ERRORS = new Set<unknown>([
+  'InternalServerError',
+  'ServiceUnavailable',
+  'TimeoutError',
+  'RequestTimeout',
+  'AbortError',
+  'TransactionInProgressException',
+]);
 
 const NETWORK_ERROR_CODES = new Set<unknown>([
   'ECONNREFUSED',

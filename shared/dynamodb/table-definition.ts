@@ -97,7 +97,10 @@ export type IndexName = typeof STATUS_INDEX | typeof STATUS_INDEX_AGAIN | typeof
  * set is one more index (one write unit more per create); an existing stage takes one new index
  * per deploy (DynamoDB creates one at a time).
  */
-export const LISTING_SET_INDEXES = { unfiltered: [undefined, LIST_INDEX], byStatus: [STATUS_INDEX, STATUS_INDEX_AGAIN] } as const;
+export const LISTING_SET_INDEXES = {
+  unfiltered: [undefined, LIST_INDEX],
+  byStatus: [STATUS_INDEX, STATUS_INDEX_AGAIN],
+} as const;
 
 /**
  * How many partitions pets (and each status in the index) are spread over. Chosen from measured
@@ -171,4 +174,3 @@ export const tableDefinition: TableDefinition = {
   ],
   timeToLiveAttribute: 'expiresAt',
 };
-

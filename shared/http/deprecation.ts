@@ -25,7 +25,11 @@ export function isPastSunset({ sunsetAt }: Deprecation, nowMs: number): boolean 
 
 /** The answer of an operation past its sunset (a plain value, answered once the request is counted). */
 export function goneProblem({ sunsetAt, successorPath }: Deprecation): ApiProblem {
-  return { status: 410, code: 'gone', message: `This operation was removed on ${sunsetAt.toUTCString()}; use ${successorPath} instead.` };
+  return {
+    status: 410,
+    code: 'gone',
+    message: `This operation was removed on ${sunsetAt.toUTCString()}; use ${successorPath} instead.`,
+  };
 }
 
 /** Deprecation (RFC 9745), Sunset (RFC 8594) and the successor link (RFC 8288). */

@@ -55,7 +55,9 @@ export const GATEWAY_COMMON_HEADERS: Readonly<Record<string, GatewayValue>> = {
 const BEARER_CHALLENGE = `Bearer realm="${BEARER_REALM}"`;
 const INVALID_TOKEN_CHALLENGE = `${BEARER_CHALLENGE}, error="invalid_token"`;
 
-const refusalHeaders = Object.fromEntries(Object.entries(REFUSAL_HEADERS).map(([header, name]) => [header, { authorizer: name } as GatewayValue]));
+const refusalHeaders = Object.fromEntries(
+  Object.entries(REFUSAL_HEADERS).map(([header, name]) => [header, { authorizer: name } as GatewayValue]),
+);
 
 const UNAVAILABLE: GatewayResponse = {
   status: 503,
@@ -77,7 +79,9 @@ export const GATEWAY_RESPONSES: Readonly<Record<GatewayResponseType, GatewayResp
   UNAUTHORIZED: {
     status: 401,
     code: code('unauthorized'),
-    message: literal('A valid API key is required, sent as "Authorization: Bearer <key>"; this request has none, or one that is malformed, unknown or revoked.'),
+    message: literal(
+      'A valid API key is required, sent as "Authorization: Bearer <key>"; this request has none, or one that is malformed, unknown or revoked.',
+    ),
     headers: { 'WWW-Authenticate': literal(BEARER_CHALLENGE) },
   },
   // The authorizer knew the key, but API Gateway does not (any more): disabled or deleted in the
@@ -95,11 +99,36 @@ export const GATEWAY_RESPONSES: Readonly<Record<GatewayResponseType, GatewayResp
     message: { authorizer: 'message' },
     headers: refusalHeaders,
   },
-  THROTTLED: { status: 429, code: code('rate_limited'), message: literal('Too many requests: retry after the time in Retry-After.'), headers: { 'Retry-After': literal('60') } },
-  QUOTA_EXCEEDED: { status: 429, code: code('rate_limited'), message: literal('The daily request quota of this key is used up.'), headers: { 'Retry-After': literal('3600') } },
-  MISSING_AUTHENTICATION_TOKEN: { status: 404, code: code('not_found'), message: literal('No operation answers this method and path.'), headers: {} },
-  REQUEST_TOO_LARGE: { status: 413, code: code('invalid_request'), message: literal('The request body is larger than API Gateway accepts (10 MiB).'), headers: {} },
-  DEFAULT_4XX: { status: 400, code: code('invalid_request'), message: literal('The request could not be accepted.'), headers: {} },
+  THROTTLED: {
+    status: 429,
+    code: code('rate_limited'),
+    message: literal('Too many requests: retry after the time in Retry-After.'),
+    headers: { 'Retry-After': literal('60') },
+  },
+  QUOTA_EXCEEDED: {
+    status: 429,
+    code: code('rate_limited'),
+    message: literal('The daily request quota of this key is used up.'),
+    headers: { 'Retry-After': literal('3600') },
+  },
+  MISSING_AUTHENTICATION_TOKEN: {
+    status: 404,
+    code: code('not_found'),
+    message: literal('No operation answers this method and path.'),
+    headers: {},
+  },
+  REQUEST_TOO_LARGE: {
+    status: 413,
+    code: code('invalid_request'),
+    message: literal('The request body is larger than API Gateway accepts (10 MiB).'),
+    headers: {},
+  },
+  DEFAULT_4XX: {
+    status: 400,
+    code: code('invalid_request'),
+    message: literal('The request could not be accepted.'),
+    headers: {},
+  },
   // The authorizer failed: as it is written, that means the key registry or the counters were out
   // of reach (API Gateway calls a thrown error a configuration error). Fail closed, and say so.
   AUTHORIZER_FAILURE: UNAVAILABLE,
@@ -135,9 +164,14 @@ export function renderErrorAnswer(
   values: { readonly requestId: string; readonly authorizer?: Readonly<Partial<RefusalContext>> },
 ): GatewayAnswer {
   const valueOf = (value: GatewayValue): string =>
-    'literal' in value ? value.literal : 'request' in value ? values.requestId : (values.authorizer?.[value.authorizer] ?? '');
+    'literal' in value
+      ? value.literal
+      : 'request' in value
+        ? values.requestId
+        : (values.authorizer?.[value.authorizer] ?? '');
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries({ ...GATEWAY_COMMON_HEADERS, ...response.headers })) headers[name] = valueOf(value);
+  for (const [name, value] of Object.entries({ ...GATEWAY_COMMON_HEADERS, ...response.headers }))
+    headers[name] = valueOf(value);
   const body = `{"code":${JSON.stringify(valueOf(response.code))},"message":${JSON.stringify(valueOf(response.message))},"status":${response.status}}`;
   return { status: response.status, headers, body };
 }
@@ -146,19 +180,32 @@ export function renderErrorAnswer(
  * The WAF's refusal of an address over an edge limit (shared/limits/edge-limits.ts): 429 with the
  * Error body and fixed headers, since a WAF answer cannot carry the request's id.
  */
-export const EDGE_REFUSAL: { readonly status: number; readonly retryAfterSeconds: number; readonly headers: Readonly<Record<string, string>>; readonly body: string } = {
+export const EDGE_REFUSAL: {
+  readonly status: number;
+  readonly retryAfterSeconds: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+} = {
   status: 429,
   retryAfterSeconds: 60,
   /** Fixed headers besides Retry-After: a WAF answer cannot carry the request's id. */
   headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...EVERY_ANSWER_HEADERS },
-  body: JSON.stringify({ code: 'rate_limited', message: 'Too many requests from this address; retry after the time in Retry-After.', status: 429 }),
+  body: JSON.stringify({
+    code: 'rate_limited',
+    message: 'Too many requests from this address; retry after the time in Retry-After.',
+    status: 429,
+  }),
 };
 
 /**
  * The WAF's refusal of a body larger than any route accepts (shared/http/body-limit.ts): 413 with
  * the Error body and the same fixed headers, before the key or the route is judged.
  */
-export const EDGE_BODY_TOO_LARGE: { readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly body: string } = {
+export const EDGE_BODY_TOO_LARGE: {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+} = {
   status: BODY_TOO_LARGE.status,
   headers: EDGE_REFUSAL.headers,
   body: JSON.stringify({ code: BODY_TOO_LARGE.code, message: BODY_TOO_LARGE.message, status: BODY_TOO_LARGE.status }),

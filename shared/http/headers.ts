@@ -7,7 +7,10 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
  * miss, so a request pays for the few headers the stack reads, not for copying all of them (an
  * API Gateway event carries twenty or so).
  */
-export function requestHeader(headers: APIGatewayProxyEvent['headers'] | null | undefined, lowerCaseName: string): string | undefined {
+export function requestHeader(
+  headers: APIGatewayProxyEvent['headers'] | null | undefined,
+  lowerCaseName: string,
+): string | undefined {
   if (headers === null || headers === undefined) return undefined;
   const value = headers[lowerCaseName] ?? headers[canonicalSpelling(lowerCaseName)];
   if (value !== undefined) return value;
@@ -23,7 +26,10 @@ const canonicalSpellings = new Map<string, string>();
 function canonicalSpelling(lowerCaseName: string): string {
   let canonical = canonicalSpellings.get(lowerCaseName);
   if (canonical === undefined) {
-    canonical = lowerCaseName.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase());
+    canonical = lowerCaseName.replace(
+      /(^|-)([a-z])/g,
+      (_, dash: string, letter: string) => dash + letter.toUpperCase(),
+    );
     canonicalSpellings.set(lowerCaseName, canonical);
   }
   return canonical;
@@ -33,18 +39,27 @@ function canonicalSpelling(lowerCaseName: string): string {
  * Every value of a request header, however spelled and however often sent: API Gateway (and the
  * local server) give each value of a repeated header in the multi-value map, one list per spelling.
  */
-export function requestHeaderValues(multiValueHeaders: APIGatewayProxyEvent['multiValueHeaders'] | null | undefined, lowerCaseName: string): string[] {
+export function requestHeaderValues(
+  multiValueHeaders: APIGatewayProxyEvent['multiValueHeaders'] | null | undefined,
+  lowerCaseName: string,
+): string[] {
   const values: string[] = [];
   // for…in over null or undefined runs no turn.
   for (const name in multiValueHeaders) {
-    if (name.length === lowerCaseName.length && name.toLowerCase() === lowerCaseName) values.push(...(multiValueHeaders[name] ?? []));
+    if (name.length === lowerCaseName.length && name.toLowerCase() === lowerCaseName)
+      values.push(...(multiValueHeaders[name] ?? []));
   }
   return values;
 }
 
 /** How many times a request header was sent, in any spelling (without copying the values). */
-export function requestHeaderCount(multiValueHeaders: APIGatewayProxyEvent['multiValueHeaders'] | null | undefined, lowerCaseName: string): number {
+export function requestHeaderCount(
+  multiValueHeaders: APIGatewayProxyEvent['multiValueHeaders'] | null | undefined,
+  lowerCaseName: string,
+): number {
   let count = 0;
-  for (const name in multiValueHeaders) if (name.length === lowerCaseName.length && name.toLowerCase() === lowerCaseName) count += multiValueHeaders[name]?.length ?? 0;
+  for (const name in multiValueHeaders)
+    if (name.length === lowerCaseName.length && name.toLowerCase() === lowerCaseName)
+      count += multiValueHeaders[name]?.length ?? 0;
   return count;
 }

@@ -52,7 +52,11 @@ export function readJson(text: string): JsonReading | undefined {
     const [token] = match;
     const inner = open.at(-1);
     if (token === '{' || token === '[') {
-      open.push({ names: token === '{' ? new Set() : undefined, value: inner === undefined ? value : valueIn(inner), index: 0 });
+      open.push({
+        names: token === '{' ? new Set() : undefined,
+        value: inner === undefined ? value : valueIn(inner),
+        index: 0,
+      });
     } else if (token === '}' || token === ']') open.pop();
     else if (token === ',') (inner as Open).index += 1;
     else if (token[0] === '"') {
@@ -61,7 +65,15 @@ export function readJson(text: string): JsonReading | undefined {
       if (!NAME_END.test(text)) continue;
       const { names } = inner as Open & { names: Set<string> };
       const name = JSON.parse(token) as string;
-      if (names.has(name)) return { repeated: { path: open.slice(0, -1).map((container) => (container.names === undefined ? '[]' : (container.name as string))), name } };
+      if (names.has(name))
+        return {
+          repeated: {
+            path: open
+              .slice(0, -1)
+              .map((container) => (container.names === undefined ? '[]' : (container.name as string))),
+            name,
+          },
+        };
       names.add(name);
       (inner as Open).name = name;
     } else if (Number.isInteger(Number(token)) && !isIntegerAsWritten(token)) {
@@ -81,7 +93,9 @@ const keyIn = (open: Open): string | number => (open.names === undefined ? open.
 /** The value being read in `open`, as JSON.parse made it (undefined where a repeated member made it another). */
 function valueIn(open: Open): unknown {
   const container = open.value;
-  return typeof container === 'object' && container !== null ? (container as Record<string | number, unknown>)[keyIn(open)] : undefined;
+  return typeof container === 'object' && container !== null
+    ? (container as Record<string | number, unknown>)[keyIn(open)]
+    : undefined;
 }
 
 const ZERO = 0x30; // '0'

@@ -50,10 +50,20 @@ const UNITS = Object.fromEntries(
  */
 const BY_VERSION = {
   fixed: { [METRIC_DIMENSIONS.version]: config.functionVersion },
-  narrower: [{ dimensions: [[METRIC_DIMENSIONS.operation, METRIC_DIMENSIONS.version]], metrics: [REQUEST_METRICS.status5xx] }],
+  narrower: [
+    { dimensions: [[METRIC_DIMENSIONS.operation, METRIC_DIMENSIONS.version]], metrics: [REQUEST_METRICS.status5xx] },
+  ],
 };
-const BY_OPERATION_AND_PLAN = { namespace: config.metricsNamespace, dimensions: [[METRIC_DIMENSIONS.operation, METRIC_DIMENSIONS.plan], [METRIC_DIMENSIONS.operation]], metrics: UNITS };
-const BY_OPERATION = { namespace: config.metricsNamespace, dimensions: [[METRIC_DIMENSIONS.operation]], metrics: UNITS };
+const BY_OPERATION_AND_PLAN = {
+  namespace: config.metricsNamespace,
+  dimensions: [[METRIC_DIMENSIONS.operation, METRIC_DIMENSIONS.plan], [METRIC_DIMENSIONS.operation]],
+  metrics: UNITS,
+};
+const BY_OPERATION = {
+  namespace: config.metricsNamespace,
+  dimensions: [[METRIC_DIMENSIONS.operation]],
+  metrics: UNITS,
+};
 
 /** The release check's 5XX: by operation and version, nothing else. */
 const FAILED_RELEASE_REQUEST = metricMembers({
@@ -77,11 +87,19 @@ const FAILED_WITHOUT_PLAN = metricMembers({ ...BY_OPERATION, ...BY_VERSION });
  * (which holds `operation` and, when known, `plan`); undefined for a release check's request that
  * did not fail (no metric at all).
  */
-export function requestMetricMembers(status: number, code: string | undefined, latencyMs: number, caller: MeteredCaller, nowMs: number): string | undefined {
+export function requestMetricMembers(
+  status: number,
+  code: string | undefined,
+  latencyMs: number,
+  caller: MeteredCaller,
+  nowMs: number,
+): string | undefined {
   const statusClass = Math.floor(status / 100);
-  if (caller === 'release') return statusClass === 5 ? FAILED_RELEASE_REQUEST({ [REQUEST_METRICS.status5xx]: 1 }, nowMs) : undefined;
+  if (caller === 'release')
+    return statusClass === 5 ? FAILED_RELEASE_REQUEST({ [REQUEST_METRICS.status5xx]: 1 }, nowMs) : undefined;
   const withPlan = caller === 'customer';
-  const write = statusClass === 5 ? (withPlan ? FAILED_WITH_PLAN : FAILED_WITHOUT_PLAN) : withPlan ? WITH_PLAN : WITHOUT_PLAN;
+  const write =
+    statusClass === 5 ? (withPlan ? FAILED_WITH_PLAN : FAILED_WITHOUT_PLAN) : withPlan ? WITH_PLAN : WITHOUT_PLAN;
   return write(
     {
       [REQUEST_METRICS.requests]: 1,

@@ -20,9 +20,14 @@ export const NO_BODY: unique symbol = Symbol('no body');
 
 export const ok = (body: unknown, headers?: Record<string, string>): HttpResult => ({ status: 200, body, headers });
 
-export const created = (body: unknown, headers?: Record<string, string>): HttpResult => ({ status: 201, body, headers });
+export const created = (body: unknown, headers?: Record<string, string>): HttpResult => ({
+  status: 201,
+  body,
+  headers,
+});
 
 /** 204: done, nothing to say (e.g. a delete). Its headers as any answer's; no body, no Content-Type. */
 export const noContent = (headers?: Record<string, string>): HttpResult => ({ status: 204, body: NO_BODY, headers });
 
-export const jsonBodyOf = (result: HttpResult): string => (result.body instanceof JsonText ? result.body.text : JSON.stringify(result.body));
+export const jsonBodyOf = (result: HttpResult): string =>
+  result.body instanceof JsonText ? result.body.text : JSON.stringify(result.body);

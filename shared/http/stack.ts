@@ -146,13 +146,25 @@ export function httpOperation<
     timeoutEarlyInMillis: 0,
   })
     .use(accessLog(definition.operationId))
-    .use(responseHeaders({ ...definition.responseHeaders, ...(definition.deprecation === undefined ? {} : deprecationHeaders(definition.deprecation)) }))
+    .use(
+      responseHeaders({
+        ...definition.responseHeaders,
+        ...(definition.deprecation === undefined ? {} : deprecationHeaders(definition.deprecation)),
+      }),
+    )
     .use(httpErrorHandler({ logger: false, fallbackMessage: internalErrorResponse('unknown').body }))
     .use(errorResponse())
     .use(identifyCaller())
     .use(rateLimit(definition.rateLimiter ?? defaultRateLimiter));
   if (definition.deprecation !== undefined) handler.use(sunset(definition.deprecation));
-  handler.use(validateRequest({ query: definition.query, path: definition.path, headers: definition.headers, body: definition.body }));
+  handler.use(
+    validateRequest({
+      query: definition.query,
+      path: definition.path,
+      headers: definition.headers,
+      body: definition.body,
+    }),
+  );
 
   return handler as unknown as ApiGatewayHandler;
 }

@@ -38,7 +38,12 @@ import { windowsAt, type Windows } from './windows';
  */
 export type Admission =
   | { readonly outcome: 'admitted'; readonly minuteCount: number; readonly dayCount: number }
-  | { readonly outcome: 'refused'; readonly window: 'minute' | 'day'; readonly minuteCount: number; readonly dayCount: number }
+  | {
+      readonly outcome: 'refused';
+      readonly window: 'minute' | 'day';
+      readonly minuteCount: number;
+      readonly dayCount: number;
+    }
   | { readonly outcome: 'suspended'; readonly until: number; readonly minuteCount: number; readonly dayCount: number };
 
 export interface RateCounterStore {
@@ -46,7 +51,13 @@ export interface RateCounterStore {
    * Every DynamoDB call it makes ends by `deadline` (the SDK's own bounds otherwise). `arrivedAt`:
    * when the request arrived at the gateway (the suspension rule counts by it), `nowMs` if unknown.
    */
-  admit(subject: string, limits: RateLimits, nowMs: number, deadline?: CallDeadline, arrivedAt?: number): Promise<Admission>;
+  admit(
+    subject: string,
+    limits: RateLimits,
+    nowMs: number,
+    deadline?: CallDeadline,
+    arrivedAt?: number,
+  ): Promise<Admission>;
 }
 
 interface CounterState {
@@ -85,7 +96,10 @@ const NOT_SUSPENDED = 'attribute_not_exists(suspendedUntil) OR suspendedUntil <=
 /** A subject's item: its counts when on one item, its refusal streak and suspension always. */
 const counterKey = (subject: string): Item => ({ pk: text(`RATE#${subject}`), sk: COUNTERS_SORT_KEY });
 /** A sharded key's shard `shard` (0 to N - 1), a partition of its own. */
-const shardKey = (subject: string, shard: number): Item => ({ pk: text(`RATE#${subject}#${shard}`), sk: COUNTERS_SORT_KEY });
+const shardKey = (subject: string, shard: number): Item => ({
+  pk: text(`RATE#${subject}#${shard}`),
+  sk: COUNTERS_SORT_KEY,
+});
 
 /** The store's settings besides its table. */
 export interface CounterStoreOptions {
@@ -99,7 +113,14 @@ export interface CounterStoreOptions {
 type Counted =
   | { readonly outcome: 'admitted'; readonly minuteCount: number; readonly dayCount: number }
   | { readonly outcome: 'suspended'; readonly until: number; readonly minuteCount: number; readonly dayCount: number }
-  | { readonly outcome: 'full'; readonly window: 'minute' | 'day'; readonly state: CounterState; readonly windows: Windows; readonly minuteCount: number; readonly dayCount: number }
+  | {
+      readonly outcome: 'full';
+      readonly window: 'minute' | 'day';
+      readonly state: CounterState;
+      readonly windows: Windows;
+      readonly minuteCount: number;
+      readonly dayCount: number;
+    }
   /** The key's item says today is counted on shards (the key's base item only). */
   | { readonly outcome: 'sharded'; readonly shards: number; readonly windows: Windows };
 
@@ -117,7 +138,13 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     this.#random = options.random ?? Math.random;
   }
 
-  async admit(subject: string, limits: RateLimits, nowMs: number, deadline?: CallDeadline, arrivedAt: number = nowMs): Promise<Admission> {
+  async admit(
+    subject: string,
+    limits: RateLimits,
+    nowMs: number,
+    deadline?: CallDeadline,
+    arrivedAt: number = nowMs,
+  ): Promise<Admission> {
     const key = counterKey(subject);
     const update = (input: Omit<UpdateItemCommandInput, 'TableName'>) => this.#update(input, deadline);
     let windows = windowsAt(nowMs);
@@ -128,7 +155,8 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     if (layout === undefined && wanted > 1) {
       const claimed = await this.#claimDay(update, key, windows, wanted, nowMs);
       layout = this.#layouts.remember(subject, windows, claimed.shards);
-      if (claimed.suspendedUntil > nowMs) return { outcome: 'suspended', until: claimed.suspendedUntil, minuteCount: 0, dayCount: 0 };
+      if (claimed.suspendedUntil > nowMs)
+        return { outcome: 'suspended', until: claimed.suspendedUntil, minuteCount: 0, dayCount: 0 };
     }
     if (layout === undefined || layout.shards === 1) {
       const single = await this.#admitOnOne(update, key, limits, nowMs, arrivedAt, windows);
@@ -152,7 +180,18 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
       const counted = await this.#countOn(update, key, limits, nowMs, windows);
       if (counted.outcome !== 'full') return counted;
       const suspend = () => this.#suspendOne(update, key, nowMs);
-      const refusal = await uncountedWhenUnavailable(this.#recordRefusal(update, key, counted.state, counted.windows[counted.window].resetAt, nowMs, arrivedAt, refusalsAllowed(limits), suspend));
+      const refusal = await uncountedWhenUnavailable(
+        this.#recordRefusal(
+          update,
+          key,
+          counted.state,
+          counted.windows[counted.window].resetAt,
+          nowMs,
+          arrivedAt,
+          refusalsAllowed(limits),
+          suspend,
+        ),
+      );
       if (refusal !== 'conflict') return refusalAdmission(refusal, counted.window, counted);
     }
     throw noDecision(key);
@@ -178,7 +217,11 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     layout.countFor(limits, windows);
     let counts = { minuteCount: limits.perMinute, dayCount: limits.perDay };
     const tried = new Set<number>();
-    for (let shard = layout.openShard(tried, this.#random); shard !== undefined; shard = layout.openShard(tried, this.#random)) {
+    for (
+      let shard = layout.openShard(tried, this.#random);
+      shard !== undefined;
+      shard = layout.openShard(tried, this.#random)
+    ) {
       tried.add(shard);
       const shares = sharesOf(limits, layout.shards, shard);
       const counted = await this.#countOn(update, shardKey(subject, shard), shares, nowMs, windows);
@@ -195,9 +238,27 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     const window = layout.fullWindow;
     // Copied onto as many shards as the next day may count on too: a suspension near midnight
     // covers the layout a raised plan gives that day.
-    const suspend = () => this.#suspendShards(key, subject, Math.max(layout.shards, shardCountFor(limits, this.#threshold)), nowMs, deadline);
+    const suspend = () =>
+      this.#suspendShards(
+        key,
+        subject,
+        Math.max(layout.shards, shardCountFor(limits, this.#threshold)),
+        nowMs,
+        deadline,
+      );
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
-      const refusal = await uncountedWhenUnavailable(this.#recordShardedRefusal(update, key, layout, windows[window].resetAt, nowMs, arrivedAt, refusalsAllowed(limits), suspend));
+      const refusal = await uncountedWhenUnavailable(
+        this.#recordShardedRefusal(
+          update,
+          key,
+          layout,
+          windows[window].resetAt,
+          nowMs,
+          arrivedAt,
+          refusalsAllowed(limits),
+          suspend,
+        ),
+      );
       if (refusal !== 'conflict') return refusalAdmission(refusal, window, counts);
     }
     throw noDecision(key);
@@ -220,17 +281,26 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
         continue;
       }
       // A suspension first: a key's own item holds those of its days on one item, which its shards never had.
-      if (state.suspendedUntil > nowMs) return { outcome: 'suspended', until: state.suspendedUntil, ...countsIn(state, windows) };
-      if (state.shards > 0 && state.day === windows.day.id) return { outcome: 'sharded', shards: state.shards, windows };
+      if (state.suspendedUntil > nowMs)
+        return { outcome: 'suspended', until: state.suspendedUntil, ...countsIn(state, windows) };
+      if (state.shards > 0 && state.day === windows.day.id)
+        return { outcome: 'sharded', shards: state.shards, windows };
       const counts = countsIn(state, windows);
       if (counts.minuteCount < limits.perMinute && counts.dayCount < limits.perDay) {
         // A new minute or day began (or this is the item's first request): open the windows.
-        if (await this.#openWindows(update, key, state, windows, nowMs)) return { outcome: 'admitted', minuteCount: counts.minuteCount + 1, dayCount: counts.dayCount + 1 };
+        if (await this.#openWindows(update, key, state, windows, nowMs))
+          return { outcome: 'admitted', minuteCount: counts.minuteCount + 1, dayCount: counts.dayCount + 1 };
         continue;
       }
       // The window that refused: the day once its quota is used up (when both are, the one that
       // frees up last), else the minute.
-      return { outcome: 'full', window: counts.dayCount >= limits.perDay ? 'day' : 'minute', state, windows, ...counts };
+      return {
+        outcome: 'full',
+        window: counts.dayCount >= limits.perDay ? 'day' : 'minute',
+        state,
+        windows,
+        ...counts,
+      };
     }
     throw noDecision(key);
   }
@@ -240,10 +310,17 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
    * day decides it for the whole day, for every instance. Answers the layout and any suspension
    * the item holds (a key's shards carry only the suspensions of their own days).
    */
-  async #claimDay(update: Update, key: Item, windows: Windows, shards: number, nowMs: number): Promise<{ shards: number; suspendedUntil: number }> {
+  async #claimDay(
+    update: Update,
+    key: Item,
+    windows: Windows,
+    shards: number,
+    nowMs: number,
+  ): Promise<{ shards: number; suspendedUntil: number }> {
     const claimed = await update({
       Key: key,
-      UpdateExpression: 'SET #day = :day, #minute = :minute, minuteCount = :zero, dayCount = :zero, shards = :shards, expiresAt = :expiresAt',
+      UpdateExpression:
+        'SET #day = :day, #minute = :minute, minuteCount = :zero, dayCount = :zero, shards = :shards, expiresAt = :expiresAt',
       ConditionExpression: 'attribute_not_exists(#day) OR #day < :day',
       ExpressionAttributeNames: { '#minute': 'minute', '#day': 'day' },
       ExpressionAttributeValues: {
@@ -287,14 +364,24 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
       ReturnValues: 'UPDATED_NEW',
     });
     if (!result.ok) return { ok: false, state: result.state };
-    return { ok: true, minuteCount: numberOf(result.attributes, 'minuteCount'), dayCount: numberOf(result.attributes, 'dayCount') };
+    return {
+      ok: true,
+      minuteCount: numberOf(result.attributes, 'minuteCount'),
+      dayCount: numberOf(result.attributes, 'dayCount'),
+    };
   }
 
   /**
    * Starts the current minute (and day, if that changed too) with this request as its first,
    * guarded by the values just read, so that of two requests racing to do it only one does.
    */
-  async #openWindows(update: Update, key: Item, state: CounterState, windows: Windows, nowMs: number): Promise<boolean> {
+  async #openWindows(
+    update: Update,
+    key: Item,
+    state: CounterState,
+    windows: Windows,
+    nowMs: number,
+  ): Promise<boolean> {
     const sameDay = state.exists && state.day === windows.day.id;
     const result = await update({
       Key: key,
@@ -311,7 +398,13 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
         ':minute': integer(windows.minute.id),
         ...(sameDay ? {} : { ':day': integer(windows.day.id) }),
         ':expiresAt': integer(expiresAt(windows, nowMs)),
-        ...(state.exists ? { ':seenMinute': integer(state.minute), ':seenDay': integer(state.day), ':seenDayCount': integer(state.dayCount) } : {}),
+        ...(state.exists
+          ? {
+              ':seenMinute': integer(state.minute),
+              ':seenDay': integer(state.day),
+              ':seenDayCount': integer(state.dayCount),
+            }
+          : {}),
       },
     });
     return result.ok;
@@ -378,11 +471,13 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     allowed: number,
     suspend: () => Promise<Suspension>,
   ): Promise<'refused' | Suspension> {
-    if (layout.streakWindowEnd === windowEnd && arrivedAt < layout.streakStart + SUSPENSION_RULE.ignoredRetryAfterMs) return 'refused';
+    if (layout.streakWindowEnd === windowEnd && arrivedAt < layout.streakStart + SUSPENSION_RULE.ignoredRetryAfterMs)
+      return 'refused';
     const counted = await update({
       Key: key,
       UpdateExpression: 'ADD refusals :one',
-      ConditionExpression: 'refusalWindowEnd = :windowEnd AND refusalStart <= :countsFrom AND (attribute_not_exists(suspendedUntil) OR suspendedUntil <= :now)',
+      ConditionExpression:
+        'refusalWindowEnd = :windowEnd AND refusalStart <= :countsFrom AND (attribute_not_exists(suspendedUntil) OR suspendedUntil <= :now)',
       ExpressionAttributeValues: {
         ':one': ONE,
         ':windowEnd': integer(windowEnd),
@@ -419,7 +514,11 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
       Key: key,
       UpdateExpression: SUSPEND_EXPRESSION,
       ConditionExpression: NOT_SUSPENDED,
-      ExpressionAttributeValues: { ':until': integer(until), ':now': integer(nowMs), ':expiresAt': integer(ttlSeconds(until + RETENTION_MS)) },
+      ExpressionAttributeValues: {
+        ':until': integer(until),
+        ':now': integer(nowMs),
+        ':expiresAt': integer(ttlSeconds(until + RETENTION_MS)),
+      },
     });
     if (suspended.ok) return { suspendedUntil: until };
     // The write's one condition failed, so another request suspended the subject first (its end is
@@ -432,7 +531,13 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
    * transaction, since each shard decides its requests alone. A shard never counted yet is made
    * with empty windows, so that counting opens them as on any item.
    */
-  async #suspendShards(key: Item, subject: string, shards: number, nowMs: number, deadline: CallDeadline | undefined): Promise<Suspension> {
+  async #suspendShards(
+    key: Item,
+    subject: string,
+    shards: number,
+    nowMs: number,
+    deadline: CallDeadline | undefined,
+  ): Promise<Suspension> {
     const until = nowMs + SUSPENSION_RULE.suspensionMs;
     const values = { ':until': integer(until), ':expiresAt': integer(ttlSeconds(until + RETENTION_MS)) };
     const onShards = Array.from({ length: shards }, (_, shard) => ({
@@ -457,29 +562,38 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
       },
     };
     try {
-      await this.client.send(new TransactWriteItemsCommand({ TransactItems: [onItem, ...onShards] }), { abortSignal: deadline?.signalForCall() });
+      await this.client.send(new TransactWriteItemsCommand({ TransactItems: [onItem, ...onShards] }), {
+        abortSignal: deadline?.signalForCall(),
+      });
       return { suspendedUntil: until };
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
       // DynamoDB gives one reason per item, in order: the key's item first.
       const reasons = error.CancellationReasons ?? [];
       const onKeyItem = reasons[0];
-      if (onKeyItem?.Code === 'ConditionalCheckFailed') return { suspendedUntil: toState(onKeyItem.Item).suspendedUntil };
-      if (reasons.some((reason) => reason.Code === 'ThrottlingError')) throw new ServiceUnavailableError(error, DATASTORE_RETRY_AFTER_SECONDS);
+      if (onKeyItem?.Code === 'ConditionalCheckFailed')
+        return { suspendedUntil: toState(onKeyItem.Item).suspendedUntil };
+      if (reasons.some((reason) => reason.Code === 'ThrottlingError'))
+        throw new ServiceUnavailableError(error, DATASTORE_RETRY_AFTER_SECONDS);
       // Another write on one of its items at that moment: decided again, once that write is done.
       await setTimeout(CONFLICT_WAIT_MS);
       return 'conflict';
     }
   }
 
-  async #update(input: Omit<UpdateItemCommandInput, 'TableName'>, deadline: CallDeadline | undefined): Promise<UpdateResult> {
+  async #update(
+    input: Omit<UpdateItemCommandInput, 'TableName'>,
+    deadline: CallDeadline | undefined,
+  ): Promise<UpdateResult> {
     // Completed in place (every caller passes a fresh object): a spread costs a microsecond here.
     const complete = input as UpdateItemCommandInput;
     complete.TableName = this.tableName;
     complete.ReturnValuesOnConditionCheckFailure = 'ALL_OLD';
     for (let attempt = 1; ; attempt += 1) {
       try {
-        const { Attributes = {} } = await this.client.send(new UpdateItemCommand(complete), { abortSignal: deadline?.signalForCall() });
+        const { Attributes = {} } = await this.client.send(new UpdateItemCommand(complete), {
+          abortSignal: deadline?.signalForCall(),
+        });
         return { ok: true, attributes: Attributes };
       } catch (error) {
         if (error instanceof ConditionalCheckFailedException) return { ok: false, state: toState(error.Item) };
@@ -530,7 +644,9 @@ const ttlSeconds = (ms: number): number => Math.ceil(ms / 1000);
  * clients flood it past its plan makes its own counter item busy; that must not turn their 429s
  * into 503s.
  */
-async function uncountedWhenUnavailable(recording: Promise<'refused' | 'conflict' | { suspendedUntil: number }>): Promise<'refused' | 'conflict' | { suspendedUntil: number }> {
+async function uncountedWhenUnavailable(
+  recording: Promise<'refused' | 'conflict' | { suspendedUntil: number }>,
+): Promise<'refused' | 'conflict' | { suspendedUntil: number }> {
   try {
     return await recording;
   } catch (error) {
@@ -540,10 +656,19 @@ async function uncountedWhenUnavailable(recording: Promise<'refused' | 'conflict
 }
 
 /** What a recorded refusal tells the limiter. */
-function refusalAdmission(refusal: 'refused' | { suspendedUntil: number }, window: 'minute' | 'day', counts: { minuteCount: number; dayCount: number }): Admission {
+function refusalAdmission(
+  refusal: 'refused' | { suspendedUntil: number },
+  window: 'minute' | 'day',
+  counts: { minuteCount: number; dayCount: number },
+): Admission {
   const { minuteCount, dayCount } = counts;
-  return refusal === 'refused' ? { outcome: 'refused', window, minuteCount, dayCount } : { outcome: 'suspended', until: refusal.suspendedUntil, minuteCount, dayCount };
+  return refusal === 'refused'
+    ? { outcome: 'refused', window, minuteCount, dayCount }
+    : { outcome: 'suspended', until: refusal.suspendedUntil, minuteCount, dayCount };
 }
 
 /** Each conflict means another request changed the item first; this many in a row is a fault. */
-const noDecision = (key: Item): Error => new Error(`rate counter ${(key.pk as { S: string }).S}: no decision after ${MAX_ROUNDS} rounds of conflicting writes`);
+const noDecision = (key: Item): Error =>
+  new Error(
+    `rate counter ${(key.pk as { S: string }).S}: no decision after ${MAX_ROUNDS} rounds of conflicting writes`,
+  );

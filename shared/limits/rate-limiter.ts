@@ -58,7 +58,12 @@ export class RateLimiter {
    * `deadline`. `arrivedAt`: the gateway's arrival time of the request (`requestTimeEpoch`), by
    * which the suspension rule counts refusals; now when unknown, never later than now.
    */
-  async check(subject: string, limits: RateLimits, deadline?: CallDeadline, arrivedAt?: number): Promise<RateLimitDecision> {
+  async check(
+    subject: string,
+    limits: RateLimits,
+    deadline?: CallDeadline,
+    arrivedAt?: number,
+  ): Promise<RateLimitDecision> {
     const known = this.knownSuspension(subject, limits);
     if (known !== undefined) return known;
     const nowMs = this.clock();
@@ -66,7 +71,9 @@ export class RateLimiter {
     // Within [now - 30 s, now]: API Gateway gives up on a request after 29 s, so an older time is
     // not a real arrival (a direct invocation, a test harness) and must not open a streak long closed.
     // (Number.isFinite is false for undefined too.)
-    const arrival = Number.isFinite(arrivedAt) ? Math.min(nowMs, Math.max(nowMs - MAX_ARRIVAL_AGE_MS, arrivedAt as number)) : nowMs;
+    const arrival = Number.isFinite(arrivedAt)
+      ? Math.min(nowMs, Math.max(nowMs - MAX_ARRIVAL_AGE_MS, arrivedAt as number))
+      : nowMs;
     const admission = await this.store.admit(subject, limits, nowMs, deadline, arrival);
     const minuteLeft = Math.max(0, limits.perMinute - admission.minuteCount);
     const dayLeft = Math.max(0, limits.perDay - admission.dayCount);
@@ -76,7 +83,14 @@ export class RateLimiter {
       case 'refused': {
         const { window } = admission;
         const resetAt = windows[window].resetAt;
-        const status: RateLimitStatus = { limits, window, limit: limitOf(limits, window), remaining: 0, resetAt, nowMs };
+        const status: RateLimitStatus = {
+          limits,
+          window,
+          limit: limitOf(limits, window),
+          remaining: 0,
+          resetAt,
+          nowMs,
+        };
         return { status, refusal: new RateLimitedError(secondsUntil(resetAt, nowMs), window) };
       }
       case 'suspended':
@@ -86,22 +100,43 @@ export class RateLimiter {
   }
 
   #remember(subject: string, until: number): void {
-    if (this.#suspendedUntil.size >= MAX_REMEMBERED_SUSPENSIONS) this.#suspendedUntil.delete(this.#suspendedUntil.keys().next().value as string);
+    if (this.#suspendedUntil.size >= MAX_REMEMBERED_SUSPENSIONS)
+      this.#suspendedUntil.delete(this.#suspendedUntil.keys().next().value as string);
     this.#suspendedUntil.set(subject, until);
   }
 }
 
 function suspended(limits: RateLimits, until: number, nowMs: number): RateLimitDecision {
-  const status: RateLimitStatus = { limits, window: 'minute', limit: limits.perMinute, remaining: 0, resetAt: until, nowMs };
+  const status: RateLimitStatus = {
+    limits,
+    window: 'minute',
+    limit: limits.perMinute,
+    remaining: 0,
+    resetAt: until,
+    nowMs,
+  };
   return { status, refusal: new KeySuspendedError(secondsUntil(until, nowMs)) };
 }
 
 /** What to say when the counts could not be read (the request then fails): nothing left until the next minute. */
 export function unknownStatus(limits: RateLimits, nowMs: number): RateLimitStatus {
-  return { limits, window: 'minute', limit: limits.perMinute, remaining: 0, resetAt: windowsAt(nowMs).minute.resetAt, nowMs };
+  return {
+    limits,
+    window: 'minute',
+    limit: limits.perMinute,
+    remaining: 0,
+    resetAt: windowsAt(nowMs).minute.resetAt,
+    nowMs,
+  };
 }
 
-function closestToRunningOut(limits: RateLimits, windows: Windows, minuteLeft: number, dayLeft: number, nowMs: number): RateLimitStatus {
+function closestToRunningOut(
+  limits: RateLimits,
+  windows: Windows,
+  minuteLeft: number,
+  dayLeft: number,
+  nowMs: number,
+): RateLimitStatus {
   const window = dayLeft <= minuteLeft ? 'day' : 'minute';
   return {
     limits,
@@ -113,7 +148,8 @@ function closestToRunningOut(limits: RateLimits, windows: Windows, minuteLeft: n
   };
 }
 
-const limitOf = (limits: RateLimits, window: 'minute' | 'day'): number => (window === 'minute' ? limits.perMinute : limits.perDay);
+const limitOf = (limits: RateLimits, window: 'minute' | 'day'): number =>
+  window === 'minute' ? limits.perMinute : limits.perDay;
 
 /** Whole seconds, at least 1 (RFC 9110 delta-seconds). */
 export function secondsUntil(atMs: number, nowMs: number): number {

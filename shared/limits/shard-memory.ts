@@ -48,7 +48,8 @@ export class DayLayout {
   /** A shard neither tried by this request nor known to be full, at random (undefined when none is left). */
   openShard(tried: ReadonlySet<number>, random: () => number): number | undefined {
     const open: number[] = [];
-    for (let shard = 0; shard < this.shards; shard += 1) if (!tried.has(shard) && !this.#minuteFull.has(shard) && !this.#dayFull.has(shard)) open.push(shard);
+    for (let shard = 0; shard < this.shards; shard += 1)
+      if (!tried.has(shard) && !this.#minuteFull.has(shard) && !this.#dayFull.has(shard)) open.push(shard);
     return open[Math.floor(random() * open.length)];
   }
 

@@ -23,7 +23,11 @@ import type { RateLimits } from './plans';
  * each plan's figures.
  */
 // Typed by annotation, not `as const`: Stryker mutates nothing inside a type assertion (docs/testing.md).
-export const SUSPENSION_RULE: { readonly refusalsTenthsPerLimit: number; readonly ignoredRetryAfterMs: number; readonly suspensionMs: number } = {
+export const SUSPENSION_RULE: {
+  readonly refusalsTenthsPerLimit: number;
+  readonly ignoredRetryAfterMs: number;
+  readonly suspensionMs: number;
+} = {
   /** A window's counted refusals past this many tenths of the per-minute limit (2.9 times it) suspend the key. */
   refusalsTenthsPerLimit: 29,
   /** A refusal counts only when its request arrived this long after the first refused one's. */

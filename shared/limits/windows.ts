@@ -25,4 +25,7 @@ export function windowsAt(nowMs: number): Windows {
 }
 
 // Typed by annotation, not `as const`: Stryker mutates nothing inside a type assertion (docs/testing.md).
-export const WINDOW_SECONDS: Readonly<Record<'minute' | 'day', number>> = { minute: MINUTE_MS / 1000, day: DAY_MS / 1000 };
+export const WINDOW_SECONDS: Readonly<Record<'minute' | 'day', number>> = {
+  minute: MINUTE_MS / 1000,
+  day: DAY_MS / 1000,
+};

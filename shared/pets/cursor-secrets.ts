@@ -41,7 +41,9 @@ export const MIN_REREAD_INTERVAL_MS = 60_000;
 export const RETRY_FAILED_READ_MS = 1_000;
 
 /** The keys of the environment (`CURSOR_SECRET`, `CURSOR_SECRET_PREVIOUS`): locally, where there is no Secrets Manager. */
-export function environmentCursorKeys(settings: Pick<Config, 'cursorSecret' | 'cursorSecretPrevious'>): CursorKeySource {
+export function environmentCursorKeys(
+  settings: Pick<Config, 'cursorSecret' | 'cursorSecretPrevious'>,
+): CursorKeySource {
   const keys: CursorKeys = { current: settings.cursorSecret, previous: settings.cursorSecretPrevious };
   return { worstReadMs: 0, read: () => Promise.resolve(keys) };
 }
@@ -116,7 +118,8 @@ export class CursorSecrets {
       return known.codec;
     }
     const reading = this.#readIfDue(at);
-    if (reading === undefined) throw new ServiceUnavailableError(new Error('the cursor keys could not be read a moment ago'));
+    if (reading === undefined)
+      throw new ServiceUnavailableError(new Error('the cursor keys could not be read a moment ago'));
     return this.#within(reading, deadline);
   }
 
@@ -153,7 +156,10 @@ export class CursorSecrets {
         this.#reading = undefined;
         writeLog({
           level: this.#known === undefined ? 'error' : 'warn',
-          msg: this.#known === undefined ? 'cursor keys not read' : 'cursor keys not read again; the known ones stay in use',
+          msg:
+            this.#known === undefined
+              ? 'cursor keys not read'
+              : 'cursor keys not read again; the known ones stay in use',
           error: loggedError(error),
         });
         throw error;

@@ -81,7 +81,10 @@ export class CursorCodec {
     // The tag's text, not its decoded bytes: base64url decoding is lenient (padding, stray characters,
     // unused bits), and only the cursor as given is valid.
     const given = Buffer.from(tag);
-    if (!sameTag(given, tagOf(this.#signingKey(), body)) && (this.#previous === undefined || !sameTag(given, tagOf(this.#previous, body)))) {
+    if (
+      !sameTag(given, tagOf(this.#signingKey(), body)) &&
+      (this.#previous === undefined || !sameTag(given, tagOf(this.#previous, body)))
+    ) {
       return UNKNOWN_SIGNATURE;
     }
     let payload: unknown;

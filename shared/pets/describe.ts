@@ -6,7 +6,8 @@ import * as z from 'zod/mini';
  * refused, so that one place cannot rewrite another's words: describe a copy (`describedCopy`).
  */
 export function described<T extends z.ZodMiniType>(schema: T, meta: z.core.GlobalMeta): T {
-  if (z.globalRegistry.has(schema)) throw new Error('this schema is described already: describe a copy (describedCopy)');
+  if (z.globalRegistry.has(schema))
+    throw new Error('this schema is described already: describe a copy (describedCopy)');
   z.globalRegistry.add(schema, meta);
   return schema;
 }

@@ -16,7 +16,8 @@ export const PLAIN_DECIMAL_RULE =
   'Beyond what the schema states: written in plain decimal digits without a leading zero (`7`, not `07`, `+7`, `7.0`, `7e0`, `0x7` or ` 7`); ' +
   'a validator that reads those as the number 7 accepts what the service refuses with 400.';
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
-export const isPetStatus = (value: unknown): value is (typeof PET_STATUSES)[number] => (PET_STATUSES as readonly unknown[]).includes(value);
+export const isPetStatus = (value: unknown): value is (typeof PET_STATUSES)[number] =>
+  (PET_STATUSES as readonly unknown[]).includes(value);
 export const DEFAULT_PET_STATUS: (typeof PET_STATUSES)[number] = 'available';
 
 /** What a client reads when an identifier, a page size or a status is refused. */

@@ -57,6 +57,7 @@ export const isLive = (record: IdempotencyRecord, nowMs: number): boolean => rec
  */
 export function replayOf(record: IdempotencyRecord, request: NewPet): Pet {
   const { pet } = record;
-  if (pet.name !== request.name || pet.categoryId !== request.categoryId || pet.status !== request.status) throw new IdempotencyKeyReusedError();
+  if (pet.name !== request.name || pet.categoryId !== request.categoryId || pet.status !== request.status)
+    throw new IdempotencyKeyReusedError();
   return pet;
 }

@@ -17,7 +17,12 @@ const pageSize = z.pipe(
 export const ListPetsQuery = z.strictObject({
   limit: described(z._default(pageSize, PAGE_SIZE.default), {
     description: `Maximum number of animals to return. ${PLAIN_DECIMAL_RULE}`,
-    override: describeAs({ type: 'integer', minimum: PAGE_SIZE.min, maximum: PAGE_SIZE.max, default: PAGE_SIZE.default }),
+    override: describeAs({
+      type: 'integer',
+      minimum: PAGE_SIZE.min,
+      maximum: PAGE_SIZE.max,
+      default: PAGE_SIZE.default,
+    }),
   }),
   status: described(z.optional(PetStatus), { description: 'Returns only animals with this availability status.' }),
   /** Opaque; checked by shared/pets/cursor.ts. */

@@ -14,7 +14,8 @@ import { NAME_MAX_LENGTH } from './fields';
  * U+180E and U+200B are not in it. Written with \u escapes rather than `\v` or `\f`, which some
  * other regex dialects read as wider classes (PCRE's and Java's `\v` includes U+0085).
  */
-export const WHITE_SPACE_CLASS = '\\t\\n\\u000b\\u000c\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+export const WHITE_SPACE_CLASS =
+  '\\t\\n\\u000b\\u000c\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
 const LONE_SURROGATES = '\\ud800-\\udfff';
 /**
  * Hidden characters a name may not hold (decisions.md): control characters (C0, DEL, C1, U+0085

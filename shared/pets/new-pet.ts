@@ -28,7 +28,7 @@ export const PetName = described(
     allOf: NAME_PATTERNS.map((pattern) => ({ pattern })),
     description:
       `The animal's name: 1 to ${NAME_MAX_LENGTH} characters (Unicode code points) once white space is trimmed from both ends, ` +
-      'and stored trimmed. White space is ECMAScript\'s: tab, line feed, vertical tab, form feed, carriage return, space, U+00A0, U+1680, ' +
+      "and stored trimmed. White space is ECMAScript's: tab, line feed, vertical tab, form feed, carriage return, space, U+00A0, U+1680, " +
       'U+2000 to U+200A, U+2028, U+2029, U+202F, U+205F, U+3000 and U+FEFF (not U+0085, U+180E or U+200B). The text must be well-formed ' +
       'Unicode (no lone surrogate). Once trimmed it holds no control character (C0, DEL, C1: U+0000 to U+001F, U+007F to U+009F) ' +
       'and no bidirectional control (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), and at least one visible ' +
@@ -44,10 +44,17 @@ export const NewPet = described(
     categoryId: CategoryId,
     status: z._default(PetStatus, DEFAULT_PET_STATUS),
   }),
-  { description: 'An animal to add. Unknown fields are refused.', examples: [{ name: 'Rex', categoryId: 1, status: 'available' }] },
+  {
+    description: 'An animal to add. Unknown fields are refused.',
+    examples: [{ name: 'Rex', categoryId: 1, status: 'available' }],
+  },
 );
 export type NewPet = z.output<typeof NewPet>;
 
 /** What createPet takes (its declaration, functions/createPet/operation.ts, gives it to the checks and the interface description). */
-export const CREATE_PET_REQUEST = { query: NoQuery, headers: z.object({ 'Idempotency-Key': IdempotencyKeyHeader }), body: NewPet } as const;
+export const CREATE_PET_REQUEST = {
+  query: NoQuery,
+  headers: z.object({ 'Idempotency-Key': IdempotencyKeyHeader }),
+  body: NewPet,
+} as const;
 export type CreatePetHeaders = z.output<typeof CREATE_PET_REQUEST.headers>;

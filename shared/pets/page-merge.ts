@@ -35,7 +35,12 @@ export function shareOf(limit: number, sources: number): number {
  * id where a source stopped short is known, and only those are returned. When fewer than
  * `limit + 1` are known, the sources that stopped there are asked again for what is missing.
  */
-export async function mergedPage(sources: number, query: SourceQuery, afterId: number, limit: number): Promise<MergedPage> {
+export async function mergedPage(
+  sources: number,
+  query: SourceQuery,
+  afterId: number,
+  limit: number,
+): Promise<MergedPage> {
   const found = new Map<number, Pet>();
   const resumeAfter: (number | undefined)[] = Array.from({ length: sources }, () => afterId);
   let asking = resumeAfter.map((_, source) => source);

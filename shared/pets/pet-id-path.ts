@@ -8,10 +8,13 @@ import { NoQuery } from './no-query';
 
 /** `petId` in the path: canonical decimal digits of a positive safe integer. */
 export const PetIdPath = z.strictObject({
-  petId: described(z.pipe(z.pipe(z.string().check(z.regex(PET_ID_TEXT, ID_MESSAGE)), z.transform(Number)), Identifier), {
-    description: `The identifier of the animal. ${PLAIN_DECIMAL_RULE}`,
-    override: describeAs({ type: 'integer', format: 'int64', minimum: 1, maximum: MAX_ID }),
-  }),
+  petId: described(
+    z.pipe(z.pipe(z.string().check(z.regex(PET_ID_TEXT, ID_MESSAGE)), z.transform(Number)), Identifier),
+    {
+      description: `The identifier of the animal. ${PLAIN_DECIMAL_RULE}`,
+      override: describeAs({ type: 'integer', format: 'int64', minimum: 1, maximum: MAX_ID }),
+    },
+  ),
 });
 export type PetIdPath = z.output<typeof PetIdPath>;
 

@@ -13,15 +13,21 @@ export const petSortKey = (id: number): string => String(id).padStart(ID_WIDTH, 
 export const shardOf = (id: number): number => id % PET_SHARDS;
 
 /** `PET#<shard>` (`RELEASES#PET#<shard>` in the releases' space): where a pet is. */
-export const shardPartition = (shard: number, space: PetSpace = 'customers'): string => `${SPACE_KEYS[space].partitionPrefix}${shard}`;
+export const shardPartition = (shard: number, space: PetSpace = 'customers'): string =>
+  `${SPACE_KEYS[space].partitionPrefix}${shard}`;
 
 /** The listing index's key of a shard: `pets#3` (`pets#releases#3`). */
-export const listShard = (shard: number, space: PetSpace = 'customers'): string => `pets#${SPACE_KEYS[space].indexInfix}${shard}`;
+export const listShard = (shard: number, space: PetSpace = 'customers'): string =>
+  `pets#${SPACE_KEYS[space].indexInfix}${shard}`;
 
 /** The status index's key of a status in a shard: `available#3` (`available#releases#3`); the status comes first (toPet). */
-export const statusShard = (status: PetStatus, shard: number, space: PetSpace = 'customers'): string => `${status}#${SPACE_KEYS[space].indexInfix}${shard}`;
+export const statusShard = (status: PetStatus, shard: number, space: PetSpace = 'customers'): string =>
+  `${status}#${SPACE_KEYS[space].indexInfix}${shard}`;
 
-export const petKey = (id: number, space: PetSpace = 'customers'): Item => ({ pk: text(shardPartition(shardOf(id), space)), sk: text(petSortKey(id)) });
+export const petKey = (id: number, space: PetSpace = 'customers'): Item => ({
+  pk: text(shardPartition(shardOf(id), space)),
+  sk: text(petSortKey(id)),
+});
 
 /**
  * A pet's item: its key, its fields (the status as `statusShard`, which keys the status indexes;
@@ -58,6 +64,7 @@ export function petAttributes({ id, name, categoryId, status }: Pet): Item {
 export function toPet(item: Item): Pet {
   const status = textIn(item, 'status') ?? textIn(item, 'statusShard')?.split('#', 1)[0];
   const [id, name, categoryId] = [numberIn(item, 'id'), textIn(item, 'name'), numberIn(item, 'categoryId')];
-  if (id === undefined || name === undefined || categoryId === undefined || !isPetStatus(status)) throw new Error('a pet item without its id, name, categoryId or status');
+  if (id === undefined || name === undefined || categoryId === undefined || !isPetStatus(status))
+    throw new Error('a pet item without its id, name, categoryId or status');
   return { id, name, categoryId, status };
 }

@@ -15,7 +15,8 @@ const HIDDEN = new RegExp(`[${HIDDEN_CLASS}]`);
 const VISIBLE = new RegExp(VISIBLE_CHARACTER_PATTERN, 'u');
 
 /** The trimmed name already failed a rule before the hidden and visible characters: empty, a lone surrogate, too long. */
-const failsAbove = (name: string): boolean => name.length === 0 || !name.isWellFormed() || codePointLength(name) > NAME_MAX_LENGTH;
+const failsAbove = (name: string): boolean =>
+  name.length === 0 || !name.isWellFormed() || codePointLength(name) > NAME_MAX_LENGTH;
 
 /**
  * The rules on the trimmed, non-empty name, in order. Each is checked, as zod checks refinements;
@@ -23,9 +24,18 @@ const failsAbove = (name: string): boolean => name.length === 0 || !name.isWellF
  */
 export const NAME_RULES: readonly { readonly holds: (name: string) => boolean; readonly message: string }[] = [
   { holds: (name) => name.isWellFormed(), message: 'must be valid Unicode text (it holds a lone surrogate)' },
-  { holds: (name) => codePointLength(name) <= NAME_MAX_LENGTH, message: `must be at most ${NAME_MAX_LENGTH} characters` },
-  { holds: (name) => failsAbove(name) || !HIDDEN.test(name), message: 'must not hold control characters or bidirectional controls' },
-  { holds: (name) => failsAbove(name) || HIDDEN.test(name) || VISIBLE.test(name), message: 'must hold at least one visible character (not only format characters such as U+200B)' },
+  {
+    holds: (name) => codePointLength(name) <= NAME_MAX_LENGTH,
+    message: `must be at most ${NAME_MAX_LENGTH} characters`,
+  },
+  {
+    holds: (name) => failsAbove(name) || !HIDDEN.test(name),
+    message: 'must not hold control characters or bidirectional controls',
+  },
+  {
+    holds: (name) => failsAbove(name) || HIDDEN.test(name) || VISIBLE.test(name),
+    message: 'must hold at least one visible character (not only format characters such as U+200B)',
+  },
 ];
 
 function codePointLength(text: string): number {

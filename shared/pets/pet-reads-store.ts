@@ -17,4 +17,7 @@ const readsIn = (space: PetSpace): PetReads =>
  * caller's), created once per container. The writes are wired apart (./pet-writes-store.ts), so
  * that a function bundles only the part of the repository it uses.
  */
-export const petReads: Readonly<Record<PetSpace, PetReads>> = { customers: readsIn('customers'), releases: readsIn('releases') };
+export const petReads: Readonly<Record<PetSpace, PetReads>> = {
+  customers: readsIn('customers'),
+  releases: readsIn('releases'),
+};

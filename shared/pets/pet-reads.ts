@@ -58,7 +58,14 @@ export class DynamoDbPetReads implements PetReads {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
-    { now = serviceClock, listingSettleMs = LISTING_SETTLE_MS, firstPageCache = true, foundPetCache = true, listingSets = 2, space = 'customers' }: PetReadOptions = {},
+    {
+      now = serviceClock,
+      listingSettleMs = LISTING_SETTLE_MS,
+      firstPageCache = true,
+      foundPetCache = true,
+      listingSets = 2,
+      space = 'customers',
+    }: PetReadOptions = {},
   ) {
     this.#space = space;
     this.#now = now;
@@ -71,9 +78,12 @@ export class DynamoDbPetReads implements PetReads {
   /** Strongly consistent, in the pet's shard: a pet a create answered is always found (a found one may come from memory, ./found-pet-cache.ts). */
   async get(id: number, deadline?: CallDeadline): Promise<Pet | undefined> {
     const read = async () => {
-      const { Item: item } = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: petKey(id, this.#space), ConsistentRead: true }), {
-        abortSignal: deadline?.signalForCall(),
-      });
+      const { Item: item } = await this.client.send(
+        new GetItemCommand({ TableName: this.tableName, Key: petKey(id, this.#space), ConsistentRead: true }),
+        {
+          abortSignal: deadline?.signalForCall(),
+        },
+      );
       return item === undefined ? undefined : toPet(item);
     };
     return this.#found === undefined ? read() : this.#found.pet(id, read);
@@ -91,13 +101,21 @@ export class DynamoDbPetReads implements PetReads {
     return this.#cache.page(request.status, request.limit, () => this.#read(request, deadline));
   }
 
-  async #read({ afterId, limit, status, newestId: previousNewestId = 0 }: PageRequest, deadline: CallDeadline | undefined): Promise<PetPage> {
+  async #read(
+    { afterId, limit, status, newestId: previousNewestId = 0 }: PageRequest,
+    deadline: CallDeadline | undefined,
+  ): Promise<PetPage> {
     const newestId = Math.max(lastIdDrawnBy(this.#now() - this.#settleMs), previousNewestId);
     const sets = status === undefined ? LISTING_SET_INDEXES.unfiltered : LISTING_SET_INDEXES.byStatus;
     const turn = this.#pagesRead.get(status) ?? 0;
     this.#pagesRead.set(status, turn + 1);
     const set = sets[turn % Math.min(this.#sets, sets.length)];
-    const page = await mergedPage(PET_SHARDS, (shard, after, share) => this.#query(shard, status, set, after, newestId, share, deadline), afterId, limit);
+    const page = await mergedPage(
+      PET_SHARDS,
+      (shard, after, share) => this.#query(shard, status, set, after, newestId, share, deadline),
+      afterId,
+      limit,
+    );
     return { ...page, newestId };
   }
 
@@ -112,33 +130,42 @@ export class DynamoDbPetReads implements PetReads {
     deadline: CallDeadline | undefined,
   ): Promise<SourcePage> {
     if (after >= newestId) return { pets: [], resumeAfter: undefined };
-    const query = index !== undefined && status === undefined
-      ? new QueryCommand({
-          TableName: this.tableName,
-          IndexName: index,
-          KeyConditionExpression: 'listShard = :key AND id BETWEEN :first AND :last',
-          ExpressionAttributeValues: { ':key': text(listShard(shard, this.#space)), ':first': integer(after + 1), ':last': integer(newestId) },
-          Limit: limit,
-        })
-      : status === undefined
+    const query =
+      index !== undefined && status === undefined
         ? new QueryCommand({
             TableName: this.tableName,
-            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+            IndexName: index,
+            KeyConditionExpression: 'listShard = :key AND id BETWEEN :first AND :last',
             ExpressionAttributeValues: {
-              ':pk': text(shardPartition(shard, this.#space)),
-              ':first': text(petSortKey(after + 1)),
-              ':last': text(petSortKey(newestId)),
+              ':key': text(listShard(shard, this.#space)),
+              ':first': integer(after + 1),
+              ':last': integer(newestId),
             },
             Limit: limit,
           })
-        : new QueryCommand({
-            TableName: this.tableName,
-            IndexName: index,
-            KeyConditionExpression: '#key = :key AND id BETWEEN :first AND :last',
-            ExpressionAttributeNames: { '#key': 'statusShard' },
-            ExpressionAttributeValues: { ':key': text(statusShard(status, shard, this.#space)), ':first': integer(after + 1), ':last': integer(newestId) },
-            Limit: limit,
-          });
+        : status === undefined
+          ? new QueryCommand({
+              TableName: this.tableName,
+              KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+              ExpressionAttributeValues: {
+                ':pk': text(shardPartition(shard, this.#space)),
+                ':first': text(petSortKey(after + 1)),
+                ':last': text(petSortKey(newestId)),
+              },
+              Limit: limit,
+            })
+          : new QueryCommand({
+              TableName: this.tableName,
+              IndexName: index,
+              KeyConditionExpression: '#key = :key AND id BETWEEN :first AND :last',
+              ExpressionAttributeNames: { '#key': 'statusShard' },
+              ExpressionAttributeValues: {
+                ':key': text(statusShard(status, shard, this.#space)),
+                ':first': integer(after + 1),
+                ':last': integer(newestId),
+              },
+              Limit: limit,
+            });
     const { Items = [], LastEvaluatedKey } = await this.client.send(query, { abortSignal: deadline?.signalForCall() });
     const stoppedAt = textIn(LastEvaluatedKey, 'sk');
     return { pets: Items.map(toPet), resumeAfter: stoppedAt === undefined ? undefined : Number(stoppedAt) };

@@ -26,5 +26,9 @@ interface SpaceKeys {
 
 export const SPACE_KEYS: Readonly<Record<PetSpace, SpaceKeys>> = {
   customers: { partitionPrefix: ITEM_PARTITIONS.pets.slice(0, -1), indexInfix: '', lifetimeSeconds: undefined },
-  releases: { partitionPrefix: ITEM_PARTITIONS.releasePets.slice(0, -1), indexInfix: 'releases#', lifetimeSeconds: RELEASE_PET_LIFETIME_SECONDS },
+  releases: {
+    partitionPrefix: ITEM_PARTITIONS.releasePets.slice(0, -1),
+    indexInfix: 'releases#',
+    lifetimeSeconds: RELEASE_PET_LIFETIME_SECONDS,
+  },
 };

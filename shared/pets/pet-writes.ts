@@ -113,7 +113,12 @@ export class DynamoDbPetWrites implements PetWrites {
     return this.#withFreshId(newPet, async (pet, item, nowMs, nonce) => {
       try {
         // The condition makes a write that would overwrite an existing pet fail instead.
-        const command = new PutItemCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
+        const command = new PutItemCommand({
+          TableName: this.tableName,
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(pk)',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        });
         return (await this.#send(command, item, nonce, nowMs, deadline)) ? pet : REDRAW;
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
@@ -124,23 +129,35 @@ export class DynamoDbPetWrites implements PetWrites {
     });
   }
 
-  async createOnce(pending: PendingPet, key: IdempotencyKey, { deadline, beforeWrite }: CreateOptions = {}): Promise<CreatedOnce> {
+  async createOnce(
+    pending: PendingPet,
+    key: IdempotencyKey,
+    { deadline, beforeWrite }: CreateOptions = {},
+  ): Promise<CreatedOnce> {
     // Two round trips, as without a key: the record is read while the request is counted (and
     // before its body is judged); then one transaction writes the pet and its record, or neither.
     const { pk, sk } = idempotencyRecordKey(key.owner, key.value);
     const recordKey = { pk: text(pk), sk: text(sk) };
     const [found, , newPet] = await Promise.all([
-      this.client.send(new GetItemCommand({ TableName: this.tableName, Key: recordKey, ConsistentRead: true }), { abortSignal: deadline?.signalForCall() }),
+      this.client.send(new GetItemCommand({ TableName: this.tableName, Key: recordKey, ConsistentRead: true }), {
+        abortSignal: deadline?.signalForCall(),
+      }),
       beforeWrite,
       pending,
     ]);
     const recorded = found.Item === undefined ? undefined : toRecord(found.Item);
     // A replay writes nothing.
-    if (recorded !== undefined && isLive(recorded, this.#now())) return { pet: replayOf(recorded, newPet), replayed: true };
+    if (recorded !== undefined && isLive(recorded, this.#now()))
+      return { pet: replayOf(recorded, newPet), replayed: true };
 
     return this.#withFreshId(newPet, async (pet, item, nowMs, nonce) => {
       // The pet is kept as a map, so the record has no top-level `statusShard`, `status` or `id`: no index of pets holds it.
-      const record: Item = { ...recordKey, pet: { M: petAttributes(pet) }, expiresAt: integer(expiryOf(nowMs)), firstUsedAt: text(isoTimestamp(nowMs)) };
+      const record: Item = {
+        ...recordKey,
+        pet: { M: petAttributes(pet) },
+        expiresAt: integer(expiryOf(nowMs)),
+        firstUsedAt: text(isoTimestamp(nowMs)),
+      };
       // The SDK gives the transaction a ClientRequestToken that its retries of this send reuse, and
       // DynamoDB answers a transaction sent again with its token (within 10 minutes) as it answered
       // the first: a retry after a lost reply succeeds without writing again, and never meets its
@@ -179,12 +196,20 @@ export class DynamoDbPetWrites implements PetWrites {
    * `write` answers REDRAW when the id cannot be used (taken, or too old to resend), and a new id
    * is drawn: MAX_DRAWS at most, then a 503.
    */
-  async #withFreshId<T>(newPet: NewPet, write: (pet: Pet, item: Item, nowMs: number, nonce: string) => Promise<T | typeof REDRAW>): Promise<T> {
+  async #withFreshId<T>(
+    newPet: NewPet,
+    write: (pet: Pet, item: Item, nowMs: number, nonce: string) => Promise<T | typeof REDRAW>,
+  ): Promise<T> {
     const nonce = newNonce();
     for (let draw = 0; draw < MAX_DRAWS; draw += 1) {
       // The id is drawn when the write is sent, after the request was admitted: ordered by time.
       const nowMs = this.#now();
-      const pet: Pet = { id: this.#drawId(nowMs), name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
+      const pet: Pet = {
+        id: this.#drawId(nowMs),
+        name: newPet.name,
+        categoryId: newPet.categoryId,
+        status: newPet.status,
+      };
       const written = await write(pet, petItem(pet, nowMs, nonce, this.#space), nowMs, nonce);
       if (written !== REDRAW) return written;
     }
@@ -198,15 +223,27 @@ export class DynamoDbPetWrites implements PetWrites {
    * attempt's outcome is unknown (a timeout, a dropped connection), the pet is read back: ours (its
    * nonce) means it was written, else a 503, as ambiguous as before (the write may still land).
    */
-  async #send(command: PutItemCommand | TransactWriteItemsCommand, item: Item, nonce: string, drawnAtMs: number, deadline: CallDeadline | undefined): Promise<boolean> {
+  async #send(
+    command: PutItemCommand | TransactWriteItemsCommand,
+    item: Item,
+    nonce: string,
+    drawnAtMs: number,
+    deadline: CallDeadline | undefined,
+  ): Promise<boolean> {
     try {
-      await this.client.send(attemptsOnlyUntil(command, drawnAtMs + YOUNG_ID_MS, this.#now) as PutItemCommand, { abortSignal: deadline?.signalForCall() });
+      await this.client.send(attemptsOnlyUntil(command, drawnAtMs + YOUNG_ID_MS, this.#now) as PutItemCommand, {
+        abortSignal: deadline?.signalForCall(),
+      });
       return true;
     } catch (error) {
       if (!(error instanceof AttemptTooLateError)) throw error;
       if (error.failures.every(isThrottling)) return false;
       const { Item: found } = await this.client.send(
-        new GetItemCommand({ TableName: this.tableName, Key: { pk: item.pk as Item[string], sk: item.sk as Item[string] }, ConsistentRead: true }),
+        new GetItemCommand({
+          TableName: this.tableName,
+          Key: { pk: item.pk as Item[string], sk: item.sk as Item[string] },
+          ConsistentRead: true,
+        }),
         { abortSignal: deadline?.signalForCall() },
       );
       if (isOurs(found, nonce)) return true;
@@ -233,9 +270,16 @@ function toRecord(item: Item): IdempotencyRecord {
   return { pet: toPet((item.pet as AttributeValue.MMember).M), expiresAt: numberOf(item, 'expiresAt') };
 }
 
-const THROTTLED_REASONS: ReadonlySet<string | undefined> = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
+const THROTTLED_REASONS: ReadonlySet<string | undefined> = new Set([
+  'ThrottlingError',
+  'ProvisionedThroughputExceeded',
+  'RequestLimitExceeded',
+]);
 /** A partition's throughput, which another shard has: not the account's request limit (RequestLimitExceeded), which no id escapes. */
-const PARTITION_THROTTLED: ReadonlySet<string | undefined> = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded']);
+const PARTITION_THROTTLED: ReadonlySet<string | undefined> = new Set([
+  'ThrottlingError',
+  'ProvisionedThroughputExceeded',
+]);
 
 /**
  * A cancelled transaction wrote nothing. Its reasons tell why, one per item in order (the pet, its
@@ -248,13 +292,19 @@ const PARTITION_THROTTLED: ReadonlySet<string | undefined> = new Set(['Throttlin
  * after MAX_DRAWS); any other throttling, the record's partition or the account's request limit,
  * which a new id does not escape (503). Any other reason is a fault of ours (500).
  */
-function settleCancelled(error: TransactionCanceledException, request: NewPet): CreatedOnce | typeof REDRAW | typeof THROTTLED {
+function settleCancelled(
+  error: TransactionCanceledException,
+  request: NewPet,
+): CreatedOnce | typeof REDRAW | typeof THROTTLED {
   const reasons = error.CancellationReasons as [CancellationReason, CancellationReason];
   const [onPet, onRecord] = reasons;
-  if (onRecord.Code === 'ConditionalCheckFailed') return { pet: replayOf(toRecord(onRecord.Item as Item), request), replayed: true };
-  if (reasons.some((reason) => reason.Code === 'TransactionConflict')) throw new IdempotencyInProgressError(DATASTORE_RETRY_AFTER_SECONDS);
+  if (onRecord.Code === 'ConditionalCheckFailed')
+    return { pet: replayOf(toRecord(onRecord.Item as Item), request), replayed: true };
+  if (reasons.some((reason) => reason.Code === 'TransactionConflict'))
+    throw new IdempotencyInProgressError(DATASTORE_RETRY_AFTER_SECONDS);
   if (onPet.Code === 'ConditionalCheckFailed') return REDRAW;
   if (PARTITION_THROTTLED.has(onPet.Code)) return THROTTLED;
-  if (reasons.some((reason) => THROTTLED_REASONS.has(reason.Code))) throw new ServiceUnavailableError(error, DATASTORE_RETRY_AFTER_SECONDS);
+  if (reasons.some((reason) => THROTTLED_REASONS.has(reason.Code)))
+    throw new ServiceUnavailableError(error, DATASTORE_RETRY_AFTER_SECONDS);
   throw error;
 }

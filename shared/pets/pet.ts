@@ -12,13 +12,15 @@ export const Pet = described(
       description:
         'Unique identifier assigned by the service on creation; never reused. Increasing with creation time: an animal created more than a few milliseconds after another has the larger id (two created within that margin may have theirs in either order). Ids have gaps. ' +
         `An id holds its animal's creation time to the millisecond: floor(id / ${2 ** RANDOM_BITS}) milliseconds after ${new Date(ID_EPOCH_MS).toISOString()} ` +
-        "(by the clock of the instance that created it); clients must not rely on anything else in it.",
+        '(by the clock of the instance that created it); clients must not rely on anything else in it.',
     }),
-    name: described(z.string().check(z.minLength(1)), { maxLength: NAME_MAX_LENGTH, description: "The animal's name." }),
+    name: described(z.string().check(z.minLength(1)), {
+      maxLength: NAME_MAX_LENGTH,
+      description: "The animal's name.",
+    }),
     categoryId: CategoryId,
     status: PetStatus,
   }),
   { description: 'An animal of the store.', examples: [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }] },
 );
 export type Pet = z.output<typeof Pet>;
-

@@ -19,13 +19,19 @@ export interface DynamoDbPetRepository extends PetRepository {}
 export class DynamoDbPetRepository {
   /** The tools' and tests' repository: unless told otherwise, a listing shows what was just made and keeps no cache. */
   constructor(client: DynamoDBClient, tableName: string, options: PetStoreOptions & PetReadOptions = {}) {
-    const reads = new DynamoDbPetReads(client, tableName, { listingSettleMs: 0, firstPageCache: false, foundPetCache: false, ...options });
+    const reads = new DynamoDbPetReads(client, tableName, {
+      listingSettleMs: 0,
+      firstPageCache: false,
+      foundPetCache: false,
+      ...options,
+    });
     const writes = new DynamoDbPetWrites(client, tableName, options);
     // Each part's methods, bound to it: a method added to the reads or the writes needs no line here.
     for (const part of [reads, writes] as object[]) {
       const methods = part as Record<string, unknown>;
       for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(part))) {
-        if (name !== 'constructor' && typeof methods[name] === 'function') (this as Record<string, unknown>)[name] = (methods[name] as (...args: unknown[]) => unknown).bind(part);
+        if (name !== 'constructor' && typeof methods[name] === 'function')
+          (this as Record<string, unknown>)[name] = (methods[name] as (...args: unknown[]) => unknown).bind(part);
       }
     }
   }

@@ -49,16 +49,25 @@ export interface PetListing {
   readonly nextCursor: string | undefined;
 }
 
-export async function listPets(deps: ListingDependencies, query: ListPetsQuery, deadline?: CallDeadline): Promise<PetListing> {
+export async function listPets(
+  deps: ListingDependencies,
+  query: ListPetsQuery,
+  deadline?: CallDeadline,
+): Promise<PetListing> {
   // When the keys must be read (a cold start, or after their maximum age), the read overlaps the
   // query; a page that needs no cursor neither waits for it nor fails without it.
   deps.cursors.prepare();
-  const { afterId, newestId } = query.cursor === undefined ? { afterId: 0, newestId: undefined } : await deps.cursors.decode(query.cursor, query.status, deadline);
+  const { afterId, newestId } =
+    query.cursor === undefined
+      ? { afterId: 0, newestId: undefined }
+      : await deps.cursors.decode(query.cursor, query.status, deadline);
   const page = await deps.pets.list({ afterId, limit: query.limit, status: query.status, newestId }, deadline);
   const last = page.pets.at(-1);
   // The page's bound goes with its cursor: the next page reaches at least the pet that made this one say more follow.
   const nextCursor =
-    page.hasMore && last !== undefined ? await deps.cursors.encode({ afterId: last.id, status: query.status, newestId: page.newestId }, deadline) : undefined;
+    page.hasMore && last !== undefined
+      ? await deps.cursors.encode({ afterId: last.id, status: query.status, newestId: page.newestId }, deadline)
+      : undefined;
   return { pets: page.pets, nextCursor };
 }
 
@@ -66,7 +75,11 @@ export async function listPets(deps: ListingDependencies, query: ListPetsQuery, 
  * A new pet (or the promise of it: a request's body, judged once the request is admitted); with an
  * idempotency key, the pet of the key's earlier create when there is one (`replayed`).
  */
-export async function createPet(deps: WritingDependencies, newPet: PendingPet, options: CreateOptions = {}): Promise<CreatedOnce> {
+export async function createPet(
+  deps: WritingDependencies,
+  newPet: PendingPet,
+  options: CreateOptions = {},
+): Promise<CreatedOnce> {
   const { idempotencyKey, ...writeOptions } = options;
   if (idempotencyKey !== undefined) return deps.pets.createOnce(newPet, idempotencyKey, writeOptions);
   return { pet: await deps.pets.create(newPet, writeOptions), replayed: false };

@@ -46,14 +46,17 @@ export function judgeAnswer(outcome: InvocationOutcome, expected: AnswerExpectat
  * policy carrying the 429's code in its context (the gateway response's). An Allow fails.
  */
 export function judgeRefusal(outcome: InvocationOutcome): string | undefined {
-  if (outcome.kind === 'functionError') return outcome.errorMessage === AUTHORIZER_UNAUTHORIZED ? undefined : functionFailure(outcome);
+  if (outcome.kind === 'functionError')
+    return outcome.errorMessage === AUTHORIZER_UNAUTHORIZED ? undefined : functionFailure(outcome);
   const answer = outcome.payload;
   const statements = isObject(answer) && isObject(answer.policyDocument) ? answer.policyDocument.Statement : undefined;
-  const effects = Array.isArray(statements) ? statements.map((statement: unknown) => (isObject(statement) ? statement.Effect : undefined)) : [];
+  const effects = Array.isArray(statements)
+    ? statements.map((statement: unknown) => (isObject(statement) ? statement.Effect : undefined))
+    : [];
   if (effects.includes('Allow')) return 'allowed an unknown token';
   if (!effects.includes('Deny')) return 'answered neither Unauthorized nor a Deny policy';
   const code = isObject(answer) && isObject(answer.context) ? answer.context.code : undefined;
-  if (code !== 'rate_limited' && code !== 'key_suspended') return 'denied without the 429\'s code in its context';
+  if (code !== 'rate_limited' && code !== 'key_suspended') return "denied without the 429's code in its context";
   return undefined;
 }
 
@@ -66,7 +69,11 @@ export const RELEASE_KEY_MARK = '<the release key>';
  */
 export function withoutSecret(outcome: InvocationOutcome, secret: string): InvocationOutcome {
   if (outcome.kind !== 'functionError' || secret === '') return outcome;
-  return { kind: 'functionError', errorType: outcome.errorType.replaceAll(secret, RELEASE_KEY_MARK), errorMessage: outcome.errorMessage.replaceAll(secret, RELEASE_KEY_MARK) };
+  return {
+    kind: 'functionError',
+    errorType: outcome.errorType.replaceAll(secret, RELEASE_KEY_MARK),
+    errorMessage: outcome.errorMessage.replaceAll(secret, RELEASE_KEY_MARK),
+  };
 }
 
 /** A function error in one line: its type and its own message, cut short. */
@@ -97,4 +104,5 @@ function ownCodeOf(body: unknown): string {
   return (ERROR_CODES as readonly unknown[]).includes(code) ? ` ${code as string}` : '';
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);

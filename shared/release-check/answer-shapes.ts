@@ -17,7 +17,8 @@ export function errorBodyProblem(body: unknown, status?: number): string | undef
   if (!hasOnly(body, ERROR_MEMBERS)) return 'has a member the Error body has not';
   if (!(ERROR_CODES as readonly unknown[]).includes(body.code)) return 'has no known code';
   if (typeof body.message !== 'string' || body.message.length === 0) return 'has no message';
-  if (!Number.isInteger(body.status) || (body.status as number) < 400 || (body.status as number) > 599) return 'has no error status';
+  if (!Number.isInteger(body.status) || (body.status as number) < 400 || (body.status as number) > 599)
+    return 'has no error status';
   if (status !== undefined && body.status !== status) return `says status ${body.status as number}`;
   if (body.details !== undefined && !isDetails(body.details)) return 'has malformed details';
   return undefined;
@@ -42,14 +43,22 @@ export function petProblem(pet: unknown): string | undefined {
   return undefined;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const hasOnly = (value: Record<string, unknown>, members: readonly string[]): boolean => Object.keys(value).every((name) => members.includes(name));
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const hasOnly = (value: Record<string, unknown>, members: readonly string[]): boolean =>
+  Object.keys(value).every((name) => members.includes(name));
 const isIdentifier = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 1;
 
 function isDetails(details: unknown): boolean {
   return (
     Array.isArray(details) &&
     details.length > 0 &&
-    details.every((detail) => isObject(detail) && hasOnly(detail, DETAIL_MEMBERS) && typeof detail.path === 'string' && typeof detail.message === 'string')
+    details.every(
+      (detail) =>
+        isObject(detail) &&
+        hasOnly(detail, DETAIL_MEMBERS) &&
+        typeof detail.path === 'string' &&
+        typeof detail.message === 'string',
+    )
   );
 }

@@ -87,7 +87,10 @@ const MAX_REASONS = 3;
 type Sent = { readonly outcome: InvocationOutcome } | { readonly late: string } | { readonly unjudged: string };
 
 /** Sends `rounds` rounds through `invoke` (each function's request to its new version, or to its live alias for a create that only getPet needs) and tallies them by function. Never throws. */
-export async function runCanaryProbes(invoke: Invoke<WalkFunction>, setting: CanaryProbeSetting): Promise<Partial<Record<WalkFunction, CanaryTally>>> {
+export async function runCanaryProbes(
+  invoke: Invoke<WalkFunction>,
+  setting: CanaryProbeSetting,
+): Promise<Partial<Record<WalkFunction, CanaryTally>>> {
   const { shifting, principal, releaseKey, releaseKeyIsNew, at, getPetGoneFrom } = setting;
   const invocationDeadlineMs = setting.invocationDeadlineMs ?? CANARY_INVOCATION_DEADLINE_MS;
   const context = authorizerContextOf(principal);
@@ -96,19 +99,23 @@ export async function runCanaryProbes(invoke: Invoke<WalkFunction>, setting: Can
   const runEnd = AbortSignal.timeout(setting.budgetMs);
 
   const send = async (functionName: WalkFunction, event: unknown): Promise<Sent> => {
-    if (runEnd.aborted) return { unjudged: 'cut at the run\'s end' };
+    if (runEnd.aborted) return { unjudged: "cut at the run's end" };
     const own = AbortSignal.timeout(invocationDeadlineMs);
     try {
       return { outcome: withoutSecret(await invoke(functionName, event, AbortSignal.any([own, runEnd])), releaseKey) };
     } catch (error) {
       if (own.aborted && !runEnd.aborted) return { late: `no answer within ${invocationDeadlineMs / 1000} s` };
-      if (runEnd.aborted) return { unjudged: 'cut at the run\'s end' };
+      if (runEnd.aborted) return { unjudged: "cut at the run's end" };
       const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       return { unjudged: `its invocation failed: ${oneLine(message.replaceAll(releaseKey, RELEASE_KEY_MARK), 200)}` };
     }
   };
   /** Judges what was sent (a create even where createPet is not shifting: its pet is the get's), and counts it for a shifting function. */
-  const tally = (functionName: WalkFunction, sent: Sent, judge: (outcome: InvocationOutcome) => string | undefined): void => {
+  const tally = (
+    functionName: WalkFunction,
+    sent: Sent,
+    judge: (outcome: InvocationOutcome) => string | undefined,
+  ): void => {
     const outcome = 'outcome' in sent ? sent.outcome : undefined;
     const problem = outcome !== undefined ? judge(outcome) : 'late' in sent ? sent.late : undefined;
     if (!shifting.has(functionName)) return;
@@ -116,7 +123,12 @@ export async function runCanaryProbes(invoke: Invoke<WalkFunction>, setting: Can
     const note = (reason: string) => {
       if (counted.reasons.length < MAX_REASONS) counted.reasons.push(reason);
     };
-    const unjudged = 'unjudged' in sent ? sent.unjudged : outcome === undefined ? undefined : notJudged(functionName, outcome, releaseKeyIsNew);
+    const unjudged =
+      'unjudged' in sent
+        ? sent.unjudged
+        : outcome === undefined
+          ? undefined
+          : notJudged(functionName, outcome, releaseKeyIsNew);
     if (unjudged !== undefined) {
       counted.unjudged += 1;
       note(`not judged: ${unjudged}`);
@@ -137,8 +149,15 @@ export async function runCanaryProbes(invoke: Invoke<WalkFunction>, setting: Can
   if (shifting.has('authorizer')) {
     lanes.push(
       lane(async () => {
-        const event = authorizerEvent({ route: OPERATION_ROUTES.listPets, headers: { Authorization: `Bearer ${releaseKey}` }, sourceIp: CHECK_ADDRESS, arrivedAt: at });
-        tally('authorizer', await send('authorizer', event), (outcome) => judgeAllow(outcome, { context, releaseKey, stageArn: stageArnOf(event.methodArn) }));
+        const event = authorizerEvent({
+          route: OPERATION_ROUTES.listPets,
+          headers: { Authorization: `Bearer ${releaseKey}` },
+          sourceIp: CHECK_ADDRESS,
+          arrivedAt: at,
+        });
+        tally('authorizer', await send('authorizer', event), (outcome) =>
+          judgeAllow(outcome, { context, releaseKey, stageArn: stageArnOf(event.methodArn) }),
+        );
       }),
     );
   }
@@ -147,16 +166,35 @@ export async function runCanaryProbes(invoke: Invoke<WalkFunction>, setting: Can
       lane(async (round) => {
         const pet = { ...CANARY_PET, name: `${CANARY_PET.name} ${new Date(at).toISOString()} ${round + 1}` };
         let created: { readonly id: number } | undefined;
-        tally('createPet', await send('createPet', proxyEvent({ ...base, route: OPERATION_ROUTES.createPet, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(pet) })), (outcome) => {
-          const judged = judgeCreated(outcome, pet);
-          if (typeof judged === 'string') return judged;
-          created = judged;
-          return undefined;
-        });
+        tally(
+          'createPet',
+          await send(
+            'createPet',
+            proxyEvent({
+              ...base,
+              route: OPERATION_ROUTES.createPet,
+              headers: { 'Content-Type': 'application/json' },
+              body: JSON.stringify(pet),
+            }),
+          ),
+          (outcome) => {
+            const judged = judgeCreated(outcome, pet);
+            if (typeof judged === 'string') return judged;
+            created = judged;
+            return undefined;
+          },
+        );
         // A create's outcome is judged even when createPet is not shifting (it is only getPet's means): its pet is got only if it came.
         if (created !== undefined && shifting.has('getPet')) {
           const { id } = created;
-          tally('getPet', await send('getPet', proxyEvent({ ...base, route: OPERATION_ROUTES.getPet, pathParameters: { petId: String(id) } })), (outcome) => judgeFetched(outcome, { ...pet, id }, getPetGoneFrom !== undefined && at >= getPetGoneFrom));
+          tally(
+            'getPet',
+            await send(
+              'getPet',
+              proxyEvent({ ...base, route: OPERATION_ROUTES.getPet, pathParameters: { petId: String(id) } }),
+            ),
+            (outcome) => judgeFetched(outcome, { ...pet, id }, getPetGoneFrom !== undefined && at >= getPetGoneFrom),
+          );
         }
       }),
     );
@@ -165,8 +203,16 @@ export async function runCanaryProbes(invoke: Invoke<WalkFunction>, setting: Can
     lanes.push(
       lane(async () => {
         // The listing most customers read; never empty: the check's walk left a pet in this space before the canary began.
-        tally('listPets', await send('listPets', proxyEvent({ ...base, route: OPERATION_ROUTES.listPets })), (outcome) =>
-          judgeAnswer(outcome, { status: 200, body: (body) => petPageProblem(body, PAGE_SIZE.default) ?? ((body as unknown[]).length === 0 ? 'holds no pet, where the release\'s walk left one' : undefined) }),
+        tally(
+          'listPets',
+          await send('listPets', proxyEvent({ ...base, route: OPERATION_ROUTES.listPets })),
+          (outcome) =>
+            judgeAnswer(outcome, {
+              status: 200,
+              body: (body) =>
+                petPageProblem(body, PAGE_SIZE.default) ??
+                ((body as unknown[]).length === 0 ? "holds no pet, where the release's walk left one" : undefined),
+            }),
         );
       }),
     );
@@ -181,11 +227,19 @@ export async function runCanaryProbes(invoke: Invoke<WalkFunction>, setting: Can
  * against the check's address under the Free limits (60 a minute, 1,000 a day), is refused as
  * `Unauthorized` or, past them, with a 429's Deny (shared/auth/authorize.ts).
  */
-function notJudged(functionName: WalkFunction, outcome: InvocationOutcome, releaseKeyIsNew: boolean): string | undefined {
+function notJudged(
+  functionName: WalkFunction,
+  outcome: InvocationOutcome,
+  releaseKeyIsNew: boolean,
+): string | undefined {
   if (functionName === 'authorizer') {
-    return releaseKeyIsNew && judgeRefusal(outcome) === undefined ? 'the release key is new and may not be in the registry yet: refused as an unknown key' : undefined;
+    return releaseKeyIsNew && judgeRefusal(outcome) === undefined
+      ? 'the release key is new and may not be in the registry yet: refused as an unknown key'
+      : undefined;
   }
-  return outcome.kind === 'returned' && (outcome.payload as { statusCode?: unknown } | null)?.statusCode === 429 ? 'answered 429: the release key\'s own limits' : undefined;
+  return outcome.kind === 'returned' && (outcome.payload as { statusCode?: unknown } | null)?.statusCode === 429
+    ? "answered 429: the release key's own limits"
+    : undefined;
 }
 
 /** A proxy result of 500 or more: the version's request metric counts it (its 5XX by version). */

@@ -16,7 +16,12 @@ export const RELEASE_KEY_PLAN = 'business' satisfies PlanName;
 
 /** The principal the authorizer must map the release key to, and the one the operations are probed as. */
 export function releasePrincipal(releaseKey: string): Principal {
-  return { keyId: keyIdOf(hashApiKey(releaseKey)), plan: RELEASE_KEY_PLAN, limits: STANDARD_PLAN_LIMITS[RELEASE_KEY_PLAN], petSpace: RELEASES_PET_SPACE };
+  return {
+    keyId: keyIdOf(hashApiKey(releaseKey)),
+    plan: RELEASE_KEY_PLAN,
+    limits: STANDARD_PLAN_LIMITS[RELEASE_KEY_PLAN],
+    petSpace: RELEASES_PET_SPACE,
+  };
 }
 
 /** `requestContext.authorizer` of a request the authorizer allowed for a principal, as API Gateway passes it (strings, with `principalId`). */

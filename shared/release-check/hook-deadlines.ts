@@ -17,4 +17,6 @@ export const REPORT_DEADLINE_MS = 10_000;
 /** Left after each part. */
 export const HOOK_MARGIN_MS = 1_000;
 /** The hook function's timeout: 142 s. (CodeDeploy itself waits up to an hour for a hook's report.) */
-export const HOOK_TIMEOUT_SECONDS = Math.ceil((KEY_READ_DEADLINE_MS + CHECK_DEADLINE_MS + REPORT_DEADLINE_MS + 2 * HOOK_MARGIN_MS) / 1000);
+export const HOOK_TIMEOUT_SECONDS = Math.ceil(
+  (KEY_READ_DEADLINE_MS + CHECK_DEADLINE_MS + REPORT_DEADLINE_MS + 2 * HOOK_MARGIN_MS) / 1000,
+);

@@ -10,4 +10,8 @@ export type InvocationOutcome =
  * when the invocation itself failed (no outcome at all). `signal` aborts when the probe's deadline
  * passes. `Name`: the released functions' names (functions/table.ts, RELEASED_FUNCTIONS).
  */
-export type Invoke<Name extends string = string> = (functionName: Name, event: unknown, signal: AbortSignal) => Promise<InvocationOutcome>;
+export type Invoke<Name extends string = string> = (
+  functionName: Name,
+  event: unknown,
+  signal: AbortSignal,
+) => Promise<InvocationOutcome>;

@@ -87,7 +87,9 @@ export interface ProbedFunction {
  * names (its success or one of its errors), and a deprecated one must name 410; else this throws,
  * naming the function, as the bench's cases do.
  */
-export function releaseProbesOf<Name extends string>(functions: Readonly<Record<Name, ProbedFunction>>): CheckProbe<Name>[] {
+export function releaseProbesOf<Name extends string>(
+  functions: Readonly<Record<Name, ProbedFunction>>,
+): CheckProbe<Name>[] {
   return (Object.keys(functions) as Name[]).flatMap((functionName) => {
     const { route, success, errors, deprecation, releaseProbes = [] } = functions[functionName];
     const statuses = success === undefined ? undefined : [success.status, ...(errors ?? [])];
@@ -96,9 +98,14 @@ export function releaseProbesOf<Name extends string>(functions: Readonly<Record<
       const probeRoute = probe.request.route ?? route;
       if (probeRoute === undefined) throw new Error(`${which} names no route, and ${functionName} has none of its own`);
       if (statuses !== undefined && probe.expect !== 'refusal' && !statuses.includes(probe.expect.status)) {
-        throw new Error(`${which} expects ${probe.expect.status}, which ${functionName}'s declaration names neither as its success nor among its errors (${statuses.join(', ')})`);
+        throw new Error(
+          `${which} expects ${probe.expect.status}, which ${functionName}'s declaration names neither as its success nor among its errors (${statuses.join(', ')})`,
+        );
       }
-      if (deprecation !== undefined && !(errors ?? []).includes(410)) throw new Error(`${which}: ${functionName} is deprecated, so its probes expect 410 from its sunset on, which its errors do not name`);
+      if (deprecation !== undefined && !(errors ?? []).includes(410))
+        throw new Error(
+          `${which}: ${functionName} is deprecated, so its probes expect 410 from its sunset on, which its errors do not name`,
+        );
       return {
         ...probe,
         functionName,
@@ -130,26 +137,50 @@ export interface Probe<Name extends string = string> {
  * sunset on); `token`: the unknown token; `caller`: the release principal's authorizer context
  * (./check-identity.ts), which the operations' probes carry.
  */
-export function probeToSend<Name extends string>(probe: CheckProbe<Name>, { at, token, caller }: { readonly at: number; readonly token: string; readonly caller: Readonly<Record<string, string>> }): Probe<Name> {
+export function probeToSend<Name extends string>(
+  probe: CheckProbe<Name>,
+  {
+    at,
+    token,
+    caller,
+  }: { readonly at: number; readonly token: string; readonly caller: Readonly<Record<string, string>> },
+): Probe<Name> {
   const { route, pathParameters, query, headers, body } = probe.request;
   const request: SyntheticRequest = {
     route,
     ...(pathParameters === undefined ? {} : { pathParameters }),
     ...(query === undefined ? {} : { query }),
     ...(body === undefined ? {} : { body }),
-    ...(probe.sentAs === 'unknownToken' ? { headers: { ...headers, Authorization: `Bearer ${token}` } } : headers === undefined ? {} : { headers }),
+    ...(probe.sentAs === 'unknownToken'
+      ? { headers: { ...headers, Authorization: `Bearer ${token}` } }
+      : headers === undefined
+        ? {}
+        : { headers }),
     ...(probe.sentAs === 'checkPrincipal' ? { authorizer: caller } : {}),
     sourceIp: CHECK_ADDRESS,
     arrivedAt: at,
   };
   const name = probeName(probe);
-  if (probe.sentAs === 'unknownToken') return { name, functionName: probe.functionName, event: authorizerEvent(request), judge: judgeRefusal };
-  const expected = probe.goneFrom !== undefined && at >= probe.goneFrom ? { status: 410, code: 'gone' as const } : expectationOf(probe.expect);
-  return { name, functionName: probe.functionName, event: proxyEvent(request), judge: (outcome) => judgeAnswer(outcome, expected) };
+  if (probe.sentAs === 'unknownToken')
+    return { name, functionName: probe.functionName, event: authorizerEvent(request), judge: judgeRefusal };
+  const expected =
+    probe.goneFrom !== undefined && at >= probe.goneFrom
+      ? { status: 410, code: 'gone' as const }
+      : expectationOf(probe.expect);
+  return {
+    name,
+    functionName: probe.functionName,
+    event: proxyEvent(request),
+    judge: (outcome) => judgeAnswer(outcome, expected),
+  };
 }
 
 function expectationOf({ status, code, body }: ExpectedAnswer): AnswerExpectation {
-  return { status, ...(code === undefined ? {} : { code }), ...(body === undefined ? {} : { body: bodyJudgement(body) }) };
+  return {
+    status,
+    ...(code === undefined ? {} : { code }),
+    ...(body === undefined ? {} : { body: bodyJudgement(body) }),
+  };
 }
 
 function bodyJudgement(shape: BodyShape): (body: unknown) => string | undefined {

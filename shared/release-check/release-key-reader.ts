@@ -25,17 +25,24 @@ export async function readReleaseKey(
   const signal = AbortSignal.timeout(deadlineMs);
   for (;;) {
     try {
-      const { value, enabled, createdDate } = await apiGateway.send(new GetApiKeyCommand({ apiKey: apiKeyId, includeValue: true }), { abortSignal: signal });
-      if (typeof value !== 'string' || value === '') return { ok: false, problem: `the release key ${apiKeyId} came without its value` };
-      if (enabled === false) return { ok: false, problem: `the release key ${apiKeyId} is disabled: enable it (docs/release-check.md)` };
+      const { value, enabled, createdDate } = await apiGateway.send(
+        new GetApiKeyCommand({ apiKey: apiKeyId, includeValue: true }),
+        { abortSignal: signal },
+      );
+      if (typeof value !== 'string' || value === '')
+        return { ok: false, problem: `the release key ${apiKeyId} came without its value` };
+      if (enabled === false)
+        return { ok: false, problem: `the release key ${apiKeyId} is disabled: enable it (docs/release-check.md)` };
       return { ok: true, value, createdAt: createdDate instanceof Date ? createdDate.getTime() : undefined };
     } catch (error) {
       if (error instanceof Error && error.name === 'AccessDeniedException' && !signal.aborted) {
         await pause(KEY_READ_RETRY_MS, signal);
         if (!signal.aborted) continue;
       }
-      return { ok: false, problem: `the release key ${apiKeyId} could not be read: ${error instanceof Error ? `${error.name}: ${oneLine(error.message, 200)}` : 'unknown error'}` };
+      return {
+        ok: false,
+        problem: `the release key ${apiKeyId} could not be read: ${error instanceof Error ? `${error.name}: ${oneLine(error.message, 200)}` : 'unknown error'}`,
+      };
     }
   }
 }
-

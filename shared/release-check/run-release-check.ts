@@ -78,10 +78,22 @@ export async function runReleaseCheck<Name extends string>(
   const sending = { at, token: options.token ?? unknownToken(), caller: authorizerContextOf(principal) };
   const probes: Runnable<Name>[] = declared.map((declaredProbe) => {
     const probe = probeToSend(declaredProbe, sending);
-    return { name: probe.name, functionName: probe.functionName, extraMs: 0, run: async (send) => probe.judge(await send(probe.event)) };
+    return {
+      name: probe.name,
+      functionName: probe.functionName,
+      extraMs: 0,
+      run: async (send) => probe.judge(await send(probe.event)),
+    };
   });
   const getPetGoneFrom = sunsetOf(declared, 'getPet');
-  const walk = successWalk({ releaseKey: options.releaseKey, releaseKeyCreatedAt: options.releaseKeyCreatedAt, principal, at, getPetGoneFrom, ...options.waits });
+  const walk = successWalk({
+    releaseKey: options.releaseKey,
+    releaseKeyCreatedAt: options.releaseKeyCreatedAt,
+    principal,
+    at,
+    getPetGoneFrom,
+    ...options.waits,
+  });
   // Every outcome and invocation error loses the key before anything judges or quotes it.
   const keyless: Invoke<Name | WalkFunction> = async (functionName, event, signal) => {
     try {
@@ -89,7 +101,10 @@ export async function runReleaseCheck<Name extends string>(
     } catch (error) {
       // A new error (a DOMException's message cannot be set), its name kept, without the stack that quoted the key.
       if (!(error instanceof Error) || !error.message.includes(options.releaseKey)) throw error;
-      throw Object.assign(new Error(error.message.replaceAll(options.releaseKey, RELEASE_KEY_MARK)), { name: error.name, stack: undefined });
+      throw Object.assign(new Error(error.message.replaceAll(options.releaseKey, RELEASE_KEY_MARK)), {
+        name: error.name,
+        stack: undefined,
+      });
     }
   };
   const probeDeadlineMs = options.probeDeadlineMs ?? PROBE_DEADLINE_MS;
@@ -103,9 +118,13 @@ export async function runReleaseCheck<Name extends string>(
   const runInTime = async (runnable: Runnable<Name | WalkFunction>): Promise<ProbeResult<Name | WalkFunction>> => {
     const { name, functionName } = runnable;
     const left = Math.floor(endsAt - performance.now());
-    if (deadlinePassed || left <= 0) return { name, functionName, passed: false, reason: 'not run: the check\'s deadline had passed' };
+    if (deadlinePassed || left <= 0)
+      return { name, functionName, passed: false, reason: "not run: the check's deadline had passed" };
     const ownMs = probeDeadlineMs + runnable.extraMs;
-    const result = left < ownMs ? await runOne(keyless, runnable, left, checkLate) : await runOne(keyless, runnable, ownMs, `no answer within ${ownMs / 1000} s`);
+    const result =
+      left < ownMs
+        ? await runOne(keyless, runnable, left, checkLate)
+        : await runOne(keyless, runnable, ownMs, `no answer within ${ownMs / 1000} s`);
     if (!result.passed && result.reason === checkLate) deadlinePassed = true;
     return result;
   };
@@ -125,12 +144,22 @@ export async function runReleaseCheck<Name extends string>(
   // The walk: each step reads what the one before it found, so the first that fails ends it.
   let notRun: string | undefined;
   for (const step of walk) {
-    const result: ProbeResult<Name | WalkFunction> = notRun === undefined ? await runInTime(step) : { name: step.name, functionName: step.functionName, passed: false, reason: notRun };
-    if (!result.passed && notRun === undefined) notRun = result.reason.startsWith('not run:') ? result.reason : `not run: the walk's ${step.functionName} step failed`;
+    const result: ProbeResult<Name | WalkFunction> =
+      notRun === undefined
+        ? await runInTime(step)
+        : { name: step.name, functionName: step.functionName, passed: false, reason: notRun };
+    if (!result.passed && notRun === undefined)
+      notRun = result.reason.startsWith('not run:')
+        ? result.reason
+        : `not run: the walk's ${step.functionName} step failed`;
     results.push(result);
   }
   // No reason may hold the key, whatever a function's error message quoted (a second net: the outcomes lost it before).
-  const scrubbed = results.map((result) => (result.passed || !result.reason.includes(options.releaseKey) ? result : { ...result, reason: result.reason.replaceAll(options.releaseKey, RELEASE_KEY_MARK) }));
+  const scrubbed = results.map((result) =>
+    result.passed || !result.reason.includes(options.releaseKey)
+      ? result
+      : { ...result, reason: result.reason.replaceAll(options.releaseKey, RELEASE_KEY_MARK) },
+  );
   return { passed: scrubbed.every((result) => result.passed), probes: scrubbed };
 }
 
@@ -139,7 +168,12 @@ class InvocationFailure {
   constructor(readonly error: unknown) {}
 }
 
-async function runOne<Name extends string>(invoke: Invoke<Name>, runnable: Runnable<Name>, deadlineMs: number, lateReason: string): Promise<ProbeResult<Name>> {
+async function runOne<Name extends string>(
+  invoke: Invoke<Name>,
+  runnable: Runnable<Name>,
+  deadlineMs: number,
+  lateReason: string,
+): Promise<ProbeResult<Name>> {
   const { name, functionName } = runnable;
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
@@ -167,7 +201,9 @@ async function runOne<Name extends string>(invoke: Invoke<Name>, runnable: Runna
   try {
     const verdict = await Promise.race([answered, late]);
     if (verdict === undefined) return { name, functionName, passed: true };
-    return typeof verdict === 'string' ? { name, functionName, passed: false, reason: verdict } : { name, functionName, passed: true, note: verdict.note };
+    return typeof verdict === 'string'
+      ? { name, functionName, passed: false, reason: verdict }
+      : { name, functionName, passed: true, note: verdict.note };
   } finally {
     clearTimeout(timer);
   }

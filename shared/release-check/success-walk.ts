@@ -99,12 +99,20 @@ export function successWalk(setting: WalkSetting): readonly WalkStep[] {
     functionName: 'authorizer',
     extraMs: 0,
     run: async (send) => {
-      const event = authorizerEvent({ route: OPERATION_ROUTES.listPets, headers: { Authorization: `Bearer ${releaseKey}` }, sourceIp: CHECK_ADDRESS, arrivedAt: at });
+      const event = authorizerEvent({
+        route: OPERATION_ROUTES.listPets,
+        headers: { Authorization: `Bearer ${releaseKey}` },
+        sourceIp: CHECK_ADDRESS,
+        arrivedAt: at,
+      });
       const outcome = await send(event);
-      if (outcome.kind !== 'functionError' || outcome.errorMessage !== AUTHORIZER_UNAUTHORIZED) return judgeAllow(outcome, { context, releaseKey, stageArn: stageArnOf(event.methodArn) });
+      if (outcome.kind !== 'functionError' || outcome.errorMessage !== AUTHORIZER_UNAUTHORIZED)
+        return judgeAllow(outcome, { context, releaseKey, stageArn: stageArnOf(event.methodArn) });
       const age = releaseKeyCreatedAt === undefined ? undefined : at - releaseKeyCreatedAt;
       if (age === undefined || age >= NEW_RELEASE_KEY_MS) return 'refused the release key (Unauthorized)';
-      return { note: `the release key is new (made ${Math.max(0, Math.round(age / 60_000))} min ago) and not in the registry yet: the authorizer refused it, its Allow was not judged` };
+      return {
+        note: `the release key is new (made ${Math.max(0, Math.round(age / 60_000))} min ago) and not in the registry yet: the authorizer refused it, its Allow was not judged`,
+      };
     },
   };
 
@@ -113,7 +121,17 @@ export function successWalk(setting: WalkSetting): readonly WalkStep[] {
     functionName: 'createPet',
     extraMs: 0,
     run: async (send) => {
-      const judged = judgeCreated(await send(proxyEvent({ ...base, route: OPERATION_ROUTES.createPet, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(walkPet) })), walkPet);
+      const judged = judgeCreated(
+        await send(
+          proxyEvent({
+            ...base,
+            route: OPERATION_ROUTES.createPet,
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify(walkPet),
+          }),
+        ),
+        walkPet,
+      );
       if (typeof judged === 'string') return judged;
       created = judged;
       return undefined;
@@ -126,17 +144,26 @@ export function successWalk(setting: WalkSetting): readonly WalkStep[] {
     extraMs: 0,
     run: async (send) => {
       const { id } = created as { id: number };
-      const outcome = await send(proxyEvent({ ...base, route: OPERATION_ROUTES.getPet, pathParameters: { petId: String(id) } }));
+      const outcome = await send(
+        proxyEvent({ ...base, route: OPERATION_ROUTES.getPet, pathParameters: { petId: String(id) } }),
+      );
       return judgeFetched(outcome, { ...walkPet, id }, getPetGoneFrom !== undefined && at >= getPetGoneFrom);
     },
   };
 
   /** The status listing's pages from the first, until the pet shows: found, or how many pets it listed without it, or the answer's problem. */
-  const searchByStatus = async (send: Send, id: number): Promise<{ readonly found: boolean; readonly seen: number } | string> => {
+  const searchByStatus = async (
+    send: Send,
+    id: number,
+  ): Promise<{ readonly found: boolean; readonly seen: number } | string> => {
     let cursor: string | undefined;
     let seen = 0;
     for (let page = 0; page < LISTING_MAX_PAGES; page += 1) {
-      const query: Record<string, string> = { status: WALK_PET.status, limit: String(LISTING_PAGE), ...(cursor === undefined ? {} : { cursor }) };
+      const query: Record<string, string> = {
+        status: WALK_PET.status,
+        limit: String(LISTING_PAGE),
+        ...(cursor === undefined ? {} : { cursor }),
+      };
       const outcome = await send(proxyEvent({ ...base, route: OPERATION_ROUTES.listPets, query }));
       let pets: readonly { id: number }[] = [];
       const problem = judgeAnswer(outcome, {
@@ -166,7 +193,9 @@ export function successWalk(setting: WalkSetting): readonly WalkStep[] {
         return shape;
       },
     });
-    return problem === undefined ? count : `${problem} (${OPERATION_ROUTES.listPets.method} ${API_BASE_PATH}${OPERATION_ROUTES.listPets.path}, no filter)`;
+    return problem === undefined
+      ? count
+      : `${problem} (${OPERATION_ROUTES.listPets.method} ${API_BASE_PATH}${OPERATION_ROUTES.listPets.path}, no filter)`;
   };
 
   const list: WalkStep = {
@@ -198,7 +227,10 @@ export function successWalk(setting: WalkSetting): readonly WalkStep[] {
 }
 
 /** A create's answer: 201 with the pet sent (and its id) and the pet's `Location`; its id, or the reason it is not that. */
-export function judgeCreated(outcome: InvocationOutcome, sent: Readonly<Record<string, unknown>>): { readonly id: number } | string {
+export function judgeCreated(
+  outcome: InvocationOutcome,
+  sent: Readonly<Record<string, unknown>>,
+): { readonly id: number } | string {
   let pet: Record<string, unknown> | undefined;
   const problem = judgeAnswer(outcome, {
     status: 201,
@@ -211,14 +243,24 @@ export function judgeCreated(outcome: InvocationOutcome, sent: Readonly<Record<s
   });
   if (problem !== undefined) return problem;
   const id = (pet as { id: number }).id;
-  if (headerOf(outcome, 'location') !== `${API_BASE_PATH}/pets/${id}`) return 'answered 201 without the pet\'s Location';
+  if (headerOf(outcome, 'location') !== `${API_BASE_PATH}/pets/${id}`) return "answered 201 without the pet's Location";
   return { id };
 }
 
 /** A get's answer for the pet created: 200 with that very pet, or 410 `gone` once getPet's sunset has passed. */
-export function judgeFetched(outcome: InvocationOutcome, pet: Readonly<Record<string, unknown>>, gone: boolean): string | undefined {
+export function judgeFetched(
+  outcome: InvocationOutcome,
+  pet: Readonly<Record<string, unknown>>,
+  gone: boolean,
+): string | undefined {
   if (gone) return judgeAnswer(outcome, { status: 410, code: 'gone' });
-  return judgeAnswer(outcome, { status: 200, body: (body) => (petProblem(body) === undefined && samePet(body as Record<string, unknown>, pet) ? undefined : 'is not the pet created') });
+  return judgeAnswer(outcome, {
+    status: 200,
+    body: (body) =>
+      petProblem(body) === undefined && samePet(body as Record<string, unknown>, pet)
+        ? undefined
+        : 'is not the pet created',
+  });
 }
 
 /**
@@ -228,20 +270,41 @@ export function judgeFetched(outcome: InvocationOutcome, pet: Readonly<Record<st
  * answers 403), its principal (the key id), and the release principal's context. The reasons never
  * quote the key.
  */
-export function judgeAllow(outcome: InvocationOutcome, expected: { readonly context: Readonly<Record<string, string>>; readonly releaseKey: string; readonly stageArn: string }): string | undefined {
+export function judgeAllow(
+  outcome: InvocationOutcome,
+  expected: {
+    readonly context: Readonly<Record<string, string>>;
+    readonly releaseKey: string;
+    readonly stageArn: string;
+  },
+): string | undefined {
   const { context, releaseKey, stageArn } = expected;
   if (outcome.kind === 'functionError') return functionFailure(outcome);
-  const answer = outcome.payload as { principalId?: unknown; usageIdentifierKey?: unknown; policyDocument?: { Statement?: unknown }; context?: unknown } | null;
-  const statements = Array.isArray(answer?.policyDocument?.Statement) ? (answer.policyDocument.Statement as { Effect?: unknown; Action?: unknown; Resource?: unknown }[]) : [];
-  if (statements.length === 0 || statements.some((statement) => statement?.Effect !== 'Allow')) return 'did not allow the release key';
+  const answer = outcome.payload as {
+    principalId?: unknown;
+    usageIdentifierKey?: unknown;
+    policyDocument?: { Statement?: unknown };
+    context?: unknown;
+  } | null;
+  const statements = Array.isArray(answer?.policyDocument?.Statement)
+    ? (answer.policyDocument.Statement as { Effect?: unknown; Action?: unknown; Resource?: unknown }[])
+    : [];
+  if (statements.length === 0 || statements.some((statement) => statement?.Effect !== 'Allow'))
+    return 'did not allow the release key';
   const [statement] = statements;
-  if (statements.length !== 1 || statement?.Action !== 'execute-api:Invoke' || statement.Resource !== `${stageArn}/*/*`) return 'allowed the release key, but not to invoke every method of the stage';
-  if (answer?.usageIdentifierKey !== releaseKey) return 'allowed the release key without it as the usage identifier (API Gateway would answer 403)';
+  if (statements.length !== 1 || statement?.Action !== 'execute-api:Invoke' || statement.Resource !== `${stageArn}/*/*`)
+    return 'allowed the release key, but not to invoke every method of the stage';
+  if (answer?.usageIdentifierKey !== releaseKey)
+    return 'allowed the release key without it as the usage identifier (API Gateway would answer 403)';
   if (answer?.principalId !== context.principalId) return 'allowed the release key as another principal';
   const given = (answer?.context ?? {}) as Record<string, unknown>;
   const { principalId: _principal, ...passedOn } = context;
-  const same = Object.keys(given).length === Object.keys(passedOn).length && Object.entries(passedOn).every(([name, value]) => String(given[name]) === value);
-  return same ? undefined : 'allowed the release key without the release principal in its context (plan, limits, pet space)';
+  const same =
+    Object.keys(given).length === Object.keys(passedOn).length &&
+    Object.entries(passedOn).every(([name, value]) => String(given[name]) === value);
+  return same
+    ? undefined
+    : 'allowed the release key without the release principal in its context (plan, limits, pet space)';
 }
 
 export function samePet(pet: Readonly<Record<string, unknown>>, sent: Readonly<Record<string, unknown>>): boolean {
@@ -251,7 +314,10 @@ export function samePet(pet: Readonly<Record<string, unknown>>, sent: Readonly<R
 /** A header of a proxy result, by its name in any case (the first value). */
 export function headerOf(outcome: InvocationOutcome, name: string): string | undefined {
   if (outcome.kind !== 'returned') return undefined;
-  const { headers, multiValueHeaders } = (outcome.payload ?? {}) as { headers?: Record<string, unknown>; multiValueHeaders?: Record<string, unknown[]> };
+  const { headers, multiValueHeaders } = (outcome.payload ?? {}) as {
+    headers?: Record<string, unknown>;
+    multiValueHeaders?: Record<string, unknown[]>;
+  };
   const single = Object.entries(headers ?? {}).find(([header]) => header.toLowerCase() === name)?.[1];
   if (typeof single === 'string') return single;
   const multiple = Object.entries(multiValueHeaders ?? {}).find(([header]) => header.toLowerCase() === name)?.[1]?.[0];

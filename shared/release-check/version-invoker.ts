@@ -24,11 +24,23 @@ export const THROTTLED_RETRY_MS = { first: 250, most: 2_000 } as const;
  * `retryThrottled` is false (the release prober: a throttle says nothing of the version, and its
  * next round comes).
  */
-export function invokeVersions<Name extends string>(lambda: LambdaInvoker, targets: Readonly<Record<Name, string>>, { retryThrottled = true }: { readonly retryThrottled?: boolean } = {}): Invoke<Name> {
+export function invokeVersions<Name extends string>(
+  lambda: LambdaInvoker,
+  targets: Readonly<Record<Name, string>>,
+  { retryThrottled = true }: { readonly retryThrottled?: boolean } = {},
+): Invoke<Name> {
   return async (functionName, event, signal): Promise<InvocationOutcome> => {
-    const command = new InvokeCommand({ FunctionName: targets[functionName], InvocationType: 'RequestResponse', Payload: encoder.encode(JSON.stringify(event)) });
+    const command = new InvokeCommand({
+      FunctionName: targets[functionName],
+      InvocationType: 'RequestResponse',
+      Payload: encoder.encode(JSON.stringify(event)),
+    });
     let output: InvokeCommandOutput | undefined;
-    for (let wait: number = THROTTLED_RETRY_MS.first; output === undefined; wait = Math.min(wait * 2, THROTTLED_RETRY_MS.most)) {
+    for (
+      let wait: number = THROTTLED_RETRY_MS.first;
+      output === undefined;
+      wait = Math.min(wait * 2, THROTTLED_RETRY_MS.most)
+    ) {
       try {
         output = await lambda.send(command, { abortSignal: signal });
       } catch (error) {
@@ -51,7 +63,8 @@ export function invokeVersions<Name extends string>(lambda: LambdaInvoker, targe
 }
 
 /** Lambda's throttle: the concurrency is used up (the SDK's own attempts too). */
-export const isThrottled = (error: unknown): boolean => error instanceof Error && error.name === 'TooManyRequestsException';
+export const isThrottled = (error: unknown): boolean =>
+  error instanceof Error && error.name === 'TooManyRequestsException';
 
 function parsedOrUndefined(text: string): unknown {
   try {
@@ -60,4 +73,3 @@ function parsedOrUndefined(text: string): unknown {
     return undefined;
   }
 }
-

@@ -15,7 +15,9 @@ export const SECRET_READ_BOUNDS: CallBounds = { connectionTimeoutMs: 500, reques
 export const WORST_SECRET_READ_MS = worstCallMs(SECRET_READ_BOUNDS, SECRET_READ_ATTEMPTS);
 
 /** `secretsManagerEndpoint` (SECRETS_MANAGER_ENDPOINT): a stand-in on loopback, for the tests and the bench. */
-export function createSecretsManagerClient(settings: Pick<Config, 'region' | 'secretsManagerEndpoint'>): SecretsManagerClient {
+export function createSecretsManagerClient(
+  settings: Pick<Config, 'region' | 'secretsManagerEndpoint'>,
+): SecretsManagerClient {
   const client = new SecretsManagerClient({
     region: settings.region,
     maxAttempts: SECRET_READ_ATTEMPTS,

@@ -30,12 +30,16 @@ export class SecretsManagerCursorKeys implements CursorKeySource {
   async #value(stage: 'AWSCURRENT' | 'AWSPREVIOUS'): Promise<string | undefined> {
     this.#client ??= this.makeClient();
     try {
-      const { SecretString } = await this.#client.send(new GetSecretValueCommand({ SecretId: this.secretId, VersionStage: stage }));
+      const { SecretString } = await this.#client.send(
+        new GetSecretValueCommand({ SecretId: this.secretId, VersionStage: stage }),
+      );
       // A binary or empty secret is a deployment mistake: a 500 whose log line says so.
-      if (SecretString === undefined || SecretString === '') throw new Error(`the ${stage} value of the cursor secret is not a non-empty string`);
+      if (SecretString === undefined || SecretString === '')
+        throw new Error(`the ${stage} value of the cursor secret is not a non-empty string`);
       return SecretString;
     } catch (error) {
-      if (stage === 'AWSPREVIOUS' && (error as { name?: unknown }).name === 'ResourceNotFoundException') return undefined;
+      if (stage === 'AWSPREVIOUS' && (error as { name?: unknown }).name === 'ResourceNotFoundException')
+        return undefined;
       // Throttled or out of reach: already a ServiceUnavailableError (./client.ts); anything else is a 500.
       throw error;
     }

@@ -16,7 +16,9 @@ export interface RequestIssue {
   readonly keys?: readonly string[];
 }
 
-export type RequestCheckResult<Output> = { readonly value: Output; readonly issues?: undefined } | { readonly issues: readonly RequestIssue[] };
+export type RequestCheckResult<Output> =
+  | { readonly value: Output; readonly issues?: undefined }
+  | { readonly issues: readonly RequestIssue[] };
 
 export interface RequestPartSchema<Output = unknown> {
   readonly '~standard': {
@@ -43,7 +45,9 @@ export type CheckedValue<Output> = { -readonly [Key in keyof Output]: Output[Key
  * A request part's schema from a check written by hand: `check` reads the value, pushes what is
  * wrong to `issues` and returns what the value becomes (used only when nothing was pushed).
  */
-export function requestPart<Output>(check: (value: unknown, issues: RequestIssue[]) => CheckedValue<Output> | undefined): RequestPartSchema<Output> {
+export function requestPart<Output>(
+  check: (value: unknown, issues: RequestIssue[]) => CheckedValue<Output> | undefined,
+): RequestPartSchema<Output> {
   return {
     '~standard': {
       validate(value) {
@@ -56,6 +60,9 @@ export function requestPart<Output>(check: (value: unknown, issues: RequestIssue
 }
 
 /** The headers' schema from a check: `names` are the headers it reads, in canonical spelling. */
-export function requestHeaders<Output>(names: readonly string[], check: (value: unknown, issues: RequestIssue[]) => CheckedValue<Output> | undefined): RequestHeadersSchema<Output> {
+export function requestHeaders<Output>(
+  names: readonly string[],
+  check: (value: unknown, issues: RequestIssue[]) => CheckedValue<Output> | undefined,
+): RequestHeadersSchema<Output> {
   return { names, ...requestPart(check) };
 }

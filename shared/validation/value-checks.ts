@@ -25,7 +25,11 @@ export function checkObject(value: unknown, issues: RequestIssue[]): value is Re
 }
 
 /** A strict object's members other than `known`, in one issue after the members' own (zod's strictObject). */
-export function checkNoOtherMembers(input: Record<string, unknown>, known: ReadonlySet<string>, issues: RequestIssue[]): void {
+export function checkNoOtherMembers(
+  input: Record<string, unknown>,
+  known: ReadonlySet<string>,
+  issues: RequestIssue[],
+): void {
   const unknown: string[] = [];
   for (const key in input) if (!known.has(key)) unknown.push(key);
   if (unknown.length > 0) issues.push({ code: 'unrecognized_keys', keys: unknown, path: [], message: UNNAMED_MESSAGE });

@@ -19,7 +19,13 @@ function clientOptions(overrides: Partial<PetStoreClientOptions> = {}): PetStore
     fetch: async (request) => {
       const response = await fetch(request);
       const copy = response.clone();
-      checkResponse({ method: request.method, url: request.url, status: copy.status, headers: copy.headers, text: await copy.text() });
+      checkResponse({
+        method: request.method,
+        url: request.url,
+        status: copy.status,
+        headers: copy.headers,
+        text: await copy.text(),
+      });
       return response;
     },
     ...overrides,
@@ -29,7 +35,16 @@ function clientOptions(overrides: Partial<PetStoreClientOptions> = {}): PetStore
 describe('the typed client, against the local server', () => {
   it('adds and fetches animals with the generated types, and lists the available ones page by page', async () => {
     const client = createPetStoreClient(clientOptions());
-    const statuses = ['available', 'sold', 'available', 'pending', 'available', 'available', 'sold', 'available'] as const;
+    const statuses = [
+      'available',
+      'sold',
+      'available',
+      'pending',
+      'available',
+      'available',
+      'sold',
+      'available',
+    ] as const;
     const created = [];
     for (const [i, status] of statuses.entries()) {
       const { data, response } = await client.api.POST('/pets', { body: { name: `Pet ${i}`, categoryId: 7, status } });
@@ -50,7 +65,8 @@ describe('the typed client, against the local server', () => {
   it('waits out Retry-After (plus jitter) on 429, then succeeds', async () => {
     clock.setTime(Date.UTC(2026, 10, 23, 9, 5, 30));
     const api = clock.api();
-    for (let i = 0; i < 60; i += 1) expect((await api.request('GET', '/pets?limit=1', { key: FREE_KEY })).status).toBe(200);
+    for (let i = 0; i < 60; i += 1)
+      expect((await api.request('GET', '/pets?limit=1', { key: FREE_KEY })).status).toBe(200);
 
     const waits: number[] = [];
     const client = createPetStoreClient(
@@ -73,12 +89,22 @@ describe('the typed client, against the local server', () => {
 
   it('backs off exponentially with jitter on 503 and answers the last 503 when retries run out', async () => {
     const handlers = await loadFunctionHandlers();
-    const outage = new RateLimiter({ admit: async () => Promise.reject(new ServiceUnavailableError(new Error('counters unreachable'))) }, clock.time);
-    const unavailable = httpOperation({ operationId: 'listPets', ...OPERATIONS.listPets.request, rateLimiter: outage, handle: async () => ({ status: 200, body: [] }) });
+    const outage = new RateLimiter(
+      { admit: async () => Promise.reject(new ServiceUnavailableError(new Error('counters unreachable'))) },
+      clock.time,
+    );
+    const unavailable = httpOperation({
+      operationId: 'listPets',
+      ...OPERATIONS.listPets.request,
+      rateLimiter: outage,
+      handle: async () => ({ status: 200, body: [] }),
+    });
     const brokenApi = await startTestApi({ ...handlers, listPets: unavailable });
     try {
       const waits: number[] = [];
-      const client = createPetStoreClient(clientOptions({ baseUrl: brokenApi.baseUrl, random: () => 1, sleep: async (ms) => void waits.push(ms) }));
+      const client = createPetStoreClient(
+        clientOptions({ baseUrl: brokenApi.baseUrl, random: () => 1, sleep: async (ms) => void waits.push(ms) }),
+      );
       const { error, response } = await client.api.GET('/pets');
       expect(response.status).toBe(503);
       expect(error).toMatchObject({ code: 'service_unavailable', status: 503 });
@@ -101,7 +127,9 @@ describe('the retry policy', () => {
 
   it('draws jitter from a range that doubles up to its cap, and hands back waits longer than maxWaitMs', () => {
     const policy = { maxRetries: 10, baseDelayMs: 100, maxJitterMs: 1_000, maxWaitMs: 60_000 };
-    expect([0, 1, 2, 3, 4, 5].map((retry) => retryDelayMs(policy, retry, undefined, () => 1))).toEqual([100, 200, 400, 800, 1_000, 1_000]);
+    expect([0, 1, 2, 3, 4, 5].map((retry) => retryDelayMs(policy, retry, undefined, () => 1))).toEqual([
+      100, 200, 400, 800, 1_000, 1_000,
+    ]);
     expect(retryDelayMs(policy, 0, undefined, () => 0)).toBe(0);
     expect(retryDelayMs(policy, 0, 3_600_000, () => 0)).toBeUndefined(); // a used-up day: tell the caller
     expect(retryDelayMs(policy, 10, 1_000, () => 0)).toBeUndefined();

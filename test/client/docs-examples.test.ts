@@ -9,7 +9,12 @@ import { describe, expect, it } from 'vitest';
  * compiler options. An example and the generated types cannot drift apart.
  */
 const root = resolve(__dirname, '../..');
-const pages = ['README.md', ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const pages = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 
 function clientExamples(): { page: string; code: string }[] {
   const examples: { page: string; code: string }[] = [];
@@ -32,7 +37,9 @@ function typeErrors(code: string): string[] {
   host.fileExists = (name) => name === fileName || fileExists.call(host, name);
   host.readFile = (name) => (name === fileName ? code : readFile.call(host, name));
   host.getSourceFile = (name, language, ...rest) =>
-    name === fileName ? ts.createSourceFile(name, code, language, true) : getSourceFile.call(host, name, language, ...rest);
+    name === fileName
+      ? ts.createSourceFile(name, code, language, true)
+      : getSourceFile.call(host, name, language, ...rest);
   const program = ts.createProgram([fileName], { ...options, noEmit: true }, host);
   return ts
     .getPreEmitDiagnostics(program)
@@ -47,12 +54,17 @@ describe('the client examples of the docs', () => {
     expect(examples.map((example) => example.page)).toContain('README.md');
   });
 
-  it.each(examples.map((example, index) => [`${example.page} #${index + 1}`, example.code] as const))('%s type-checks as written', (_, code) => {
-    expect(typeErrors(code)).toEqual([]);
-  }, 60_000);
+  it.each(examples.map((example, index) => [`${example.page} #${index + 1}`, example.code] as const))(
+    '%s type-checks as written',
+    (_, code) => {
+      expect(typeErrors(code)).toEqual([]);
+    },
+    60_000,
+  );
 
   it('the check is live: a create without a categoryId does not type-check', () => {
-    const broken = "import { createPetStoreClient } from './client';\nconst store = createPetStoreClient({ baseUrl: 'http://localhost:3000/v1', apiKey: 'k' });\nawait store.api.POST('/pets', { body: { name: 'Rex' } });\n";
+    const broken =
+      "import { createPetStoreClient } from './client';\nconst store = createPetStoreClient({ baseUrl: 'http://localhost:3000/v1', apiKey: 'k' });\nawait store.api.POST('/pets', { body: { name: 'Rex' } });\n";
     expect(typeErrors(broken).join('\n')).toMatch(/TS2(322|345|741)/);
   }, 60_000);
 });

@@ -31,7 +31,10 @@ interface Sent {
  * A client whose requests are recorded (key sent, status answered) and whose answers are checked
  * against the document; `transport` stands for the network (fetch unless given).
  */
-function recordingClient(afterEachAnswer: (sent: Sent) => void = () => {}, transport: (request: Request) => Promise<Response> = fetch) {
+function recordingClient(
+  afterEachAnswer: (sent: Sent) => void = () => {},
+  transport: (request: Request) => Promise<Response> = fetch,
+) {
   const sent: Sent[] = [];
   const client = createPetStoreClient({
     baseUrl: api.baseUrl,
@@ -48,7 +51,13 @@ function recordingClient(afterEachAnswer: (sent: Sent) => void = () => {}, trans
         throw error;
       }
       const copy = response.clone();
-      checkResponse({ method: request.method, url: request.url, status: copy.status, headers: copy.headers, text: await copy.text() });
+      checkResponse({
+        method: request.method,
+        url: request.url,
+        status: copy.status,
+        headers: copy.headers,
+        text: await copy.text(),
+      });
       const record = { key, status: response.status };
       sent.push(record);
       afterEachAnswer(record);
@@ -60,11 +69,13 @@ function recordingClient(afterEachAnswer: (sent: Sent) => void = () => {}, trans
 
 const petsNamed = async (name: string) => (await db.storedPets()).filter((pet) => pet.name === name);
 
-describe('the typed client\'s retries without an answer', () => {
-  const failing = (attempts: Request[]) => async (request: Request): Promise<Response> => {
-    attempts.push(request);
-    throw new TypeError('fetch failed');
-  };
+describe("the typed client's retries without an answer", () => {
+  const failing =
+    (attempts: Request[]) =>
+    async (request: Request): Promise<Response> => {
+      attempts.push(request);
+      throw new TypeError('fetch failed');
+    };
   it('repeat a read or a keyed create until the retries run out, then throw; a create without a key is never repeated', async () => {
     for (const [request, expected] of [
       [new Request('http://api.invalid/v1/pets'), 5],
@@ -74,12 +85,16 @@ describe('the typed client\'s retries without an answer', () => {
       const attempts: Request[] = [];
       const send = retryingFetch({ fetch: failing(attempts), sleep: async () => {}, random: () => 0 });
       await expect(send(request)).rejects.toThrow('fetch failed');
-      expect([request.method, request.headers.get('idempotency-key'), attempts.length]).toEqual([request.method, request.headers.get('idempotency-key'), expected]);
+      expect([request.method, request.headers.get('idempotency-key'), attempts.length]).toEqual([
+        request.method,
+        request.headers.get('idempotency-key'),
+        expected,
+      ]);
     }
   });
 });
 
-describe('the typed client\'s creates', () => {
+describe("the typed client's creates", () => {
   it('carry a fresh UUID v4 Idempotency-Key each; reads carry none', async () => {
     const { client, sent } = recordingClient();
     await client.api.POST('/pets', { body: { name: 'Keyed 1', categoryId: 1 } });
@@ -148,8 +163,14 @@ describe('the typed client\'s creates', () => {
   it('keep a key the caller gives, so that a create retried by the caller itself is safe too', async () => {
     const { client, sent } = recordingClient();
     const key = 'order-4711';
-    const first = await client.api.POST('/pets', { params: { header: { 'Idempotency-Key': key } }, body: { name: 'Own key', categoryId: 3 } });
-    const again = await client.api.POST('/pets', { params: { header: { 'Idempotency-Key': key } }, body: { name: 'Own key', categoryId: 3 } });
+    const first = await client.api.POST('/pets', {
+      params: { header: { 'Idempotency-Key': key } },
+      body: { name: 'Own key', categoryId: 3 },
+    });
+    const again = await client.api.POST('/pets', {
+      params: { header: { 'Idempotency-Key': key } },
+      body: { name: 'Own key', categoryId: 3 },
+    });
     expect(sent.map((request) => request.key)).toEqual([key, key]);
     expect(again.response.headers.get('idempotent-replayed')).toBe('true');
     expect(again.data).toEqual(first.data);

@@ -14,7 +14,11 @@ const root = join(import.meta.dirname, '..', '..');
 /** Every *.generated.ts of the project (outside node_modules). */
 function generatedOnDisk(folder = root): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
-    if (entry.isDirectory()) return entry.name.startsWith('.') || ['node_modules', 'bench', 'reports', 'test-output', 'cdk.out'].includes(entry.name) ? [] : generatedOnDisk(join(folder, entry.name));
+    if (entry.isDirectory())
+      return entry.name.startsWith('.') ||
+        ['node_modules', 'bench', 'reports', 'test-output', 'cdk.out'].includes(entry.name)
+        ? []
+        : generatedOnDisk(join(folder, entry.name));
     return entry.name.endsWith('.generated.ts') ? [relative(root, join(folder, entry.name))] : [];
   });
 }
@@ -24,9 +28,19 @@ describe('the generated files', () => {
     const files = new Map([...(await generatedFiles(root)), await releaseProbesFile()]);
     // The pages with a table of operations are among them.
     expect([...files.keys()]).toEqual(
-      expect.arrayContaining(['docs/interface-and-decisions.md', 'docs/api-behaviour.md', 'functions/operations.generated.ts', 'shared/http/operation-routes.generated.ts', 'functions/releaseCheck/probes.generated.ts']),
+      expect.arrayContaining([
+        'docs/interface-and-decisions.md',
+        'docs/api-behaviour.md',
+        'functions/operations.generated.ts',
+        'shared/http/operation-routes.generated.ts',
+        'functions/releaseCheck/probes.generated.ts',
+      ]),
     );
-    for (const [path, text] of files) expect(readFileSync(join(root, path), 'utf8'), `${path} differs from what the declarations give: run npm run generate`).toBe(text);
+    for (const [path, text] of files)
+      expect(
+        readFileSync(join(root, path), 'utf8'),
+        `${path} differs from what the declarations give: run npm run generate`,
+      ).toBe(text);
     const stale = generatedOnDisk().filter((path) => !files.has(path));
     expect(stale, 'generated files no declaration gives any longer (an operation removed?): delete them').toEqual([]);
   }, 60_000);

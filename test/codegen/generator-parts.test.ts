@@ -2,7 +2,18 @@ import { join } from 'node:path';
 import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
 import { ExportIndex, indexExports } from '../../codegen/exported-values';
-import { checksTexts, findOperations, operationsTable, pascal, registryText, routesText, TABLE_END, TABLE_START, withOperationsTable, type FoundOperation } from '../../codegen/generated-files';
+import {
+  checksTexts,
+  findOperations,
+  operationsTable,
+  pascal,
+  registryText,
+  routesText,
+  TABLE_END,
+  TABLE_START,
+  withOperationsTable,
+  type FoundOperation,
+} from '../../codegen/generated-files';
 import type { OperationDeclaration } from '../../shared/function-declaration';
 import * as plain from './fixtures/shapes/plain';
 
@@ -13,16 +24,23 @@ import * as plain from './fixtures/shapes/plain';
  */
 const fixtures = join(import.meta.dirname, 'fixtures');
 
-const operation = (operationId: string, declaration: Partial<OperationDeclaration>): FoundOperation => ({ operationId, declaration: declaration as OperationDeclaration });
+const operation = (operationId: string, declaration: Partial<OperationDeclaration>): FoundOperation => ({
+  operationId,
+  declaration: declaration as OperationDeclaration,
+});
 
 describe('the index of exported values', () => {
-  it('finds each export by its own name first, then what arrays and plain objects hold, never inside a class\'s instance nor a plain value', () => {
+  it("finds each export by its own name first, then what arrays and plain objects hold, never inside a class's instance nor a plain value", () => {
     const index = new ExportIndex();
     index.add([{ module: 'm', exports: plain }]);
     expect(index.find(plain.keep)).toEqual({ module: 'm', name: 'keep', access: '' });
     expect(index.find(plain.PATTERN)).toEqual({ module: 'm', name: 'PATTERN', access: '' });
     expect(index.find(plain.RULES[0])).toEqual({ module: 'm', name: 'RULES', access: '[0]' });
-    expect(index.find((plain.RULES[0] as { holds: unknown }).holds)).toEqual({ module: 'm', name: 'RULES', access: '[0].holds' });
+    expect(index.find((plain.RULES[0] as { holds: unknown }).holds)).toEqual({
+      module: 'm',
+      name: 'RULES',
+      access: '[0].holds',
+    });
     expect(index.find(plain.RULES[1])).toEqual({ module: 'm', name: 'RULES', access: '[1]' });
     expect(index.find(plain.TABLE.trim)).toEqual({ module: 'm', name: 'TABLE', access: '.trim' });
     expect(index.find(plain.HOLDER.hidden)).toBeUndefined();
@@ -30,7 +48,7 @@ describe('the index of exported values', () => {
     expect(index.find(null)).toBeUndefined();
   });
 
-  it('keeps a value\'s first place: an export\'s own name before another export that holds it, the first module before the next', () => {
+  it("keeps a value's first place: an export's own name before another export that holds it, the first module before the next", () => {
     const shared = () => true;
     const index = new ExportIndex();
     index.add([
@@ -62,26 +80,50 @@ describe('the index of exported values', () => {
 describe('the operations found', () => {
   it('are the folders of functions/ with an operation.ts, in route order: path, then method', async () => {
     const found = await findOperations(join(fixtures, 'root'));
-    expect(found.map(({ operationId }) => operationId)).toEqual(['listThings', 'addThing', 'putThing', 'patchThing', 'dropThing', 'getThing']);
+    expect(found.map(({ operationId }) => operationId)).toEqual([
+      'listThings',
+      'addThing',
+      'putThing',
+      'patchThing',
+      'dropThing',
+      'getThing',
+    ]);
   });
 
-  it('refuse a declaration not exported under its folder\'s name, and a folder without its handler or baseline', async () => {
-    await expect(findOperations(join(fixtures, 'no-export'))).rejects.toThrow('functions/oddOne/operation.ts exports no declaration named oddOne: write `export const oddOne = declareOperation({ ... })`');
-    await expect(findOperations(join(fixtures, 'no-baseline'))).rejects.toThrow('functions/lonely/ has an operation.ts but no baseline.ts (docs/adding-an-operation.md)');
-    await expect(findOperations(join(fixtures, 'no-handler'))).rejects.toThrow('functions/handless/ has an operation.ts but no handler.ts (docs/adding-an-operation.md)');
+  it("refuse a declaration not exported under its folder's name, and a folder without its handler or baseline", async () => {
+    await expect(findOperations(join(fixtures, 'no-export'))).rejects.toThrow(
+      'functions/oddOne/operation.ts exports no declaration named oddOne: write `export const oddOne = declareOperation({ ... })`',
+    );
+    await expect(findOperations(join(fixtures, 'no-baseline'))).rejects.toThrow(
+      'functions/lonely/ has an operation.ts but no baseline.ts (docs/adding-an-operation.md)',
+    );
+    await expect(findOperations(join(fixtures, 'no-handler'))).rejects.toThrow(
+      'functions/handless/ has an operation.ts but no handler.ts (docs/adding-an-operation.md)',
+    );
   });
 });
 
 describe('the texts written', () => {
   const ops = [
-    operation('listThings', { route: { method: 'GET', path: '/things' }, success: { status: 200, body: z.string(), description: 'Things.' }, errors: [401, 400] }),
-    operation('dropThing', { route: { method: 'DELETE', path: '/things/{id}' }, success: { status: 204, description: 'Gone.' }, errors: [404, 400], deprecation: { deprecatedAt: new Date(0), sunsetAt: new Date(Date.UTC(2031, 0, 2)), successorPath: '/v1/x' } }),
+    operation('listThings', {
+      route: { method: 'GET', path: '/things' },
+      success: { status: 200, body: z.string(), description: 'Things.' },
+      errors: [401, 400],
+    }),
+    operation('dropThing', {
+      route: { method: 'DELETE', path: '/things/{id}' },
+      success: { status: 204, description: 'Gone.' },
+      errors: [404, 400],
+      deprecation: { deprecatedAt: new Date(0), sunsetAt: new Date(Date.UTC(2031, 0, 2)), successorPath: '/v1/x' },
+    }),
   ];
 
   it('the registry, the route table and the table of operations', () => {
-    expect(registryText(ops)).toContain("import { listThings } from './listThings/operation';\nimport { dropThing } from './dropThing/operation';");
+    expect(registryText(ops)).toContain(
+      "import { listThings } from './listThings/operation';\nimport { dropThing } from './dropThing/operation';",
+    );
     expect(registryText(ops)).toContain('export const OPERATION_DECLARATIONS = { listThings, dropThing };');
-    expect(routesText(ops)).toContain("  dropThing: { method: 'DELETE', path: \"/things/{id}\" },\n} as const;");
+    expect(routesText(ops)).toContain('  dropThing: { method: \'DELETE\', path: "/things/{id}" },\n} as const;');
     expect(operationsTable(ops).split('\n')).toEqual([
       '| Operation | Method and path | Success | Other statuses it may answer |',
       '|---|---|---|---|',
@@ -90,9 +132,11 @@ describe('the texts written', () => {
     ]);
   });
 
-  it('a page\'s table between its markers, the rest of the page as it was; a page without them is refused', () => {
+  it("a page's table between its markers, the rest of the page as it was; a page without them is refused", () => {
     const page = `# Title\n\n${TABLE_START}\nold table\n${TABLE_END}\n\nAfter.\n`;
-    expect(withOperationsTable('p.md', page, ops)).toBe(`# Title\n\n${TABLE_START}\n${operationsTable(ops)}\n${TABLE_END}\n\nAfter.\n`);
+    expect(withOperationsTable('p.md', page, ops)).toBe(
+      `# Title\n\n${TABLE_START}\n${operationsTable(ops)}\n${TABLE_END}\n\nAfter.\n`,
+    );
     const refused = `"${TABLE_START}" ... "${TABLE_END}" markers around its table of operations`;
     expect(() => withOperationsTable('p.md', 'no markers', ops)).toThrow(`p.md has no ${refused}`);
     expect(() => withOperationsTable('p.md', `${TABLE_START}\n`, ops)).toThrow(refused);
@@ -112,31 +156,50 @@ describe('the texts written', () => {
       operation('addThing', { request: { query: NoQuery, body: Own } }),
     ];
     const texts = checksTexts(twoOps, new ExportIndex(), all);
-    expect([...texts.keys()]).toEqual(['functions/getThing/request-checks.generated.ts', 'functions/dropThing/request-checks.generated.ts', 'functions/addThing/request-checks.generated.ts', 'shared/validation/request-checks.generated.ts']);
+    expect([...texts.keys()]).toEqual([
+      'functions/getThing/request-checks.generated.ts',
+      'functions/dropThing/request-checks.generated.ts',
+      'functions/addThing/request-checks.generated.ts',
+      'shared/validation/request-checks.generated.ts',
+    ]);
     const getThing = texts.get('functions/getThing/request-checks.generated.ts') as string;
     expect(getThing).not.toContain("import type * as z from 'zod/mini';");
-    expect(getThing).toContain("import { checkNoQuery, checkShared } from '../../shared/validation/request-checks.generated';");
-    expect(getThing).toContain("export const REQUEST_CHECKS = { operationId: 'getThing', query: checkNoQuery, path: checkShared } as const;");
+    expect(getThing).toContain(
+      "import { checkNoQuery, checkShared } from '../../shared/validation/request-checks.generated';",
+    );
+    expect(getThing).toContain(
+      "export const REQUEST_CHECKS = { operationId: 'getThing', query: checkNoQuery, path: checkShared } as const;",
+    );
     const addThing = texts.get('functions/addThing/request-checks.generated.ts') as string;
     expect(addThing).toContain("import type * as z from 'zod/mini';");
-    expect(addThing).toContain('const OWN_MEMBERS: ReadonlySet<string> = /* @__PURE__ */ new Set(["name"]);\n\nexport const checkOwn = ');
+    expect(addThing).toContain(
+      'const OWN_MEMBERS: ReadonlySet<string> = /* @__PURE__ */ new Set(["name"]);\n\nexport const checkOwn = ',
+    );
     expect(addThing).toContain("import { checkNoQuery } from '../../shared/validation/request-checks.generated';");
     const shared = texts.get('shared/validation/request-checks.generated.ts') as string;
     expect(shared.match(/export const check/g)).toHaveLength(2);
     expect(shared).toContain("import type { NoQuery, Shared } from '../../shared/pets/things';");
     expect(shared).toContain('const NO_QUERY_MEMBERS');
     // With nothing shared, an empty module.
-    const alone = checksTexts([twoOps[2] as FoundOperation], new ExportIndex(), all).get('shared/validation/request-checks.generated.ts') as string;
+    const alone = checksTexts([twoOps[2] as FoundOperation], new ExportIndex(), all).get(
+      'shared/validation/request-checks.generated.ts',
+    ) as string;
     expect(alone.split('\n').slice(2)).toEqual(['', 'export {};', '']);
   });
 
   it('a schema exported by no module is refused, naming the operation and the part', () => {
-    expect(() => checksTexts([operation('getThing', { request: { query: z.strictObject({}) } })], new ExportIndex(), new ExportIndex())).toThrow(
+    expect(() =>
+      checksTexts(
+        [operation('getThing', { request: { query: z.strictObject({}) } })],
+        new ExportIndex(),
+        new ExportIndex(),
+      ),
+    ).toThrow(
       'functions/getThing/operation.ts: the query schema of getThing is exported by no module of shared/pets or shared/validation; export it there (its check is named after it)',
     );
   });
 
-  it('a check is named after its schema\'s export: a constant\'s words joined, a member\'s name after its holder\'s', () => {
+  it("a check is named after its schema's export: a constant's words joined, a member's name after its holder's", () => {
     expect(pascal('PetIdPath')).toBe('PetIdPath');
     expect(pascal('noQuery')).toBe('NoQuery');
     expect(pascal('CREATE_PET_REQUEST')).toBe('CreatePetRequest');
@@ -145,7 +208,11 @@ describe('the texts written', () => {
     const all = new ExportIndex();
     all.add([{ module: 'shared/pets/things', exports: { THING_REQUEST } }]);
     const texts = checksTexts([operation('addThing', { request: THING_REQUEST })], new ExportIndex(), all);
-    expect(texts.get('functions/addThing/request-checks.generated.ts')).toContain('export const checkThingRequestHeaders = ');
-    expect(texts.get('functions/addThing/request-checks.generated.ts')).toContain('query: checkThingRequestQuery, headers: checkThingRequestHeaders');
+    expect(texts.get('functions/addThing/request-checks.generated.ts')).toContain(
+      'export const checkThingRequestHeaders = ',
+    );
+    expect(texts.get('functions/addThing/request-checks.generated.ts')).toContain(
+      'query: checkThingRequestQuery, headers: checkThingRequestHeaders',
+    );
   });
 });

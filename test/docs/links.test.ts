@@ -10,7 +10,13 @@ import { describe, expect, it } from 'vitest';
  * the README.
  */
 const root = resolve(__dirname, '../..');
-const PAGES = ['README.md', 'functions/README.md', ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const PAGES = [
+  'README.md',
+  'functions/README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 
 function tokensOf(file: string, text = readFileSync(join(root, file), 'utf8')): Token[] {
   return marked.lexer(text);
@@ -48,20 +54,24 @@ function brokenLinks(page: string, text?: string): string[] {
       broken.push(`${href}: no such file`);
       continue;
     }
-    if (anchor !== undefined && (statSync(join(root, target)).isDirectory() || !target.endsWith('.md') || !anchorsOf(target).has(anchor))) {
+    if (
+      anchor !== undefined &&
+      (statSync(join(root, target)).isDirectory() || !target.endsWith('.md') || !anchorsOf(target).has(anchor))
+    ) {
       broken.push(`${href}: no heading #${anchor} in ${target}`);
     }
   }
   return broken;
 }
 
-describe('the docs\' links', () => {
+describe("the docs' links", () => {
   it.each(PAGES)('every relative link and anchor of %s resolves', (page) => {
     expect(brokenLinks(page)).toEqual([]);
   });
 
   it('the check is live: a missing file and a missing anchor are found, links in code are not links', () => {
-    const page = 'See [a](docs/nope.md), [b](#no-such-heading), [c](docs/api-behaviour.md#nope), [d](#quick-start), [e](docs/api-behaviour.md#safe-retries-of-creates-idempotency-key).\n\n```\n[f](missing.md)\n```\n';
+    const page =
+      'See [a](docs/nope.md), [b](#no-such-heading), [c](docs/api-behaviour.md#nope), [d](#quick-start), [e](docs/api-behaviour.md#safe-retries-of-creates-idempotency-key).\n\n```\n[f](missing.md)\n```\n';
     expect(brokenLinks('README.md', page)).toEqual([
       'docs/nope.md: no such file',
       '#no-such-heading: no heading #no-such-heading in README.md',
@@ -75,7 +85,11 @@ describe('the docs\' links', () => {
   });
 
   it('cite the contract as a page of the repository, never as files a reader cannot open', () => {
-    for (const page of PAGES) expect([page, readFileSync(join(root, page), 'utf8')]).not.toEqual([page, expect.stringMatching(/pet-store-interface\.md|(?<![\w-])decisions\.md|\.\.\/shared\/spec/)]);
+    for (const page of PAGES)
+      expect([page, readFileSync(join(root, page), 'utf8')]).not.toEqual([
+        page,
+        expect.stringMatching(/pet-store-interface\.md|(?<![\w-])decisions\.md|\.\.\/shared\/spec/),
+      ]);
     expect(linksOf(tokensOf('README.md'))).toContain('docs/interface-and-decisions.md');
   });
 

@@ -12,7 +12,10 @@ describe('docs/performance.md', () => {
     const page = readFileSync(join(root, 'docs/performance.md'), 'utf8');
     expect(page).toContain(RESULTS_SECTION_START);
     expect(page).toContain(RESULTS_SECTION_END);
-    const shown = page.slice(page.indexOf(RESULTS_SECTION_START) + RESULTS_SECTION_START.length, page.indexOf(RESULTS_SECTION_END));
+    const shown = page.slice(
+      page.indexOf(RESULTS_SECTION_START) + RESULTS_SECTION_START.length,
+      page.indexOf(RESULTS_SECTION_END),
+    );
     expect(shown.trim()).toBe(resultsSectionOf(results).trim());
     expect(readFileSync(join(root, 'bench/results.md'), 'utf8').replace(/^## /gm, '### ')).toContain(shown.trim());
   });

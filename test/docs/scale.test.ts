@@ -22,7 +22,10 @@ describe('the measured ceilings', () => {
     // Issue 52: the cases the mix hid, each at its target at DynamoDB's rates.
     ['getPet, one pet', 10_000],
     ['listPets by a status 90 % of pets have, first pages', 10_000],
-    ['listPets by a status 90 % of pets have, pages that follow a cursor (limit 20; petsByStatus and petsByStatusAgain in turn)', 10_000],
+    [
+      'listPets by a status 90 % of pets have, pages that follow a cursor (limit 20; petsByStatus and petsByStatusAgain in turn)',
+      10_000,
+    ],
     ['listPets, limit 100, after a cursor', 10_000],
     ['createPet with Idempotency-Key, 20 keys', 3_500],
   ])('the table has "%s" at %i a second or more, met', (name, target) => {

@@ -15,16 +15,27 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-function rawGet(headerLines: [string, string][]): Promise<{ status: number; wwwAuthenticate: string | undefined; body: { code?: string; status?: number } }> {
+function rawGet(
+  headerLines: [string, string][],
+): Promise<{ status: number; wwwAuthenticate: string | undefined; body: { code?: string; status?: number } }> {
   const url = new URL(`${api.baseUrl}/pets?limit=1`);
   const headers = [['Host', url.host], ...headerLines].flat();
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method: 'GET', headers }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, wwwAuthenticate: response.headers['www-authenticate'], body: JSON.parse(text) }));
-    });
+    const request = httpRequest(
+      { host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method: 'GET', headers },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            wwwAuthenticate: response.headers['www-authenticate'],
+            body: JSON.parse(text),
+          }),
+        );
+      },
+    );
     request.on('error', reject);
     request.end();
   });
@@ -32,12 +43,48 @@ function rawGet(headerLines: [string, string][]): Promise<{ status: number; wwwA
 
 describe('two Authorization headers', () => {
   it.each([
-    ['a bad key, then a good one', [['Authorization', 'Bearer nope'], ['Authorization', 'Bearer local-pro-key']]],
-    ['a good key, then a bad one', [['Authorization', 'Bearer local-pro-key'], ['Authorization', 'Bearer nope']]],
-    ['two spellings, the good key first', [['authorization', 'Bearer local-pro-key'], ['Authorization', 'Bearer nope']]],
-    ['two spellings, the bad key first', [['AUTHORIZATION', 'Bearer nope'], ['authorization', 'Bearer local-pro-key']]],
-    ['the same good key twice', [['Authorization', 'Bearer local-pro-key'], ['Authorization', 'Bearer local-pro-key']]],
-    ['a fourth spelling, after a good key', [['Authorization', 'Bearer local-pro-key'], ['AuThOrIzAtIoN', 'Bearer local-pro-key']]],
+    [
+      'a bad key, then a good one',
+      [
+        ['Authorization', 'Bearer nope'],
+        ['Authorization', 'Bearer local-pro-key'],
+      ],
+    ],
+    [
+      'a good key, then a bad one',
+      [
+        ['Authorization', 'Bearer local-pro-key'],
+        ['Authorization', 'Bearer nope'],
+      ],
+    ],
+    [
+      'two spellings, the good key first',
+      [
+        ['authorization', 'Bearer local-pro-key'],
+        ['Authorization', 'Bearer nope'],
+      ],
+    ],
+    [
+      'two spellings, the bad key first',
+      [
+        ['AUTHORIZATION', 'Bearer nope'],
+        ['authorization', 'Bearer local-pro-key'],
+      ],
+    ],
+    [
+      'the same good key twice',
+      [
+        ['Authorization', 'Bearer local-pro-key'],
+        ['Authorization', 'Bearer local-pro-key'],
+      ],
+    ],
+    [
+      'a fourth spelling, after a good key',
+      [
+        ['Authorization', 'Bearer local-pro-key'],
+        ['AuThOrIzAtIoN', 'Bearer local-pro-key'],
+      ],
+    ],
   ] as [string, [string, string][]][])('are a 401 (malformed): %s', async (_, lines) => {
     const response = await rawGet(lines);
     expect(response.status).toBe(401);
@@ -47,14 +94,28 @@ describe('two Authorization headers', () => {
 
   it('are a 401 even right after the same address was allowed with one of them (a cached answer)', async () => {
     expect((await rawGet([['Authorization', 'Bearer local-business-key']])).status).toBe(200);
-    expect((await rawGet([['Authorization', 'Bearer local-business-key'], ['authorization', 'Bearer local-business-key']])).status).toBe(401);
-    expect((await rawGet([['authorization', 'Bearer local-business-key'], ['Authorization', 'Bearer nope']])).status).toBe(401);
+    expect(
+      (
+        await rawGet([
+          ['Authorization', 'Bearer local-business-key'],
+          ['authorization', 'Bearer local-business-key'],
+        ])
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await rawGet([
+          ['authorization', 'Bearer local-business-key'],
+          ['Authorization', 'Bearer nope'],
+        ])
+      ).status,
+    ).toBe(401);
     expect((await rawGet([['Authorization', 'Bearer local-business-key']])).status).toBe(200);
   });
 });
 
 describe('an operation reached with two Authorization headers (in AWS, through an authorizer answer cached for one of them)', () => {
-  it('refuses it with 401 although the authorizer\'s context allows the caller', async () => {
+  it("refuses it with 401 although the authorizer's context allows the caller", async () => {
     const { handler } = await import('../../functions/listPets/handler');
     const event = listPetsEvent({ limit: '1' });
     expect((await handler(event, lambdaContext('listPets', 10_000))).statusCode).toBe(200);

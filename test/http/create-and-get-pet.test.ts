@@ -48,12 +48,16 @@ describe('POST /v1/pets', () => {
 
   it('200 parallel creates: 200 distinct ids, all readable', async () => {
     const responses = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => api.request('POST', '/pets', { key: 'local-enterprise-key', body: { name: `Parallel ${i}`, categoryId: 2 } })),
+      Array.from({ length: 200 }, (_, i) =>
+        api.request('POST', '/pets', { key: 'local-enterprise-key', body: { name: `Parallel ${i}`, categoryId: 2 } }),
+      ),
     );
     expect(responses.map((r) => r.status)).toEqual(Array(200).fill(201));
     const ids = responses.map((r) => r.body.id as number);
     expect(new Set(ids).size).toBe(200);
-    const reads = await Promise.all(ids.map((id) => api.request('GET', `/pets/${id}`, { key: 'local-enterprise-key' })));
+    const reads = await Promise.all(
+      ids.map((id) => api.request('GET', `/pets/${id}`, { key: 'local-enterprise-key' })),
+    );
     reads.forEach((read, i) => {
       expect(read.status).toBe(200);
       expect(read.body).toEqual(responses[i]?.body);
@@ -77,7 +81,10 @@ describe('POST /v1/pets', () => {
     ['null', null, ['body']],
     ['a string', 'Rex', ['body']],
   ])('400 invalid_request for %s, naming every failing field', async (_, body, paths) => {
-    const response = await api.request('POST', '/pets', { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    const response = await api.request('POST', '/pets', {
+      body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json' },
+    });
     expectErrorShape(response, 400, 'invalid_request');
     expect(response.body.details.map((d: { path: string }) => d.path)).toEqual(paths);
     for (const path of paths) expect(response.body.message).toContain(path);
@@ -91,8 +98,16 @@ describe('POST /v1/pets', () => {
     ['a form body', 'name=Rex&categoryId=1', 'application/x-www-form-urlencoded'],
     ['a Latin-1 charset', '{"name":"Rex","categoryId":1}', 'application/json; charset=iso-8859-1'],
     ['a Content-Type with an unterminated quote', '{"name":"Rex","categoryId":1}', 'application/json; charset="latin1'],
-    ['a Content-Type parameter given twice', '{"name":"Rex","categoryId":1}', 'application/json; charset=utf-8; charset=utf-8'],
-    ['a Content-Type parameter given twice in other cases', '{"name":"Rex","categoryId":1}', 'application/json; charset=utf-8; CHARSET="utf-8"'],
+    [
+      'a Content-Type parameter given twice',
+      '{"name":"Rex","categoryId":1}',
+      'application/json; charset=utf-8; charset=utf-8',
+    ],
+    [
+      'a Content-Type parameter given twice in other cases',
+      '{"name":"Rex","categoryId":1}',
+      'application/json; charset=utf-8; CHARSET="utf-8"',
+    ],
     ['a Content-Type that is not a media type', '{"name":"Rex","categoryId":1}', 'application/json, text/plain'],
   ])('400 invalid_request for %s', async (_, body, contentType) => {
     const response = await api.request('POST', '/pets', { body, headers: { 'content-type': contentType } });
@@ -114,11 +129,20 @@ describe('POST /v1/pets', () => {
   it('400 invalid_request for two Content-Type headers', async () => {
     const url = new URL(`${api.baseUrl}/pets`);
     const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: 'Bearer local-enterprise-key' } }, (res) => {
-        let text = '';
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      });
+      const req = httpRequest(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { authorization: 'Bearer local-enterprise-key' },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
       req.setHeader('Content-Type', ['application/json', 'application/json']);
       req.on('error', reject);
       req.end('{"name":"Twice","categoryId":1}');
@@ -130,7 +154,9 @@ describe('POST /v1/pets', () => {
   it('400 when Content-Type is missing', async () => {
     const response = await api.request('POST', '/pets', { body: Buffer.from('{"name":"Rex","categoryId":1}') });
     expectErrorShape(response, 400, 'invalid_request');
-    expect(response.body.details).toEqual([{ path: 'header.content-type', message: expect.stringContaining('application/json') }]);
+    expect(response.body.details).toEqual([
+      { path: 'header.content-type', message: expect.stringContaining('application/json') },
+    ]);
   });
 
   it('401 unauthorized with an unknown key, checked before the body', async () => {
@@ -161,7 +187,9 @@ describe('GET /v1/pets/{petId} (deprecated)', () => {
   };
 
   it('200 with the Pet and the Deprecation, Sunset and successor Link headers', async () => {
-    const created = await api.request('POST', '/pets', { body: { name: 'Fetch me', categoryId: 7, status: 'pending' } });
+    const created = await api.request('POST', '/pets', {
+      body: { name: 'Fetch me', categoryId: 7, status: 'pending' },
+    });
     const response = await api.request('GET', `/pets/${created.body.id}`);
     expect(response.status).toBe(200);
     expect(response.body).toEqual(created.body);
@@ -174,14 +202,20 @@ describe('GET /v1/pets/{petId} (deprecated)', () => {
     expectDeprecationHeaders(response.headers);
   });
 
-  it.each(['0', '-1', 'abc', '1.5', '01', '9007199254740992', '1e3', '%20'])('400 invalid_request for the malformed id %j', async (id) => {
-    const response = await api.request('GET', `/pets/${id}`);
-    expectErrorShape(response, 400, 'invalid_request');
-    expect(response.body.details[0].path).toBe('path.petId');
-  });
+  it.each(['0', '-1', 'abc', '1.5', '01', '9007199254740992', '1e3', '%20'])(
+    '400 invalid_request for the malformed id %j',
+    async (id) => {
+      const response = await api.request('GET', `/pets/${id}`);
+      expectErrorShape(response, 400, 'invalid_request');
+      expect(response.body.details[0].path).toBe('path.petId');
+    },
+  );
 
   it('401 unauthorized with a malformed Authorization header, from the gateway: no function runs, so no Deprecation', async () => {
-    const response = await api.request('GET', '/pets/1', { key: null, headers: { authorization: 'Basic dXNlcjpwYXNz' } });
+    const response = await api.request('GET', '/pets/1', {
+      key: null,
+      headers: { authorization: 'Basic dXNlcjpwYXNz' },
+    });
     expectErrorShape(response, 401, 'unauthorized');
     // Gateway responses belong to the whole API, not to one operation (as in AWS).
     expect(response.headers.get('deprecation')).toBeNull();
@@ -200,7 +234,9 @@ describe('names with hidden characters (issue 23, finding 4)', () => {
   ])('400 naming body.name once for %s', async (_, name) => {
     const response = await api.request('POST', '/pets', { body: { name, categoryId: 1 } });
     expectErrorShape(response, 400, 'invalid_request');
-    expect((response.body as { details: { path: string }[] }).details.map((detail) => detail.path)).toEqual(['body.name']);
+    expect((response.body as { details: { path: string }[] }).details.map((detail) => detail.path)).toEqual([
+      'body.name',
+    ]);
   });
 
   it.each([

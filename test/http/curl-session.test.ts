@@ -13,9 +13,11 @@ const clock = testApiOnClock(SESSION_TIME);
 const readme = readFileSync(resolve(__dirname, '../../README.md'), 'utf8');
 
 const normalized = (session: string): string =>
-  session.replace(/^X-Request-Id: [0-9a-f-]{36}$/gm, 'X-Request-Id: <request id>').replace(/cursor=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g, 'cursor=<cursor>');
+  session
+    .replace(/^X-Request-Id: [0-9a-f-]{36}$/gm, 'X-Request-Id: <request id>')
+    .replace(/cursor=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g, 'cursor=<cursor>');
 
-describe('the README\'s curl session', () => {
+describe("the README's curl session", () => {
   it('is what a fresh store answers, word for word; omitted headers are marked', async () => {
     const session = await runCurlSession(clock.api().baseUrl);
     expect(normalized(sessionInReadme(readme))).toBe(normalized(session));

@@ -113,11 +113,17 @@ describe('the cursor secret in Secrets Manager', () => {
       const forged = new CursorCodec(randomSecret()).encode({ afterId: walked[1] as number, status: undefined });
       const response = await page(forged);
       expectErrorShape(response, 400, 'invalid_request');
-      expect(response.body.details).toEqual([{ path: 'query.cursor', message: expect.stringContaining('start again without a cursor') }]);
+      expect(response.body.details).toEqual([
+        { path: 'query.cursor', message: expect.stringContaining('start again without a cursor') },
+      ]);
     }
     expect(fake.calls.length - calls).toBe(2); // one read (two stages) for the fifteen
     advance(MIN_REREAD_INTERVAL_MS);
-    expectErrorShape(await page(new CursorCodec(randomSecret()).encode({ afterId: walked[1] as number, status: undefined })), 400, 'invalid_request');
+    expectErrorShape(
+      await page(new CursorCodec(randomSecret()).encode({ afterId: walked[1] as number, status: undefined })),
+      400,
+      'invalid_request',
+    );
     expect(fake.calls.length - calls).toBe(4); // a minute later, one more
   });
 
@@ -159,8 +165,14 @@ describe('createPet and getPet', () => {
     const root = join(import.meta.dirname, '..', '..');
     for (const entry of FUNCTION_NAMES) {
       const declaration: FunctionDeclaration = FUNCTIONS[entry];
-      const result = await build({ ...esbuildOptionsFor(join(root, declaration.handler), join(root, 'bench', '.build', 'unused.mjs')), write: false, metafile: true });
-      const inputs = Object.keys(result.metafile?.inputs ?? {}).filter((input) => input.includes('client-secrets-manager'));
+      const result = await build({
+        ...esbuildOptionsFor(join(root, declaration.handler), join(root, 'bench', '.build', 'unused.mjs')),
+        write: false,
+        metafile: true,
+      });
+      const inputs = Object.keys(result.metafile?.inputs ?? {}).filter((input) =>
+        input.includes('client-secrets-manager'),
+      );
       expect([entry, inputs.length > 0]).toEqual([entry, (declaration.secrets ?? []).length > 0]);
       if (entry === 'listPets') expect(inputs.length).toBeGreaterThan(0);
     }

@@ -38,13 +38,15 @@ const RIGHTS_NO_CASE_USES: readonly (RightPart & { readonly reason: string })[] 
     functionName: 'createPet',
     action: 'GetItem',
     items: 'pets',
-    reason: 'a pet is read back only when a write\'s outcome is unknown (a timeout or a lost answer: shared/pets/pet-writes.ts), which no case can bring about over HTTP',
+    reason:
+      "a pet is read back only when a write's outcome is unknown (a timeout or a lost answer: shared/pets/pet-writes.ts), which no case can bring about over HTTP",
   },
   {
     functionName: 'createPet',
     action: 'GetItem',
     items: 'releasePets',
-    reason: 'the same read back, of a pet of the releases\' space (the release walk below creates one), which no request can bring about over HTTP either',
+    reason:
+      "the same read back, of a pet of the releases' space (the release walk below creates one), which no request can bring about over HTTP either",
   },
 ];
 
@@ -66,9 +68,12 @@ const RELEASE_WALK = [
  * authorizer in front of every keyed request.
  */
 const NOT_SERVED: Readonly<Partial<Record<FunctionName, string>>> = {
-  keyMirror: 'runs on a schedule (copying API Gateway\'s keys into the registry), never behind a route: test/integration/key-mirror.test.ts runs it with its declared rights',
-  releaseProber: 'runs on a schedule during a prod canary, never behind a route, and has no DynamoDB right: its requests are the operations\' own, with their rights (test/unit/release-prober.test.ts runs it, and test/local/release-drill.test.ts its rounds against the deployed bundles)',
-  releaseCheck: 'runs as CodeDeploy\'s hook before a release, never behind a route, and has no DynamoDB right: test/unit/release-check-hook.test.ts runs it, and test/local/release-drill.test.ts its check against the deployed bundles',
+  keyMirror:
+    "runs on a schedule (copying API Gateway's keys into the registry), never behind a route: test/integration/key-mirror.test.ts runs it with its declared rights",
+  releaseProber:
+    "runs on a schedule during a prod canary, never behind a route, and has no DynamoDB right: its requests are the operations' own, with their rights (test/unit/release-prober.test.ts runs it, and test/local/release-drill.test.ts its rounds against the deployed bundles)",
+  releaseCheck:
+    "runs as CodeDeploy's hook before a release, never behind a route, and has no DynamoDB right: test/unit/release-check-hook.test.ts runs it, and test/local/release-drill.test.ts its check against the deployed bundles",
 };
 
 /**
@@ -91,7 +96,10 @@ interface Outcome {
  * Every case: every declared operation's, and the authorizer's (run in front of them, and sent as
  * requests to the route its event names); those from a refused address last (CLIENT_ADDRESS).
  */
-const CASES: readonly NamedCase[] = [...ALL_CASES.filter((benchCase) => !fromRefusedAddress(benchCase)), ...ALL_CASES.filter(fromRefusedAddress)];
+const CASES: readonly NamedCase[] = [
+  ...ALL_CASES.filter((benchCase) => !fromRefusedAddress(benchCase)),
+  ...ALL_CASES.filter(fromRefusedAddress),
+];
 function fromRefusedAddress({ event }: NamedCase): boolean {
   return event.type === 'authorizer' && event.fromRefusedAddress === true;
 }
@@ -128,15 +136,32 @@ beforeAll(async () => {
       outcomes.set(benchCase.name, await served(handlers, requestOf(withFill(benchCase.event, fill), n)));
     }
     // The apiDocs function, served without a key.
-    for (const { name, method, path } of DOCUMENTATION_REQUESTS) outcomes.set(name, await served(handlers, { method, path: `${API_BASE_PATH}${path}`, headers: {} }));
+    for (const { name, method, path } of DOCUMENTATION_REQUESTS)
+      outcomes.set(name, await served(handlers, { method, path: `${API_BASE_PATH}${path}`, headers: {} }));
     // The release walk: its key registered as the key mirror copies the stage's (set-up: not checked).
-    await new KeyRegistry(DynamoDBDocumentClient.from(client), tableName).register(RELEASE_KEY, RELEASE_KEY_PLAN, undefined, RELEASES_PET_SPACE);
+    await new KeyRegistry(DynamoDBDocumentClient.from(client), tableName).register(
+      RELEASE_KEY,
+      RELEASE_KEY_PLAN,
+      undefined,
+      RELEASES_PET_SPACE,
+    );
     const asRelease = { authorization: `Bearer ${RELEASE_KEY}` };
-    const created = await served(handlers, { method: 'POST', path: `${API_BASE_PATH}/pets`, headers: { ...asRelease, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Release walk', categoryId: 1 }) });
+    const created = await served(handlers, {
+      method: 'POST',
+      path: `${API_BASE_PATH}/pets`,
+      headers: { ...asRelease, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Release walk', categoryId: 1 }),
+    });
     outcomes.set('release walk: createPet', created);
     const id = created.status === 201 ? (JSON.parse(created.text) as { id: number }).id : 0;
-    outcomes.set('release walk: getPet', await served(handlers, { method: 'GET', path: `${API_BASE_PATH}/pets/${id}`, headers: asRelease }));
-    outcomes.set('release walk: listPets', await served(handlers, { method: 'GET', path: `${API_BASE_PATH}/pets?limit=100`, headers: asRelease }));
+    outcomes.set(
+      'release walk: getPet',
+      await served(handlers, { method: 'GET', path: `${API_BASE_PATH}/pets/${id}`, headers: asRelease }),
+    );
+    outcomes.set(
+      'release walk: listPets',
+      await served(handlers, { method: 'GET', path: `${API_BASE_PATH}/pets?limit=100`, headers: asRelease }),
+    );
   } finally {
     usedByAll = everything.used();
     everything.stop();
@@ -171,7 +196,8 @@ async function useUpAllowanceOf(address: string): Promise<void> {
   const { rateLimiter } = await import('../../shared/limits/limiter-instance');
   const { addressSubject } = await import('../../shared/auth/authorize');
   const { STANDARD_PLAN_LIMITS } = await import('../../shared/limits/plans');
-  for (let i = 0; i < STANDARD_PLAN_LIMITS.free.perMinute; i += 1) await rateLimiter.check(addressSubject(address), STANDARD_PLAN_LIMITS.free);
+  for (let i = 0; i < STANDARD_PLAN_LIMITS.free.perMinute; i += 1)
+    await rateLimiter.check(addressSubject(address), STANDARD_PLAN_LIMITS.free);
 }
 
 interface HttpRequest {
@@ -185,7 +211,10 @@ interface HttpRequest {
 /** A case's event spec (bench/children/events.mjs) as the HTTP request API Gateway would have turned into that event. */
 function requestOf(spec: EventSpec, n: number): HttpRequest {
   const headers: Record<string, string> = {};
-  const query = spec.type === 'request' && spec.query !== undefined ? `?${new URLSearchParams(spec.query as Record<string, string>).toString()}` : '';
+  const query =
+    spec.type === 'request' && spec.query !== undefined
+      ? `?${new URLSearchParams(spec.query as Record<string, string>).toString()}`
+      : '';
   const path = `${API_BASE_PATH}${pathOf(spec)}${query}`;
   if (spec.type === 'authorizer') {
     // The bench's key is a registered one (here, the tests' key); an unknown key is new each request.
@@ -204,13 +233,29 @@ function requestOf(spec: EventSpec, n: number): HttpRequest {
 /** One request, from CLIENT_ADDRESS. */
 function sendRequest(port: number, sent: HttpRequest): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const headers = sent.body === undefined ? sent.headers : { ...sent.headers, 'content-length': String(Buffer.byteLength(sent.body)) };
-    const outgoing = httpRequest({ host: '127.0.0.1', port, method: sent.method, path: sent.path, headers, localAddress: CLIENT_ADDRESS, agent: false }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      response.on('error', reject);
-    });
+    const headers =
+      sent.body === undefined
+        ? sent.headers
+        : { ...sent.headers, 'content-length': String(Buffer.byteLength(sent.body)) };
+    const outgoing = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: sent.method,
+        path: sent.path,
+        headers,
+        localAddress: CLIENT_ADDRESS,
+        agent: false,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+        response.on('error', reject);
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end(sent.body);
   });
@@ -230,34 +275,55 @@ function diagnosis({ lines: logged, text }: Outcome): string {
     }
   });
   const errors = entries.flatMap(({ error }) => (error === undefined ? [] : [`${error.name}: ${error.message}`]));
-  const shown = entries.map(({ _aws, error, ...entry }) => JSON.stringify(error === undefined ? entry : { ...entry, error: { name: error.name, message: error.message } }));
-  return [...(errors.length > 0 ? [`its error: ${errors.join('\n  ')}`] : []), `its log lines: ${shown.length === 0 ? '(none)' : shown.join('\n  ')}`, `its body: ${text}`].join('\n');
+  const shown = entries.map(({ _aws, error, ...entry }) =>
+    JSON.stringify(error === undefined ? entry : { ...entry, error: { name: error.name, message: error.message } }),
+  );
+  return [
+    ...(errors.length > 0 ? [`its error: ${errors.join('\n  ')}`] : []),
+    `its log lines: ${shown.length === 0 ? '(none)' : shown.join('\n  ')}`,
+    `its body: ${text}`,
+  ].join('\n');
 }
 
-const describePart = (part: RightPart): string => `${part.functionName}'s ${part.action} on ${'items' in part ? `item kind ${part.items}` : `index ${part.index}`}`;
+const describePart = (part: RightPart): string =>
+  `${part.functionName}'s ${part.action} on ${'items' in part ? `item kind ${part.items}` : `index ${part.index}`}`;
 const samePart = (a: RightPart, b: RightPart): boolean =>
-  a.functionName === b.functionName && a.action === b.action && ('items' in a ? 'items' in b && a.items === b.items : 'index' in b && a.index === b.index);
+  a.functionName === b.functionName &&
+  a.action === b.action &&
+  ('items' in a ? 'items' in b && a.items === b.items : 'index' in b && a.index === b.index);
 
 describe('every declared operation runs through the local rights check', () => {
   it('every declared operation has cases, and every function but those listed in NOT_SERVED is served', () => {
     expect(OPERATION_IDS.filter((operationId) => !CASES.some((benchCase) => benchCase.fn === operationId))).toEqual([]);
     const served = Object.keys(DECLARED_RIGHTS);
-    expect(FUNCTION_NAMES.filter((name) => !served.includes(name)).sort(), 'a function the local server does not run: list it in NOT_SERVED, with why').toEqual(Object.keys(NOT_SERVED).sort());
+    expect(
+      FUNCTION_NAMES.filter((name) => !served.includes(name)).sort(),
+      'a function the local server does not run: list it in NOT_SERVED, with why',
+    ).toEqual(Object.keys(NOT_SERVED).sort());
   });
 
-  it.each([...CASES.map(({ fn, name, status }) => [`${fn}: ${name}`, name, status] as const), ...[...DOCUMENTATION_REQUESTS, ...RELEASE_WALK].map(({ name, status }) => [name, name, status] as const)])(
-    '%s answers as its case declares, with the declared rights',
-    (_, name, status) => {
-      const outcome = outcomes.get(name);
-      expect(outcome, `${name} was not sent`).toBeDefined();
-      expect(outcome!.status, `${name}: ${outcome!.request} answered ${outcome!.status}, its case declares ${status}\n${diagnosis(outcome!)}`).toBe(status);
-    },
-  );
+  it.each([
+    ...CASES.map(({ fn, name, status }) => [`${fn}: ${name}`, name, status] as const),
+    ...[...DOCUMENTATION_REQUESTS, ...RELEASE_WALK].map(({ name, status }) => [name, name, status] as const),
+  ])('%s answers as its case declares, with the declared rights', (_, name, status) => {
+    const outcome = outcomes.get(name);
+    expect(outcome, `${name} was not sent`).toBeDefined();
+    expect(
+      outcome!.status,
+      `${name}: ${outcome!.request} answered ${outcome!.status}, its case declares ${status}\n${diagnosis(outcome!)}`,
+    ).toBe(status);
+  });
 
   it('every declared right is used by a case, or listed in RIGHTS_NO_CASE_USES with the reason none can', () => {
-    const declared = Object.entries(DECLARED_RIGHTS).flatMap(([functionName, rights]) => partsOf(functionName as FunctionName, rights));
-    const usedBy = (part: RightPart) => [...outcomes.entries()].filter(([, outcome]) => outcome.uses.some((use) => samePart(use, part))).map(([name]) => name);
-    const isUsed = (part: RightPart & { readonly rightIndex: number }) => usedByAll.some((use) => samePart(use, part) && use.rightIndex === part.rightIndex);
+    const declared = Object.entries(DECLARED_RIGHTS).flatMap(([functionName, rights]) =>
+      partsOf(functionName as FunctionName, rights),
+    );
+    const usedBy = (part: RightPart) =>
+      [...outcomes.entries()]
+        .filter(([, outcome]) => outcome.uses.some((use) => samePart(use, part)))
+        .map(([name]) => name);
+    const isUsed = (part: RightPart & { readonly rightIndex: number }) =>
+      usedByAll.some((use) => samePart(use, part) && use.rightIndex === part.rightIndex);
     const problems = [
       ...declared
         .filter((part) => !isUsed(part) && !RIGHTS_NO_CASE_USES.some((exempt) => samePart(exempt, part)))
@@ -266,19 +332,27 @@ describe('every declared operation runs through the local rights check', () => {
             `${describePart(part)} (right ${part.rightIndex} of its declaration) is used by no case: add a case to bench/cases.ts that uses it, or list it in RIGHTS_NO_CASE_USES (test/http/declared-rights.test.ts) with the reason no case can`,
         ),
       ...RIGHTS_NO_CASE_USES.filter((exempt) => usedByAll.some((use) => samePart(use, exempt))).map(
-        (exempt) => `${describePart(exempt)} is listed in RIGHTS_NO_CASE_USES, but ${usedBy(exempt).join(', ') || 'a case'} used it: remove the entry`,
+        (exempt) =>
+          `${describePart(exempt)} is listed in RIGHTS_NO_CASE_USES, but ${usedBy(exempt).join(', ') || 'a case'} used it: remove the entry`,
       ),
       ...RIGHTS_NO_CASE_USES.filter((exempt) => !declared.some((part) => samePart(part, exempt))).map(
-        (exempt) => `${describePart(exempt)} is listed in RIGHTS_NO_CASE_USES, but its declaration grants no such right: remove the entry`,
+        (exempt) =>
+          `${describePart(exempt)} is listed in RIGHTS_NO_CASE_USES, but its declaration grants no such right: remove the entry`,
       ),
-      ...RIGHTS_NO_CASE_USES.filter((exempt, index) => RIGHTS_NO_CASE_USES.findIndex((other) => samePart(other, exempt)) !== index).map(
-        (exempt) => `${describePart(exempt)} is listed in RIGHTS_NO_CASE_USES twice`,
+      ...RIGHTS_NO_CASE_USES.filter(
+        (exempt, index) => RIGHTS_NO_CASE_USES.findIndex((other) => samePart(other, exempt)) !== index,
+      ).map((exempt) => `${describePart(exempt)} is listed in RIGHTS_NO_CASE_USES twice`),
+      ...RIGHTS_NO_CASE_USES.filter((exempt) => exempt.reason.trim() === '').map(
+        (exempt) =>
+          `${describePart(exempt)} is listed in RIGHTS_NO_CASE_USES without a reason: say why no case can use it`,
       ),
-      ...RIGHTS_NO_CASE_USES.filter((exempt) => exempt.reason.trim() === '').map((exempt) => `${describePart(exempt)} is listed in RIGHTS_NO_CASE_USES without a reason: say why no case can use it`),
     ];
     // A case that failed may have stopped before it used a right: its own failure says why.
-    const failed = [...CASES, ...DOCUMENTATION_REQUESTS, ...RELEASE_WALK].filter(({ name, status }) => outcomes.get(name)?.status !== status).map(({ name }) => name);
-    const first = failed.length === 0 ? '' : `(${failed.join(', ')} answered otherwise than declared: see that failure first)\n`;
+    const failed = [...CASES, ...DOCUMENTATION_REQUESTS, ...RELEASE_WALK]
+      .filter(({ name, status }) => outcomes.get(name)?.status !== status)
+      .map(({ name }) => name);
+    const first =
+      failed.length === 0 ? '' : `(${failed.join(', ')} answered otherwise than declared: see that failure first)\n`;
     expect(problems, `${first}declared rights not accounted for:\n${problems.join('\n')}`).toEqual([]);
   });
 });

@@ -25,7 +25,11 @@ function expectClientError(response: ApiResponse): void {
   expect(response.status, response.text).toBeGreaterThanOrEqual(400);
   expect(response.status, response.text).toBeLessThan(500);
   expect(response.headers.get('content-type')).toBe('application/json');
-  expect(response.body).toMatchObject({ code: expect.any(String), message: expect.any(String), status: response.status });
+  expect(response.body).toMatchObject({
+    code: expect.any(String),
+    message: expect.any(String),
+    status: response.status,
+  });
   expect(response.text).not.toMatch(/at .*\.(ts|js):\d+/); // no stack trace
 }
 
@@ -60,14 +64,20 @@ describe('500 internal_error', () => {
       expect(response.text).not.toContain('secret');
       expect(response.text).not.toContain('TypeError');
       expect(response.body.message).toContain(response.headers.get('x-request-id'));
-      const logged = logLines.map((line) => JSON.parse(line)).find((entry) => entry.requestId === response.headers.get('x-request-id'));
-      expect(logged).toMatchObject({ level: 'error', status: 500, error: { name: 'TypeError', message: expect.stringContaining('secret') } });
+      const logged = logLines
+        .map((line) => JSON.parse(line))
+        .find((entry) => entry.requestId === response.headers.get('x-request-id'));
+      expect(logged).toMatchObject({
+        level: 'error',
+        status: 500,
+        error: { name: 'TypeError', message: expect.stringContaining('secret') },
+      });
     } finally {
       await brokenApi.close();
     }
   });
 
-  it('a function that crashes outright (throws past the stack) is the gateway\'s 500 internal_error, not a 503 to retry', async () => {
+  it("a function that crashes outright (throws past the stack) is the gateway's 500 internal_error, not a 503 to retry", async () => {
     const handlers = await loadFunctionHandlers();
     const crashing = async () => {
       throw new Error('the runtime lost the function');
@@ -95,7 +105,11 @@ describe('odd input never gives a 500', () => {
     ['a constructor key', '{"name":"Rex","categoryId":1,"constructor":{"prototype":{"x":1}}}', 'application/json'],
     ['a body of 100 KiB', JSON.stringify({ name: 'x'.repeat(100 * 1024), categoryId: 1 }), 'application/json'],
     ['binary bytes', Buffer.from([0xff, 0xfe, 0x00, 0x01, 0x80, 0x81]), 'application/json'],
-    ['invalid UTF-8 inside JSON', Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xc3, 0x28]), Buffer.from('","categoryId":1}')]), 'application/json'],
+    [
+      'invalid UTF-8 inside JSON',
+      Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xc3, 0x28]), Buffer.from('","categoryId":1}')]),
+      'application/json',
+    ],
     ['a lone surrogate escape', '{"name":"\\ud800","categoryId":1}', 'application/json'],
     ['a NUL byte', '{"name":"a\u0000b","categoryId":1,"status":"\u0000"}', 'application/json'],
     ['a huge number', '{"name":"Rex","categoryId":1e400}', 'application/json'],
@@ -144,12 +158,18 @@ describe('odd input never gives a 500', () => {
     expectClientError(await api.request('GET', path, path === '/pets/%FF' ? { responder: 'gateway' } : {}));
   });
 
-  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'])('a header named %s is just a header', async (name) => {
-    const listed = await api.request('GET', '/pets?limit=1', { headers: { [name]: 'x' } });
-    expect(listed.status).toBe(200);
-    const created = await api.request('POST', '/pets', { body: { name: 'Odd header', categoryId: 1 }, headers: { [name]: 'y' } });
-    expect(created.status).toBe(201);
-  });
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'])(
+    'a header named %s is just a header',
+    async (name) => {
+      const listed = await api.request('GET', '/pets?limit=1', { headers: { [name]: 'x' } });
+      expect(listed.status).toBe(200);
+      const created = await api.request('POST', '/pets', {
+        body: { name: 'Odd header', categoryId: 1 },
+        headers: { [name]: 'y' },
+      });
+      expect(created.status).toBe(201);
+    },
+  );
 
   it.each([
     ['a key with a line of 10 KiB', `Bearer ${'k'.repeat(10_240)}`],
@@ -160,40 +180,60 @@ describe('odd input never gives a 500', () => {
     expectErrorShape(response, 401, 'unauthorized');
   });
 
-  it('a body sent in chunks past 16 KiB is refused by the local web ACL\'s stand-in with the Error body (413)', async () => {
-    const response = await new Promise<{ status: number; headers: Record<string, string>; body: string }>((resolve, reject) => {
-      const url = new URL(`${api.baseUrl}/pets`);
-      const req = httpRequest(
-        { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer local-free-key' } },
-        (res) => {
-          let body = '';
-          res.on('data', (chunk) => (body += chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers as Record<string, string>, body }));
-        },
-      );
-      req.on('error', reject);
-      // No Content-Length: chunks, whose size the server learns only as it reads them.
-      const chunk = Buffer.alloc(16 * 1024, 0x20);
-      for (let i = 0; i < 4; i += 1) req.write(chunk);
-      req.end();
-    });
+  it("a body sent in chunks past 16 KiB is refused by the local web ACL's stand-in with the Error body (413)", async () => {
+    const response = await new Promise<{ status: number; headers: Record<string, string>; body: string }>(
+      (resolve, reject) => {
+        const url = new URL(`${api.baseUrl}/pets`);
+        const req = httpRequest(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: 'Bearer local-free-key' },
+          },
+          (res) => {
+            let body = '';
+            res.on('data', (chunk) => (body += chunk));
+            res.on('end', () =>
+              resolve({ status: res.statusCode ?? 0, headers: res.headers as Record<string, string>, body }),
+            );
+          },
+        );
+        req.on('error', reject);
+        // No Content-Length: chunks, whose size the server learns only as it reads them.
+        const chunk = Buffer.alloc(16 * 1024, 0x20);
+        for (let i = 0; i < 4; i += 1) req.write(chunk);
+        req.end();
+      },
+    );
     expect(response.status).toBe(413);
-    expect(JSON.parse(response.body)).toEqual({ code: 'invalid_request', message: 'The request body is larger than this API accepts (16,384 bytes).', status: 413 });
-    checkResponse({ method: 'POST', url: `${api.baseUrl}/pets`, status: response.status, headers: new Headers(response.headers), text: response.body });
+    expect(JSON.parse(response.body)).toEqual({
+      code: 'invalid_request',
+      message: 'The request body is larger than this API accepts (16,384 bytes).',
+      status: 413,
+    });
+    checkResponse({
+      method: 'POST',
+      url: `${api.baseUrl}/pets`,
+      status: response.status,
+      headers: new Headers(response.headers),
+      text: response.body,
+    });
   });
 });
 
 describe('every answer', () => {
   it.each([
-    ['an operation\'s 200', 'GET', '/pets?limit=1', {}],
-    ['an operation\'s 400', 'GET', '/pets?limit=0', {}],
-    ['the gateway\'s 401', 'GET', '/pets', { key: 'no-such-key' }],
-    ['the gateway\'s 404 for an unknown route', 'GET', '/nowhere', { responder: 'gateway' }],
-    ['the gateway\'s 400 for a malformed path', 'GET', '/pets/%FF', { responder: 'gateway' }],
+    ["an operation's 200", 'GET', '/pets?limit=1', {}],
+    ["an operation's 400", 'GET', '/pets?limit=0', {}],
+    ["the gateway's 401", 'GET', '/pets', { key: 'no-such-key' }],
+    ["the gateway's 404 for an unknown route", 'GET', '/nowhere', { responder: 'gateway' }],
+    ["the gateway's 400 for a malformed path", 'GET', '/pets/%FF', { responder: 'gateway' }],
     ['the document', 'GET', '/openapi.json', { key: null }],
     ['the reference page', 'GET', '/docs', { key: null }],
     ['a reference page asset', 'GET', '/docs/swagger-ui.css', { key: null }],
-    ['the docs\' 404', 'GET', '/docs/nothing.js', { key: null }],
+    ["the docs' 404", 'GET', '/docs/nothing.js', { key: null }],
   ] as const)('carries X-Request-Id and X-Content-Type-Options: nosniff: %s', async (_, method, path, options) => {
     const response = await api.request(method, path, options as RequestOptions);
     expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
@@ -246,7 +286,9 @@ describe('the size of an error answer (issue 23, finding 5)', () => {
   });
 
   it('cuts a field name of any length: one unknown field named with 16,000 characters gets a small 400', async () => {
-    const response = await api.request('POST', '/pets', { body: { name: 'Rex', categoryId: 1, ['x'.repeat(16_000)]: 1 } });
+    const response = await api.request('POST', '/pets', {
+      body: { name: 'Rex', categoryId: 1, ['x'.repeat(16_000)]: 1 },
+    });
     expectErrorShape(response, 400, 'invalid_request');
     const [detail] = (response.body as { details: { path: string; message: string }[] }).details;
     expect(detail?.path).toBe(`body.${'x'.repeat(94)}…`);
@@ -255,7 +297,9 @@ describe('the size of an error answer (issue 23, finding 5)', () => {
   });
 
   it('counts a cut path as JSON writes it: 25 unknown fields named with 100 control characters each still get a small 400', async () => {
-    const body = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`${String.fromCharCode(i + 1).repeat(100)}`, 1]));
+    const body = Object.fromEntries(
+      Array.from({ length: 25 }, (_, i) => [`${String.fromCharCode(i + 1).repeat(100)}`, 1]),
+    );
     const response = await api.request('POST', '/pets', { body: { name: 'Rex', categoryId: 1, ...body } });
     expectErrorShape(response, 400, 'invalid_request');
     expect(response.text.length).toBeLessThan(2 * FEW_KB);

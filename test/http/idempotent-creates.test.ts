@@ -3,7 +3,14 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey, keyIdOf } from '../../shared/auth/api-key-hash';
 import { tableDefinition } from '../../shared/dynamodb/table-definition';
-import { FREE_KEY, expectErrorShape, testApiOnClock, TEST_KEY, type ApiResponse, type RequestOptions } from '../support/api';
+import {
+  FREE_KEY,
+  expectErrorShape,
+  testApiOnClock,
+  TEST_KEY,
+  type ApiResponse,
+  type RequestOptions,
+} from '../support/api';
 import { checkResponse } from '../support/contract';
 import { testDatabase } from '../support/database';
 import { faultProxyForThisFile } from '../support/fault-proxy';
@@ -28,7 +35,10 @@ let keys = 0;
 const freshKey = (): string => `key-${(keys += 1)}-${Math.random().toString(36).slice(2)}`;
 
 function create(body: unknown, idempotencyKey: string | undefined, options: RequestOptions = {}): Promise<ApiResponse> {
-  const headers = { ...options.headers, ...(idempotencyKey === undefined ? {} : { 'Idempotency-Key': idempotencyKey }) };
+  const headers = {
+    ...options.headers,
+    ...(idempotencyKey === undefined ? {} : { 'Idempotency-Key': idempotencyKey }),
+  };
   return clock.api().request('POST', '/pets', { ...options, body, headers });
 }
 
@@ -36,7 +46,14 @@ const petsNamed = async (name: string) => (await db.storedPets()).filter((pet) =
 
 /** The items of one partition of the table, read straight from DynamoDB. */
 async function partition(pk: string): Promise<Record<string, unknown>[]> {
-  const { Items = [] } = await db.documentClient.send(new QueryCommand({ TableName: db.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true }));
+  const { Items = [] } = await db.documentClient.send(
+    new QueryCommand({
+      TableName: db.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': pk },
+      ConsistentRead: true,
+    }),
+  );
   return Items;
 }
 
@@ -45,7 +62,13 @@ const recordPartition = (apiKey: string, key: string) => `IDEMPOTENCY#${keyIdOf(
 
 /** The record of a client's key under an API key, straight from the table. */
 async function recordOf(apiKey: string, key: string): Promise<Record<string, unknown> | undefined> {
-  const { Item } = await db.documentClient.send(new GetCommand({ TableName: db.tableName, Key: { pk: recordPartition(apiKey, key), sk: 'record' }, ConsistentRead: true }));
+  const { Item } = await db.documentClient.send(
+    new GetCommand({
+      TableName: db.tableName,
+      Key: { pk: recordPartition(apiKey, key), sk: 'record' },
+      ConsistentRead: true,
+    }),
+  );
   return Item;
 }
 
@@ -82,7 +105,10 @@ describe('the first use of a key', () => {
       expectCreated(response, false);
       created.push(response.body);
     }
-    for (const [i, key] of keys.entries()) expect(await partition(recordPartition(TEST_KEY, key))).toEqual([expect.objectContaining({ sk: 'record', pet: created[i] })]);
+    for (const [i, key] of keys.entries())
+      expect(await partition(recordPartition(TEST_KEY, key))).toEqual([
+        expect.objectContaining({ sk: 'record', pet: created[i] }),
+      ]);
     expect(recordPartition(TEST_KEY, keys[0]!)).not.toBe(recordPartition(TEST_KEY, keys[1]!));
     // The API key's shared partition of the old layout holds nothing.
     expect(await partition(`IDEMPOTENCY#${keyIdOf(hashApiKey(TEST_KEY))}`)).toEqual([]);
@@ -118,11 +144,15 @@ describe('the same key again within 24 hours', () => {
     expectCreated(first, false);
     const petsBefore = await db.storedPets();
     // Name trimmed, status defaulted, field order and white space ignored.
-    const again = await create('{ "categoryId" : 3,\n "name": "  Replayed\\t" }', key, { headers: { 'content-type': 'application/json' } });
+    const again = await create('{ "categoryId" : 3,\n "name": "  Replayed\\t" }', key, {
+      headers: { 'content-type': 'application/json' },
+    });
     expectCreated(again, true);
     expect(again.body).toEqual(first.body);
     expect(again.headers.get('location')).toBe(first.headers.get('location'));
-    expect(Number(again.headers.get('x-ratelimit-remaining'))).toBe(Number(first.headers.get('x-ratelimit-remaining')) - 1);
+    expect(Number(again.headers.get('x-ratelimit-remaining'))).toBe(
+      Number(first.headers.get('x-ratelimit-remaining')) - 1,
+    );
     expect(await db.storedPets()).toEqual(petsBefore);
     expect((await recordOf(TEST_KEY, key))?.pet).toEqual(first.body);
   });
@@ -133,7 +163,11 @@ describe('the same key again within 24 hours', () => {
     const first = await create({ name: 'Original', categoryId: 3 }, key);
     expectCreated(first, false);
     const record = await recordOf(TEST_KEY, key);
-    for (const body of [{ name: 'Other', categoryId: 3 }, { name: 'Original', categoryId: 4 }, { name: 'Original', categoryId: 3, status: 'sold' }]) {
+    for (const body of [
+      { name: 'Other', categoryId: 3 },
+      { name: 'Original', categoryId: 4 },
+      { name: 'Original', categoryId: 3, status: 'sold' },
+    ]) {
       const reused = await create(body, key);
       expectErrorShape(reused, 422, 'idempotency_key_reused');
       expect(reused.headers.get('idempotent-replayed')).toBeNull();
@@ -196,7 +230,10 @@ describe('after 24 hours', () => {
     clock.setTime(start + DAY_MS);
     const reused = await create({ name: 'Day two', categoryId: 1 }, key);
     expectCreated(reused, false);
-    expect(await recordOf(TEST_KEY, key)).toMatchObject({ pet: reused.body, expiresAt: (start + DAY_MS) / 1000 + 86_400 });
+    expect(await recordOf(TEST_KEY, key)).toMatchObject({
+      pet: reused.body,
+      expiresAt: (start + DAY_MS) / 1000 + 86_400,
+    });
     // The same body as the expired record's is a new create too.
     clock.setTime(start + 2 * DAY_MS + 1_000);
     expectCreated(await create({ name: 'Day two', categoryId: 1 }, key), false);
@@ -233,7 +270,9 @@ describe('concurrent duplicates', () => {
     const created = answers.filter((answer) => answer.status === 201);
     // The one that created it has no Idempotent-Replayed; all the others that got the pet do.
     expect(created.filter((answer) => answer.headers.get('idempotent-replayed') === null)).toHaveLength(1);
-    expect(created.filter((answer) => answer.headers.get('idempotent-replayed') === 'true')).toHaveLength(created.length - 1);
+    expect(created.filter((answer) => answer.headers.get('idempotent-replayed') === 'true')).toHaveLength(
+      created.length - 1,
+    );
   });
 });
 
@@ -243,26 +282,32 @@ describe('faults and refusals', () => {
     ['another transaction writing the record', 'transaction-conflict', 409, 'idempotency_in_progress'],
     ['throttling (a 503 raised before the write)', 'throttle', 503, 'service_unavailable'],
     ['a transaction cancelled for throttling', 'transaction-throttled', 503, 'service_unavailable'],
-  ] as const)('%s: %s with Retry-After, nothing recorded, and the retry with the same key creates the pet', async (_, fault, status, code) => {
-    clock.setTime(T0 + 4 * DAY_MS);
-    const key = freshKey();
-    const name = `Refused by ${fault}`;
-    proxy.inject(fault, ['TransactWriteItems']);
-    const refused = await create({ name, categoryId: 1 }, key);
-    expectErrorShape(refused, status, code);
-    expect(refused.headers.get('retry-after')).toBe('1');
-    expect(await petsNamed(name)).toEqual([]);
-    expect(await recordOf(TEST_KEY, key)).toBeUndefined();
-    proxy.clear();
-    expectCreated(await create({ name, categoryId: 1 }, key), false);
-    expect(await petsNamed(name)).toHaveLength(1);
-  });
+  ] as const)(
+    '%s: %s with Retry-After, nothing recorded, and the retry with the same key creates the pet',
+    async (_, fault, status, code) => {
+      clock.setTime(T0 + 4 * DAY_MS);
+      const key = freshKey();
+      const name = `Refused by ${fault}`;
+      proxy.inject(fault, ['TransactWriteItems']);
+      const refused = await create({ name, categoryId: 1 }, key);
+      expectErrorShape(refused, status, code);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(await petsNamed(name)).toEqual([]);
+      expect(await recordOf(TEST_KEY, key)).toBeUndefined();
+      proxy.clear();
+      expectCreated(await create({ name, categoryId: 1 }, key), false);
+      expect(await petsNamed(name)).toHaveLength(1);
+    },
+  );
 
   it('its first transaction cancelled for throttling: a new id is drawn at once, and the create answers 201 with one pet and its record', async () => {
     clock.setTime(T0 + 4 * DAY_MS);
     const key = freshKey();
     const before = proxy.seen.get('TransactWriteItems') ?? 0;
-    proxy.cancelNextTransaction([{ Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity of your table or index.' }, { Code: 'None' }]);
+    proxy.cancelNextTransaction([
+      { Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity of your table or index.' },
+      { Code: 'None' },
+    ]);
     const response = await create({ name: 'Throttled once', categoryId: 1 }, key);
     expectCreated(response, false);
     expect((proxy.seen.get('TransactWriteItems') ?? 0) - before).toBe(2);
@@ -272,7 +317,7 @@ describe('faults and refusals', () => {
     expect(await petsNamed('Throttled once')).toHaveLength(1);
   });
 
-  it('the reply of the write lost once: the SDK\'s retry of the same transaction answers 201 (not a replay), one pet', async () => {
+  it("the reply of the write lost once: the SDK's retry of the same transaction answers 201 (not a replay), one pet", async () => {
     clock.setTime(T0 + 4 * DAY_MS);
     const key = freshKey();
     const before = proxy.seen.get('TransactWriteItems') ?? 0;
@@ -283,7 +328,7 @@ describe('faults and refusals', () => {
     expect(await petsNamed('Lost once')).toEqual([expect.objectContaining({ id: response.body.id })]);
   });
 
-  it('every reply of the write lost: 503, and the client\'s retry with the same key replays the 201 of the pet that was written: one pet', async () => {
+  it("every reply of the write lost: 503, and the client's retry with the same key replays the 201 of the pet that was written: one pet", async () => {
     clock.setTime(T0 + 4 * DAY_MS);
     const key = freshKey();
     proxy.inject('lose-reply', ['TransactWriteItems']);
@@ -302,7 +347,11 @@ describe('faults and refusals', () => {
     clock.setTime(T0 + 5 * DAY_MS);
     const key = freshKey();
     expectErrorShape(await create({ name: '', categoryId: 1 }, key), 400, 'invalid_request');
-    expectErrorShape(await create({ name: 'Refused first', categoryId: 1 }, key, { key: 'not-a-key' }), 401, 'unauthorized');
+    expectErrorShape(
+      await create({ name: 'Refused first', categoryId: 1 }, key, { key: 'not-a-key' }),
+      401,
+      'unauthorized',
+    );
     expect(await recordOf(TEST_KEY, key)).toBeUndefined();
     expectCreated(await create({ name: 'Refused first', categoryId: 1 }, key), false);
 
@@ -311,12 +360,17 @@ describe('faults and refusals', () => {
     const freeKey = freshKey();
     const before = await create({ name: 'Free replay', categoryId: 1 }, freeKey, { key: FREE_KEY });
     expectCreated(before, false);
-    for (let i = 0; i < 59; i += 1) expect((await clock.api().request('GET', '/pets?limit=1', { key: FREE_KEY })).status).toBe(200);
+    for (let i = 0; i < 59; i += 1)
+      expect((await clock.api().request('GET', '/pets?limit=1', { key: FREE_KEY })).status).toBe(200);
     const limited = await create({ name: 'Free replay', categoryId: 1 }, freeKey, { key: FREE_KEY });
     expectErrorShape(limited, 429, 'rate_limited');
     expect(limited.headers.get('idempotent-replayed')).toBeNull();
     const unrecorded = freshKey();
-    expectErrorShape(await create({ name: 'Free new', categoryId: 1 }, unrecorded, { key: FREE_KEY }), 429, 'rate_limited');
+    expectErrorShape(
+      await create({ name: 'Free new', categoryId: 1 }, unrecorded, { key: FREE_KEY }),
+      429,
+      'rate_limited',
+    );
     expect(await recordOf(FREE_KEY, unrecorded)).toBeUndefined();
 
     clock.setTime(T0 + 5 * DAY_MS + 120_000);
@@ -339,28 +393,37 @@ function rawCreate(headerLines: [string, string][]): Promise<ApiResponse> {
     ...headerLines,
   ].flat();
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers }, (response) => {
-      let text = '';
-      response.setEncoding('latin1');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => {
-        const fetchHeaders = new Headers();
-        for (const [name, value] of Object.entries(response.headers)) fetchHeaders.set(name, String(value));
-        try {
-          checkResponse({ method: 'POST', url: url.href, status: response.statusCode ?? 0, headers: fetchHeaders, text });
-        } catch (error) {
-          reject(new Error(`${String(error)}: ${text}`));
-          return;
-        }
-        resolve({ status: response.statusCode ?? 0, headers: fetchHeaders, text, body: JSON.parse(text) });
-      });
-    });
+    const request = httpRequest(
+      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers },
+      (response) => {
+        let text = '';
+        response.setEncoding('latin1');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => {
+          const fetchHeaders = new Headers();
+          for (const [name, value] of Object.entries(response.headers)) fetchHeaders.set(name, String(value));
+          try {
+            checkResponse({
+              method: 'POST',
+              url: url.href,
+              status: response.statusCode ?? 0,
+              headers: fetchHeaders,
+              text,
+            });
+          } catch (error) {
+            reject(new Error(`${String(error)}: ${text}`));
+            return;
+          }
+          resolve({ status: response.statusCode ?? 0, headers: fetchHeaders, text, body: JSON.parse(text) });
+        });
+      },
+    );
     request.on('error', reject);
     request.end(body);
   });
 }
 
-describe('the key\'s form', () => {
+describe("the key's form", () => {
   it.each([
     ['empty', ''],
     ['256 characters', 'k'.repeat(256)],
@@ -383,9 +446,14 @@ describe('the key\'s form', () => {
   it('given twice: 400 naming Idempotency-Key, even with equal values', async () => {
     clock.setTime(T0 + 6 * DAY_MS);
     for (const second of ['other', 'same']) {
-      const response = await rawCreate([['Idempotency-Key', 'same'], ['idempotency-key', second]]);
+      const response = await rawCreate([
+        ['Idempotency-Key', 'same'],
+        ['idempotency-key', second],
+      ]);
       expectErrorShape(response, 400, 'invalid_request');
-      expect(response.body.details).toEqual([{ path: 'header.Idempotency-Key', message: 'must be given at most once' }]);
+      expect(response.body.details).toEqual([
+        { path: 'header.Idempotency-Key', message: 'must be given at most once' },
+      ]);
     }
   });
 

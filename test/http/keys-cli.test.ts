@@ -27,7 +27,7 @@ function keys(...args: string[]): Promise<{ code: number | null; stdout: string;
 }
 
 describe('npm run keys', () => {
-  it('creates a key for a plan, prints it once, and the key works at once with that plan\'s limits', async () => {
+  it("creates a key for a plan, prints it once, and the key works at once with that plan's limits", async () => {
     const created = await keys('create', '--plan', 'pro');
     expect(created.code).toBe(0);
     const apiKey = created.stdout.trim();
@@ -44,11 +44,20 @@ describe('npm run keys', () => {
     expect(listed.stdout).not.toContain(apiKey);
   });
 
-  it('moves a key to another plan and revokes it; a running server follows within 30 seconds (the authorizer\'s cache)', async () => {
+  it("moves a key to another plan and revokes it; a running server follows within 30 seconds (the authorizer's cache)", async () => {
     const apiKey = (await keys('create', '--plan', 'free')).stdout.trim();
     expect((await api().request('GET', '/pets', { key: apiKey })).headers.get('x-ratelimit-limit')).toBe('60');
 
-    const moved = await keys('set-plan', apiKey, '--plan', 'enterprise', '--per-minute', '7000', '--per-day', '2000000');
+    const moved = await keys(
+      'set-plan',
+      apiKey,
+      '--plan',
+      'enterprise',
+      '--per-minute',
+      '7000',
+      '--per-day',
+      '2000000',
+    );
     expect(moved.code).toBe(0);
     expect(moved.stdout).toContain('enterprise plan (7000/min, 2000000/day)');
     setTime(time() + 30_001);
@@ -72,7 +81,10 @@ describe('npm run keys', () => {
   it.each([
     [['create'], '--plan must be one of free, pro, business, enterprise'],
     [['create', '--plan', 'gold'], '--plan must be one of'],
-    [['create', '--plan', 'enterprise', '--per-minute', '0', '--per-day', '5'], '--per-minute must be a positive whole number'],
+    [
+      ['create', '--plan', 'enterprise', '--per-minute', '0', '--per-day', '5'],
+      '--per-minute must be a positive whole number',
+    ],
     [['explode'], 'unknown command "explode"'],
     [['create', '--plan', 'free', '--colour', 'red'], "Unknown option '--colour'"],
   ])('refuses %j with a usage message and exit code 2', async (args, message) => {
@@ -83,14 +95,19 @@ describe('npm run keys', () => {
   });
 
   it('needs limits for an enterprise key, and names them (a usage error: exit code 2)', async () => {
-    for (const args of [['create', '--plan', 'enterprise'], ['create', '--plan', 'enterprise', '--per-minute', '100']]) {
+    for (const args of [
+      ['create', '--plan', 'enterprise'],
+      ['create', '--plan', 'enterprise', '--per-minute', '100'],
+    ]) {
       const result = await keys(...args);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('an enterprise key needs its own limits: give --per-minute N and --per-day N');
     }
     const planned = await keys('create', '--plan', 'free', '--per-minute', '100', '--per-day', '1000');
     expect(planned.code).toBe(2);
-    expect(planned.stderr).toContain('--per-minute and --per-day are for enterprise keys; a free key has the plan\'s limits');
+    expect(planned.stderr).toContain(
+      "--per-minute and --per-day are for enterprise keys; a free key has the plan's limits",
+    );
   });
 
   it('says "an enterprise key" when it creates one', async () => {
@@ -114,11 +131,23 @@ describe('npm run keys', () => {
     const created = await keys('create', '--plan', 'pro', '--json');
     expect(created.code).toBe(0);
     const made = JSON.parse(created.stdout);
-    expect(made).toEqual({ apiKey: expect.stringMatching(/^pet_/), keyId: expect.stringMatching(/^[0-9a-f]{16}$/), plan: 'pro', limits: { perMinute: 300, perDay: 10_000 }, createdAt: expect.any(String), demoKey: null });
+    expect(made).toEqual({
+      apiKey: expect.stringMatching(/^pet_/),
+      keyId: expect.stringMatching(/^[0-9a-f]{16}$/),
+      plan: 'pro',
+      limits: { perMinute: 300, perDay: 10_000 },
+      createdAt: expect.any(String),
+      demoKey: null,
+    });
     expect((await api().request('GET', '/pets', { key: made.apiKey })).status).toBe(200);
 
     const listed = JSON.parse((await keys('list', '--json')).stdout) as { keyId: string; demoKey: string | null }[];
-    expect(listed.map((key) => key.demoKey).filter((demo) => demo !== null).sort()).toEqual(['local-business-key', 'local-enterprise-key', 'local-free-key', 'local-pro-key']);
+    expect(
+      listed
+        .map((key) => key.demoKey)
+        .filter((demo) => demo !== null)
+        .sort(),
+    ).toEqual(['local-business-key', 'local-enterprise-key', 'local-free-key', 'local-pro-key']);
     expect(listed.find((key) => key.keyId === made.keyId)).toMatchObject({ demoKey: null });
     expect(JSON.stringify(listed)).not.toContain(made.apiKey);
 

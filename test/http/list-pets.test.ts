@@ -11,7 +11,9 @@ const STATUSES = ['available', 'pending', 'sold'] as const;
 beforeAll(async () => {
   api = await startTestApi();
   for (let i = 0; i < 250; i += 1) {
-    const response = await api.request('POST', '/pets', { body: { name: `Pet ${i}`, categoryId: 1 + (i % 5), status: STATUSES[i % 3] } });
+    const response = await api.request('POST', '/pets', {
+      body: { name: `Pet ${i}`, categoryId: 1 + (i % 5), status: STATUSES[i % 3] },
+    });
     expect(response.status).toBe(201);
     pets.push(response.body);
   }
@@ -121,7 +123,11 @@ describe('GET /v1/pets', () => {
   it('names every failing parameter in one answer', async () => {
     const response = await api.request('GET', '/pets?limit=0&status=lost&x=1');
     expectErrorShape(response, 400, 'invalid_request');
-    expect(response.body.details.map((d: { path: string }) => d.path).sort()).toEqual(['query.limit', 'query.status', 'query.x']);
+    expect(response.body.details.map((d: { path: string }) => d.path).sort()).toEqual([
+      'query.limit',
+      'query.status',
+      'query.x',
+    ]);
   });
 
   it('401 unauthorized without a key', async () => {
@@ -138,12 +144,22 @@ describe('the next-page link', () => {
     await api.request('POST', '/pets', { body: { name: 'Linked 2', categoryId: 1 } });
     const url = new URL(`${api.baseUrl}/pets?limit=1`);
     return new Promise((resolve, reject) => {
-      const req = httpRequest({ host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, headers: { host, authorization: 'Bearer local-enterprise-key' } }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, link: res.headers.link as string | undefined, body }));
-      });
+      const req = httpRequest(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: `${url.pathname}${url.search}`,
+          headers: { host, authorization: 'Bearer local-enterprise-key' },
+        },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (body += chunk));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, link: res.headers.link as string | undefined, body }),
+          );
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -153,14 +169,18 @@ describe('the next-page link', () => {
   const port = () => new URL(api.baseUrl).port;
 
   it.each(['evil.example:1', 'evil.example', '127.0.0.1:1', '[::1]:80'])(
-    'names the server\'s own address (localhost and the port it listens on), never the client\'s Host (%j)',
+    "names the server's own address (localhost and the port it listens on), never the client's Host (%j)",
     async (host) => {
-      expect(await linkWithHost(host)).toMatch(new RegExp(`^<http://localhost:${port()}/v1/pets\\?limit=1&cursor=[^>]+>; rel="next"$`));
+      expect(await linkWithHost(host)).toMatch(
+        new RegExp(`^<http://localhost:${port()}/v1/pets\\?limit=1&cursor=[^>]+>; rel="next"$`),
+      );
     },
   );
 
-  it('names the server\'s own address when the Host is the server\'s by another name', async () => {
-    expect(await linkWithHost(`127.0.0.1:${port()}`)).toMatch(new RegExp(`^<http://localhost:${port()}/v1/pets\\?limit=1&cursor=[^>]+>; rel="next"$`));
+  it("names the server's own address when the Host is the server's by another name", async () => {
+    expect(await linkWithHost(`127.0.0.1:${port()}`)).toMatch(
+      new RegExp(`^<http://localhost:${port()}/v1/pets\\?limit=1&cursor=[^>]+>; rel="next"$`),
+    );
   });
 
   // (An empty Host, which Node's client replaces with its own, is refused in local-server-refusals.test.ts.)
@@ -170,17 +190,23 @@ describe('the next-page link', () => {
       const answer = await answerWithHost(host);
       expect(answer.link).toBeUndefined();
       expect(answer.status).toBe(400);
-      expect(JSON.parse(answer.body)).toEqual({ code: 'invalid_request', message: expect.stringMatching(/Host header is not a host/), status: 400 });
+      expect(JSON.parse(answer.body)).toEqual({
+        code: 'invalid_request',
+        message: expect.stringMatching(/Host header is not a host/),
+        status: 400,
+      });
     },
   );
 
-  it('is built from API Gateway\'s domain name alone in AWS, never from the Host header', async () => {
+  it("is built from API Gateway's domain name alone in AWS, never from the Host header", async () => {
     const { handler } = await import('../../functions/listPets/handler');
     const event = listPetsEvent({ limit: '1' });
     event.headers = { ...event.headers, Host: 'evil.example' };
     event.multiValueHeaders = { ...event.multiValueHeaders, Host: ['evil.example'] };
     const withDomain = await handler(event, lambdaContext('listPets', 10_000));
-    expect(String(withDomain.headers?.Link)).toMatch(/^<https:\/\/example\.com\/v1\/pets\?limit=1&cursor=[^>]+>; rel="next"$/);
+    expect(String(withDomain.headers?.Link)).toMatch(
+      /^<https:\/\/example\.com\/v1\/pets\?limit=1&cursor=[^>]+>; rel="next"$/,
+    );
     // Without a domain name (API Gateway always gives one), still not the client's words.
     delete (event.requestContext as { domainName?: string }).domainName;
     const withoutDomain = await handler(event, lambdaContext('listPets', 10_000));

@@ -20,10 +20,23 @@ afterAll(async () => {
 });
 
 /** Sends the request line, headers and the first bytes of a body announced as far larger; resolves with what comes back. */
-function partialPost(target: LocalServer, authorization: string | undefined, announced: number, sent: number): { socket: Socket; answer: Promise<string>; closed: Promise<void> } {
+function partialPost(
+  target: LocalServer,
+  authorization: string | undefined,
+  announced: number,
+  sent: number,
+): { socket: Socket; answer: Promise<string>; closed: Promise<void> } {
   const { port } = target;
   const socket = connect(port, '127.0.0.1');
-  const head = ['POST /v1/pets HTTP/1.1', `Host: 127.0.0.1:${port}`, 'Content-Type: application/json', `Content-Length: ${announced}`, ...(authorization ? [`Authorization: ${authorization}`] : []), '', ''].join('\r\n');
+  const head = [
+    'POST /v1/pets HTTP/1.1',
+    `Host: 127.0.0.1:${port}`,
+    'Content-Type: application/json',
+    `Content-Length: ${announced}`,
+    ...(authorization ? [`Authorization: ${authorization}`] : []),
+    '',
+    '',
+  ].join('\r\n');
   socket.write(head);
   socket.write(Buffer.alloc(sent, 0x20));
   let received = '';
@@ -43,29 +56,35 @@ describe('the local server and a body it has not read', () => {
     ['no Authorization header', undefined],
     ['an unknown key', 'Bearer not-a-known-key-at-all'],
     ['a malformed one', 'Basic abc'],
-  ])('answers %s with 401 before reading a body (16 KiB announced, the most a route accepts; 1 KiB sent)', async (_, authorization) => {
-    const { socket, answer } = partialPost(server, authorization, 16 * 1024, 1024);
-    try {
-      const response = await answer;
-      expect(response).toMatch(/^HTTP\/1\.1 401 /);
-    } finally {
-      socket.destroy();
-    }
-  });
+  ])(
+    'answers %s with 401 before reading a body (16 KiB announced, the most a route accepts; 1 KiB sent)',
+    async (_, authorization) => {
+      const { socket, answer } = partialPost(server, authorization, 16 * 1024, 1024);
+      try {
+        const response = await answer;
+        expect(response).toMatch(/^HTTP\/1\.1 401 /);
+      } finally {
+        socket.destroy();
+      }
+    },
+  );
 
   it.each([
     ['no Authorization header', undefined],
     ['a valid key', 'Bearer local-pro-key'],
-  ])('answers a body announced larger than 16 KiB with the web ACL\'s 413 at once, before the route or the key (%s), as in AWS', async (_, authorization) => {
-    const { socket, answer } = partialPost(server, authorization, 16 * 1024 + 1, 1024);
-    try {
-      const response = await answer;
-      expect(response).toMatch(/^HTTP\/1\.1 413 /);
-      expect(response).toMatch(/\r\nx-content-type-options: nosniff\r\n/i);
-    } finally {
-      socket.destroy();
-    }
-  });
+  ])(
+    "answers a body announced larger than 16 KiB with the web ACL's 413 at once, before the route or the key (%s), as in AWS",
+    async (_, authorization) => {
+      const { socket, answer } = partialPost(server, authorization, 16 * 1024 + 1, 1024);
+      try {
+        const response = await answer;
+        expect(response).toMatch(/^HTTP\/1\.1 413 /);
+        expect(response).toMatch(/\r\nx-content-type-options: nosniff\r\n/i);
+      } finally {
+        socket.destroy();
+      }
+    },
+  );
 
   it('after an early 401, closes the connection once the unread body has not arrived by its deadline', async () => {
     const { answer, closed } = partialPost(quick, undefined, 16 * 1024, 1024);

@@ -70,7 +70,10 @@ async function waitUntil(started: Started, done: () => boolean, what: string, ti
 /** The lines npm start wrote after its banner. */
 function linesAfterBanner(started: Started): string[] {
   const text = started.stdout();
-  return text.slice(text.indexOf(BANNER_END) + BANNER_END.length).split('\n').filter((line) => line !== '');
+  return text
+    .slice(text.indexOf(BANNER_END) + BANNER_END.length)
+    .split('\n')
+    .filter((line) => line !== '');
 }
 
 async function stop(started: Started): Promise<void> {
@@ -79,69 +82,91 @@ async function stop(started: Started): Promise<void> {
 }
 
 describe('Pretty and JSON log formats', () => {
-  it('LOG_FORMAT=pretty: one short line per request (time, status, method, real path, duration, operation, plan, request id), the gateway\'s answers too, and no JSON', async () => {
-    const port = await freePort();
-    const baseUrl = `http://localhost:${port}/v1`;
-    const started = start({ PORT: String(port), LOG_FORMAT: 'pretty' });
-    try {
-      await waitUntil(started, () => started.stdout().includes(BANNER_END), 'banner', 60_000);
-      const created = await send(baseUrl, 'POST', '/pets', { key: 'local-pro-key', body: { name: 'Pretty', categoryId: 2 } });
-      const fetched = await send(baseUrl, 'GET', `/pets/${created.body.id}`, { key: 'local-free-key' });
-      const noKey = await send(baseUrl, 'GET', '/pets', { key: null });
-      const unknown = await send(baseUrl, 'GET', '/nope');
-      await waitUntil(started, () => linesAfterBanner(started).length >= 4, 'four lines', 10_000);
-      await new Promise((r) => setTimeout(r, 200)); // and nothing more comes
+  it(
+    "LOG_FORMAT=pretty: one short line per request (time, status, method, real path, duration, operation, plan, request id), the gateway's answers too, and no JSON",
+    async () => {
+      const port = await freePort();
+      const baseUrl = `http://localhost:${port}/v1`;
+      const started = start({ PORT: String(port), LOG_FORMAT: 'pretty' });
+      try {
+        await waitUntil(started, () => started.stdout().includes(BANNER_END), 'banner', 60_000);
+        const created = await send(baseUrl, 'POST', '/pets', {
+          key: 'local-pro-key',
+          body: { name: 'Pretty', categoryId: 2 },
+        });
+        const fetched = await send(baseUrl, 'GET', `/pets/${created.body.id}`, { key: 'local-free-key' });
+        const noKey = await send(baseUrl, 'GET', '/pets', { key: null });
+        const unknown = await send(baseUrl, 'GET', '/nope');
+        await waitUntil(started, () => linesAfterBanner(started).length >= 4, 'four lines', 10_000);
+        await new Promise((r) => setTimeout(r, 200)); // and nothing more comes
 
-      const lines = linesAfterBanner(started);
-      const short = /^(\d\d:\d\d:\d\d\.\d{3}) (\d{3}) (\S+) +(\S+) +(\d+\.\d)ms (\S+) +(\S+) +([0-9a-f-]{36})$/;
-      expect(lines).toHaveLength(4);
-      expect(lines.map((line) => short.exec(line)?.slice(2))).toEqual([
-        ['201', 'POST', '/v1/pets', expect.any(String), 'createPet', 'pro', created.headers.get('x-request-id')],
-        ['200', 'GET', `/v1/pets/${created.body.id}`, expect.any(String), 'getPet', 'free', fetched.headers.get('x-request-id')],
-        ['401', 'GET', '/v1/pets', expect.any(String), '-', '-', noKey.headers.get('x-request-id')],
-        ['404', 'GET', '/v1/nope', expect.any(String), '-', '-', unknown.headers.get('x-request-id')],
-      ]);
-      for (const line of lines) expect(line.length).toBeLessThan(120);
-      expect(started.stdout()).not.toContain('{"');
-      expect(started.stdout()).not.toContain('\u001b'); // stdout is a pipe: no colours
-    } finally {
-      await stop(started);
-    }
-  }, TEST_TIMEOUT_MS);
+        const lines = linesAfterBanner(started);
+        const short = /^(\d\d:\d\d:\d\d\.\d{3}) (\d{3}) (\S+) +(\S+) +(\d+\.\d)ms (\S+) +(\S+) +([0-9a-f-]{36})$/;
+        expect(lines).toHaveLength(4);
+        expect(lines.map((line) => short.exec(line)?.slice(2))).toEqual([
+          ['201', 'POST', '/v1/pets', expect.any(String), 'createPet', 'pro', created.headers.get('x-request-id')],
+          [
+            '200',
+            'GET',
+            `/v1/pets/${created.body.id}`,
+            expect.any(String),
+            'getPet',
+            'free',
+            fetched.headers.get('x-request-id'),
+          ],
+          ['401', 'GET', '/v1/pets', expect.any(String), '-', '-', noKey.headers.get('x-request-id')],
+          ['404', 'GET', '/v1/nope', expect.any(String), '-', '-', unknown.headers.get('x-request-id')],
+        ]);
+        for (const line of lines) expect(line.length).toBeLessThan(120);
+        expect(started.stdout()).not.toContain('{"');
+        expect(started.stdout()).not.toContain('\u001b'); // stdout is a pipe: no colours
+      } finally {
+        await stop(started);
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('stdout not a terminal (no LOG_FORMAT): the handler\'s JSON request line with its metrics, unchanged, and nothing for the gateway\'s own answers', async () => {
-    const port = await freePort();
-    const baseUrl = `http://localhost:${port}/v1`;
-    const started = start({ PORT: String(port) });
-    try {
-      await waitUntil(started, () => started.stdout().includes(BANNER_END), 'banner', 60_000);
-      const created = await send(baseUrl, 'POST', '/pets', { key: 'local-pro-key', body: { name: 'Json', categoryId: 2 } });
-      await send(baseUrl, 'GET', '/nope');
-      await waitUntil(started, () => linesAfterBanner(started).length >= 1, 'a line', 10_000);
-      await new Promise((r) => setTimeout(r, 200));
+  it(
+    "stdout not a terminal (no LOG_FORMAT): the handler's JSON request line with its metrics, unchanged, and nothing for the gateway's own answers",
+    async () => {
+      const port = await freePort();
+      const baseUrl = `http://localhost:${port}/v1`;
+      const started = start({ PORT: String(port) });
+      try {
+        await waitUntil(started, () => started.stdout().includes(BANNER_END), 'banner', 60_000);
+        const created = await send(baseUrl, 'POST', '/pets', {
+          key: 'local-pro-key',
+          body: { name: 'Json', categoryId: 2 },
+        });
+        await send(baseUrl, 'GET', '/nope');
+        await waitUntil(started, () => linesAfterBanner(started).length >= 1, 'a line', 10_000);
+        await new Promise((r) => setTimeout(r, 200));
 
-      const lines = linesAfterBanner(started);
-      expect(lines).toHaveLength(1);
-      const requestId = created.headers.get('x-request-id') as string;
-      const entry = JSON.parse(lines[0]!) as Record<string, any>;
-      // The line byte for byte, but for what changes from run to run.
-      const shape = lines[0]!
-        .replace(`"time":"${entry.time}"`, '"time":"T"')
-        .replace(requestId, 'ID')
-        .replace(`"durationMs":${entry.durationMs}`, '"durationMs":0')
-        .replace(`"Latency":${entry.Latency}`, '"Latency":0')
-        .replace(`"Timestamp":${entry._aws.Timestamp}`, '"Timestamp":0');
-      expect(shape).toBe(
-        '{"time":"T","level":"info","msg":"request","requestId":"ID","operation":"createPet","route":"POST /v1/pets","status":201,"durationMs":0,' +
-          '"keyId":"b8f8e5e2f9798cc4","plan":"pro","Requests":1,"Latency":0,"Status2xx":1,"Status4xx":0,"Status5xx":0,"RateLimited":0,"KeySuspended":0,' +
-          '"_aws":{"Timestamp":0,"CloudWatchMetrics":[{"Namespace":"PetStore/local","Dimensions":[["operation","plan"],["operation"]],"Metrics":[' +
-          '{"Name":"Requests","Unit":"Count"},{"Name":"Latency","Unit":"Milliseconds"},{"Name":"Status2xx","Unit":"Count"},{"Name":"Status4xx","Unit":"Count"},' +
-          '{"Name":"Status5xx","Unit":"Count"},{"Name":"RateLimited","Unit":"Count"},{"Name":"KeySuspended","Unit":"Count"}]}]}}',
-      );
-      expect(entry.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-      expect(entry.durationMs).toBe(entry.Latency);
-    } finally {
-      await stop(started);
-    }
-  }, TEST_TIMEOUT_MS);
+        const lines = linesAfterBanner(started);
+        expect(lines).toHaveLength(1);
+        const requestId = created.headers.get('x-request-id') as string;
+        const entry = JSON.parse(lines[0]!) as Record<string, any>;
+        // The line byte for byte, but for what changes from run to run.
+        const shape = lines[0]!
+          .replace(`"time":"${entry.time}"`, '"time":"T"')
+          .replace(requestId, 'ID')
+          .replace(`"durationMs":${entry.durationMs}`, '"durationMs":0')
+          .replace(`"Latency":${entry.Latency}`, '"Latency":0')
+          .replace(`"Timestamp":${entry._aws.Timestamp}`, '"Timestamp":0');
+        expect(shape).toBe(
+          '{"time":"T","level":"info","msg":"request","requestId":"ID","operation":"createPet","route":"POST /v1/pets","status":201,"durationMs":0,' +
+            '"keyId":"b8f8e5e2f9798cc4","plan":"pro","Requests":1,"Latency":0,"Status2xx":1,"Status4xx":0,"Status5xx":0,"RateLimited":0,"KeySuspended":0,' +
+            '"_aws":{"Timestamp":0,"CloudWatchMetrics":[{"Namespace":"PetStore/local","Dimensions":[["operation","plan"],["operation"]],"Metrics":[' +
+            '{"Name":"Requests","Unit":"Count"},{"Name":"Latency","Unit":"Milliseconds"},{"Name":"Status2xx","Unit":"Count"},{"Name":"Status4xx","Unit":"Count"},' +
+            '{"Name":"Status5xx","Unit":"Count"},{"Name":"RateLimited","Unit":"Count"},{"Name":"KeySuspended","Unit":"Count"}]}]}}',
+        );
+        expect(entry.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+        expect(entry.durationMs).toBe(entry.Latency);
+      } finally {
+        await stop(started);
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

@@ -36,7 +36,11 @@ function tempDir(): string {
 }
 
 async function tablesOf(endpoint: string, accessKey: string): Promise<string[]> {
-  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: accessKey, secretAccessKey: accessKey } });
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: accessKey, secretAccessKey: accessKey },
+  });
   return (await client.send(new ListTablesCommand({}), { abortSignal: AbortSignal.timeout(5_000) })).TableNames ?? [];
 }
 
@@ -45,7 +49,13 @@ describe('npm start with DYNAMODB_ENDPOINT', () => {
     const dataDir = tempDir();
     const port = await freePort();
     const baseUrl = `http://localhost:${port}/v1`;
-    const env = { PORT: String(port), DATA_DIR: dataDir, DYNAMODB_ENDPOINT: database.endpoint, TABLE_NAME: `external-${randomUUID()}`, DYNAMODB_LOCAL_ACCESS_KEY_ID: 'externalTestKey' };
+    const env = {
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      DYNAMODB_ENDPOINT: database.endpoint,
+      TABLE_NAME: `external-${randomUUID()}`,
+      DYNAMODB_LOCAL_ACCESS_KEY_ID: 'externalTestKey',
+    };
 
     const first = start(env);
     let created;
@@ -58,7 +68,10 @@ describe('npm start with DYNAMODB_ENDPOINT', () => {
       expect(processesUsing(dataDir)).toBe('');
       expect(existsSync(join(dataDir, 'dynamodb'))).toBe(false);
 
-      created = await send(baseUrl, 'POST', '/pets', { key: 'local-pro-key', body: { name: 'Elsewhere', categoryId: 1 } });
+      created = await send(baseUrl, 'POST', '/pets', {
+        key: 'local-pro-key',
+        body: { name: 'Elsewhere', categoryId: 1 },
+      });
       expect(created.status).toBe(201);
       const made = runKeys(env, 'create', '--plan', 'business');
       expect(made.status).toBe(0);
@@ -75,7 +88,9 @@ describe('npm start with DYNAMODB_ENDPOINT', () => {
     try {
       await waitFor(second, 'Press Ctrl-C to stop.');
       expect(second.output()).toContain(`DynamoDB: ${database.endpoint}, table ${env.TABLE_NAME} (existing)`);
-      expect((await send(baseUrl, 'GET', `/pets/${created.body.id}`, { key: 'local-free-key' })).body).toEqual(created.body);
+      expect((await send(baseUrl, 'GET', `/pets/${created.body.id}`, { key: 'local-free-key' })).body).toEqual(
+        created.body,
+      );
     } finally {
       second.child.kill('SIGINT');
       expect(await second.exited).toBe(0);
@@ -90,23 +105,42 @@ describe('npm start with DYNAMODB_ENDPOINT', () => {
     expect(Date.now() - began).toBeLessThan(15_000);
     const lines = unreachable.output().trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^Cannot start: DynamoDB does not answer at ${closed.replace(/\./g, '\\.')} \\(.+\\)\\.`));
+    expect(lines[0]).toMatch(
+      new RegExp(`^Cannot start: DynamoDB does not answer at ${closed.replace(/\./g, '\\.')} \\(.+\\)\\.`),
+    );
 
     const garbled = start({ PORT: String(await freePort()), DATA_DIR: tempDir(), DYNAMODB_ENDPOINT: 'localhost:8000' });
     expect(await garbled.exited).toBe(1);
-    expect(garbled.output().trim()).toBe('Cannot start: DYNAMODB_ENDPOINT must be an http:// or https:// URL, e.g. http://localhost:8000; got "localhost:8000".');
+    expect(garbled.output().trim()).toBe(
+      'Cannot start: DYNAMODB_ENDPOINT must be an http:// or https:// URL, e.g. http://localhost:8000; got "localhost:8000".',
+    );
   });
 
-  it('with PARTITION_MODEL_FACTOR puts the partition model in front of it: says so, and a burst of creates over its partitions\' write rates is answered 503 with Retry-After', async () => {
+  it("with PARTITION_MODEL_FACTOR puts the partition model in front of it: says so, and a burst of creates over its partitions' write rates is answered 503 with Retry-After", async () => {
     const port = await freePort();
     const baseUrl = `http://localhost:${port}/v1`;
-    const env = { PORT: String(port), DATA_DIR: tempDir(), DYNAMODB_ENDPOINT: database.endpoint, TABLE_NAME: `modelled-${randomUUID()}`, PARTITION_MODEL_FACTOR: '1000' };
+    const env = {
+      PORT: String(port),
+      DATA_DIR: tempDir(),
+      DYNAMODB_ENDPOINT: database.endpoint,
+      TABLE_NAME: `modelled-${randomUUID()}`,
+      PARTITION_MODEL_FACTOR: '1000',
+    };
     const modelled = start(env);
     try {
       await waitFor(modelled, 'Press Ctrl-C to stop.');
-      expect(modelled.output()).toContain("Partition model: DynamoDB's per-partition rates divided by 1000 (3 read and 1 write units a second per partition key value)");
+      expect(modelled.output()).toContain(
+        "Partition model: DynamoDB's per-partition rates divided by 1000 (3 read and 1 write units a second per partition key value)",
+      );
       // One write unit a second for each key's counter (two creates each) and each shard of pets: a burst of creates cannot all be served.
-      const answers = await Promise.all(Array.from({ length: 8 }, (_, n) => send(baseUrl, 'POST', '/pets', { key: `local-${['free', 'pro', 'business', 'enterprise'][n % 4]}-key`, body: { name: `Burst ${n}`, categoryId: 1 } })));
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, n) =>
+          send(baseUrl, 'POST', '/pets', {
+            key: `local-${['free', 'pro', 'business', 'enterprise'][n % 4]}-key`,
+            body: { name: `Burst ${n}`, categoryId: 1 },
+          }),
+        ),
+      );
       expect(answers.filter((answer) => answer.status === 503).length).toBeGreaterThan(0);
       for (const answer of answers) expect([201, 503]).toContain(answer.status);
       expect(answers.find((answer) => answer.status === 503)?.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
@@ -117,6 +151,8 @@ describe('npm start with DYNAMODB_ENDPOINT', () => {
 
     const refused = start({ ...env, PORT: String(await freePort()), PARTITION_MODEL_FACTOR: 'fast' });
     expect(await refused.exited).toBe(1);
-    expect(refused.output().trim()).toBe('Cannot start: PARTITION_MODEL_FACTOR must be a number of 1 or more (DynamoDB\'s per-partition rates are divided by it), got "fast".');
+    expect(refused.output().trim()).toBe(
+      'Cannot start: PARTITION_MODEL_FACTOR must be a number of 1 or more (DynamoDB\'s per-partition rates are divided by it), got "fast".',
+    );
   });
 });

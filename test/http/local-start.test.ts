@@ -1,5 +1,23 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  PutItemCommand,
+  ScanCommand,
+} from '@aws-sdk/client-dynamodb';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +28,16 @@ import { dynamoDbAccessKey, dynamoDbFolder } from '../../local/data-dir-secrets'
 import { freePort, startDynamoDbLocal } from '../../local/dynamodb-local';
 import { tableDefinition } from '../../shared/dynamodb/table-definition';
 import { send } from '../support/api';
-import { processesInGroup, processesUsing, PROCESS_TEST_TIMEOUT_MS, runKeys as runKeysWith, start, startThroughNpm, stopAllStarted, waitFor } from '../support/npm-start';
+import {
+  processesInGroup,
+  processesUsing,
+  PROCESS_TEST_TIMEOUT_MS,
+  runKeys as runKeysWith,
+  start,
+  startThroughNpm,
+  stopAllStarted,
+  waitFor,
+} from '../support/npm-start';
 
 vi.setConfig({ testTimeout: PROCESS_TEST_TIMEOUT_MS });
 
@@ -54,8 +81,12 @@ describe('npm start', () => {
     const first = start({ PORT: String(port), DATA_DIR: dataDir });
     await waitFor(first, 'Press Ctrl-C to stop.');
     expect(first.output()).toContain(`listening on ${baseUrl}`);
-    for (const key of ['local-free-key', 'local-pro-key', 'local-business-key', 'local-enterprise-key']) expect(first.output()).toContain(key);
-    const created = await send(baseUrl, 'POST', '/pets', { key: 'local-pro-key', body: { name: 'Survivor', categoryId: 4 } });
+    for (const key of ['local-free-key', 'local-pro-key', 'local-business-key', 'local-enterprise-key'])
+      expect(first.output()).toContain(key);
+    const created = await send(baseUrl, 'POST', '/pets', {
+      key: 'local-pro-key',
+      body: { name: 'Survivor', categoryId: 4 },
+    });
     expect(created.status).toBe(201);
     expect(processesUsing(dataDir)).toContain('DynamoDBLocal.jar');
     const listed = runKeys(dataDir, 'list');
@@ -112,15 +143,25 @@ describe('npm start', () => {
 
       const samePort = start({ PORT: String(port), DATA_DIR: dataDir });
       expect(await samePort.exited).toBe(1);
-      expect(samePort.output().trim()).toBe(`Cannot start: port ${port} is already in use. Stop what uses it or pick another port, e.g. PORT=3001 npm start.`);
+      expect(samePort.output().trim()).toBe(
+        `Cannot start: port ${port} is already in use. Stop what uses it or pick another port, e.g. PORT=3001 npm start.`,
+      );
 
       const otherPort = start({ PORT: String(await freePort()), DATA_DIR: dataDir });
       expect(await otherPort.exited).toBe(1);
       // (the pid is that of the process spawned here, which runs start.ts)
-      expect(otherPort.output().trim()).toMatch(new RegExp(`^Cannot start: another "npm start" \\(pid [1-9][0-9]*\\) is using the data directory ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.`));
+      expect(otherPort.output().trim()).toMatch(
+        new RegExp(
+          `^Cannot start: another "npm start" \\(pid [1-9][0-9]*\\) is using the data directory ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.`,
+        ),
+      );
 
       // The first one is untouched: one DynamoDB Local on the data, its endpoint file, its keys, its answers.
-      expect(processesUsing(dataDir).split('\n').filter((line) => line.includes('DynamoDBLocal.jar'))).toHaveLength(1);
+      expect(
+        processesUsing(dataDir)
+          .split('\n')
+          .filter((line) => line.includes('DynamoDBLocal.jar')),
+      ).toHaveLength(1);
       expect(readFileSync(join(dataDir, 'dynamodb-endpoint'), 'utf8')).toBe(endpoint);
       expect(demoKeyCreationTimes(dataDir)).toEqual(demoKeysCreated);
       expect((await send(baseUrl, 'GET', '/pets', { key: 'local-free-key' })).status).toBe(200);
@@ -154,12 +195,14 @@ describe('npm start', () => {
     expect(await started.exited).toBe(1);
     const lines = started.output().trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^Cannot start: LISTING_SETTLE_MS=799 is below the bound of 800 ms \(clocks 200 ms apart \+ a write sent up to 250 ms after its id \+ an index up to 350 ms behind\)/);
+    expect(lines[0]).toMatch(
+      /^Cannot start: LISTING_SETTLE_MS=799 is below the bound of 800 ms \(clocks 200 ms apart \+ a write sent up to 250 ms after its id \+ an index up to 350 ms behind\)/,
+    );
     expect(readdirSync(dataDir)).toEqual([]);
     expect(processesUsing(dataDir)).toBe('');
   });
 
-  it('says in one line what to install when Java is missing, and leaves a running npm start\'s files alone', async () => {
+  it("says in one line what to install when Java is missing, and leaves a running npm start's files alone", async () => {
     const dataDir = tempDir();
     writeFileSync(join(dataDir, 'dynamodb-endpoint'), 'http://127.0.0.1:8000\n');
     const binDir = join(tempDir(), 'bin');
@@ -169,7 +212,9 @@ describe('npm start', () => {
     expect(await started.exited).toBe(1);
     const lines = started.output().trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^Cannot start: DynamoDB Local needs Java 17 or newer \(no "java" command was found\)\. Install/);
+    expect(lines[0]).toMatch(
+      /^Cannot start: DynamoDB Local needs Java 17 or newer \(no "java" command was found\)\. Install/,
+    );
     expect(readFileSync(join(dataDir, 'dynamodb-endpoint'), 'utf8')).toBe('http://127.0.0.1:8000\n');
     expect(readdirSync(dataDir)).toEqual(['dynamodb-endpoint']);
   });
@@ -219,16 +264,43 @@ describe('npm start on a data directory of the former pets layout (issue 50)', (
     const inDataDir = async <T>(use: (client: DynamoDBClient) => Promise<T>): Promise<T> => {
       const database = await startDynamoDbLocal({ dbPath: dynamoDbFolder(dataDir), sharedDb: false });
       try {
-        return await use(new DynamoDBClient({ endpoint: database.endpoint, region: LOCAL_REGION, credentials: { accessKeyId: accessKey, secretAccessKey: accessKey } }));
+        return await use(
+          new DynamoDBClient({
+            endpoint: database.endpoint,
+            region: LOCAL_REGION,
+            credentials: { accessKeyId: accessKey, secretAccessKey: accessKey },
+          }),
+        );
       } finally {
         await database.stop();
       }
     };
     await inDataDir(async (client) => {
       // Its one index the former status index, on `status` (no index of this version's definition).
-      const byStatus = { indexName: 'byStatus' as never, partitionKey: { name: 'status', type: 'S' }, sortKey: { name: 'id', type: 'N' }, projectedAttributes: ['name', 'categoryId'] } as const;
-      await client.send(new CreateTableCommand(createTableInput(LOCAL_TABLE_NAME, { ...tableDefinition, globalSecondaryIndexes: [byStatus] })));
-      await client.send(new PutItemCommand({ TableName: LOCAL_TABLE_NAME, Item: { pk: { S: 'PET' }, sk: { S: '0000000000000001' }, id: { N: '1' }, name: { S: 'Old' }, categoryId: { N: '1' }, status: { S: 'available' } } }));
+      const byStatus = {
+        indexName: 'byStatus' as never,
+        partitionKey: { name: 'status', type: 'S' },
+        sortKey: { name: 'id', type: 'N' },
+        projectedAttributes: ['name', 'categoryId'],
+      } as const;
+      await client.send(
+        new CreateTableCommand(
+          createTableInput(LOCAL_TABLE_NAME, { ...tableDefinition, globalSecondaryIndexes: [byStatus] }),
+        ),
+      );
+      await client.send(
+        new PutItemCommand({
+          TableName: LOCAL_TABLE_NAME,
+          Item: {
+            pk: { S: 'PET' },
+            sk: { S: '0000000000000001' },
+            id: { N: '1' },
+            name: { S: 'Old' },
+            categoryId: { N: '1' },
+            status: { S: 'available' },
+          },
+        }),
+      );
     });
 
     const started = start({ PORT: String(await freePort()), DATA_DIR: dataDir });
@@ -242,14 +314,20 @@ describe('npm start on a data directory of the former pets layout (issue 50)', (
     expect(existsSync(join(dataDir, 'dynamodb-endpoint'))).toBe(false);
     // Nothing changed: no index added, no demo key registered, the pet where it was.
     await inDataDir(async (client) => {
-      expect((await client.send(new DescribeTableCommand({ TableName: LOCAL_TABLE_NAME }))).Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toEqual(['byStatus']);
-      expect((await client.send(new ScanCommand({ TableName: LOCAL_TABLE_NAME }))).Items?.map((item) => item.pk?.S)).toEqual(['PET']);
+      expect(
+        (
+          await client.send(new DescribeTableCommand({ TableName: LOCAL_TABLE_NAME }))
+        ).Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName),
+      ).toEqual(['byStatus']);
+      expect(
+        (await client.send(new ScanCommand({ TableName: LOCAL_TABLE_NAME }))).Items?.map((item) => item.pk?.S),
+      ).toEqual(['PET']);
     });
     // Two starts of DynamoDB Local and one of npm start: some 10 s on two idle cores, over 20 on busy ones.
   });
 });
 
-describe('npm start\'s data is its user\'s alone (issue 23, finding 6)', () => {
+describe("npm start's data is its user's alone (issue 23, finding 6)", () => {
   /** Every file and folder under the data directory, with its permission bits. */
   function modesUnder(dir: string): [string, string][] {
     const found: [string, string][] = [[dir, (statSync(dir).mode & 0o777).toString(8)]];
@@ -267,26 +345,36 @@ describe('npm start\'s data is its user\'s alone (issue 23, finding 6)', () => {
     // Stopped whatever fails below, or it would outlive the test.
     try {
       await waitFor(first, 'Press Ctrl-C to stop.');
-      const created = await send(`http://localhost:${port}/v1`, 'POST', '/pets', { key: 'local-pro-key', body: { name: 'Private', categoryId: 4 } });
+      const created = await send(`http://localhost:${port}/v1`, 'POST', '/pets', {
+        key: 'local-pro-key',
+        body: { name: 'Private', categoryId: 4 },
+      });
       expect(created.status).toBe(201);
       const endpoint = readFileSync(join(dataDir, 'dynamodb-endpoint'), 'utf8').trim();
       const accessKey = readFileSync(join(dataDir, 'dynamodb-access-key'), 'utf8').trim();
       expect(accessKey).toMatch(/^[A-Za-z0-9]{32}$/);
       const tablesOf = async (key: string) =>
-        (await new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: key, secretAccessKey: key } }).send(new ListTablesCommand({}))).TableNames;
+        (
+          await new DynamoDBClient({
+            endpoint,
+            region: 'us-east-1',
+            credentials: { accessKeyId: key, secretAccessKey: key },
+          }).send(new ListTablesCommand({}))
+        ).TableNames;
       // Anyone who reaches the port with made-up credentials (the old shared 'local' among them) finds nothing of ours.
       expect(await tablesOf('local')).toEqual([]);
       expect(await tablesOf('AKIAIOSFODNN7EXAMPLE')).toEqual([]);
       expect(await tablesOf(accessKey)).toEqual(['petstore-local']);
       // Files and folders: the user's only, DynamoDB Local's own included.
-      for (const [path, mode] of modesUnder(dataDir)) expect([path, mode]).toEqual([path, statSync(path).isDirectory() ? '700' : '600']);
+      for (const [path, mode] of modesUnder(dataDir))
+        expect([path, mode]).toEqual([path, statSync(path).isDirectory() ? '700' : '600']);
     } finally {
       first.child.kill('SIGINT');
       expect(await first.exited).toBe(0);
     }
   });
 
-  it('moves the data of a directory made before the rule (DynamoDB Local\'s shared database) to its own key, makes npm start\'s files private, and leaves other files alone', async () => {
+  it("moves the data of a directory made before the rule (DynamoDB Local's shared database) to its own key, makes npm start's files private, and leaves other files alone", async () => {
     const dataDir = tempDir();
     mkdirSync(join(dataDir, 'dynamodb'), { recursive: true, mode: 0o755 });
     const port = await freePort();
@@ -295,12 +383,19 @@ describe('npm start\'s data is its user\'s alone (issue 23, finding 6)', () => {
     const old = await startDynamoDbLocal({ dbPath: join(dataDir, 'dynamodb') });
     let pet;
     try {
-      const client = new DynamoDBClient({ endpoint: old.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+      const client = new DynamoDBClient({
+        endpoint: old.endpoint,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      });
       const { ensureTable } = await import('../../local/create-table');
       await ensureTable(client, 'petstore-local');
       const { DynamoDbPetRepository } = await import('../../shared/pets/repository');
       const { createDynamoDbClient } = await import('../../shared/dynamodb/client');
-      pet = await new DynamoDbPetRepository(createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: old.endpoint }), 'petstore-local').create({ name: 'From before', categoryId: 2, status: 'available' });
+      pet = await new DynamoDbPetRepository(
+        createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: old.endpoint }),
+        'petstore-local',
+      ).create({ name: 'From before', categoryId: 2, status: 'available' });
     } finally {
       await old.stop();
     }
@@ -316,7 +411,9 @@ describe('npm start\'s data is its user\'s alone (issue 23, finding 6)', () => {
       const accessKey = readFileSync(join(dataDir, 'dynamodb-access-key'), 'utf8').trim();
       expect(readdirSync(join(dataDir, 'dynamodb'))).toContain(`${accessKey}_us-east-1.db`);
       expect(existsSync(join(dataDir, 'dynamodb', 'shared-local-instance.db'))).toBe(false);
-      for (const [path, mode] of modesUnder(dataDir).filter(([path]) => !path.endsWith('notes.sh') && !path.endsWith('link.db'))) {
+      for (const [path, mode] of modesUnder(dataDir).filter(
+        ([path]) => !path.endsWith('notes.sh') && !path.endsWith('link.db'),
+      )) {
         expect([path, mode]).toEqual([path, statSync(path).isDirectory() ? '700' : '600']);
       }
       expect((statSync(join(dataDir, 'notes.sh')).mode & 0o777).toString(8)).toBe('755');

@@ -29,7 +29,14 @@ afterAll(async () => {
 
 describe('the request path', () => {
   it('makes no management call during a burst of requests: valid keys of every plan, bad tokens, every operation', async () => {
-    const keys = ['local-free-key', 'local-pro-key', 'local-business-key', 'local-enterprise-key', 'made-up-token', 'another-guess'];
+    const keys = [
+      'local-free-key',
+      'local-pro-key',
+      'local-business-key',
+      'local-enterprise-key',
+      'made-up-token',
+      'another-guess',
+    ];
     const requests = Array.from({ length: 120 }, (_, i) => {
       const key = keys[i % keys.length] as string;
       if (i % 3 === 0) return api.request('POST', '/pets', { key, body: { name: `Burst ${i}`, categoryId: 1 } });
@@ -45,7 +52,11 @@ describe('the request path', () => {
   it('does not even contain an API Gateway client: the operations and the authorizer are bundled without one', async () => {
     const root = join(import.meta.dirname, '..', '..');
     for (const entry of [...OPERATION_IDS, 'authorizer' as const]) {
-      const result = await build({ ...esbuildOptionsFor(join(root, FUNCTIONS[entry].handler), join(root, 'bench', '.build', 'unused.mjs')), write: false, metafile: true });
+      const result = await build({
+        ...esbuildOptionsFor(join(root, FUNCTIONS[entry].handler), join(root, 'bench', '.build', 'unused.mjs')),
+        write: false,
+        metafile: true,
+      });
       const inputs = Object.keys(result.metafile?.inputs ?? {});
       expect(inputs.some((input) => input.includes('@aws-sdk/client-dynamodb'))).toBe(true);
       expect([entry, inputs.filter((input) => input.includes('client-api-gateway'))]).toEqual([entry, []]);

@@ -18,7 +18,10 @@ const MINUTE_END = Date.UTC(2026, 10, 22, 10, 1, 0) / 1000;
 const clock = testApiOnClock(T0);
 const db = testDatabase();
 
-function expectRateLimitHeaders(response: ApiResponse, expected: { limit: number; remaining: number; reset: number }): void {
+function expectRateLimitHeaders(
+  response: ApiResponse,
+  expected: { limit: number; remaining: number; reset: number },
+): void {
   expect(response.headers.get('x-ratelimit-limit')).toBe(String(expected.limit));
   expect(response.headers.get('x-ratelimit-remaining')).toBe(String(expected.remaining));
   expect(response.headers.get('x-ratelimit-reset')).toBe(String(expected.reset));
@@ -31,7 +34,9 @@ describe('a Free key over HTTP', () => {
     clock.setTime(T0);
     const before = await db.storedPets();
     const answers: ApiResponse[] = [];
-    answers.push(await clock.api().request('POST', '/pets', { key: FREE_KEY, body: { name: 'Counted', categoryId: 1 } })); // 201
+    answers.push(
+      await clock.api().request('POST', '/pets', { key: FREE_KEY, body: { name: 'Counted', categoryId: 1 } }),
+    ); // 201
     answers.push(await clock.api().request('GET', '/pets', { key: FREE_KEY })); // 200
     answers.push(await clock.api().request('GET', `/pets/${answers[0]?.body.id}`, { key: FREE_KEY })); // 200
     answers.push(await clock.api().request('GET', '/pets/424242', { key: FREE_KEY })); // 404
@@ -41,10 +46,13 @@ describe('a Free key over HTTP', () => {
     expect(answers[4]?.headers.get('ratelimit')).toBe('"minute";r=55;t=40');
     expect(answers[4]?.headers.get('ratelimit-policy')).toBe('"minute";q=60;w=60, "day";q=1000;w=86400');
 
-    for (let i = 5; i < 60; i += 1) expect((await clock.api().request('GET', '/pets?limit=1', { key: FREE_KEY })).status).toBe(200);
+    for (let i = 5; i < 60; i += 1)
+      expect((await clock.api().request('GET', '/pets?limit=1', { key: FREE_KEY })).status).toBe(200);
 
     clock.setTime(T0 + 10_000);
-    const refused = await clock.api().request('POST', '/pets', { key: FREE_KEY, body: { name: 'Refused', categoryId: 1 } });
+    const refused = await clock
+      .api()
+      .request('POST', '/pets', { key: FREE_KEY, body: { name: 'Refused', categoryId: 1 } });
     expectErrorShape(refused, 429, 'rate_limited');
     expect(refused.headers.get('retry-after')).toBe('30');
     expectRateLimitHeaders(refused, { limit: 60, remaining: 0, reset: MINUTE_END });
@@ -64,7 +72,10 @@ describe('a Free key over HTTP', () => {
     const answers: ApiResponse[] = [await clock.api().request('GET', '/pets', { key })]; // the first refusal
     clock.setTime(clock.time() + 1_000); // its Retry-After ignored: from now on refusals count
     // 174 counted (20 at a time: each counted exactly, so none of them suspends), then the 175th.
-    answers.push(...(await inBatches(174, () => clock.api().request('GET', '/pets', { key }))), await clock.api().request('GET', '/pets', { key }));
+    answers.push(
+      ...(await inBatches(174, () => clock.api().request('GET', '/pets', { key }))),
+      await clock.api().request('GET', '/pets', { key }),
+    );
     expect(answers.slice(0, 175).map((a) => a.body.code)).toEqual(Array(175).fill('rate_limited'));
     expectErrorShape(answers[175] as ApiResponse, 429, 'key_suspended');
     expect(answers[175]?.headers.get('retry-after')).toBe('900');
@@ -85,8 +96,11 @@ describe('a burst is not a ban (issue 23, finding 1)', () => {
     clock.setTime(Date.UTC(2026, 10, 22, 13, 0, 2));
     const key = 'burst-key-of-a-new-free-customer';
     await new KeyRegistry(db.documentClient, db.tableName).register(key, 'free');
-    const answers = await Promise.all(Array.from({ length: 100 }, () => clock.api().request('GET', '/pets?limit=1', { key })));
-    const tally = (code: string | undefined) => answers.filter((answer) => (answer.status === 200 ? undefined : answer.body.code) === code).length;
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, () => clock.api().request('GET', '/pets?limit=1', { key })),
+    );
+    const tally = (code: string | undefined) =>
+      answers.filter((answer) => (answer.status === 200 ? undefined : answer.body.code) === code).length;
     expect([tally(undefined), tally('rate_limited'), tally('key_suspended')]).toEqual([60, 40, 0]);
     // A client that waits as Retry-After says is served in the next minute.
     clock.setTime(Date.UTC(2026, 10, 22, 13, 1, 0));
@@ -95,18 +109,26 @@ describe('a burst is not a ban (issue 23, finding 1)', () => {
 });
 
 describe('a client that obeys Retry-After is never suspended (issue 36, finding 1)', () => {
-  it('a Free key\'s burst at second 45, then, after the 15 s it was told to wait, a burst of 95 in the new minute: rate_limited, never key_suspended', async () => {
+  it("a Free key's burst at second 45, then, after the 15 s it was told to wait, a burst of 95 in the new minute: rate_limited, never key_suspended", async () => {
     clock.setTime(Date.UTC(2026, 10, 22, 14, 0, 45));
     const key = 'obeying-key-of-a-free-customer';
     await new KeyRegistry(db.documentClient, db.tableName).register(key, 'free');
     const tally = (answers: ApiResponse[]) =>
-      ['answered', 'rate_limited', 'key_suspended'].map((code) => answers.filter((answer) => (answer.status === 200 ? 'answered' : answer.body.code) === code).length);
-    const first = await Promise.all(Array.from({ length: 70 }, () => clock.api().request('GET', '/pets?limit=1', { key })));
+      ['answered', 'rate_limited', 'key_suspended'].map(
+        (code) => answers.filter((answer) => (answer.status === 200 ? 'answered' : answer.body.code) === code).length,
+      );
+    const first = await Promise.all(
+      Array.from({ length: 70 }, () => clock.api().request('GET', '/pets?limit=1', { key })),
+    );
     expect(tally(first)).toEqual([60, 10, 0]);
-    expect(new Set(first.filter((answer) => answer.status === 429).map((answer) => answer.headers.get('retry-after')))).toEqual(new Set(['15']));
+    expect(
+      new Set(first.filter((answer) => answer.status === 429).map((answer) => answer.headers.get('retry-after'))),
+    ).toEqual(new Set(['15']));
 
     clock.setTime(Date.UTC(2026, 10, 22, 14, 1, 0));
-    const second = await Promise.all(Array.from({ length: 95 }, () => clock.api().request('GET', '/pets?limit=1', { key })));
+    const second = await Promise.all(
+      Array.from({ length: 95 }, () => clock.api().request('GET', '/pets?limit=1', { key })),
+    );
     expect(tally(second)).toEqual([60, 35, 0]);
     // Had it ignored this minute's Retry-After, it would be suspended by the 175th refusal (more than 2.9 × 60) a second later.
     clock.setTime(Date.UTC(2026, 10, 22, 14, 1, 1));
@@ -131,7 +153,11 @@ describe('requests without a valid key', () => {
     expectRateLimitHeaders(refused, { limit: 60, remaining: 0, reset: minuteEnd });
     expect(refused.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     // Malformed credentials count the same.
-    expectErrorShape(await clock.api().request('GET', '/pets', { key: null, headers: { authorization: 'Basic Z3Vlc3M6Z3Vlc3M=' } }), 429, 'rate_limited');
+    expectErrorShape(
+      await clock.api().request('GET', '/pets', { key: null, headers: { authorization: 'Basic Z3Vlc3M6Z3Vlc3M=' } }),
+      429,
+      'rate_limited',
+    );
     // A real key is counted on its own, not with the address.
     expect((await clock.api().request('GET', '/pets', { key: 'local-business-key' })).status).toBe(200);
     // Refused 10 s before the minute ends, a request is told to wait 30 s: the gateway caches the
@@ -198,7 +224,11 @@ describe('every status carries the headers', () => {
       const unavailable = await brokenApi.request('GET', '/pets/1', { key: 'local-business-key' });
       expectErrorShape(unavailable, 503, 'service_unavailable');
       expect(unavailable.headers.get('retry-after')).toBe('1');
-      expectRateLimitHeaders(unavailable, { limit: 1000, remaining: 0, reset: Date.UTC(2026, 10, 22, 13, 1, 0) / 1000 });
+      expectRateLimitHeaders(unavailable, {
+        limit: 1000,
+        remaining: 0,
+        reset: Date.UTC(2026, 10, 22, 13, 1, 0) / 1000,
+      });
     } finally {
       await brokenApi.close();
     }
@@ -206,12 +236,16 @@ describe('every status carries the headers', () => {
 });
 
 describe('a key counted on shards (issue 41)', () => {
-  it('tells its plan\'s limit and Reset, and an estimated Remaining: the remaining of the shard that counted it times the shards', async () => {
+  it("tells its plan's limit and Reset, and an estimated Remaining: the remaining of the shard that counted it times the shards", async () => {
     clock.setTime(Date.UTC(2026, 10, 22, 14, 0, 20));
     const handlers = await loadFunctionHandlers();
     // A threshold of 1,000 a minute: the demo Enterprise key (5,000 a minute) is counted on 5 shards of 1,000.
     const sharded = new RateLimiter(
-      new DynamoDbRateCounterStore(createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: db.endpoint }), db.tableName, { shardThresholdPerMinute: 1_000 }),
+      new DynamoDbRateCounterStore(
+        createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: db.endpoint }),
+        db.tableName,
+        { shardThresholdPerMinute: 1_000 },
+      ),
       clock.time,
     );
     const getPet = httpOperation({
@@ -244,6 +278,7 @@ describe('a key counted on shards (issue 41)', () => {
 /** `count` requests made by `send`, 20 at a time. */
 async function inBatches(count: number, send: () => Promise<ApiResponse>): Promise<ApiResponse[]> {
   const answers: ApiResponse[] = [];
-  for (let sent = 0; sent < count; sent += 20) answers.push(...(await Promise.all(Array.from({ length: Math.min(20, count - sent) }, send))));
+  for (let sent = 0; sent < count; sent += 20)
+    answers.push(...(await Promise.all(Array.from({ length: Math.min(20, count - sent) }, send))));
   return answers;
 }

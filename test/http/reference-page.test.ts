@@ -87,10 +87,21 @@ describe('the reference page in a real browser (CHROMIUM_PATH, Debian Chromium o
         deprecated: block.classList.contains('opblock-deprecated'),
       })),
     );
-    expect(operations, page.url()).toEqual(OPERATION_IDS.map((operationId) => ({ ...OPERATIONS[operationId].route, operationId, deprecated: operationId === 'getPet' })));
+    expect(operations, page.url()).toEqual(
+      OPERATION_IDS.map((operationId) => ({
+        ...OPERATIONS[operationId].route,
+        operationId,
+        deprecated: operationId === 'getPet',
+      })),
+    );
     expect(operations).toContainEqual({ method: 'GET', path: '/pets', operationId: 'listPets', deprecated: false });
     expect(operations).toContainEqual({ method: 'POST', path: '/pets', operationId: 'createPet', deprecated: false });
-    expect(operations).toContainEqual({ method: 'GET', path: '/pets/{petId}', operationId: 'getPet', deprecated: true });
+    expect(operations).toContainEqual({
+      method: 'GET',
+      path: '/pets/{petId}',
+      operationId: 'getPet',
+      deprecated: true,
+    });
   }
 
   it('loads with no console error, lists every operation in the declared order, and shows getPet as deprecated', async () => {
@@ -109,9 +120,13 @@ describe('the reference page in a real browser (CHROMIUM_PATH, Debian Chromium o
   it('loads the same from a deep link, on reloading it, and with a query: the document is found beside the page', async () => {
     const { page, problems } = await watchedPage();
     // What deepLinking writes into the address once an operation is opened, then reloaded.
-    await expectOperationsListed(page, problems, () => page.goto(`${api.baseUrl}/docs#/pets/listPets`, { waitUntil: 'networkidle' }));
+    await expectOperationsListed(page, problems, () =>
+      page.goto(`${api.baseUrl}/docs#/pets/listPets`, { waitUntil: 'networkidle' }),
+    );
     await expectOperationsListed(page, problems, () => page.reload({ waitUntil: 'networkidle' }));
     expect(new URL(page.url()).hash).toBe('#/pets/listPets');
-    await expectOperationsListed(page, problems, () => page.goto(`${api.baseUrl}/docs?x=1`, { waitUntil: 'networkidle' }));
+    await expectOperationsListed(page, problems, () =>
+      page.goto(`${api.baseUrl}/docs?x=1`, { waitUntil: 'networkidle' }),
+    );
   }, 90_000);
 });

@@ -44,7 +44,9 @@ function expectEmf(entry: Record<string, any>): void {
       expect(typeof entry[dimension]).toBe('string');
     }
   }
-  expect(directive.Metrics.map((metric: { Name: string }) => metric.Name).sort()).toEqual(Object.values(REQUEST_METRICS).sort());
+  expect(directive.Metrics.map((metric: { Name: string }) => metric.Name).sort()).toEqual(
+    Object.values(REQUEST_METRICS).sort(),
+  );
   for (const { Name, Unit } of directive.Metrics) {
     expect(typeof entry[Name]).toBe('number');
     expect(['Count', 'Milliseconds']).toContain(Unit);
@@ -53,7 +55,11 @@ function expectEmf(entry: Record<string, any>): void {
     expect(entry.version).toBeUndefined();
     return;
   }
-  expect(byVersion).toEqual({ Namespace: 'PetStore/local', Dimensions: [['operation', 'version']], Metrics: [{ Name: 'Status5xx', Unit: 'Count' }] });
+  expect(byVersion).toEqual({
+    Namespace: 'PetStore/local',
+    Dimensions: [['operation', 'version']],
+    Metrics: [{ Name: 'Status5xx', Unit: 'Count' }],
+  });
   expect(entry.version).toBe('$LATEST'); // AWS_LAMBDA_FUNCTION_VERSION unset: not in Lambda
 }
 
@@ -62,7 +68,16 @@ describe('per-request metrics (EMF) in the request line', () => {
     const api = clock.api();
     const [listed] = await linesOf(() => api.request('GET', '/pets?limit=1'));
     expectEmf(listed!);
-    expect(listed).toMatchObject({ operation: 'listPets', plan: 'enterprise', Requests: 1, Status2xx: 1, Status4xx: 0, Status5xx: 0, RateLimited: 0, KeySuspended: 0 });
+    expect(listed).toMatchObject({
+      operation: 'listPets',
+      plan: 'enterprise',
+      Requests: 1,
+      Status2xx: 1,
+      Status4xx: 0,
+      Status5xx: 0,
+      RateLimited: 0,
+      KeySuspended: 0,
+    });
     expect(listed!.Latency).toBe(listed!.durationMs);
     expect(listed!._aws.CloudWatchMetrics[0].Dimensions).toEqual([['operation', 'plan'], ['operation']]);
 
@@ -78,9 +93,17 @@ describe('per-request metrics (EMF) in the request line', () => {
   it('429s by code: rate_limited, then key_suspended, per plan', async () => {
     clock.setTime(Date.UTC(2026, 10, 23, 12, 5, 1));
     const api = clock.api();
-    for (let i = 0; i < 60; i += 1) expect((await api.request('GET', '/pets?limit=1', { key: FREE_KEY })).status).toBe(200);
+    for (let i = 0; i < 60; i += 1)
+      expect((await api.request('GET', '/pets?limit=1', { key: FREE_KEY })).status).toBe(200);
     const [limited] = await linesOf(() => api.request('GET', '/pets?limit=1', { key: FREE_KEY }));
-    expect(limited).toMatchObject({ status: 429, code: 'rate_limited', plan: 'free', RateLimited: 1, KeySuspended: 0, Status4xx: 1 });
+    expect(limited).toMatchObject({
+      status: 429,
+      code: 'rate_limited',
+      plan: 'free',
+      RateLimited: 1,
+      KeySuspended: 0,
+      Status4xx: 1,
+    });
     clock.setTime(clock.time() + 1_000); // its Retry-After ignored: from now on refusals count toward a suspension
     let suspended: Record<string, any> | undefined;
     for (let i = 0; i < 200 && suspended === undefined; i += 1) {
@@ -93,34 +116,51 @@ describe('per-request metrics (EMF) in the request line', () => {
 
   it('no dimension of high cardinality: never a key id, an address or a request id', async () => {
     const [line] = await linesOf(() => clock.api().request('GET', '/pets?limit=1'));
-    const dimensions = (line!._aws.CloudWatchMetrics as { Dimensions: string[][] }[]).flatMap(({ Dimensions }) => Dimensions.flat());
+    const dimensions = (line!._aws.CloudWatchMetrics as { Dimensions: string[][] }[]).flatMap(({ Dimensions }) =>
+      Dimensions.flat(),
+    );
     expect(dimensions).not.toContain('keyId');
     expect(dimensions).not.toContain('requestId');
     expect(new Set(dimensions)).toEqual(new Set(['operation', 'plan']));
   });
 });
 
-describe('the authorizer\'s refusals (EMF), which a release of the authorizer is judged by', () => {
+describe("the authorizer's refusals (EMF), which a release of the authorizer is judged by", () => {
   it('a 401 (no valid key): Refusals 1, by function and by function and version; an allowed request has none', async () => {
     clock.setTime(Date.UTC(2026, 10, 23, 13, 0, 1));
     const api = clock.api();
     const [refused] = await linesOf(() => api.request('GET', '/pets?limit=1', { key: 'not-a-key-of-anyone' }));
-    expect(refused).toMatchObject({ status: 401, code: 'unauthorized', function: 'authorizer', version: '$LATEST', Refusals: 1 });
+    expect(refused).toMatchObject({
+      status: 401,
+      code: 'unauthorized',
+      function: 'authorizer',
+      version: '$LATEST',
+      Refusals: 1,
+    });
     expect(refused!._aws.CloudWatchMetrics).toEqual([
-      { Namespace: 'PetStore/local', Dimensions: [['function'], ['function', 'version']], Metrics: [{ Name: 'Refusals', Unit: 'Count' }] },
+      {
+        Namespace: 'PetStore/local',
+        Dimensions: [['function'], ['function', 'version']],
+        Metrics: [{ Name: 'Refusals', Unit: 'Count' }],
+      },
     ]);
     const allowed = await linesOf(() => api.request('GET', '/pets?limit=1'));
     expect(allowed.map((line) => line.Refusals)).toEqual([undefined]);
   });
 
-  it('the check before traffic\'s request (its documentation address) is refused without the metric: it asks the version directly, not through the alias the gate counts', async () => {
+  it("the check before traffic's request (its documentation address) is refused without the metric: it asks the version directly, not through the alias the gate counts", async () => {
     const { handler } = await import('../../functions/authorizer/handler');
     const { CHECK_ADDRESS } = await import('../../shared/release-check/check-identity');
     const { authorizerEvent } = await import('../../shared/release-check/gateway-events');
     const { OPERATION_ROUTES } = await import('../../shared/http/operation-routes.generated');
     const refusalOf = async (sourceIp: string) => {
       lines = [];
-      const event = authorizerEvent({ route: OPERATION_ROUTES.listPets, headers: { Authorization: 'Bearer not-a-key-of-anyone' }, sourceIp, arrivedAt: clock.time() });
+      const event = authorizerEvent({
+        route: OPERATION_ROUTES.listPets,
+        headers: { Authorization: 'Bearer not-a-key-of-anyone' },
+        sourceIp,
+        arrivedAt: clock.time(),
+      });
       await expect(handler(event as never)).rejects.toThrow('Unauthorized');
       return JSON.parse(lines.at(-1)!) as Record<string, any>;
     };
@@ -134,7 +174,8 @@ describe('the authorizer\'s refusals (EMF), which a release of the authorizer is
     clock.setTime(Date.UTC(2026, 10, 23, 13, 10, 1));
     const api = clock.api();
     let line: Record<string, any> | undefined;
-    for (let i = 0; i < 200 && line?.status !== 429; i += 1) [line] = await linesOf(() => api.request('GET', '/pets?limit=1', { key: `unknown-${i}` }));
+    for (let i = 0; i < 200 && line?.status !== 429; i += 1)
+      [line] = await linesOf(() => api.request('GET', '/pets?limit=1', { key: `unknown-${i}` }));
     expect(line).toMatchObject({ status: 429, code: 'rate_limited', Refusals: 1 });
   });
 });
@@ -156,29 +197,62 @@ describe('LOG_LEVEL', () => {
     restoreLevel();
     restoreLevel = setLogLevel('error');
     const [metricsOnly] = await linesOf(() => clock.api().request('GET', '/pets?limit=1'));
-    expect(Object.keys(metricsOnly!).sort()).toEqual(['_aws', 'operation', 'plan', ...Object.values(REQUEST_METRICS)].sort());
+    expect(Object.keys(metricsOnly!).sort()).toEqual(
+      ['_aws', 'operation', 'plan', ...Object.values(REQUEST_METRICS)].sort(),
+    );
     lines = [];
     writeLog({ level: 'error', msg: 'request', requestId: 'r-1', operation: 'getPet', status: 500 }, '"Requests":1');
-    expect(lines.map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ level: 'error', msg: 'request', requestId: 'r-1', operation: 'getPet', status: 500, Requests: 1 })]);
+    expect(lines.map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({
+        level: 'error',
+        msg: 'request',
+        requestId: 'r-1',
+        operation: 'getPet',
+        status: 500,
+        Requests: 1,
+      }),
+    ]);
   });
 
   it('reads debug, info, warn, error and silent in any case; anything else is info, and says so on stderr', () => {
     const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
-      for (const level of ['debug', 'INFO', 'Warn', 'error', 'silent']) expect(readLogLevel(level)).toBe(level.toLowerCase());
+      for (const level of ['debug', 'INFO', 'Warn', 'error', 'silent'])
+        expect(readLogLevel(level)).toBe(level.toLowerCase());
       expect(readLogLevel(undefined)).toBe('info');
       expect(stderr).not.toHaveBeenCalled();
       expect(readLogLevel('verbose')).toBe('info');
-      expect(stderr).toHaveBeenCalledWith('LOG_LEVEL "verbose" is not one of debug, info, warn, error, silent; logging at info.\n');
+      expect(stderr).toHaveBeenCalledWith(
+        'LOG_LEVEL "verbose" is not one of debug, info, warn, error, silent; logging at info.\n',
+      );
     } finally {
       stderr.mockRestore();
     }
   });
 
   it('a request without a plan (a function reached without the authorizer) has the operation alone as its dimension', async () => {
-    const { handler } = (await import('../../functions/listPets/handler')) as unknown as { handler: (event: unknown, context: unknown) => Promise<{ statusCode: number }> };
+    const { handler } = (await import('../../functions/listPets/handler')) as unknown as {
+      handler: (event: unknown, context: unknown) => Promise<{ statusCode: number }>;
+    };
     const { lambdaContext } = await import('../../local/api-gateway-event');
-    const [line] = await linesOf(() => handler({ httpMethod: 'GET', resource: '/pets', path: '/pets', headers: {}, multiValueHeaders: {}, queryStringParameters: null, multiValueQueryStringParameters: null, pathParameters: null, body: null, isBase64Encoded: false, requestContext: { requestId: 'no-plan' } }, lambdaContext('metrics', 3_000)));
+    const [line] = await linesOf(() =>
+      handler(
+        {
+          httpMethod: 'GET',
+          resource: '/pets',
+          path: '/pets',
+          headers: {},
+          multiValueHeaders: {},
+          queryStringParameters: null,
+          multiValueQueryStringParameters: null,
+          pathParameters: null,
+          body: null,
+          isBase64Encoded: false,
+          requestContext: { requestId: 'no-plan' },
+        },
+        lambdaContext('metrics', 3_000),
+      ),
+    );
     expect(line).toMatchObject({ status: 401, Status4xx: 1 });
     expect(line!.plan).toBeUndefined();
     expect(line!._aws.CloudWatchMetrics[0].Dimensions).toEqual([['operation']]);

@@ -34,7 +34,10 @@ beforeAll(async () => {
   api = await startTestApi(undefined, { functionTimeoutMs: REQUEST_TIME_MS });
   const key = await freshKeys(1);
   for (let i = 0; i < 20; i += 1) {
-    const created = await api.request('POST', '/pets', { key: key[0] as string, body: { name: `Seed ${i}`, categoryId: 4 } });
+    const created = await api.request('POST', '/pets', {
+      key: key[0] as string,
+      body: { name: `Seed ${i}`, categoryId: 4 },
+    });
     expect(created.status).toBe(201);
     seeded.push(created.body);
   }
@@ -72,7 +75,11 @@ function expectServed(kind: Kind, response: ApiResponse, i: number): void {
       expect(response.body).toHaveLength(10);
       return;
     case 'createPet':
-      expect([kind, response.status, response.body]).toEqual([kind, 201, { id: expect.any(Number), name: `At once ${i}`, categoryId: 5, status: 'available' }]);
+      expect([kind, response.status, response.body]).toEqual([
+        kind,
+        201,
+        { id: expect.any(Number), name: `At once ${i}`, categoryId: 5, status: 'available' },
+      ]);
   }
 }
 
@@ -97,25 +104,29 @@ describe(`${AT_ONCE} requests at once through the local server`, () => {
     ['mixed (getPet, listPets, createPet), one key', ['getPet', 'listPets', 'createPet'], ONE_KEY],
     [`listPets, ${MANY} keys`, ['listPets'], MANY],
     [`mixed (getPet, listPets, createPet), ${MANY} keys`, ['getPet', 'listPets', 'createPet'], MANY],
-  ])('%s: every one served (no 503, no 5xx), every create stored and readable', async (_, mix, keyCount) => {
-    const keys = await freshKeys(keyCount);
-    const keyOf = (i: number) => keys[i % keys.length] as string;
-    const responses = await Promise.all(Array.from({ length: AT_ONCE }, (_, i) => send(kindOf(mix, i), keyOf(i), i)));
+  ])(
+    '%s: every one served (no 503, no 5xx), every create stored and readable',
+    async (_, mix, keyCount) => {
+      const keys = await freshKeys(keyCount);
+      const keyOf = (i: number) => keys[i % keys.length] as string;
+      const responses = await Promise.all(Array.from({ length: AT_ONCE }, (_, i) => send(kindOf(mix, i), keyOf(i), i)));
 
-    const statuses = new Map<number, number>();
-    for (const response of responses) statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-    const expected = new Map<number, number>();
-    for (let i = 0; i < AT_ONCE; i += 1) {
-      const status = kindOf(mix, i) === 'createPet' ? 201 : 200;
-      expected.set(status, (expected.get(status) ?? 0) + 1);
-    }
-    // All at once first, so that a failure shows how many of each status came.
-    expect(Object.fromEntries(statuses)).toEqual(Object.fromEntries(expected));
-    responses.forEach((response, i) => expectServed(kindOf(mix, i), response, i));
+      const statuses = new Map<number, number>();
+      for (const response of responses) statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+      const expected = new Map<number, number>();
+      for (let i = 0; i < AT_ONCE; i += 1) {
+        const status = kindOf(mix, i) === 'createPet' ? 201 : 200;
+        expected.set(status, (expected.get(status) ?? 0) + 1);
+      }
+      // All at once first, so that a failure shows how many of each status came.
+      expect(Object.fromEntries(statuses)).toEqual(Object.fromEntries(expected));
+      responses.forEach((response, i) => expectServed(kindOf(mix, i), response, i));
 
-    const created = responses.filter((_, i) => kindOf(mix, i) === 'createPet');
-    expect(new Set(created.map((response) => response.body.id)).size).toBe(created.length);
-    await expectEachReadable(created, keys[0] as string);
-    // Each request has REQUEST_TIME_MS here, and this client's 500 connections can take a while to open on a busy machine.
-  }, REQUEST_TIME_MS);
+      const created = responses.filter((_, i) => kindOf(mix, i) === 'createPet');
+      expect(new Set(created.map((response) => response.body.id)).size).toBe(created.length);
+      await expectEachReadable(created, keys[0] as string);
+      // Each request has REQUEST_TIME_MS here, and this client's 500 connections can take a while to open on a busy machine.
+    },
+    REQUEST_TIME_MS,
+  );
 });

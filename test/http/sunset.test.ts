@@ -19,7 +19,8 @@ const clock = testApiOnClock(SUNSET - 60_000);
 const DEPRECATION = deprecationHeaders(GET_PET_DEPRECATION);
 
 function expectDeprecationHeaders(response: ApiResponse): void {
-  for (const [name, value] of Object.entries(DEPRECATION)) expect([name, response.headers.get(name)]).toEqual([name, value]);
+  for (const [name, value] of Object.entries(DEPRECATION))
+    expect([name, response.headers.get(name)]).toEqual([name, value]);
 }
 
 describe('getPet across its sunset', () => {
@@ -57,7 +58,9 @@ describe('getPet across its sunset', () => {
 
   it('does not read the datastore: with every GetItem frozen, the 410 comes at once', async () => {
     clock.setTime(SUNSET + 1_000);
-    const { handler } = (await import('../../functions/getPet/handler')) as unknown as { handler: (event: APIGatewayProxyEvent, context: unknown) => Promise<APIGatewayProxyResult> };
+    const { handler } = (await import('../../functions/getPet/handler')) as unknown as {
+      handler: (event: APIGatewayProxyEvent, context: unknown) => Promise<APIGatewayProxyResult>;
+    };
     proxy.inject('hang', ['GetItem']);
     const readsBefore = proxy.seen.get('GetItem') ?? 0;
     const event = {
@@ -71,7 +74,12 @@ describe('getPet across its sunset', () => {
       multiValueQueryStringParameters: null,
       body: null,
       isBase64Encoded: false,
-      requestContext: { requestId: 'sunset-1', path: '/v1/pets/1', identity: { sourceIp: '127.0.0.1' }, authorizer: authorizerContextOf(TEST_KEY) },
+      requestContext: {
+        requestId: 'sunset-1',
+        path: '/v1/pets/1',
+        identity: { sourceIp: '127.0.0.1' },
+        authorizer: authorizerContextOf(TEST_KEY),
+      },
     } as unknown as APIGatewayProxyEvent;
     const started = Date.now();
     const response = await handler(event, lambdaContext('sunset', 3_000));

@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
  * has a recommended value is set to it (flags that expired with CDK v2 cannot be set), so the
  * report stays empty after an upgrade only once the new flags are chosen.
  */
-const context = (JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> }).context;
+const context = (
+  JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> }
+).context;
 
 describe('cdk.json', () => {
   it('sets every current feature flag to its recommended value', () => {

@@ -9,7 +9,16 @@ import { idWithPrefix, removeOutdirs, synth, synthAccountSetup } from '../suppor
  * Issue 22: what goes wrong after a first deploy into a fresh account that holds both stages.
  * Each point is asserted on both stages' templates.
  */
-type Resources = Record<string, { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string; UpdatePolicy?: Record<string, any> }>;
+type Resources = Record<
+  string,
+  {
+    Type: string;
+    Properties: Record<string, any>;
+    DeletionPolicy?: string;
+    UpdateReplacePolicy?: string;
+    UpdatePolicy?: Record<string, any>;
+  }
+>;
 
 const templates = {} as Record<'staging' | 'prod', Template>;
 beforeAll(() => {
@@ -43,7 +52,8 @@ describe.each(STAGES)('the %s stack in an account it shares', (stage) => {
     // Except the dashboard's, which is the account's across regions: CloudFormation names it, an output says which.
     template().hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardName: Match.absent() });
     template().hasOutput('DashboardName', { Value: { Ref: Match.stringLikeRegexp('^Dashboard') } });
-    for (const plan of Object.values(resourcesOf(template(), 'AWS::ApiGateway::UsagePlan'))) expect(plan.Properties.UsagePlanName).toMatch(new RegExp(`^petstore-${stage}-`));
+    for (const plan of Object.values(resourcesOf(template(), 'AWS::ApiGateway::UsagePlan')))
+      expect(plan.Properties.UsagePlanName).toMatch(new RegExp(`^petstore-${stage}-`));
   });
 
   it('gives every log group it causes a retention, and deletes it with the stack; API Gateway makes none of its own', () => {
@@ -57,23 +67,38 @@ describe.each(STAGES)('the %s stack in an account it shares', (stage) => {
     }
     // Each function logs into its own group (Lambda would otherwise make /aws/lambda/<name>, kept forever).
     for (const id of FUNCTIONS) {
-      const fn = resourcesOf(template(), 'AWS::Lambda::Function')[idWithPrefix(template(), 'AWS::Lambda::Function', id)];
-      expect(fn?.Properties.LoggingConfig.LogGroup).toEqual({ Ref: idWithPrefix(template(), 'AWS::Logs::LogGroup', `${id}Logs`) });
+      const fn = resourcesOf(template(), 'AWS::Lambda::Function')[
+        idWithPrefix(template(), 'AWS::Lambda::Function', id)
+      ];
+      expect(fn?.Properties.LoggingConfig.LogGroup).toEqual({
+        Ref: idWithPrefix(template(), 'AWS::Logs::LogGroup', `${id}Logs`),
+      });
     }
     // Execution logs off: API Gateway would write them to API-Gateway-Execution-Logs_<api>/v1, without retention, left behind.
-    template().hasResourceProperties('AWS::ApiGateway::Stage', { MethodSettings: [Match.objectLike({ LoggingLevel: 'OFF', DataTraceEnabled: false })] });
+    template().hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: [Match.objectLike({ LoggingLevel: 'OFF', DataTraceEnabled: false })],
+    });
   });
 
-  it('writes an access log line that names the cause of the gateway\'s own answers, and never the key', () => {
+  it("writes an access log line that names the cause of the gateway's own answers, and never the key", () => {
     const [apiStage] = Object.values(resourcesOf(template(), 'AWS::ApiGateway::Stage'));
     const format = apiStage?.Properties.AccessLogSetting.Format as string;
     const fields = Object.keys(JSON.parse(format.replaceAll(/\$context\.[A-Za-z.]+/g, '0')) as Record<string, unknown>);
     expect(fields).toEqual([...Object.keys(ACCESS_LOG_FIELDS), 'errorMessage']);
-    for (const variable of ['$context.error.responseType', '$context.error.messageString', '$context.authorizer.error', '$context.integrationErrorMessage', '$context.integrationStatus', '$context.integration.status']) {
+    for (const variable of [
+      '$context.error.responseType',
+      '$context.error.messageString',
+      '$context.authorizer.error',
+      '$context.integrationErrorMessage',
+      '$context.integrationStatus',
+      '$context.integration.status',
+    ]) {
       expect(format).toContain(variable);
     }
     expect(format).not.toMatch(/apiKey|header|\$input|\$context\.authorizer\.(?!error|integration|latency)/);
-    expect(JSON.stringify(apiStage?.Properties.AccessLogSetting.DestinationArn)).toContain(`":log-group:",{"Ref":"${idWithPrefix(template(), 'AWS::Logs::LogGroup', 'AccessLogs')}"}`);
+    expect(JSON.stringify(apiStage?.Properties.AccessLogSetting.DestinationArn)).toContain(
+      `":log-group:",{"Ref":"${idWithPrefix(template(), 'AWS::Logs::LogGroup', 'AccessLogs')}"}`,
+    );
   });
 
   it('lets only listPets read the cursor secret, from Secrets Manager: no function has it in its configuration', () => {
@@ -82,36 +107,81 @@ describe.each(STAGES)('the %s stack in an account it shares', (stage) => {
     // No dynamic reference resolves the value into the template or a function.
     expect(text).not.toContain('{{resolve:secretsmanager');
     for (const id of FUNCTIONS) {
-      const fn = resourcesOf(template(), 'AWS::Lambda::Function')[idWithPrefix(template(), 'AWS::Lambda::Function', id)];
+      const fn = resourcesOf(template(), 'AWS::Lambda::Function')[
+        idWithPrefix(template(), 'AWS::Lambda::Function', id)
+      ];
       const variables = fn?.Properties.Environment.Variables as Record<string, unknown>;
       expect([id, 'CURSOR_SECRET' in variables]).toEqual([id, false]);
       expect([id, variables.CURSOR_SECRET_ARN]).toEqual([id, id === 'ListPets' ? { Ref: secret } : undefined]);
-      const onSecret = statementsOfRole(template(), id).filter((statement) => JSON.stringify(statement).includes(secret) || JSON.stringify(statement.Action).includes('secretsmanager'));
-      expect([id, onSecret]).toEqual([id, id === 'ListPets' ? [{ Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: { Ref: secret } }] : []]);
+      const onSecret = statementsOfRole(template(), id).filter(
+        (statement) =>
+          JSON.stringify(statement).includes(secret) || JSON.stringify(statement.Action).includes('secretsmanager'),
+      );
+      expect([id, onSecret]).toEqual([
+        id,
+        id === 'ListPets'
+          ? [{ Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: { Ref: secret } }]
+          : [],
+      ]);
     }
     // No other role of the stack (CodeDeploy's) may read it either.
-    const secretReaders = Object.entries(resourcesOf(template(), 'AWS::IAM::Policy')).filter(([, policy]) => JSON.stringify(policy).includes('secretsmanager'));
+    const secretReaders = Object.entries(resourcesOf(template(), 'AWS::IAM::Policy')).filter(([, policy]) =>
+      JSON.stringify(policy).includes('secretsmanager'),
+    );
     expect(secretReaders.map(([id]) => id.replace(/[0-9A-F]{8}$/, ''))).toEqual(['ListPetsRoleDefaultPolicy']);
   });
 
-  it('names the web ACL\'s metrics after the stage', () => {
+  it("names the web ACL's metrics after the stage", () => {
     const [acl] = Object.values(resourcesOf(template(), 'AWS::WAFv2::WebACL'));
-    const names = [acl?.Properties.VisibilityConfig.MetricName, ...(acl?.Properties.Rules as { VisibilityConfig: { MetricName: string } }[]).map((rule) => rule.VisibilityConfig.MetricName)];
-    expect(names).toEqual([`petstore-${stage}-web-acl`, `petstore-${stage}-unauthenticated-per-address`, `petstore-${stage}-flood-per-address`, `petstore-${stage}-body-too-large`]);
+    const names = [
+      acl?.Properties.VisibilityConfig.MetricName,
+      ...(acl?.Properties.Rules as { VisibilityConfig: { MetricName: string } }[]).map(
+        (rule) => rule.VisibilityConfig.MetricName,
+      ),
+    ];
+    expect(names).toEqual([
+      `petstore-${stage}-web-acl`,
+      `petstore-${stage}-unauthenticated-per-address`,
+      `petstore-${stage}-flood-per-address`,
+      `petstore-${stage}-body-too-large`,
+    ]);
   });
 
   it('has no alarm that a new stage starts in: missing data is never a breach', () => {
     const alarms = Object.values(resourcesOf(template(), 'AWS::CloudWatch::Alarm'));
     expect(alarms.length).toBeGreaterThan(10);
-    for (const alarm of alarms) expect([alarm.Properties.AlarmDescription.slice(0, 40), alarm.Properties.TreatMissingData]).toEqual([alarm.Properties.AlarmDescription.slice(0, 40), 'notBreaching']);
+    for (const alarm of alarms)
+      expect([alarm.Properties.AlarmDescription.slice(0, 40), alarm.Properties.TreatMissingData]).toEqual([
+        alarm.Properties.AlarmDescription.slice(0, 40),
+        'notBreaching',
+      ]);
     // The key mirror's: something went wrong in 5 minutes and no run succeeded; before its first run, nothing has.
-    const mirror = alarms.find((alarm) => alarm.Properties.AlarmDescription.startsWith('The key mirror'))?.Properties as Record<string, any>;
-    expect(mirror).toMatchObject({ Threshold: 1, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
-    const metrics = mirror.Metrics as { Id: string; Expression?: string; MetricStat?: { Metric: { Namespace: string; MetricName: string }; Stat: string; Period: number } }[];
+    const mirror = alarms.find((alarm) => alarm.Properties.AlarmDescription.startsWith('The key mirror'))
+      ?.Properties as Record<string, any>;
+    expect(mirror).toMatchObject({
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    const metrics = mirror.Metrics as {
+      Id: string;
+      Expression?: string;
+      MetricStat?: { Metric: { Namespace: string; MetricName: string }; Stat: string; Period: number };
+    }[];
     expect(metrics.find((metric) => metric.Expression)?.Expression).toBe(
       'IF(((FILL(errors, 0) + FILL(dropped, 0) + FILL(refused, 0) + FILL(runs, 0) - FILL(succeeded, 0)) > 0) AND (FILL(succeeded, 0) == 0), 1, 0)',
     );
-    expect(metrics.filter((metric) => metric.MetricStat).map(({ Id, MetricStat }) => [Id, MetricStat?.Metric.Namespace, MetricStat?.Metric.MetricName, MetricStat?.Stat, MetricStat?.Period])).toEqual([
+    expect(
+      metrics
+        .filter((metric) => metric.MetricStat)
+        .map(({ Id, MetricStat }) => [
+          Id,
+          MetricStat?.Metric.Namespace,
+          MetricStat?.Metric.MetricName,
+          MetricStat?.Stat,
+          MetricStat?.Period,
+        ]),
+    ).toEqual([
       ['errors', 'AWS/Lambda', 'Errors', 'Sum', 300],
       ['dropped', 'AWS/Lambda', 'AsyncEventsDropped', 'Sum', 300],
       ['refused', 'AWS/Events', 'FailedInvocations', 'Sum', 300],
@@ -121,7 +191,14 @@ describe.each(STAGES)('the %s stack in an account it shares', (stage) => {
     // The same expression, evaluated as CloudWatch would over a window's values (undefined: no data point).
     const wentWrong = (values: Partial<Record<'errors' | 'dropped' | 'refused' | 'runs' | 'succeeded', number>>) => {
       const fill = (value: number | undefined) => value ?? 0;
-      return fill(values.errors) + fill(values.dropped) + fill(values.refused) + fill(values.runs) - fill(values.succeeded) > 0 && fill(values.succeeded) === 0 ? 1 : 0;
+      return fill(values.errors) +
+        fill(values.dropped) +
+        fill(values.refused) +
+        fill(values.runs) -
+        fill(values.succeeded) >
+        0 && fill(values.succeeded) === 0
+        ? 1
+        : 0;
     };
     expect(wentWrong({})).toBe(0); // a new stage
     expect(wentWrong({ errors: 0, runs: 5, succeeded: 5 })).toBe(0);
@@ -137,38 +214,75 @@ describe.each(STAGES)('the %s stack in an account it shares', (stage) => {
       const roleId = idWithPrefix(template(), 'AWS::IAM::Role', `${id}Role`);
       const role = resourcesOf(template(), 'AWS::IAM::Role')[roleId];
       expect([id, role?.Properties.ManagedPolicyArns]).toEqual([id, undefined]);
-      expect(role?.Properties.AssumeRolePolicyDocument.Statement).toEqual([{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } }]);
-      const fn = resourcesOf(template(), 'AWS::Lambda::Function')[idWithPrefix(template(), 'AWS::Lambda::Function', id)];
+      expect(role?.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+        { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } },
+      ]);
+      const fn = resourcesOf(template(), 'AWS::Lambda::Function')[
+        idWithPrefix(template(), 'AWS::Lambda::Function', id)
+      ];
       expect(fn?.Properties.Role).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
-      const logs = statementsOfRole(template(), id).filter((statement) => JSON.stringify(statement.Action).includes('logs:'));
-      expect([id, logs]).toEqual([id, [{ Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [idWithPrefix(template(), 'AWS::Logs::LogGroup', `${id}Logs`), 'Arn'] } }]]);
+      const logs = statementsOfRole(template(), id).filter((statement) =>
+        JSON.stringify(statement.Action).includes('logs:'),
+      );
+      expect([id, logs]).toEqual([
+        id,
+        [
+          {
+            Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+            Effect: 'Allow',
+            Resource: { 'Fn::GetAtt': [idWithPrefix(template(), 'AWS::Logs::LogGroup', `${id}Logs`), 'Arn'] },
+          },
+        ],
+      ]);
     }
     // No role of the stack may write logs anywhere else.
     for (const [policyId, policy] of Object.entries(resourcesOf(template(), 'AWS::IAM::Policy'))) {
       for (const statement of policy.Properties.PolicyDocument.Statement as Record<string, any>[]) {
-        if (JSON.stringify(statement.Action).includes('logs:')) expect([policyId, statement.Resource]).toEqual([policyId, { 'Fn::GetAtt': [expect.stringMatching(/Logs[0-9A-F]{8}$/), 'Arn'] }]);
+        if (JSON.stringify(statement.Action).includes('logs:'))
+          expect([policyId, statement.Resource]).toEqual([
+            policyId,
+            { 'Fn::GetAtt': [expect.stringMatching(/Logs[0-9A-F]{8}$/), 'Arn'] },
+          ]);
       }
     }
   });
 
-  it('lets the key mirror read the stage\'s usage plans and their keys, and not the region\'s API keys', () => {
-    const gateway = statementsOfRole(template(), 'KeyMirror').filter((statement) => JSON.stringify(statement.Action).includes('apigateway'));
+  it("lets the key mirror read the stage's usage plans and their keys, and not the region's API keys", () => {
+    const gateway = statementsOfRole(template(), 'KeyMirror').filter((statement) =>
+      JSON.stringify(statement.Action).includes('apigateway'),
+    );
     const api = idWithPrefix(template(), 'AWS::ApiGateway::RestApi', 'Api');
-    const managementApi = (path: unknown[]) => ({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':apigateway:', { Ref: 'AWS::Region' }, ...path]] });
+    const managementApi = (path: unknown[]) => ({
+      'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':apigateway:', { Ref: 'AWS::Region' }, ...path]],
+    });
     const plans = idsOf(template(), 'AWS::ApiGateway::UsagePlan');
     expect(plans).toHaveLength(4);
-    const sorted = (values: unknown[]) => [...values].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
-    expect(gateway.map((statement) => (Array.isArray(statement.Resource) ? { ...statement, Resource: sorted(statement.Resource) } : statement))).toEqual([
+    const sorted = (values: unknown[]) =>
+      [...values].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    expect(
+      gateway.map((statement) =>
+        Array.isArray(statement.Resource) ? { ...statement, Resource: sorted(statement.Resource) } : statement,
+      ),
+    ).toEqual([
       {
         Action: 'apigateway:GET',
         Effect: 'Allow',
-        Resource: sorted([managementApi(['::/usageplans']), ...plans.map((plan) => managementApi(['::/usageplans/', { Ref: plan }, '/keys']))]),
+        Resource: sorted([
+          managementApi(['::/usageplans']),
+          ...plans.map((plan) => managementApi(['::/usageplans/', { Ref: plan }, '/keys'])),
+        ]),
       },
       // Any other plan (a custom Enterprise plan made in the console) only while tagged with this API's id.
-      { Action: 'apigateway:GET', Effect: 'Allow', Resource: managementApi(['::/usageplans/*/keys']), Condition: { StringEquals: { 'aws:ResourceTag/petstore:api-id': { Ref: api } } } },
+      {
+        Action: 'apigateway:GET',
+        Effect: 'Allow',
+        Resource: managementApi(['::/usageplans/*/keys']),
+        Condition: { StringEquals: { 'aws:ResourceTag/petstore:api-id': { Ref: api } } },
+      },
     ]);
     // The stack's own plans carry that tag too.
-    for (const plan of Object.values(resourcesOf(template(), 'AWS::ApiGateway::UsagePlan'))) expect(plan.Properties.Tags).toContainEqual({ Key: 'petstore:api-id', Value: { Ref: api } });
+    for (const plan of Object.values(resourcesOf(template(), 'AWS::ApiGateway::UsagePlan')))
+      expect(plan.Properties.Tags).toContainEqual({ Key: 'petstore:api-id', Value: { Ref: api } });
     // Not /apikeys (every key's value), not another API's resources.
     expect(JSON.stringify(gateway)).not.toMatch(/apikeys|restapis/);
   });
@@ -181,54 +295,109 @@ describe.each(STAGES)('the %s stack in an account it shares', (stage) => {
       const fnId = idWithPrefix(template(), 'AWS::Lambda::Function', id);
       const versionId = idWithPrefix(template(), 'AWS::Lambda::Version', `${id}CurrentVersion`);
       expect(versions[versionId]?.Properties.FunctionName).toEqual({ Ref: fnId });
-      expect(aliases[aliasId]?.Properties).toMatchObject({ Name: 'live', FunctionName: { Ref: fnId }, FunctionVersion: { 'Fn::GetAtt': [versionId, 'Version'] } });
+      expect(aliases[aliasId]?.Properties).toMatchObject({
+        Name: 'live',
+        FunctionName: { Ref: fnId },
+        FunctionVersion: { 'Fn::GetAtt': [versionId, 'Version'] },
+      });
     }
     // API Gateway's integrations and the authorizer, and every invoke permission, name an alias, never a function.
     const aliasRefs = new Set(Object.keys(aliases));
     const methods = Object.values(resourcesOf(template(), 'AWS::ApiGateway::Method'));
     expect(methods).toHaveLength(OPERATION_IDS.length + Object.keys(DOCUMENTATION_ROUTES).length);
-    for (const method of methods) expect(aliasRefs.has(JSON.stringify(method.Properties.Integration.Uri).match(/"Ref":"([A-Za-z0-9]+)"\},"\/invocations"/)?.[1] ?? '')).toBe(true);
+    for (const method of methods)
+      expect(
+        aliasRefs.has(
+          JSON.stringify(method.Properties.Integration.Uri).match(/"Ref":"([A-Za-z0-9]+)"\},"\/invocations"/)?.[1] ??
+            '',
+        ),
+      ).toBe(true);
     const [authorizer] = Object.values(resourcesOf(template(), 'AWS::ApiGateway::Authorizer'));
-    expect(JSON.stringify(authorizer?.Properties.AuthorizerUri)).toContain(`{"Ref":"${idWithPrefix(template(), 'AWS::Lambda::Alias', 'AuthorizerLive')}"}`);
+    expect(JSON.stringify(authorizer?.Properties.AuthorizerUri)).toContain(
+      `{"Ref":"${idWithPrefix(template(), 'AWS::Lambda::Alias', 'AuthorizerLive')}"}`,
+    );
     const permissions = Object.values(resourcesOf(template(), 'AWS::Lambda::Permission'));
     for (const permission of permissions) expect(aliasRefs.has(permission.Properties.FunctionName.Ref)).toBe(true);
     const [rule] = Object.values(resourcesOf(template(), 'AWS::Events::Rule'));
-    expect(rule?.Properties.Targets[0].Arn).toEqual({ Ref: idWithPrefix(template(), 'AWS::Lambda::Alias', 'KeyMirrorLive') });
+    expect(rule?.Properties.Targets[0].Arn).toEqual({
+      Ref: idWithPrefix(template(), 'AWS::Lambda::Alias', 'KeyMirrorLive'),
+    });
   });
 
   // The releases (CodeDeploy, the check before traffic, the gates): test/infra/releases.test.ts.
 
-  it('has an alarm on any throttled function: every function\'s throttles summed, each filled with 0', () => {
+  it("has an alarm on any throttled function: every function's throttles summed, each filled with 0", () => {
     const alarms = resourcesOf(template(), 'AWS::CloudWatch::Alarm');
-    const throttle = Object.values(alarms).find((alarm) => alarm.Properties.AlarmDescription.startsWith('Lambda refused'))?.Properties as Record<string, any>;
-    const terms = (throttle.Metrics as { Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string; Dimensions: { Value: unknown }[] } } }[]).filter((metric) => metric.MetricStat);
+    const throttle = Object.values(alarms).find((alarm) =>
+      alarm.Properties.AlarmDescription.startsWith('Lambda refused'),
+    )?.Properties as Record<string, any>;
+    const terms = (
+      throttle.Metrics as {
+        Id: string;
+        Expression?: string;
+        MetricStat?: { Metric: { MetricName: string; Dimensions: { Value: unknown }[] } };
+      }[]
+    ).filter((metric) => metric.MetricStat);
     expect(terms.map((metric) => [metric.MetricStat?.Metric.MetricName, metric.MetricStat?.Metric.Dimensions])).toEqual(
-      FUNCTIONS.map((id) => ['Throttles', [{ Name: 'FunctionName', Value: { Ref: idWithPrefix(template(), 'AWS::Lambda::Function', id) } }]]),
+      FUNCTIONS.map((id) => [
+        'Throttles',
+        [{ Name: 'FunctionName', Value: { Ref: idWithPrefix(template(), 'AWS::Lambda::Function', id) } }],
+      ]),
     );
-    expect(throttle.Metrics.find((metric: { Expression?: string }) => metric.Expression).Expression).toBe(terms.map((metric) => `FILL(${metric.Id}, 0)`).join(' + '));
+    expect(throttle.Metrics.find((metric: { Expression?: string }) => metric.Expression).Expression).toBe(
+      terms.map((metric) => `FILL(${metric.Id}, 0)`).join(' + '),
+    );
     // The latency alarm can fire within a canary: three slow minutes of five one-minute periods.
-    template().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmDescription: Match.stringLikeRegexp('p99 latency'), EvaluationPeriods: 5, DatapointsToAlarm: 3 });
+    template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmDescription: Match.stringLikeRegexp('p99 latency'),
+      EvaluationPeriods: 5,
+      DatapointsToAlarm: 3,
+    });
   });
 
-  it('tells the person deploying to check the account\'s Lambda concurrency quota', () => {
-    Annotations.fromStack(synth(stage).app.node.findChild(`PetStore-${stage}`) as never).hasInfo(`/PetStore-${stage}`, Match.stringLikeRegexp('concurrency quota.*aws lambda get-account-settings.*docs/first-deploy.md'));
+  it("tells the person deploying to check the account's Lambda concurrency quota", () => {
+    Annotations.fromStack(synth(stage).app.node.findChild(`PetStore-${stage}`) as never).hasInfo(
+      `/PetStore-${stage}`,
+      Match.stringLikeRegexp('concurrency quota.*aws lambda get-account-settings.*docs/first-deploy.md'),
+    );
   });
 });
 
 describe('the account setup stack (cdk deploy -c setup=account)', () => {
-  it('sets API Gateway\'s logging role once per account and region, and keeps both when deleted', () => {
+  it("sets API Gateway's logging role once per account and region, and keeps both when deleted", () => {
     const { app, template } = synthAccountSetup();
     expect(() => app.synth()).not.toThrow(); // cdk-nag clean
     expect(Object.keys(template.toJSON().Resources as object)).toHaveLength(2);
     const roleId = idWithPrefix(template, 'AWS::IAM::Role', 'ApiGatewayLogsRole');
-    template.hasResource('AWS::ApiGateway::Account', { Properties: { CloudWatchRoleArn: { 'Fn::GetAtt': [roleId, 'Arn'] } }, DeletionPolicy: 'Retain' });
+    template.hasResource('AWS::ApiGateway::Account', {
+      Properties: { CloudWatchRoleArn: { 'Fn::GetAtt': [roleId, 'Arn'] } },
+      DeletionPolicy: 'Retain',
+    });
     template.hasResource('AWS::IAM::Role', {
       Properties: {
-        AssumeRolePolicyDocument: { Statement: [{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'apigateway.amazonaws.com' } }] },
-        ManagedPolicyArns: [{ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs']] }],
+        AssumeRolePolicyDocument: {
+          Statement: [
+            { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'apigateway.amazonaws.com' } },
+          ],
+        },
+        ManagedPolicyArns: [
+          {
+            'Fn::Join': [
+              '',
+              ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs'],
+            ],
+          },
+        ],
       },
       DeletionPolicy: 'Retain',
     });
-    expect(app.node.findAll().some((construct) => construct.node.id.startsWith('PetStore-staging') || construct.node.id.startsWith('PetStore-prod'))).toBe(false);
+    expect(
+      app.node
+        .findAll()
+        .some(
+          (construct) =>
+            construct.node.id.startsWith('PetStore-staging') || construct.node.id.startsWith('PetStore-prod'),
+        ),
+    ).toBe(false);
   });
 });

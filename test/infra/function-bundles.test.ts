@@ -42,7 +42,12 @@ describe('function bundles', () => {
       expect([name, inputs.some((input) => input.startsWith('shared/'))]).toEqual([name, true]);
       expect([name, inputs.filter((input) => input.includes('node_modules/zod/'))]).toEqual([name, []]);
       // Nor any declaration (its schemas, its bench cases): a function reads its route from the generated table.
-      expect([name, inputs.filter((input) => /^functions\/[^/]+\/operation\.ts$|^functions\/(table|operation-declaration)\.ts$|^bench\//.test(input))]).toEqual([name, []]);
+      expect([
+        name,
+        inputs.filter((input) =>
+          /^functions\/[^/]+\/operation\.ts$|^functions\/(table|operation-declaration)\.ts$|^bench\//.test(input),
+        ),
+      ]).toEqual([name, []]);
     }
   }, 60_000);
 
@@ -51,7 +56,10 @@ describe('function bundles', () => {
     const documentClient = (input: string) => /node_modules\/@aws-sdk\/(lib-dynamodb|util-dynamodb)\//.test(input);
     for (const operation of OPERATION_IDS) {
       const inputs = await inputsOf(operation);
-      expect([operation, inputs.some((input) => input.includes('node_modules/@aws-sdk/client-dynamodb/'))]).toEqual([operation, true]);
+      expect([operation, inputs.some((input) => input.includes('node_modules/@aws-sdk/client-dynamodb/'))]).toEqual([
+        operation,
+        true,
+      ]);
       expect([operation, inputs.filter(documentClient)]).toEqual([operation, []]);
     }
   }, 60_000);
@@ -60,40 +68,73 @@ describe('function bundles', () => {
     // About 5 KB of the reads' bundles (the idempotency records, the id draws, the SDK's write commands);
     // the page merge and the caches are the reads'.
     const PART: Partial<Record<OperationId, string[]>> = {
-      listPets: ['shared/pets/pet-reads.ts', 'shared/pets/page-merge.ts', 'shared/pets/first-page-cache.ts', 'shared/pets/found-pet-cache.ts'],
-      getPet: ['shared/pets/pet-reads.ts', 'shared/pets/page-merge.ts', 'shared/pets/first-page-cache.ts', 'shared/pets/found-pet-cache.ts'],
+      listPets: [
+        'shared/pets/pet-reads.ts',
+        'shared/pets/page-merge.ts',
+        'shared/pets/first-page-cache.ts',
+        'shared/pets/found-pet-cache.ts',
+      ],
+      getPet: [
+        'shared/pets/pet-reads.ts',
+        'shared/pets/page-merge.ts',
+        'shared/pets/first-page-cache.ts',
+        'shared/pets/found-pet-cache.ts',
+      ],
       createPet: ['shared/pets/pet-writes.ts', 'shared/dynamodb/last-attempt.ts'],
     };
-    const parts = ['shared/pets/pet-reads.ts', 'shared/pets/page-merge.ts', 'shared/pets/first-page-cache.ts', 'shared/pets/found-pet-cache.ts', 'shared/pets/pet-writes.ts', 'shared/dynamodb/last-attempt.ts', 'shared/pets/repository.ts'];
+    const parts = [
+      'shared/pets/pet-reads.ts',
+      'shared/pets/page-merge.ts',
+      'shared/pets/first-page-cache.ts',
+      'shared/pets/found-pet-cache.ts',
+      'shared/pets/pet-writes.ts',
+      'shared/dynamodb/last-attempt.ts',
+      'shared/pets/repository.ts',
+    ];
     for (const operation of OPERATION_IDS) {
       const inputs = await inputsOf(operation);
       const bundled = parts.filter((part) => inputs.includes(part));
       // Any operation: the reads or the writes, never both, never the two joined (repository.ts).
-      expect([operation, bundled.includes('shared/pets/pet-reads.ts') && bundled.includes('shared/pets/pet-writes.ts'), bundled.includes('shared/pets/repository.ts')]).toEqual([operation, false, false]);
+      expect([
+        operation,
+        bundled.includes('shared/pets/pet-reads.ts') && bundled.includes('shared/pets/pet-writes.ts'),
+        bundled.includes('shared/pets/repository.ts'),
+      ]).toEqual([operation, false, false]);
       const expected = PART[operation]; // in the order of `parts`
       if (expected !== undefined) expect([operation, bundled]).toEqual([operation, expected]);
     }
   }, 60_000);
 
-  it('no function imports node:stream/web, which loads Node\'s web streams: @middy/core, its only importer, gets a class that answers its instanceof', async () => {
+  it("no function imports node:stream/web, which loads Node's web streams: @middy/core, its only importer, gets a class that answers its instanceof", async () => {
     expect(Object.keys(BUNDLE_ALIASES)).toEqual(['node:stream/web']);
     for (const name of [...OPERATION_IDS, 'authorizer' as const]) {
       const { outputFiles } = await bundle(name);
-      expect([name, outputFiles.filter((file) => file.path.endsWith('.mjs')).some((file) => file.text.includes('node:stream/web'))]).toEqual([name, false]);
+      expect([
+        name,
+        outputFiles.filter((file) => file.path.endsWith('.mjs')).some((file) => file.text.includes('node:stream/web')),
+      ]).toEqual([name, false]);
       // Without the alias: who imports it.
       const inputs = (await bundle(name, false)).metafile.inputs;
-      const importers = Object.entries(inputs).filter(([, input]) => input.imports.some((imported) => imported.path === 'node:stream/web')).map(([path]) => path);
+      const importers = Object.entries(inputs)
+        .filter(([, input]) => input.imports.some((imported) => imported.path === 'node:stream/web'))
+        .map(([path]) => path);
       expect([name, importers]).toEqual([name, operationOrAuthorizerImporters(name)]);
     }
     // middy asks nothing of the class but instanceof.
     const middy = readFileSync(join(root, 'node_modules', '@middy', 'core', 'index.js'), 'utf8');
     const code = middy.replace(/"(?:[^"\\\n]|\\.)*"/g, (literal) => (literal === '"node:stream/web"' ? literal : '""'));
     const uses = code.match(/[^\n]*\bReadableStream\b[^\n]*/g) ?? [];
-    expect(uses.filter((line) => !/^import \{ ReadableStream \} from "node:stream\/web";$/.test(line) && !/instanceof ReadableStream\b/.test(line))).toEqual([]);
+    expect(
+      uses.filter(
+        (line) =>
+          !/^import \{ ReadableStream \} from "node:stream\/web";$/.test(line) &&
+          !/instanceof ReadableStream\b/.test(line),
+      ),
+    ).toEqual([]);
     expect(uses.length).toBeGreaterThan(1);
   }, 60_000);
 
-  it('the class answers instanceof as Node\'s ReadableStream does', () => {
+  it("the class answers instanceof as Node's ReadableStream does", () => {
     expect(new WebReadableStream() instanceof ReadableStream).toBe(true);
     expect({} instanceof ReadableStream).toBe(false);
     expect(('text' as unknown) instanceof ReadableStream).toBe(false);
@@ -105,5 +146,7 @@ describe('function bundles', () => {
  * root to where node_modules really is (a git worktree's may be a link to another checkout's).
  */
 function operationOrAuthorizerImporters(name: keyof typeof FUNCTIONS): string[] {
-  return name === 'authorizer' ? [] : [relative(root, realpathSync(join(root, 'node_modules', '@middy', 'core', 'index.js')))];
+  return name === 'authorizer'
+    ? []
+    : [relative(root, realpathSync(join(root, 'node_modules', '@middy', 'core', 'index.js')))];
 }

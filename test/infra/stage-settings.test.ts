@@ -19,11 +19,14 @@ afterAll(removeOutdirs);
 
 /** The release gates' logical ids (infra/releases.ts), which notify no one. */
 
-describe.each(['staging', 'prod'] as const)('the %s stack\'s alarm destination', (stage) => {
+describe.each(['staging', 'prod'] as const)("the %s stack's alarm destination", (stage) => {
   it('sends the alarms to a destination given on the command line or in cdk.json for the stage; prod refuses to synthesize without one, staging says so', () => {
     const none = { alarmEmail: '' };
     const noteOf = (context: Record<string, unknown>) =>
-      Annotations.fromStack(synth(stage, false, context).app.node.findChild(`PetStore-${stage}`) as never).findInfo('*', Match.stringLikeRegexp('No alarm destination for this stage'));
+      Annotations.fromStack(synth(stage, false, context).app.node.findChild(`PetStore-${stage}`) as never).findInfo(
+        '*',
+        Match.stringLikeRegexp('No alarm destination for this stage'),
+      );
     if (ALARM_DESTINATION_REQUIRED[stage]) {
       expect(() => synth(stage, false, none)).toThrow(
         `PetStore-${stage} needs an alarm destination: -c alarmEmail=ops@example.com, -c alarmTopicArn=arn:aws:sns:<region>:<account>:<topic>, or "alarmDestinations": { "${stage}": { "email": "ops@example.com" } } in cdk.json's context (docs/first-deploy.md)`,
@@ -37,22 +40,37 @@ describe.each(['staging', 'prod'] as const)('the %s stack\'s alarm destination',
     for (const [context, address] of [
       [{ alarmEmail: 'ops@example.com' }, 'ops@example.com'],
       [{ ...none, alarmDestinations: { [stage]: { email: 'team@example.com' } } }, 'team@example.com'],
-      [{ alarmEmail: 'ops@example.com', alarmDestinations: { [stage]: { email: 'team@example.com' } } }, 'ops@example.com'],
+      [
+        { alarmEmail: 'ops@example.com', alarmDestinations: { [stage]: { email: 'team@example.com' } } },
+        'ops@example.com',
+      ],
     ] as const) {
       const subscribed = synth(stage, false, context).template;
       subscribed.resourceCountIs('AWS::SNS::Subscription', 1);
-      subscribed.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: address, TopicArn: { Ref: idWithPrefix(subscribed, 'AWS::SNS::Topic', 'AlarmTopic') } });
+      subscribed.hasResourceProperties('AWS::SNS::Subscription', {
+        Protocol: 'email',
+        Endpoint: address,
+        TopicArn: { Ref: idWithPrefix(subscribed, 'AWS::SNS::Topic', 'AlarmTopic') },
+      });
     }
     // An existing topic: every alarm notifies it too, beside the stage's own.
     const topicArn = 'arn:aws:sns:eu-west-1:123456789012:ops';
     const notified = synth(stage, false, { ...none, alarmTopicArn: topicArn }).template;
     notified.resourceCountIs('AWS::SNS::Subscription', 0);
     // (The release gates notify no one: test/infra/releases.test.ts.)
-    const alarms = Object.entries(notified.findResources('AWS::CloudWatch::Alarm') as Record<string, { Properties: { AlarmActions: unknown[] } }>).filter(([id]) => !RELEASE_GATE.test(id));
+    const alarms = Object.entries(
+      notified.findResources('AWS::CloudWatch::Alarm') as Record<string, { Properties: { AlarmActions: unknown[] } }>,
+    ).filter(([id]) => !RELEASE_GATE.test(id));
     expect(alarms.length).toBeGreaterThan(10);
-    for (const [, alarm] of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: idWithPrefix(notified, 'AWS::SNS::Topic', 'AlarmTopic') }, topicArn]);
-    for (const wrong of ['ops', 'ops@example', 'a@b.c d@e.f', 'ops@@example.com']) expect(() => synth(stage, false, { alarmEmail: wrong })).toThrow(/alarmEmail must be one e-mail address/);
-    for (const wrong of ['ops', 'arn:aws:sqs:eu-west-1:123456789012:ops', 'arn:aws:sns:eu-west-1:1234:ops']) expect(() => synth(stage, false, { alarmTopicArn: wrong })).toThrow(/alarmTopicArn must be an SNS topic's ARN/);
+    for (const [, alarm] of alarms)
+      expect(alarm.Properties.AlarmActions).toEqual([
+        { Ref: idWithPrefix(notified, 'AWS::SNS::Topic', 'AlarmTopic') },
+        topicArn,
+      ]);
+    for (const wrong of ['ops', 'ops@example', 'a@b.c d@e.f', 'ops@@example.com'])
+      expect(() => synth(stage, false, { alarmEmail: wrong })).toThrow(/alarmEmail must be one e-mail address/);
+    for (const wrong of ['ops', 'arn:aws:sqs:eu-west-1:123456789012:ops', 'arn:aws:sns:eu-west-1:1234:ops'])
+      expect(() => synth(stage, false, { alarmTopicArn: wrong })).toThrow(/alarmTopicArn must be an SNS topic's ARN/);
   });
 });
 
@@ -60,7 +78,12 @@ describe('the CDK CLI on a missing or wrong setting (issue 51, finding 7)', () =
   const root = resolve(__dirname, '../..');
   /** The pinned CLI as docs/deploying-and-operating.md runs it, with cdk.json's app; no AWS account is reached (it stops before any synthesis), and no notices are fetched (they would print on stderr). */
   const cdk = (...args: string[]) =>
-    spawnSync(join(root, 'node_modules', '.bin', 'cdk'), [...args, '--no-notices'], { cwd: root, encoding: 'utf8', env: { ...process.env, CDK_DISABLE_VERSION_CHECK: 'true', CDK_DISABLE_CLI_TELEMETRY: 'true' }, timeout: 120_000 });
+    spawnSync(join(root, 'node_modules', '.bin', 'cdk'), [...args, '--no-notices'], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, CDK_DISABLE_VERSION_CHECK: 'true', CDK_DISABLE_CLI_TELEMETRY: 'true' },
+      timeout: 120_000,
+    });
 
   it('says what is missing in one line and exits 1, without a stack trace: prod without an alarm destination', () => {
     const run = cdk('synth', '-c', 'stage=prod');
@@ -77,23 +100,38 @@ describe('the CDK CLI on a missing or wrong setting (issue 51, finding 7)', () =
       [{ stage: 'qa' }, 'Unknown stage "qa": use -c stage=staging or -c stage=prod'],
       [{ setup: 'everything' }, 'Unknown setup "everything": use -c setup=account'],
       [{ stage: 'prod', alarmEmail: 'ops' }, 'alarmEmail must be one e-mail address, like ops@example.com; got "ops"'],
-      [{ stage: 'prod', alarmTopicArn: 'ops' }, "alarmTopicArn must be an SNS topic's ARN, like arn:aws:sns:eu-west-1:123456789012:ops; got \"ops\""],
+      [
+        { stage: 'prod', alarmTopicArn: 'ops' },
+        'alarmTopicArn must be an SNS topic\'s ARN, like arn:aws:sns:eu-west-1:123456789012:ops; got "ops"',
+      ],
       // A yes-or-no setting read as no unless it says true was a prod release that watched its alarms by accident of spelling.
-      [{ stage: 'prod', alarmEmail: 'ops@example.com', ignoreReleaseAlarms: 'yes' }, 'ignoreReleaseAlarms must be true or false; got "yes"'],
+      [
+        { stage: 'prod', alarmEmail: 'ops@example.com', ignoreReleaseAlarms: 'yes' },
+        'ignoreReleaseAlarms must be true or false; got "yes"',
+      ],
     ] as const) {
-      const built = () => buildApp(new App({ outdir: newOutdir(), context: { ...CDK_JSON_CONTEXT, ...context, 'aws:cdk:bundling-stacks': [] } }));
+      const built = () =>
+        buildApp(
+          new App({ outdir: newOutdir(), context: { ...CDK_JSON_CONTEXT, ...context, 'aws:cdk:bundling-stacks': [] } }),
+        );
       expect(built).toThrow(new ConfigurationError(message));
       expect(built).toThrow(ConfigurationError);
     }
     const bug = new Error('a bug');
-    expect(() => runApp(() => { throw bug; })).toThrow(bug);
+    expect(() =>
+      runApp(() => {
+        throw bug;
+      }),
+    ).toThrow(bug);
   });
 
   it('the offline synth command of docs/deploying-and-operating.md synthesizes prod as written (its alarm destination given)', () => {
     const page = readFileSync(join(root, 'docs', 'deploying-and-operating.md'), 'utf8');
     const command = /^npx cdk synth (.*?)\s+#/m.exec(page)?.[1];
     expect(command).toBeDefined();
-    const context = Object.fromEntries([...(command as string).matchAll(/-c (\w+)=(\S+)/g)].map((match) => [match[1], match[2]]));
+    const context = Object.fromEntries(
+      [...(command as string).matchAll(/-c (\w+)=(\S+)/g)].map((match) => [match[1], match[2]]),
+    );
     expect(context.stage).toBe('prod');
     // As given, with none of the test's placeholder destination.
     expect(() => synth('prod', false, { alarmEmail: '', ...context })).not.toThrow();

@@ -65,7 +65,10 @@ function event(options: EventOptions = {}): APIGatewayRequestAuthorizerEvent {
       ? undefined
       : options.requestContext === 'no-identity'
         ? { requestId: options.requestId ?? 'req-authorizer' }
-        : { requestId: options.requestId ?? 'req-authorizer', identity: { sourceIp: options.sourceIp ?? '198.51.100.20' } };
+        : {
+            requestId: options.requestId ?? 'req-authorizer',
+            identity: { sourceIp: options.sourceIp ?? '198.51.100.20' },
+          };
   return {
     type: 'REQUEST',
     methodArn: options.methodArn ?? methodArn,
@@ -86,7 +89,10 @@ const PRO_KEY_ID = keyIdOf(hashApiKey('local-pro-key'));
 const allowed = (resource = stageResource): APIGatewayAuthorizerResult => ({
   principalId: PRO_KEY_ID,
   usageIdentifierKey: 'local-pro-key',
-  policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: resource }] },
+  policyDocument: {
+    Version: '2012-10-17',
+    Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: resource }],
+  },
   context: { keyId: PRO_KEY_ID, plan: 'pro', perMinute: '300', perDay: '10000' },
 });
 
@@ -95,7 +101,9 @@ const REFUSAL_METRIC = { function: 'authorizer', version: '$LATEST', Refusals: 1
 
 describe('the authorizer handler, a known key', () => {
   it('is allowed for the whole stage, the key as the usage identifier and the principal in the context; nothing logged', async () => {
-    expect(await handler(event({ authorization: 'Bearer local-pro-key' }), lambdaContext('authorizer', 10_000))).toStrictEqual(allowed());
+    expect(
+      await handler(event({ authorization: 'Bearer local-pro-key' }), lambdaContext('authorizer', 10_000)),
+    ).toStrictEqual(allowed());
     expect(lines).toEqual([]);
   });
 
@@ -105,36 +113,56 @@ describe('the authorizer handler, a known key', () => {
       allowed('arn:aws:execute-api:us-east-1:000000000000:zyx987/prod/*/*'),
     );
     // A methodArn with no stage (API Gateway sends none such) stays within its API.
-    expect((await handler(event({ authorization: 'Bearer local-pro-key', methodArn: API }))).policyDocument.Statement).toEqual([
-      { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${API}//*/*` },
-    ]);
+    expect(
+      (await handler(event({ authorization: 'Bearer local-pro-key', methodArn: API }))).policyDocument.Statement,
+    ).toEqual([{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${API}//*/*` }]);
   });
 
   it('is allowed without a requestContext, or without its identity', async () => {
-    expect(await handler(event({ authorization: 'Bearer local-pro-key', requestContext: 'none' }))).toStrictEqual(allowed());
-    expect(await handler(event({ authorization: 'Bearer local-pro-key', requestContext: 'no-identity' }))).toStrictEqual(allowed());
+    expect(await handler(event({ authorization: 'Bearer local-pro-key', requestContext: 'none' }))).toStrictEqual(
+      allowed(),
+    );
+    expect(
+      await handler(event({ authorization: 'Bearer local-pro-key', requestContext: 'no-identity' })),
+    ).toStrictEqual(allowed());
   });
 
   it('sent twice in two Authorization headers is no key: Unauthorized', async () => {
-    await expect(handler(event({ authorization: ['Bearer local-pro-key', 'Bearer local-pro-key'], sourceIp: '198.51.100.21' }))).rejects.toThrow(/^Unauthorized$/);
+    await expect(
+      handler(event({ authorization: ['Bearer local-pro-key', 'Bearer local-pro-key'], sourceIp: '198.51.100.21' })),
+    ).rejects.toThrow(/^Unauthorized$/);
   });
 });
 
-describe('the authorizer handler, an unknown key within the address\'s allowance', () => {
+describe("the authorizer handler, an unknown key within the address's allowance", () => {
   it('throws exactly "Unauthorized" and logs one line: 401, unauthorized, the operation and its route, with the refusal metric', async () => {
-    const error = await handler(event({ authorization: 'Bearer nope', requestId: 'req-401', httpMethod: 'POST' }), lambdaContext('authorizer', 10_000)).catch((e: unknown) => e);
+    const error = await handler(
+      event({ authorization: 'Bearer nope', requestId: 'req-401', httpMethod: 'POST' }),
+      lambdaContext('authorizer', 10_000),
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).message).toBe('Unauthorized');
     const entries = logged();
     expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({ level: 'info', msg: 'request', requestId: 'req-401', operation: 'createPet', route: 'POST /v1/pets', status: 401, code: 'unauthorized', ...REFUSAL_METRIC });
+    expect(entries[0]).toMatchObject({
+      level: 'info',
+      msg: 'request',
+      requestId: 'req-401',
+      operation: 'createPet',
+      route: 'POST /v1/pets',
+      status: 401,
+      code: 'unauthorized',
+      ...REFUSAL_METRIC,
+    });
     expect(entries[0]).not.toHaveProperty('error');
     expect(entries[0]?.durationMs).toEqual(expect.any(Number));
     expect(entries[0]?.durationMs).toBeGreaterThanOrEqual(0);
   });
 
   it('names each operation it is for', async () => {
-    await expect(handler(event({ authorization: 'Bearer nope', resource: '/pets/{petId}' }))).rejects.toThrow(/^Unauthorized$/);
+    await expect(handler(event({ authorization: 'Bearer nope', resource: '/pets/{petId}' }))).rejects.toThrow(
+      /^Unauthorized$/,
+    );
     await expect(handler(event({ authorization: 'Bearer nope' }))).rejects.toThrow(/^Unauthorized$/);
     expect(logged().map(({ operation, route }) => [operation, route])).toEqual([
       ['getPet', 'GET /v1/pets/{petId}'],
@@ -151,22 +179,34 @@ describe('the authorizer handler, an unknown key within the address\'s allowance
     await expect(handler({ ...shaped, resource: resource as string })).rejects.toThrow(/^Unauthorized$/);
     const entries = logged();
     expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({ level: 'info', msg: 'request', status: 401, code: 'unauthorized', ...REFUSAL_METRIC });
+    expect(entries[0]).toMatchObject({
+      level: 'info',
+      msg: 'request',
+      status: 401,
+      code: 'unauthorized',
+      ...REFUSAL_METRIC,
+    });
     expect(Object.keys(entries[0] ?? {})).not.toContain('operation');
     expect(Object.keys(entries[0] ?? {})).not.toContain('route');
   });
 
   it('logs the request id as "unknown" without a requestContext, and still counts the refusal', async () => {
-    await expect(handler(event({ authorization: 'Bearer nope', requestContext: 'none' }))).rejects.toThrow(/^Unauthorized$/);
-    await expect(handler(event({ authorization: 'Bearer nope', requestContext: 'no-identity', requestId: 'req-no-identity' }))).rejects.toThrow(/^Unauthorized$/);
+    await expect(handler(event({ authorization: 'Bearer nope', requestContext: 'none' }))).rejects.toThrow(
+      /^Unauthorized$/,
+    );
+    await expect(
+      handler(event({ authorization: 'Bearer nope', requestContext: 'no-identity', requestId: 'req-no-identity' })),
+    ).rejects.toThrow(/^Unauthorized$/);
     expect(logged()).toEqual([
       expect.objectContaining({ requestId: 'unknown', status: 401, ...REFUSAL_METRIC }),
       expect.objectContaining({ requestId: 'req-no-identity', status: 401, ...REFUSAL_METRIC }),
     ]);
   });
 
-  it('logs the release check\'s refusal without the refusal metric', async () => {
-    await expect(handler(event({ authorization: 'Bearer release-check-token', sourceIp: CHECK_ADDRESS }))).rejects.toThrow(/^Unauthorized$/);
+  it("logs the release check's refusal without the refusal metric", async () => {
+    await expect(
+      handler(event({ authorization: 'Bearer release-check-token', sourceIp: CHECK_ADDRESS })),
+    ).rejects.toThrow(/^Unauthorized$/);
     const [entry, ...others] = logged();
     expect(others).toEqual([]);
     expect(entry).toMatchObject({ level: 'info', status: 401, code: 'unauthorized', operation: 'listPets' });
@@ -184,12 +224,21 @@ describe('the authorizer handler, an address over its allowance', () => {
   it('denies with the 429 in its context, logged as a counted refusal; the address is the sourceIp', async () => {
     nowMs = Date.UTC(2026, 10, 24, 10, 5, 15);
     const address = '203.0.113.50';
-    for (let i = 0; i < 60; i += 1) await expect(handler(event({ authorization: `Bearer guess-${i}`, sourceIp: address }))).rejects.toThrow(/^Unauthorized$/);
+    for (let i = 0; i < 60; i += 1)
+      await expect(handler(event({ authorization: `Bearer guess-${i}`, sourceIp: address }))).rejects.toThrow(
+        /^Unauthorized$/,
+      );
     lines = [];
-    const denied = await handler(event({ authorization: 'Bearer guess-60', sourceIp: address, requestId: 'req-429' }), lambdaContext('authorizer', 10_000));
+    const denied = await handler(
+      event({ authorization: 'Bearer guess-60', sourceIp: address, requestId: 'req-429' }),
+      lambdaContext('authorizer', 10_000),
+    );
     expect(denied).toStrictEqual({
       principalId: 'address',
-      policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: stageResource }] },
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: stageResource }],
+      },
       context: {
         code: 'rate_limited',
         message: 'Too many requests without a valid API key from this address; retry after the time in Retry-After.',
@@ -205,18 +254,37 @@ describe('the authorizer handler, an address over its allowance', () => {
     expect(String(denied.context?.retryAfter)).toMatch(/^[1-9][0-9]*$/);
     const entries = logged();
     expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({ level: 'info', msg: 'request', requestId: 'req-429', operation: 'listPets', route: 'GET /v1/pets', status: 429, code: 'rate_limited', ...REFUSAL_METRIC });
+    expect(entries[0]).toMatchObject({
+      level: 'info',
+      msg: 'request',
+      requestId: 'req-429',
+      operation: 'listPets',
+      route: 'GET /v1/pets',
+      status: 429,
+      code: 'rate_limited',
+      ...REFUSAL_METRIC,
+    });
     expect(entries[0]).not.toHaveProperty('error');
     // Another address is not refused.
-    await expect(handler(event({ authorization: 'Bearer guess-61', sourceIp: '203.0.113.51' }))).rejects.toThrow(/^Unauthorized$/);
+    await expect(handler(event({ authorization: 'Bearer guess-61', sourceIp: '203.0.113.51' }))).rejects.toThrow(
+      /^Unauthorized$/,
+    );
   });
 
   it('counts requests without an address as from the address "unknown"', async () => {
     nowMs = Date.UTC(2026, 10, 24, 10, 7, 30);
-    for (let i = 0; i < 30; i += 1) await expect(handler(event({ authorization: `Bearer u-${i}`, requestContext: 'none' }))).rejects.toThrow(/^Unauthorized$/);
-    for (let i = 30; i < 60; i += 1) await expect(handler(event({ authorization: `Bearer u-${i}`, requestContext: 'no-identity' }))).rejects.toThrow(/^Unauthorized$/);
+    for (let i = 0; i < 30; i += 1)
+      await expect(handler(event({ authorization: `Bearer u-${i}`, requestContext: 'none' }))).rejects.toThrow(
+        /^Unauthorized$/,
+      );
+    for (let i = 30; i < 60; i += 1)
+      await expect(handler(event({ authorization: `Bearer u-${i}`, requestContext: 'no-identity' }))).rejects.toThrow(
+        /^Unauthorized$/,
+      );
     const denied = await handler(event({ authorization: 'Bearer u-60', sourceIp: 'unknown' }));
-    expect(denied.policyDocument.Statement).toEqual([{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: stageResource }]);
+    expect(denied.policyDocument.Statement).toEqual([
+      { Action: 'execute-api:Invoke', Effect: 'Deny', Resource: stageResource },
+    ]);
     expect(denied.context).toMatchObject({ code: 'rate_limited', retryAfter: '30', rateLimitRemaining: '0' });
   });
 });
@@ -225,7 +293,10 @@ describe('the authorizer handler, when the datastore fails', () => {
   it('rethrows the error (API Gateway answers 503) and logs it at error level, with no refusal metric', async () => {
     vi.spyOn(Math, 'random').mockReturnValue(0); // the SDK's shortest backoff
     proxy.inject('reset', ['GetItem']);
-    const error = await handler(event({ authorization: 'Bearer local-pro-key', requestId: 'req-503' }), lambdaContext('authorizer', 10_000)).catch((e: unknown) => e);
+    const error = await handler(
+      event({ authorization: 'Bearer local-pro-key', requestId: 'req-503' }),
+      lambdaContext('authorizer', 10_000),
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).message).not.toBe('Unauthorized');
     const entries = logged();
@@ -247,8 +318,18 @@ describe('the authorizer handler, when the datastore fails', () => {
   it('also when counting an unknown key fails', async () => {
     vi.spyOn(Math, 'random').mockReturnValue(0);
     proxy.inject('reset', ['UpdateItem']); // the address's counter; the key's lookup (GetItem) answers
-    await expect(handler(event({ authorization: 'Bearer nope', requestId: 'req-503-count' }))).rejects.not.toThrow(/^Unauthorized$/);
-    expect(logged()).toEqual([expect.objectContaining({ level: 'error', requestId: 'req-503-count', status: 503, code: 'service_unavailable', error: expect.objectContaining({ name: expect.any(String) }) })]);
+    await expect(handler(event({ authorization: 'Bearer nope', requestId: 'req-503-count' }))).rejects.not.toThrow(
+      /^Unauthorized$/,
+    );
+    expect(logged()).toEqual([
+      expect.objectContaining({
+        level: 'error',
+        requestId: 'req-503-count',
+        status: 503,
+        code: 'service_unavailable',
+        error: expect.objectContaining({ name: expect.any(String) }),
+      }),
+    ]);
     expect(proxy.seen.get('GetItem')).toBeGreaterThanOrEqual(1);
     expect(proxy.seen.get('UpdateItem')).toBeGreaterThanOrEqual(1);
   });
@@ -260,10 +341,14 @@ describe('the authorizer handler, its deadline', () => {
     // Little time left: the deadline arms its timer for the calls.
     await handler(event({ authorization: 'Bearer local-pro-key' }), lambdaContext('authorizer', 1_000));
     expect(clear).toHaveBeenCalledTimes(1);
-    await expect(handler(event({ authorization: 'Bearer nope' }), lambdaContext('authorizer', 1_000))).rejects.toThrow(/^Unauthorized$/);
+    await expect(handler(event({ authorization: 'Bearer nope' }), lambdaContext('authorizer', 1_000))).rejects.toThrow(
+      /^Unauthorized$/,
+    );
     expect(clear).toHaveBeenCalledTimes(2);
     proxy.inject('reset', ['GetItem']);
-    await expect(handler(event({ authorization: 'Bearer local-pro-key' }), lambdaContext('authorizer', 1_000))).rejects.toThrow();
+    await expect(
+      handler(event({ authorization: 'Bearer local-pro-key' }), lambdaContext('authorizer', 1_000)),
+    ).rejects.toThrow();
     expect(clear).toHaveBeenCalledTimes(3);
   });
 });

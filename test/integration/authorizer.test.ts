@@ -34,7 +34,8 @@ function event(authorization: string | undefined, sourceIp = '198.51.100.7'): AP
   } as unknown as APIGatewayRequestAuthorizerEvent;
 }
 
-const authorizeWith = (authorization: string | undefined, sourceIp?: string) => handler(event(authorization, sourceIp), lambdaContext('authorizer', 10_000));
+const authorizeWith = (authorization: string | undefined, sourceIp?: string) =>
+  handler(event(authorization, sourceIp), lambdaContext('authorizer', 10_000));
 
 describe('the REQUEST authorizer', () => {
   it('allows a known key for the whole stage, with the key as the usage identifier and the plan in its context', async () => {
@@ -42,7 +43,10 @@ describe('the REQUEST authorizer', () => {
     expect(result).toEqual({
       principalId: keyIdOf(hashApiKey('local-pro-key')),
       usageIdentifierKey: 'local-pro-key',
-      policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: stageResource }] },
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: stageResource }],
+      },
       context: { keyId: keyIdOf(hashApiKey('local-pro-key')), plan: 'pro', perMinute: '300', perDay: '10000' },
     });
     // What the function reads back from requestContext.authorizer.
@@ -53,16 +57,22 @@ describe('the REQUEST authorizer', () => {
     });
   });
 
-  it.each(['Bearer no-such-key', 'Basic abc', 'Bearer', 'Bearer a b', ''])('answers %j with Unauthorized (401)', async (authorization) => {
-    await expect(authorizeWith(authorization, '198.51.100.8')).rejects.toThrow(/^Unauthorized$/);
-  });
+  it.each(['Bearer no-such-key', 'Basic abc', 'Bearer', 'Bearer a b', ''])(
+    'answers %j with Unauthorized (401)',
+    async (authorization) => {
+      await expect(authorizeWith(authorization, '198.51.100.8')).rejects.toThrow(/^Unauthorized$/);
+    },
+  );
 
   it('counts bad tokens per address: the 61st in a minute is denied with the 429 in its context, until the minute ends; another address and a valid key are unaffected', async () => {
     nowMs = Date.UTC(2026, 10, 23, 9, 1, 20);
     const address = '203.0.113.9';
-    for (let i = 1; i <= 60; i += 1) await expect(authorizeWith(`Bearer guess-${i}`, address)).rejects.toThrow(/^Unauthorized$/);
+    for (let i = 1; i <= 60; i += 1)
+      await expect(authorizeWith(`Bearer guess-${i}`, address)).rejects.toThrow(/^Unauthorized$/);
     const denied = await authorizeWith('Bearer guess-61', address);
-    expect(denied.policyDocument.Statement).toEqual([{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: stageResource }]);
+    expect(denied.policyDocument.Statement).toEqual([
+      { Action: 'execute-api:Invoke', Effect: 'Deny', Resource: stageResource },
+    ]);
     expect(denied.usageIdentifierKey).toBeUndefined();
     expect(denied.context).toEqual({
       code: 'rate_limited',
@@ -78,11 +88,16 @@ describe('the REQUEST authorizer', () => {
     expect((await authorizeWith('Basic abc', address)).policyDocument.Statement[0]).toMatchObject({ Effect: 'Deny' });
 
     await expect(authorizeWith('Bearer guess-62', '203.0.113.10')).rejects.toThrow(/^Unauthorized$/);
-    expect((await authorizeWith('Bearer local-free-key', address)).policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
+    expect((await authorizeWith('Bearer local-free-key', address)).policyDocument.Statement[0]).toMatchObject({
+      Effect: 'Allow',
+    });
 
     // Near the minute's end, Retry-After still covers API Gateway's 30 s cache of this Deny.
     nowMs = Date.UTC(2026, 10, 23, 9, 1, 50);
-    expect((await authorizeWith('Bearer guess-64', address)).context).toMatchObject({ retryAfter: '30', rateLimit: '"minute";r=0;t=10' });
+    expect((await authorizeWith('Bearer guess-64', address)).context).toMatchObject({
+      retryAfter: '30',
+      rateLimit: '"minute";r=0;t=10',
+    });
 
     nowMs = Date.UTC(2026, 10, 23, 9, 2, 0);
     await expect(authorizeWith('Bearer guess-63', address)).rejects.toThrow(/^Unauthorized$/);
@@ -91,7 +106,8 @@ describe('the REQUEST authorizer', () => {
   it('suspends an address that keeps guessing after it was refused', async () => {
     nowMs = Date.UTC(2026, 10, 23, 9, 10, 0);
     const address = '203.0.113.77';
-    for (let i = 0; i < 60; i += 1) await expect(authorizeWith(`Bearer g${i}`, address)).rejects.toThrow(/^Unauthorized$/);
+    for (let i = 0; i < 60; i += 1)
+      await expect(authorizeWith(`Bearer g${i}`, address)).rejects.toThrow(/^Unauthorized$/);
     const codes: string[] = [String((await authorizeWith('Bearer h-first', address)).context?.code)]; // the first refusal
     nowMs += 1_000; // its Retry-After ignored: from now on refusals count
     // Under the Free limits: the 175th counted refusal (more than 2.9 × 60) suspends it.
@@ -99,6 +115,9 @@ describe('the REQUEST authorizer', () => {
     expect(codes.slice(0, 175)).toEqual(Array(175).fill('rate_limited'));
     expect(codes[175]).toBe('key_suspended');
     nowMs += 5 * 60_000;
-    expect((await authorizeWith('Bearer later', address)).context).toMatchObject({ code: 'key_suspended', retryAfter: '600' });
+    expect((await authorizeWith('Bearer later', address)).context).toMatchObject({
+      code: 'key_suspended',
+      retryAfter: '600',
+    });
   });
 });

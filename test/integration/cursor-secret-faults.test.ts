@@ -25,7 +25,8 @@ beforeAll(async () => {
   const { client, tableName } = testDatabase();
   const { DynamoDbPetRepository } = await import('../../shared/pets/repository');
   const pets = new DynamoDbPetRepository(client, tableName);
-  for (let i = 0; i < PETS; i += 1) ids.push((await pets.create({ name: `Fault ${i}`, categoryId: 1, status: 'available' })).id);
+  for (let i = 0; i < PETS; i += 1)
+    ids.push((await pets.create({ name: `Fault ${i}`, categoryId: 1, status: 'available' })).id);
 });
 afterEach(() => fake.heal());
 afterAll(async () => {
@@ -61,23 +62,34 @@ function expectUnavailable(response: APIGatewayProxyResult): void {
 }
 
 describe('at a cold start, when Secrets Manager fails', () => {
-  it.each(['internal-error', 'throttle'] as const)('answers 503 with Retry-After when it answers %s (after the SDK\'s two attempts), and 200 once it is back', async (fault) => {
-    const { handler, advance } = await coldContainer();
-    fake.fail(fault);
-    const calls = fake.calls.length;
-    expectUnavailable(await handler(listEvent(NEEDS_CURSOR), lambdaContext('listPets', 10_000)));
-    expect(fake.calls.length - calls).toBe(4); // two stages, two attempts each
-    // A cursor cannot be checked either; nor does it read again at once (a second's pause after a failed read).
-    expectUnavailable(await handler(listEvent({ ...NEEDS_CURSOR, cursor: cursorFrom(ids[1] as number) }), lambdaContext('listPets', 10_000)));
-    expect(fake.calls.length - calls).toBe(4);
+  it.each(['internal-error', 'throttle'] as const)(
+    "answers 503 with Retry-After when it answers %s (after the SDK's two attempts), and 200 once it is back",
+    async (fault) => {
+      const { handler, advance } = await coldContainer();
+      fake.fail(fault);
+      const calls = fake.calls.length;
+      expectUnavailable(await handler(listEvent(NEEDS_CURSOR), lambdaContext('listPets', 10_000)));
+      expect(fake.calls.length - calls).toBe(4); // two stages, two attempts each
+      // A cursor cannot be checked either; nor does it read again at once (a second's pause after a failed read).
+      expectUnavailable(
+        await handler(
+          listEvent({ ...NEEDS_CURSOR, cursor: cursorFrom(ids[1] as number) }),
+          lambdaContext('listPets', 10_000),
+        ),
+      );
+      expect(fake.calls.length - calls).toBe(4);
 
-    fake.heal();
-    advance(1_000);
-    const response = await handler(listEvent({ ...NEEDS_CURSOR, cursor: cursorFrom(ids[1] as number) }), lambdaContext('listPets', 10_000));
-    expect(response.statusCode).toBe(200);
-    expect(JSON.parse(response.body).map((pet: { id: number }) => pet.id)).toEqual(ids.slice(2, 4));
-    expect(response.headers?.Link).toMatch(/cursor=/);
-  });
+      fake.heal();
+      advance(1_000);
+      const response = await handler(
+        listEvent({ ...NEEDS_CURSOR, cursor: cursorFrom(ids[1] as number) }),
+        lambdaContext('listPets', 10_000),
+      );
+      expect(response.statusCode).toBe(200);
+      expect(JSON.parse(response.body).map((pet: { id: number }) => pet.id)).toEqual(ids.slice(2, 4));
+      expect(response.headers?.Link).toMatch(/cursor=/);
+    },
+  );
 
   it('answers a page that needs no cursor with 200 all the same', async () => {
     const { handler } = await coldContainer();
@@ -88,7 +100,7 @@ describe('at a cold start, when Secrets Manager fails', () => {
     expect(response.headers?.Link).toBeUndefined();
   });
 
-  it('answers 503 within the request\'s deadline when Secrets Manager never answers, and 200 at once for a page that needs no cursor', async () => {
+  it("answers 503 within the request's deadline when Secrets Manager never answers, and 200 at once for a page that needs no cursor", async () => {
     const { handler } = await coldContainer();
     fake.fail('hang');
     // A Lambda with 1.5 s left: every call is given up 0.5 s before its timeout.
@@ -96,7 +108,12 @@ describe('at a cold start, when Secrets Manager fails', () => {
     expectUnavailable(await handler(listEvent(NEEDS_CURSOR), lambdaContext('listPets', 1_500)));
     expect(Date.now() - started).toBeLessThan(1_500);
     started = Date.now();
-    expectUnavailable(await handler(listEvent({ ...NEEDS_CURSOR, cursor: cursorFrom(ids[1] as number) }), lambdaContext('listPets', 1_500)));
+    expectUnavailable(
+      await handler(
+        listEvent({ ...NEEDS_CURSOR, cursor: cursorFrom(ids[1] as number) }),
+        lambdaContext('listPets', 1_500),
+      ),
+    );
     expect(Date.now() - started).toBeLessThan(1_500);
     started = Date.now();
     const response = await handler(listEvent(NEEDS_NONE), lambdaContext('listPets', 1_500));
@@ -104,7 +121,7 @@ describe('at a cold start, when Secrets Manager fails', () => {
     expect(Date.now() - started).toBeLessThan(1_000);
   });
 
-  it('answers 503 within the SDK\'s bounds (two attempts of a second) when Secrets Manager never answers and the function has time', async () => {
+  it("answers 503 within the SDK's bounds (two attempts of a second) when Secrets Manager never answers and the function has time", async () => {
     const { handler } = await coldContainer();
     fake.fail('hang');
     const started = Date.now();
@@ -118,7 +135,9 @@ describe('in a warm container, when Secrets Manager fails', () => {
     const { handler, advance } = await coldContainer();
     const first = await handler(listEvent(NEEDS_CURSOR), lambdaContext('listPets', 10_000));
     expect(first.statusCode).toBe(200);
-    const cursor = new URL(/^<([^>]+)>/.exec(first.headers?.Link as string)?.[1] as string).searchParams.get('cursor') as string;
+    const cursor = new URL(/^<([^>]+)>/.exec(first.headers?.Link as string)?.[1] as string).searchParams.get(
+      'cursor',
+    ) as string;
 
     fake.fail('internal-error');
     advance(5 * 60_000); // the keys are old: it reads them again, and that fails
@@ -128,10 +147,15 @@ describe('in a warm container, when Secrets Manager fails', () => {
     expect(JSON.parse(next.body).map((pet: { id: number }) => pet.id)).toEqual(ids.slice(2, 4));
     // Read again in the background (two stages, two attempts each), and failed.
     await vi.waitFor(() => expect(fake.calls.length - calls).toBe(4));
-    for (let i = 0; i < 5; i += 1) expect((await handler(listEvent({ ...NEEDS_CURSOR, cursor }), lambdaContext('listPets', 10_000))).statusCode).toBe(200);
+    for (let i = 0; i < 5; i += 1)
+      expect(
+        (await handler(listEvent({ ...NEEDS_CURSOR, cursor }), lambdaContext('listPets', 10_000))).statusCode,
+      ).toBe(200);
     expect(fake.calls.length - calls).toBe(4);
     advance(60_000);
-    expect((await handler(listEvent({ ...NEEDS_CURSOR, cursor }), lambdaContext('listPets', 10_000))).statusCode).toBe(200);
+    expect((await handler(listEvent({ ...NEEDS_CURSOR, cursor }), lambdaContext('listPets', 10_000))).statusCode).toBe(
+      200,
+    );
     await vi.waitFor(() => expect(fake.calls.length - calls).toBe(8));
   });
 });

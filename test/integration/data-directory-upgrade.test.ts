@@ -29,10 +29,17 @@ import { STANDARD_PLAN_LIMITS } from '../../shared/limits/plans';
  * within a minute; 60 without TTL, at once).
  */
 let database: RunningDynamoDbLocal;
-const db = { client: undefined as unknown as DynamoDBClient, documentClient: undefined as unknown as DynamoDBDocumentClient };
+const db = {
+  client: undefined as unknown as DynamoDBClient,
+  documentClient: undefined as unknown as DynamoDBDocumentClient,
+};
 beforeAll(async () => {
   database = await startDynamoDbLocal();
-  db.client = new DynamoDBClient({ endpoint: database.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  db.client = new DynamoDBClient({
+    endpoint: database.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
   db.documentClient = DynamoDBDocumentClient.from(db.client);
 });
 afterAll(() => database?.stop());
@@ -47,12 +54,31 @@ const FORMER_STATUS_INDEX: GlobalIndexDefinition = {
 /** A table made before the key index and the sharded pets: its one index the former status index. */
 async function formerTable(prefix: string): Promise<string> {
   const tableName = `${prefix}-${randomUUID()}`;
-  await db.client.send(new CreateTableCommand(createTableInput(tableName, { ...tableDefinition, globalSecondaryIndexes: [FORMER_STATUS_INDEX] })));
+  await db.client.send(
+    new CreateTableCommand(
+      createTableInput(tableName, { ...tableDefinition, globalSecondaryIndexes: [FORMER_STATUS_INDEX] }),
+    ),
+  );
   return tableName;
 }
-const formerPet = (id: number, status = 'available') => ({ pk: 'PET', sk: String(id).padStart(16, '0'), id, name: `old ${id}`, categoryId: 3, status, createdAt: '2026-01-02T03:04:05.000Z' });
-const formerKey = (apiKey: string) => ({ pk: 'APIKEY', sk: hashApiKey(apiKey), plan: 'pro', limits: STANDARD_PLAN_LIMITS.pro, createdAt: '2026-01-02T03:04:05.000Z' });
-const put = (tableName: string, item: Record<string, unknown>) => db.documentClient.send(new PutCommand({ TableName: tableName, Item: item }));
+const formerPet = (id: number, status = 'available') => ({
+  pk: 'PET',
+  sk: String(id).padStart(16, '0'),
+  id,
+  name: `old ${id}`,
+  categoryId: 3,
+  status,
+  createdAt: '2026-01-02T03:04:05.000Z',
+});
+const formerKey = (apiKey: string) => ({
+  pk: 'APIKEY',
+  sk: hashApiKey(apiKey),
+  plan: 'pro',
+  limits: STANDARD_PLAN_LIMITS.pro,
+  createdAt: '2026-01-02T03:04:05.000Z',
+});
+const put = (tableName: string, item: Record<string, unknown>) =>
+  db.documentClient.send(new PutCommand({ TableName: tableName, Item: item }));
 
 describe('npm start on a table of an earlier version', () => {
   it('adds the indexes the table lacks, one at a time, and leaves the former status index alone', async () => {
@@ -88,7 +114,9 @@ describe('npm start on a table of an earlier version', () => {
     );
     expect(refusal).not.toContain('\n');
     expect(formerLayoutRefusal('x', ['keys'])).toContain('x holds API keys of the former layout (under APIKEY),');
-    expect(formerLayoutRefusal('x', ['pets', 'keys'])).toContain('x holds pets and API keys of the former layouts (under PET and APIKEY),');
+    expect(formerLayoutRefusal('x', ['pets', 'keys'])).toContain(
+      'x holds pets and API keys of the former layouts (under PET and APIKEY),',
+    );
   });
 
   it('finds no former layout in a table of this version, nor in one the last version with the moves moved (its retired counter and former status index stay)', async () => {
@@ -109,7 +137,7 @@ describe('npm start on a table of an earlier version', () => {
   });
 });
 
-describe('what is left of the operator\'s steps: pets-upgrade check and delete-former', () => {
+describe("what is left of the operator's steps: pets-upgrade check and delete-former", () => {
   it('checks that every former pet has its copy, and deletes only former items whose copy checks out: it stops at one without (or with another pet in its place), and leaves it', async () => {
     const tableName = `leftovers-${randomUUID()}`;
     await ensureTable(db.client, tableName);
@@ -122,22 +150,47 @@ describe('what is left of the operator\'s steps: pets-upgrade check and delete-f
     for (const item of [formerPet(1), formerPet(2, 'sold'), formerPet(3)]) await put(tableName, item);
     expect([one.id, two.id, another.id]).toEqual([1, 2, 3]);
     const formerIds = async () =>
-      ((await db.documentClient.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'PET' }, ConsistentRead: true }))).Items ?? []).map((item) => item.id);
+      (
+        (
+          await db.documentClient.send(
+            new QueryCommand({
+              TableName: tableName,
+              KeyConditionExpression: 'pk = :pk',
+              ExpressionAttributeValues: { ':pk': 'PET' },
+              ConsistentRead: true,
+            }),
+          )
+        ).Items ?? []
+      ).map((item) => item.id);
 
     expect(await hasFormerPets(db.client, tableName)).toBe(true);
     expect(await checkCopy(db.client, tableName)).toEqual({ former: 3, missing: [3] });
-    await expect(deleteCopiedFormerPets(db.client, tableName)).rejects.toThrow('pet 3 has no copy in its shard, or another pet is there: run the copy (with de7ab16: docs/upgrading-pets.md) and check first');
+    await expect(deleteCopiedFormerPets(db.client, tableName)).rejects.toThrow(
+      'pet 3 has no copy in its shard, or another pet is there: run the copy (with de7ab16: docs/upgrading-pets.md) and check first',
+    );
     expect(await formerIds()).toEqual([3]);
     expect(await repository.get(3)).toEqual(another);
     expect(await checkCopy(db.client, tableName)).toEqual({ former: 1, missing: [3] });
 
     // Once pet 3's place holds its copy, it checks out and goes too.
-    await db.documentClient.send(new DeleteCommand({ TableName: tableName, Key: { pk: 'PET#3', sk: formerPet(3).sk } }));
-    await put(tableName, { ...formerPet(3), pk: 'PET#3', status: undefined, statusShard: 'available#3', listShard: 'pets#3' });
+    await db.documentClient.send(
+      new DeleteCommand({ TableName: tableName, Key: { pk: 'PET#3', sk: formerPet(3).sk } }),
+    );
+    await put(tableName, {
+      ...formerPet(3),
+      pk: 'PET#3',
+      status: undefined,
+      statusShard: 'available#3',
+      listShard: 'pets#3',
+    });
     expect(await checkCopy(db.client, tableName)).toEqual({ former: 1, missing: [] });
     expect(await deleteCopiedFormerPets(db.client, tableName)).toBe(1);
     expect(await hasFormerPets(db.client, tableName)).toBe(false);
     expect(await formerIds()).toEqual([]);
-    expect([await repository.get(1), await repository.get(2), await repository.get(3)]).toEqual([one, two, { id: 3, name: 'old 3', categoryId: 3, status: 'available' }]);
+    expect([await repository.get(1), await repository.get(2), await repository.get(3)]).toEqual([
+      one,
+      two,
+      { id: 3, name: 'old 3', categoryId: 3, status: 'available' },
+    ]);
   });
 });

@@ -55,7 +55,7 @@ describe('when DynamoDB throttles or fails', () => {
     expect((await db.storedPets()).filter((pet) => pet.name === 'Throttled')).toHaveLength(1);
   });
 
-  it('answers 201 when the reply to the write is lost after DynamoDB stored the pet (the SDK\'s retry finds it there): one pet, not a 500', async () => {
+  it("answers 201 when the reply to the write is lost after DynamoDB stored the pet (the SDK's retry finds it there): one pet, not a 500", async () => {
     const before = await db.storedPets();
     const putsBefore = proxy.seen.get('PutItem') ?? 0;
     proxy.inject('lose-reply-once', ['PutItem']);
@@ -109,7 +109,7 @@ describe('when DynamoDB throttles or fails', () => {
     expectUnavailable(response);
   }, 20_000);
 
-  it('answers 503 within 10 s when the authorizer\'s key lookup never answers', async () => {
+  it("answers 503 within 10 s when the authorizer's key lookup never answers", async () => {
     proxy.inject('hang', ['GetItem']);
     const started = Date.now();
     const response = await api.request('GET', '/pets', { key: 'local-free-key', responder: 'gateway' });
@@ -117,7 +117,7 @@ describe('when DynamoDB throttles or fails', () => {
     expectUnavailable(response);
   }, 20_000);
 
-  it('answers 503 within 10 s of the request\'s arrival when its key lookup was slow and then its own calls never answer: the function has what is left of the 10 s', async () => {
+  it("answers 503 within 10 s of the request's arrival when its key lookup was slow and then its own calls never answer: the function has what is left of the 10 s", async () => {
     // A key of its own, so that the authorizer looks it up (no cached answer).
     const key = `slow-lookup-${randomUUID()}`;
     await new KeyRegistry(db.documentClient, db.tableName).register(key, 'pro');
@@ -154,7 +154,12 @@ describe('when DynamoDB throttles or fails', () => {
       stageVariables: null,
       body: null,
       isBase64Encoded: false,
-      requestContext: { requestId: 'hang-test', domainName: 'localhost', path: '/v1/pets', authorizer: authorizerContextOf('local-business-key') },
+      requestContext: {
+        requestId: 'hang-test',
+        domainName: 'localhost',
+        path: '/v1/pets',
+        authorizer: authorizerContextOf('local-business-key'),
+      },
     } as unknown as APIGatewayProxyEvent;
     const started = Date.now();
     const response = await handler(event, lambdaContext('listPets', 1_500));

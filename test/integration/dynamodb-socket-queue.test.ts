@@ -23,9 +23,12 @@ function queuedClient(inFlight: number, maxWaitMs?: number): DynamoDBClient {
 
 /** A read of an item that need not exist, labelled by the proxy as `GetItem <pk>`. */
 const read = (client: DynamoDBClient, pk: string, signal?: AbortSignal): Promise<GetItemCommandOutput> =>
-  client.send(new GetItemCommand({ TableName: db.tableName, Key: { pk: { S: pk }, sk: { S: 'queue' } } }), signal === undefined ? {} : { abortSignal: signal });
+  client.send(
+    new GetItemCommand({ TableName: db.tableName, Key: { pk: { S: pk }, sk: { S: 'queue' } } }),
+    signal === undefined ? {} : { abortSignal: signal },
+  );
 
-describe('the local client\'s socket queue', () => {
+describe("the local client's socket queue", () => {
   it('sends at most its number of calls at once; the others wait past the connection bound without spending it, and each is answered at its first attempt', async () => {
     const client = queuedClient(LOCAL_CALLS_IN_FLIGHT);
     // More than the pool's sockets (twice the calls in flight): without the queue, the last ones would wait in the pool.
@@ -72,7 +75,7 @@ describe('the local client\'s socket queue', () => {
     }
   });
 
-  it('ends a wait at the call\'s abort signal: never sent, a 503 (AbortError) as for a call aborted in flight', async () => {
+  it("ends a wait at the call's abort signal: never sent, a 503 (AbortError) as for a call aborted in flight", async () => {
     const client = queuedClient(1);
     proxy.hold();
     try {
@@ -98,7 +101,7 @@ describe('the local client\'s socket queue', () => {
     }
   });
 
-  it('ends a wait without a signal after its longest wait: never sent, a 503 once the SDK\'s attempts have each waited so long', async () => {
+  it("ends a wait without a signal after its longest wait: never sent, a 503 once the SDK's attempts have each waited so long", async () => {
     const client = queuedClient(1, 200);
     proxy.hold();
     try {
@@ -109,7 +112,10 @@ describe('the local client\'s socket queue', () => {
         (failure: unknown) => failure,
       );
       expect(error).toBeInstanceOf(ServiceUnavailableError);
-      expect((error as ServiceUnavailableError).cause).toMatchObject({ name: 'TimeoutError', $metadata: { attempts: 3 } });
+      expect((error as ServiceUnavailableError).cause).toMatchObject({
+        name: 'TimeoutError',
+        $metadata: { attempts: 3 },
+      });
       expect(await proxy.held(1)).toEqual(['GetItem holding-the-slot']);
       proxy.release({ stopHolding: true });
       await sent;
@@ -147,6 +153,8 @@ describe('the local client\'s socket queue', () => {
     await expect(read(client, 'reset')).rejects.toBeInstanceOf(ServiceUnavailableError);
     expect((proxy.seen.get('GetItem') ?? 0) - seenBefore).toBe(3);
     proxy.clear();
-    await expect(read(client, 'after-the-reset')).resolves.toMatchObject({ $metadata: { httpStatusCode: 200, attempts: 1 } });
+    await expect(read(client, 'after-the-reset')).resolves.toMatchObject({
+      $metadata: { httpStatusCode: 200, attempts: 1 },
+    });
   });
 });

@@ -36,7 +36,10 @@ afterAll(() => proxy.close());
 let sequence = 0;
 function event(method: 'GET' | 'POST', body?: object, idempotencyKey?: string): APIGatewayProxyEvent {
   sequence += 1;
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', ...(idempotencyKey === undefined ? {} : { 'Idempotency-Key': idempotencyKey }) };
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    ...(idempotencyKey === undefined ? {} : { 'Idempotency-Key': idempotencyKey }),
+  };
   return {
     httpMethod: method,
     path: '/pets',
@@ -49,20 +52,37 @@ function event(method: 'GET' | 'POST', body?: object, idempotencyKey?: string): 
     stageVariables: null,
     body: body === undefined ? null : JSON.stringify(body),
     isBase64Encoded: false,
-    requestContext: { requestId: `fault-${sequence}`, domainName: 'localhost', path: '/v1/pets', identity: { sourceIp: '127.0.0.1' }, authorizer: authorizerContextOf('local-enterprise-key') },
+    requestContext: {
+      requestId: `fault-${sequence}`,
+      domainName: 'localhost',
+      path: '/v1/pets',
+      identity: { sourceIp: '127.0.0.1' },
+      authorizer: authorizerContextOf('local-enterprise-key'),
+    },
   } as unknown as APIGatewayProxyEvent;
 }
 
-async function timed(handler: Handler, request: APIGatewayProxyEvent): Promise<{ status: number; body: any; ms: number; retryAfter: unknown }> {
+async function timed(
+  handler: Handler,
+  request: APIGatewayProxyEvent,
+): Promise<{ status: number; body: any; ms: number; retryAfter: unknown }> {
   const started = Date.now();
   const response = await handler(request, lambdaContext('fault-suite', FUNCTION_TIMEOUT_MS));
-  return { status: response.statusCode, body: JSON.parse(response.body), ms: Date.now() - started, retryAfter: response.headers?.['Retry-After'] };
+  return {
+    status: response.statusCode,
+    body: JSON.parse(response.body),
+    ms: Date.now() - started,
+    retryAfter: response.headers?.['Retry-After'],
+  };
 }
 
 const named = async (name: string) => (await db.petsStored()).filter((pet) => pet.name === name);
 const startedAt = Date.now();
 /** The pets the idempotency records of the suite's key answer with. */
-const recordPets = async () => (await db.idempotencyRecordsOf(authorizerContextOf('local-enterprise-key').keyId as string)).map((item) => item.pet as Record<string, unknown>);
+const recordPets = async () =>
+  (await db.idempotencyRecordsOf(authorizerContextOf('local-enterprise-key').keyId as string)).map(
+    (item) => item.pet as Record<string, unknown>,
+  );
 
 describe('the fault suite (creates and lists, function timeout 3 s)', () => {
   it.each([
@@ -81,10 +101,12 @@ describe('the fault suite (creates and lists, function timeout 3 s)', () => {
     proxy.inject('lose-reply-once', ['PutItem']);
     const answer = await timed(createPet, event('POST', { name: 'Lost', categoryId: 1 }));
     expect(answer.status).toBe(201);
-    expect(await named('Lost')).toEqual([expect.objectContaining({ id: answer.body.id, name: 'Lost', categoryId: 1, status: 'available' })]);
+    expect(await named('Lost')).toEqual([
+      expect.objectContaining({ id: answer.body.id, name: 'Lost', categoryId: 1, status: 'available' }),
+    ]);
   });
 
-  it('connection reset before the write: the SDK\'s retry writes it, 201 and one pet', async () => {
+  it("connection reset before the write: the SDK's retry writes it, 201 and one pet", async () => {
     const putsBefore = proxy.seen.get('PutItem') ?? 0;
     proxy.inject('reset-once', ['PutItem']);
     const answer = await timed(createPet, event('POST', { name: 'Reset', categoryId: 1 }));
@@ -117,28 +139,45 @@ describe('the fault suite (creates and lists, function timeout 3 s)', () => {
     ['connection reset on every attempt', 'creates', 'reset'],
     ['throttled on the write', 'creates', 'throttle'],
     ['every reply of the write lost', 'replays', 'lose-reply'],
-  ] as const)('with an Idempotency-Key, %s: 503 before the timeout, then the retry %s the pet: one pet, with its record', async (_, outcome, fault) => {
-    const name = `Keyed, ${fault}`;
-    proxy.inject(fault, ['TransactWriteItems']);
-    const answer = await timed(createPet, event('POST', { name, categoryId: 1 }, `fault-${fault}`));
-    expect(answer).toMatchObject({ status: 503, body: { code: 'service_unavailable' }, retryAfter: '1' });
-    expect(answer.ms).toBeLessThan(FUNCTION_TIMEOUT_MS);
-    proxy.clear();
-    const retried = await createPet(event('POST', { name, categoryId: 1 }, `fault-${fault}`), lambdaContext('fault-suite', FUNCTION_TIMEOUT_MS));
-    expect(retried.statusCode).toBe(201);
-    expect(retried.headers?.['Idempotent-Replayed']).toBe(outcome === 'replays' ? 'true' : undefined);
-    const pets = await named(name);
-    expect(pets).toEqual([expect.objectContaining({ id: JSON.parse(retried.body).id })]);
-    expect(await recordPets()).toContainEqual(expect.objectContaining({ id: pets[0]?.id, name }));
-  });
+  ] as const)(
+    'with an Idempotency-Key, %s: 503 before the timeout, then the retry %s the pet: one pet, with its record',
+    async (_, outcome, fault) => {
+      const name = `Keyed, ${fault}`;
+      proxy.inject(fault, ['TransactWriteItems']);
+      const answer = await timed(createPet, event('POST', { name, categoryId: 1 }, `fault-${fault}`));
+      expect(answer).toMatchObject({ status: 503, body: { code: 'service_unavailable' }, retryAfter: '1' });
+      expect(answer.ms).toBeLessThan(FUNCTION_TIMEOUT_MS);
+      proxy.clear();
+      const retried = await createPet(
+        event('POST', { name, categoryId: 1 }, `fault-${fault}`),
+        lambdaContext('fault-suite', FUNCTION_TIMEOUT_MS),
+      );
+      expect(retried.statusCode).toBe(201);
+      expect(retried.headers?.['Idempotent-Replayed']).toBe(outcome === 'replays' ? 'true' : undefined);
+      const pets = await named(name);
+      expect(pets).toEqual([expect.objectContaining({ id: JSON.parse(retried.body).id })]);
+      expect(await recordPets()).toContainEqual(expect.objectContaining({ id: pets[0]?.id, name }));
+    },
+  );
 
   it('leaves no half-written item, and never hands out an id twice', async () => {
-    for (const item of await db.storedPets()) expect(Object.keys(item).sort()).toEqual(['categoryId', 'id', 'listShard', 'name', 'nonce', 'pk', 'sk', 'statusShard']);
+    for (const item of await db.storedPets())
+      expect(Object.keys(item).sort()).toEqual([
+        'categoryId',
+        'id',
+        'listShard',
+        'name',
+        'nonce',
+        'pk',
+        'sk',
+        'statusShard',
+      ]);
     const pets = await db.petsStored();
     // Every idempotency record has its pet, and every pet created with a key has its record.
     const recorded = await recordPets();
     for (const pet of recorded) expect(pets).toContainEqual(pet);
-    for (const pet of pets.filter((candidate) => String(candidate.name).startsWith('Keyed'))) expect(recorded).toContainEqual(expect.objectContaining({ id: pet.id }));
+    for (const pet of pets.filter((candidate) => String(candidate.name).startsWith('Keyed')))
+      expect(recorded).toContainEqual(expect.objectContaining({ id: pet.id }));
     const ids = pets.map((pet) => pet.id as number);
     expect(new Set(ids).size).toBe(ids.length);
     // Each id drawn while this file ran (time-ordered ids: shared/pets/pet-ids.ts).
@@ -153,16 +192,29 @@ describe('the fault suite (creates and lists, function timeout 3 s)', () => {
 
 describe('every declared operation, with DynamoDB answering nothing but the rate counters', () => {
   // Each operation's main bench case (bench/cases.ts): a request that makes its own DynamoDB calls.
-  it.each(OPERATION_IDS)('%s: 503 with Retry-After before the function timeout, so each of its own calls has the deadline', async (operationId) => {
-    const handler = ((await import(new URL(`../../${FUNCTIONS[operationId].handler}`, import.meta.url).href)) as { handler: Handler }).handler;
-    proxy.hold(undefined, { except: (partition) => partition === 'RATE' });
-    try {
-      const started = Date.now();
-      const response = await handler(eventOf(mainCaseOf(operationId).event, { key: 'local-enterprise-key' }) as APIGatewayProxyEvent, lambdaContext('fault-suite', FUNCTION_TIMEOUT_MS));
-      expect([operationId, response.statusCode, JSON.parse(response.body).code, response.headers?.['Retry-After']]).toEqual([operationId, 503, 'service_unavailable', '1']);
-      expect(Date.now() - started).toBeLessThan(FUNCTION_TIMEOUT_MS);
-    } finally {
-      proxy.release({ stopHolding: true });
-    }
-  });
+  it.each(OPERATION_IDS)(
+    '%s: 503 with Retry-After before the function timeout, so each of its own calls has the deadline',
+    async (operationId) => {
+      const handler = (
+        (await import(new URL(`../../${FUNCTIONS[operationId].handler}`, import.meta.url).href)) as { handler: Handler }
+      ).handler;
+      proxy.hold(undefined, { except: (partition) => partition === 'RATE' });
+      try {
+        const started = Date.now();
+        const response = await handler(
+          eventOf(mainCaseOf(operationId).event, { key: 'local-enterprise-key' }) as APIGatewayProxyEvent,
+          lambdaContext('fault-suite', FUNCTION_TIMEOUT_MS),
+        );
+        expect([
+          operationId,
+          response.statusCode,
+          JSON.parse(response.body).code,
+          response.headers?.['Retry-After'],
+        ]).toEqual([operationId, 503, 'service_unavailable', '1']);
+        expect(Date.now() - started).toBeLessThan(FUNCTION_TIMEOUT_MS);
+      } finally {
+        proxy.release({ stopHolding: true });
+      }
+    },
+  );
 });

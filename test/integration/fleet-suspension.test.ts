@@ -27,7 +27,11 @@ interface Sender {
   /** When it sends next. */
   next: number;
   /** What it does after an answer: when it sends next (undefined: it stops). */
-  readonly after: (answer: { at: number; code: string | undefined; retryAfterSeconds: number | undefined }) => number | undefined;
+  readonly after: (answer: {
+    at: number;
+    code: string | undefined;
+    retryAfterSeconds: number | undefined;
+  }) => number | undefined;
 }
 
 interface Run {
@@ -53,7 +57,14 @@ async function simulate(limits: RateLimits, senders: Sender[], until: number): P
   const subject = `key#fleet-${subjects}`;
   let nowMs = 0;
   const client = createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: db.endpoint });
-  const instances = Array.from({ length: 3 }, () => new RateLimiter(new DynamoDbRateCounterStore(client, db.tableName, { shardThresholdPerMinute: SHARD_THRESHOLD }), () => nowMs));
+  const instances = Array.from(
+    { length: 3 },
+    () =>
+      new RateLimiter(
+        new DynamoDbRateCounterStore(client, db.tableName, { shardThresholdPerMinute: SHARD_THRESHOLD }),
+        () => nowMs,
+      ),
+  );
   let admitted = 0;
   let rateLimited = 0;
   let sent = 0;
@@ -68,7 +79,8 @@ async function simulate(limits: RateLimits, senders: Sender[], until: number): P
   });
   for (;;) {
     let sender: Sender | undefined;
-    for (const candidate of senders) if (candidate.next < until && (sender === undefined || candidate.next < sender.next)) sender = candidate;
+    for (const candidate of senders)
+      if (candidate.next < until && (sender === undefined || candidate.next < sender.next)) sender = candidate;
     if (sender === undefined) break;
     const at = sender.next;
     nowMs = at;
@@ -106,7 +118,7 @@ function ignoringClient(perSecond: number, start: number): Sender[] {
 }
 
 describe('a fleet that obeys Retry-After is never suspended', () => {
-  it('Free: 80 workers on one key, each one request every 2 s and waiting its own 429\'s Retry-After: 0 suspensions over 5 minutes of windows', async () => {
+  it("Free: 80 workers on one key, each one request every 2 s and waiting its own 429's Retry-After: 0 suspensions over 5 minutes of windows", async () => {
     const run = await simulate(STANDARD_PLAN_LIMITS.free, obeyingFleet(80, T0), T0 + 5 * MINUTE);
     expect(run.suspendedAt).toBeUndefined();
     // The key used its whole minute each minute, and the refusals kept coming, one per worker and window.
@@ -132,11 +144,15 @@ describe('a fleet that obeys Retry-After is never suspended', () => {
     expect(run.mostCountedInAWindow).toBeGreaterThanOrEqual(550);
   });
 
-  it('the day\'s window: 120 workers on a Free key whose day runs out at 23:50: each refused once by the day, waiting until midnight, never suspended, served again after it', async () => {
+  it("the day's window: 120 workers on a Free key whose day runs out at 23:50: each refused once by the day, waiting until midnight, never suspended, served again after it", async () => {
     // A day of 1,000 whose first 940 requests came before (as a day's traffic).
     const lateAt = Date.UTC(2026, 10, 22, 23, 50, 0);
     const limits = STANDARD_PLAN_LIMITS.free;
-    const run = await simulate(limits, [...usedDay(940, Date.UTC(2026, 10, 22, 8, 0, 0)), ...obeyingFleet(120, lateAt, 20_000)], lateAt + 12 * MINUTE);
+    const run = await simulate(
+      limits,
+      [...usedDay(940, Date.UTC(2026, 10, 22, 8, 0, 0)), ...obeyingFleet(120, lateAt, 20_000)],
+      lateAt + 12 * MINUTE,
+    );
     expect(run.suspendedAt).toBeUndefined();
     // The day's last 60, then from midnight a new day: 60 in each of its first two minutes.
     expect(run.admitted).toBe(940 + 60 + 2 * 60);
@@ -177,16 +193,20 @@ describe('a client that goes on after its 429s is suspended within the window', 
     expect(run.suspendedAt).toBe(T0 + 59_500);
   });
 
-  it('Free, just under four times its rate (one request every 260 ms): 167 counted refusals a minute, under the 175 that suspend: the rule\'s edge', async () => {
+  it("Free, just under four times its rate (one request every 260 ms): 167 counted refusals a minute, under the 175 that suspend: the rule's edge", async () => {
     const run = await simulate(STANDARD_PLAN_LIMITS.free, [{ next: T0, after: ({ at }) => at + 260 }], T0 + 3 * MINUTE);
     expect(run.suspendedAt).toBeUndefined();
     expect(run.admitted).toBe(3 * 60);
     expect(run.mostCountedInAWindow).toBe(167);
   });
 
-  it('the day\'s window: a Free client whose day ran out goes on at 10 a second: the 175th counted refusal of the day suspends it', async () => {
+  it("the day's window: a Free client whose day ran out goes on at 10 a second: the 175th counted refusal of the day suspends it", async () => {
     const lateAt = Date.UTC(2026, 10, 22, 20, 0, 0);
-    const run = await simulate(STANDARD_PLAN_LIMITS.free, [...usedDay(1_000, Date.UTC(2026, 10, 22, 8, 0, 0)), ...ignoringClient(10, lateAt)], lateAt + 5 * MINUTE);
+    const run = await simulate(
+      STANDARD_PLAN_LIMITS.free,
+      [...usedDay(1_000, Date.UTC(2026, 10, 22, 8, 0, 0)), ...ignoringClient(10, lateAt)],
+      lateAt + 5 * MINUTE,
+    );
     expect(run.admitted).toBe(1_000);
     // Refused by the day from its first request; counted from 1 s later; the 175th counted at 18.4 s.
     expect(run.suspendedAt).toBe(lateAt + 18_400);

@@ -50,15 +50,30 @@ beforeAll(async () => {
   ] as const) {
     fake.keys.set(id, { id, value, enabled });
   }
-  fake.plans.set('p-free', { id: 'p-free', apiStages: stage, tags: tagged({ 'petstore:plan': 'free' }), keyIds: ['k-free'] });
-  fake.plans.set('p-pro', { id: 'p-pro', apiStages: stage, tags: tagged({ 'petstore:plan': 'pro' }), keyIds: ['k-pro-1', 'k-pro-2', 'k-pro-3', 'k-off'] });
+  fake.plans.set('p-free', {
+    id: 'p-free',
+    apiStages: stage,
+    tags: tagged({ 'petstore:plan': 'free' }),
+    keyIds: ['k-free'],
+  });
+  fake.plans.set('p-pro', {
+    id: 'p-pro',
+    apiStages: stage,
+    tags: tagged({ 'petstore:plan': 'pro' }),
+    keyIds: ['k-pro-1', 'k-pro-2', 'k-pro-3', 'k-off'],
+  });
   fake.plans.set('p-ent', {
     id: 'p-ent',
     apiStages: stage,
     tags: tagged({ 'petstore:plan': 'enterprise', 'petstore:per-minute': '12000', 'petstore:per-day': '5000000' }),
     keyIds: ['k-ent'],
   });
-  fake.plans.set('p-other-api', { id: 'p-other-api', apiStages: [{ apiId: 'another-api', stage: 'v1' }], tags: { 'petstore:api-id': 'another-api', 'petstore:plan': 'business' }, keyIds: ['k-elsewhere'] });
+  fake.plans.set('p-other-api', {
+    id: 'p-other-api',
+    apiStages: [{ apiId: 'another-api', stage: 'v1' }],
+    tags: { 'petstore:api-id': 'another-api', 'petstore:plan': 'business' },
+    keyIds: ['k-elsewhere'],
+  });
 });
 
 afterAll(() => fake.close());
@@ -66,7 +81,9 @@ afterAll(() => fake.close());
 /** One run of the mirror, as the key mirror function: with its declared rights, or those given. */
 async function run(rights: readonly DataAccess[] = FUNCTIONS.keyMirror.dynamodb): Promise<MirrorReport> {
   fake.calls.length = 0;
-  const report = await runAs({ functionName: 'keyMirror', rights, tableName }, () => mirrorKeys(new ApiGatewayKeySource(fake.client(), 0), registry, target, Date.now()));
+  const report = await runAs({ functionName: 'keyMirror', rights, tableName }, () =>
+    mirrorKeys(new ApiGatewayKeySource(fake.client(), 0), registry, target, Date.now()),
+  );
   expect(report.managementCalls).toBe(fake.calls.length);
   return report;
 }
@@ -74,7 +91,8 @@ async function run(rights: readonly DataAccess[] = FUNCTIONS.keyMirror.dynamodb)
 /** What the registry holds, by hash, as the request path sees it. */
 async function registryContents(): Promise<Record<string, unknown>> {
   const contents: Record<string, unknown> = {};
-  for (const entry of await registry.entries()) contents[entry.keyHash] = { plan: entry.plan, limits: entry.limits, usagePlanId: entry.usagePlanId };
+  for (const entry of await registry.entries())
+    contents[entry.keyHash] = { plan: entry.plan, limits: entry.limits, usagePlanId: entry.usagePlanId };
   return contents;
 }
 
@@ -84,7 +102,7 @@ const ENTERPRISE = { perMinute: 12_000, perDay: 5_000_000 };
 const pages = (items: number) => Math.max(1, Math.ceil(items / 2));
 
 describe('the key mirror', () => {
-  it('copies the stage\'s tagged usage plans and their keys, by hash only, in a number of calls set by plans and keys', async () => {
+  it("copies the stage's tagged usage plans and their keys, by hash only, in a number of calls set by plans and keys", async () => {
     const report = await run();
     expect(await registryContents()).toEqual({
       [hashApiKey('free-key-value-0001')]: entry('free', STANDARD_PLAN_LIMITS.free, 'p-free'),
@@ -95,10 +113,20 @@ describe('the key mirror', () => {
       [hashApiKey('disabled-key-value')]: entry('pro', STANDARD_PLAN_LIMITS.pro, 'p-pro'),
       [hashApiKey('enterprise-key-value')]: entry('enterprise', ENTERPRISE, 'p-ent'),
     });
-    expect(report).toEqual({ usagePlans: 3, keys: 6, written: 6, removed: 0, managementCalls: fake.calls.length, problems: [] });
+    expect(report).toEqual({
+      usagePlans: 3,
+      keys: 6,
+      written: 6,
+      removed: 0,
+      managementCalls: fake.calls.length,
+      problems: [],
+    });
 
     // max(1, ⌈plans/page⌉) + Σ over the stage's plans max(1, ⌈keys/page⌉).
-    const planKeyCalls = ['p-ent', 'p-free', 'p-pro'].reduce((sum, id) => sum + pages(fake.plans.get(id)?.keyIds.length ?? 0), 0);
+    const planKeyCalls = ['p-ent', 'p-free', 'p-pro'].reduce(
+      (sum, id) => sum + pages(fake.plans.get(id)?.keyIds.length ?? 0),
+      0,
+    );
     expect(fake.calls.length).toBe(pages(fake.plans.size) + planKeyCalls);
     expect(fake.calls.filter((call) => call.startsWith('GET /usageplans?'))).toHaveLength(2);
     expect(fake.calls.every((call) => call.includes(`limit=${PAGE_SIZE}`))).toBe(true);
@@ -107,13 +135,23 @@ describe('the key mirror', () => {
     expect(fake.calls.some((call) => call.startsWith('GET /usageplans/p-other-api/'))).toBe(false);
 
     // The request path reads the copy: the same principal as a key made locally would have.
-    expect(await registry.resolve('pro-key-value-0002')).toEqual({ keyId: keyIdOf(hashApiKey('pro-key-value-0002')), plan: 'pro', limits: STANDARD_PLAN_LIMITS.pro });
+    expect(await registry.resolve('pro-key-value-0002')).toEqual({
+      keyId: keyIdOf(hashApiKey('pro-key-value-0002')),
+      plan: 'pro',
+      limits: STANDARD_PLAN_LIMITS.pro,
+    });
     expect(await registry.resolve('other-api-key-value')).toBeUndefined();
 
     // No key value is stored anywhere: only hashes (the table is the mirror's own: all of it is read).
-    const { Items = [] } = await db.documentClient.send(new ScanCommand({ TableName: tableName, ConsistentRead: true }));
+    const { Items = [] } = await db.documentClient.send(
+      new ScanCommand({ TableName: tableName, ConsistentRead: true }),
+    );
     // Each key in a partition of its own.
-    expect(Items.map((item) => item.pk).sort()).toEqual(Object.keys(await registryContents()).map((hash) => `APIKEY#${hash}`).sort());
+    expect(Items.map((item) => item.pk).sort()).toEqual(
+      Object.keys(await registryContents())
+        .map((hash) => `APIKEY#${hash}`)
+        .sort(),
+    );
     const stored = JSON.stringify(Items);
     for (const key of fake.keys.values()) expect(stored).not.toContain(key.value);
   });
@@ -147,17 +185,28 @@ describe('the key mirror', () => {
     expect(report).toMatchObject({ keys: 5, written: 2, removed: 2, problems: [] });
   });
 
-  it('follows a custom Enterprise plan\'s new limits', async () => {
-    fake.plans.get('p-ent')!.tags = tagged({ 'petstore:plan': 'enterprise', 'petstore:per-minute': '20000', 'petstore:per-day': '9000000' });
+  it("follows a custom Enterprise plan's new limits", async () => {
+    fake.plans.get('p-ent')!.tags = tagged({
+      'petstore:plan': 'enterprise',
+      'petstore:per-minute': '20000',
+      'petstore:per-day': '9000000',
+    });
     expect(await run()).toMatchObject({ written: 2, removed: 0, problems: [] });
-    expect(await registry.resolve('brand-new-key-value')).toMatchObject({ plan: 'enterprise', limits: { perMinute: 20_000, perDay: 9_000_000 } });
+    expect(await registry.resolve('brand-new-key-value')).toMatchObject({
+      plan: 'enterprise',
+      limits: { perMinute: 20_000, perDay: 9_000_000 },
+    });
   });
 
-  it('reports a plan of the stage it cannot use, and leaves that plan\'s keys as the registry holds them rather than revoking them', async () => {
+  it("reports a plan of the stage it cannot use, and leaves that plan's keys as the registry holds them rather than revoking them", async () => {
     const before = await registryContents();
     // A tag removed by mistake, an Enterprise limit written "12,000", a plan made without tags.
     fake.plans.get('p-free')!.tags = tagged({});
-    fake.plans.get('p-ent')!.tags = tagged({ 'petstore:plan': 'enterprise', 'petstore:per-minute': '12,000', 'petstore:per-day': '9000000' });
+    fake.plans.get('p-ent')!.tags = tagged({
+      'petstore:plan': 'enterprise',
+      'petstore:per-minute': '12,000',
+      'petstore:per-day': '9000000',
+    });
     fake.plans.set('p-untagged', { id: 'p-untagged', apiStages: stage, keyIds: ['k-stray'] });
 
     const report = await run();
@@ -171,16 +220,22 @@ describe('the key mirror', () => {
     ]);
     // The unusable plans' keys were listed too (p-pro, p-free, p-ent: two keys each), but not those of
     // a plan without this API's id: the mirror may not read them.
-    expect(fake.calls.filter((call) => call.startsWith('GET /usageplans/'))).toHaveLength(pages(2) + pages(2) + pages(2));
+    expect(fake.calls.filter((call) => call.startsWith('GET /usageplans/'))).toHaveLength(
+      pages(2) + pages(2) + pages(2),
+    );
     expect(fake.calls.some((call) => call.startsWith('GET /usageplans/p-untagged/'))).toBe(false);
 
     fake.plans.get('p-free')!.tags = tagged({ 'petstore:plan': 'free' });
-    fake.plans.get('p-ent')!.tags = tagged({ 'petstore:plan': 'enterprise', 'petstore:per-minute': '20000', 'petstore:per-day': '9000000' });
+    fake.plans.get('p-ent')!.tags = tagged({
+      'petstore:plan': 'enterprise',
+      'petstore:per-minute': '20000',
+      'petstore:per-day': '9000000',
+    });
     fake.plans.delete('p-untagged');
     expect(await run()).toMatchObject({ written: 0, removed: 0, problems: [] });
   });
 
-  it('does not read the keys of a plan of the stage tagged with another API\'s id (or none), keeps them as the registry holds them, and reports it', async () => {
+  it("does not read the keys of a plan of the stage tagged with another API's id (or none), keeps them as the registry holds them, and reports it", async () => {
     const before = await registryContents();
     const ent = fake.plans.get('p-ent')!;
     const tags = ent.tags;
@@ -188,19 +243,30 @@ describe('the key mirror', () => {
     ent.tags = { ...tags, 'petstore:api-id': 'another-api' };
     const report = await run();
     expect(await registryContents()).toEqual(before);
-    expect(Object.values(before).filter((kept) => (kept as { usagePlanId: string }).usagePlanId === 'p-ent')).toHaveLength(2);
-    expect(report).toMatchObject({ usagePlans: 2, written: 0, removed: 0, problems: [expect.stringMatching(/^usage plan p-ent: its tag petstore:api-id must be api123 \(this API's id\)/)] });
+    expect(
+      Object.values(before).filter((kept) => (kept as { usagePlanId: string }).usagePlanId === 'p-ent'),
+    ).toHaveLength(2);
+    expect(report).toMatchObject({
+      usagePlans: 2,
+      written: 0,
+      removed: 0,
+      problems: [expect.stringMatching(/^usage plan p-ent: its tag petstore:api-id must be api123 \(this API's id\)/)],
+    });
     expect(fake.calls.some((call) => call.startsWith('GET /usageplans/p-ent/'))).toBe(false);
     ent.tags = tags;
     expect(await run()).toMatchObject({ written: 0, removed: 0, problems: [] });
   });
 
-  it('keeps a key whose value does not come with its plan\'s keys, and reports it', async () => {
+  it("keeps a key whose value does not come with its plan's keys, and reports it", async () => {
     const before = await registryContents();
     fake.keys.get('k-new')!.valueMissing = true;
     const report = await run();
     expect(await registryContents()).toEqual(before);
-    expect(report).toMatchObject({ written: 0, removed: 0, problems: [expect.stringMatching(/^API key k-new of usage plan p-ent came without its value/)] });
+    expect(report).toMatchObject({
+      written: 0,
+      removed: 0,
+      problems: [expect.stringMatching(/^API key k-new of usage plan p-ent came without its value/)],
+    });
     fake.keys.get('k-new')!.valueMissing = false;
   });
 
@@ -208,19 +274,33 @@ describe('the key mirror', () => {
     const before = await registry.entries();
     fake.failWith = 429;
     try {
-      await expect(mirrorKeys(new ApiGatewayKeySource(fake.client(), 0), registry, target, Date.now())).rejects.toMatchObject({ name: 'TooManyRequestsException' });
+      await expect(
+        mirrorKeys(new ApiGatewayKeySource(fake.client(), 0), registry, target, Date.now()),
+      ).rejects.toMatchObject({ name: 'TooManyRequestsException' });
     } finally {
       fake.failWith = undefined;
     }
-    await expect(mirrorKeys(new ApiGatewayKeySource(fake.client(), 0), registry, { apiId: 'wrong-api', stage: 'v1' }, Date.now())).rejects.toThrow(/no usage plan/);
+    await expect(
+      mirrorKeys(new ApiGatewayKeySource(fake.client(), 0), registry, { apiId: 'wrong-api', stage: 'v1' }, Date.now()),
+    ).rejects.toThrow(/no usage plan/);
     expect(await registry.entries()).toEqual(before);
   });
 
   it('never lets an earlier run undo what a later one wrote (runs may overlap)', async () => {
     const later = Date.now() + 60_000;
     const keyHash = hashApiKey('brand-new-key-value');
-    expect(await registry.putMirrored({ keyHash, plan: 'business', limits: STANDARD_PLAN_LIMITS.business, apiKeyId: 'k-new', usagePlanId: 'p-biz' }, later)).toBe(true);
-    expect(await registry.putMirrored({ keyHash, plan: 'free', limits: STANDARD_PLAN_LIMITS.free, apiKeyId: 'k-new', usagePlanId: 'p-free' }, later - 1)).toBe(false);
+    expect(
+      await registry.putMirrored(
+        { keyHash, plan: 'business', limits: STANDARD_PLAN_LIMITS.business, apiKeyId: 'k-new', usagePlanId: 'p-biz' },
+        later,
+      ),
+    ).toBe(true);
+    expect(
+      await registry.putMirrored(
+        { keyHash, plan: 'free', limits: STANDARD_PLAN_LIMITS.free, apiKeyId: 'k-new', usagePlanId: 'p-free' },
+        later - 1,
+      ),
+    ).toBe(false);
     expect(await registry.removeMirrored(keyHash, later - 1)).toBe(false);
     expect((await registry.resolve('brand-new-key-value'))?.plan).toBe('business');
     expect(await registry.removeMirrored(keyHash, later)).toBe(true);
@@ -229,9 +309,15 @@ describe('the key mirror', () => {
   it('runs with its declared rights only: without DeleteItem on the registry, removing a key is refused as AWS refuses it', async () => {
     const free = fake.plans.get('p-free')!;
     const taken = free.keyIds.pop()!;
-    const withoutDelete = FUNCTIONS.keyMirror.dynamodb.map((right): DataAccess => ('index' in right ? right : { ...right, actions: right.actions.filter((action) => action !== 'DeleteItem') }));
+    const withoutDelete = FUNCTIONS.keyMirror.dynamodb.map(
+      (right): DataAccess =>
+        'index' in right ? right : { ...right, actions: right.actions.filter((action) => action !== 'DeleteItem') },
+    );
     try {
-      await expect(run(withoutDelete)).rejects.toMatchObject({ name: 'AccessDeniedException', message: expect.stringContaining('grants no dynamodb:DeleteItem') });
+      await expect(run(withoutDelete)).rejects.toMatchObject({
+        name: 'AccessDeniedException',
+        message: expect.stringContaining('grants no dynamodb:DeleteItem'),
+      });
       // The same run with the declared rights removes it.
       expect(await run()).toMatchObject({ removed: 1, problems: [] });
     } finally {
@@ -243,16 +329,29 @@ describe('the key mirror', () => {
   it('lists the registry through its index alone, never a Scan: pets and idempotency records beside the keys are neither read nor removed, a revoked key is', async () => {
     const pets = new DynamoDbPetRepository(db.client, tableName);
     const pet = await pets.create({ name: 'Beside the keys', categoryId: 1, status: 'available' });
-    await pets.createOnce({ name: 'Recorded beside the keys', categoryId: 1, status: 'available' }, { owner: '0123456789abcdef', value: 'beside' });
+    await pets.createOnce(
+      { name: 'Recorded beside the keys', categoryId: 1, status: 'available' },
+      { owner: '0123456789abcdef', value: 'beside' },
+    );
     const free = fake.plans.get('p-free')!;
     const taken = free.keyIds.pop()!;
     // Query on the key index, writes on key items: no Query or Scan of the table.
-    const indexOnly: DataAccess[] = [{ actions: ['Query'], index: 'registeredKeys' }, { actions: ['PutItem', 'DeleteItem'], items: ['keyRegistry'] }];
+    const indexOnly: DataAccess[] = [
+      { actions: ['Query'], index: 'registeredKeys' },
+      { actions: ['PutItem', 'DeleteItem'], items: ['keyRegistry'] },
+    ];
     try {
       expect(await run(indexOnly)).toMatchObject({ removed: 1, problems: [] });
       expect(await registry.resolve(fake.keys.get(taken)!.value)).toBeUndefined();
       expect(await pets.get(pet.id)).toEqual(pet);
-      expect((await pets.createOnce({ name: 'Recorded beside the keys', categoryId: 1, status: 'available' }, { owner: '0123456789abcdef', value: 'beside' })).replayed).toBe(true);
+      expect(
+        (
+          await pets.createOnce(
+            { name: 'Recorded beside the keys', categoryId: 1, status: 'available' },
+            { owner: '0123456789abcdef', value: 'beside' },
+          )
+        ).replayed,
+      ).toBe(true);
     } finally {
       free.keyIds.push(taken);
       await run();
@@ -268,26 +367,54 @@ describe('the key mirror', () => {
   });
 });
 
-describe('the stage\'s release key', () => {
-  it('is copied as the one key of the releases\' pet space (its id named to the mirror), in its plan like any key; the others are not', async () => {
+describe("the stage's release key", () => {
+  it("is copied as the one key of the releases' pet space (its id named to the mirror), in its plan like any key; the others are not", async () => {
     fake.keys.set('k-release', { id: 'k-release', value: 'release-key-value', enabled: true });
     fake.keys.set('k-business', { id: 'k-business', value: 'business-key-value', enabled: true });
-    const business = { id: 'p-business', apiStages: stage, tags: tagged({ 'petstore:plan': 'business' }), keyIds: ['k-business', 'k-release'] };
+    const business = {
+      id: 'p-business',
+      apiStages: stage,
+      tags: tagged({ 'petstore:plan': 'business' }),
+      keyIds: ['k-business', 'k-release'],
+    };
     fake.plans.set('p-business', business);
     try {
       await runAs({ functionName: 'keyMirror', rights: FUNCTIONS.keyMirror.dynamodb, tableName }, () =>
-        mirrorKeys(new ApiGatewayKeySource(fake.client(), 0), registry, { ...target, releaseApiKeyId: 'k-release' }, Date.now()),
+        mirrorKeys(
+          new ApiGatewayKeySource(fake.client(), 0),
+          registry,
+          { ...target, releaseApiKeyId: 'k-release' },
+          Date.now(),
+        ),
       );
-      expect(await registry.resolve('release-key-value')).toEqual({ keyId: keyIdOf(hashApiKey('release-key-value')), plan: 'business', limits: STANDARD_PLAN_LIMITS.business, petSpace: 'releases' });
-      expect(await registry.resolve('business-key-value')).toEqual({ keyId: keyIdOf(hashApiKey('business-key-value')), plan: 'business', limits: STANDARD_PLAN_LIMITS.business });
+      expect(await registry.resolve('release-key-value')).toEqual({
+        keyId: keyIdOf(hashApiKey('release-key-value')),
+        plan: 'business',
+        limits: STANDARD_PLAN_LIMITS.business,
+        petSpace: 'releases',
+      });
+      expect(await registry.resolve('business-key-value')).toEqual({
+        keyId: keyIdOf(hashApiKey('business-key-value')),
+        plan: 'business',
+        limits: STANDARD_PLAN_LIMITS.business,
+      });
       const key = { pk: `APIKEY#${hashApiKey('release-key-value')}`, sk: hashApiKey('release-key-value') };
-      const { Item } = await db.documentClient.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+      const { Item } = await db.documentClient.send(
+        new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }),
+      );
       expect(Item?.petSpace).toBe('releases');
       // Its entry lost its pet space (written by a mirror that did not know the key): the next run puts it back, as it writes the release key every run.
-      await db.documentClient.send(new UpdateCommand({ TableName: tableName, Key: key, UpdateExpression: 'REMOVE petSpace' }));
+      await db.documentClient.send(
+        new UpdateCommand({ TableName: tableName, Key: key, UpdateExpression: 'REMOVE petSpace' }),
+      );
       expect((await registry.resolve('release-key-value'))?.petSpace).toBeUndefined();
       const again = await runAs({ functionName: 'keyMirror', rights: FUNCTIONS.keyMirror.dynamodb, tableName }, () =>
-        mirrorKeys(new ApiGatewayKeySource(fake.client(), 0), registry, { ...target, releaseApiKeyId: 'k-release' }, Date.now()),
+        mirrorKeys(
+          new ApiGatewayKeySource(fake.client(), 0),
+          registry,
+          { ...target, releaseApiKeyId: 'k-release' },
+          Date.now(),
+        ),
       );
       expect(again.written).toBe(1);
       expect((await registry.resolve('release-key-value'))?.petSpace).toBe('releases');
@@ -308,9 +435,18 @@ describe('a custom Enterprise plan above one partition (issue 41)', () => {
     const limiter = new RateLimiter(new DynamoDbRateCounterStore(db.client, tableName), () => nowMs);
     const ent = fake.plans.get('p-ent')!;
     const tags = ent.tags;
-    const counterItem = async (pk: string) => (await db.documentClient.send(new GetCommand({ TableName: tableName, Key: { pk, sk: 'counters' }, ConsistentRead: true }))).Item;
+    const counterItem = async (pk: string) =>
+      (
+        await db.documentClient.send(
+          new GetCommand({ TableName: tableName, Key: { pk, sk: 'counters' }, ConsistentRead: true }),
+        )
+      ).Item;
     try {
-      ent.tags = tagged({ 'petstore:plan': 'enterprise', 'petstore:per-minute': '120000', 'petstore:per-day': '100000000' });
+      ent.tags = tagged({
+        'petstore:plan': 'enterprise',
+        'petstore:per-minute': '120000',
+        'petstore:per-day': '100000000',
+      });
       expect(await run()).toMatchObject({ problems: [] });
       const principal = (await registry.resolve('enterprise-key-value'))!;
       expect(principal.limits).toEqual({ perMinute: 120_000, perDay: 100_000_000 });
@@ -319,13 +455,20 @@ describe('a custom Enterprise plan above one partition (issue 41)', () => {
       // 120,000 a minute: 4 shards of 30,000 (500 a second each at the plan's full rate).
       expect(await counterItem(`RATE#${subject}`)).toMatchObject({ shards: 4 });
 
-      ent.tags = tagged({ 'petstore:plan': 'enterprise', 'petstore:per-minute': '12000', 'petstore:per-day': '5000000' });
+      ent.tags = tagged({
+        'petstore:plan': 'enterprise',
+        'petstore:per-minute': '12000',
+        'petstore:per-day': '5000000',
+      });
       expect(await run()).toMatchObject({ problems: [] });
       const lowered = (await registry.resolve('enterprise-key-value'))!;
       expect(lowered.limits).toEqual({ perMinute: 12_000, perDay: 5_000_000 });
       // The same day: still on the day's shards, each with its share of the new limits (3,000).
       nowMs += 60_000;
-      expect((await limiter.check(subject, lowered.limits)).status).toMatchObject({ limit: 12_000, remaining: 12_000 - 4 });
+      expect((await limiter.check(subject, lowered.limits)).status).toMatchObject({
+        limit: 12_000,
+        remaining: 12_000 - 4,
+      });
       expect(await counterItem(`RATE#${subject}`)).toMatchObject({ shards: 4 });
       // The next day: one item.
       nowMs = Date.UTC(2026, 10, 23, 0, 0, 1);

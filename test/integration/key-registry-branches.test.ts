@@ -21,13 +21,18 @@ async function freshTable(): Promise<{ tableName: string; registry: KeyRegistry 
   return { tableName, registry: new KeyRegistry(db.documentClient, tableName) };
 }
 
-const put = (tableName: string, item: Record<string, unknown>) => db.documentClient.send(new PutCommand({ TableName: tableName, Item: item }));
+const put = (tableName: string, item: Record<string, unknown>) =>
+  db.documentClient.send(new PutCommand({ TableName: tableName, Item: item }));
 const stored = async (tableName: string, keyHash: string) =>
-  (await db.documentClient.send(new GetCommand({ TableName: tableName, Key: keyItemKey(keyHash), ConsistentRead: true }))).Item;
+  (
+    await db.documentClient.send(
+      new GetCommand({ TableName: tableName, Key: keyItemKey(keyHash), ConsistentRead: true }),
+    )
+  ).Item;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 describe('keyItemKey', () => {
-  it('is the key\'s own partition, APIKEY#<hash>, sorted by the hash', () => {
+  it("is the key's own partition, APIKEY#<hash>, sorted by the hash", () => {
     expect(keyItemKey('abc123')).toStrictEqual({ pk: 'APIKEY#abc123', sk: 'abc123' });
   });
 });
@@ -37,21 +42,50 @@ describe('register', () => {
     const { tableName, registry } = await freshTable();
     const key = await registry.register('branch-pro-key', 'pro');
     const hash = hashApiKey('branch-pro-key');
-    expect(key).toStrictEqual({ keyId: keyIdOf(hash), plan: 'pro', limits: STANDARD_PLAN_LIMITS.pro, createdAt: expect.stringMatching(ISO) });
-    expect(await stored(tableName, hash)).toStrictEqual({ pk: `APIKEY#${hash}`, sk: hash, registry: 'keys', plan: 'pro', limits: { perMinute: 300, perDay: 10_000 }, createdAt: key.createdAt });
+    expect(key).toStrictEqual({
+      keyId: keyIdOf(hash),
+      plan: 'pro',
+      limits: STANDARD_PLAN_LIMITS.pro,
+      createdAt: expect.stringMatching(ISO),
+    });
+    expect(await stored(tableName, hash)).toStrictEqual({
+      pk: `APIKEY#${hash}`,
+      sk: hash,
+      registry: 'keys',
+      plan: 'pro',
+      limits: { perMinute: 300, perDay: 10_000 },
+      createdAt: key.createdAt,
+    });
   });
 });
 
 describe('registerIfAbsent', () => {
-  it('registers a new key with its plan\'s limits and a creation time', async () => {
+  it("registers a new key with its plan's limits and a creation time", async () => {
     const { tableName, registry } = await freshTable();
     await registry.registerIfAbsent('absent-free-key', 'free');
     await registry.registerIfAbsent('absent-enterprise-key', 'enterprise', { perMinute: 11, perDay: 111 });
-    expect(await registry.resolve('absent-free-key')).toStrictEqual({ keyId: keyIdOf(hashApiKey('absent-free-key')), plan: 'free', limits: STANDARD_PLAN_LIMITS.free });
-    expect(await registry.resolve('absent-enterprise-key')).toStrictEqual({ keyId: keyIdOf(hashApiKey('absent-enterprise-key')), plan: 'enterprise', limits: { perMinute: 11, perDay: 111 } });
+    expect(await registry.resolve('absent-free-key')).toStrictEqual({
+      keyId: keyIdOf(hashApiKey('absent-free-key')),
+      plan: 'free',
+      limits: STANDARD_PLAN_LIMITS.free,
+    });
+    expect(await registry.resolve('absent-enterprise-key')).toStrictEqual({
+      keyId: keyIdOf(hashApiKey('absent-enterprise-key')),
+      plan: 'enterprise',
+      limits: { perMinute: 11, perDay: 111 },
+    });
     const hash = hashApiKey('absent-free-key');
-    expect(await stored(tableName, hash)).toStrictEqual({ pk: `APIKEY#${hash}`, sk: hash, registry: 'keys', plan: 'free', limits: { perMinute: 60, perDay: 1_000 }, createdAt: expect.stringMatching(ISO) });
-    expect((await registry.list()).map((key) => key.keyId).sort()).toEqual([keyIdOf(hash), keyIdOf(hashApiKey('absent-enterprise-key'))].sort());
+    expect(await stored(tableName, hash)).toStrictEqual({
+      pk: `APIKEY#${hash}`,
+      sk: hash,
+      registry: 'keys',
+      plan: 'free',
+      limits: { perMinute: 60, perDay: 1_000 },
+      createdAt: expect.stringMatching(ISO),
+    });
+    expect((await registry.list()).map((key) => key.keyId).sort()).toEqual(
+      [keyIdOf(hash), keyIdOf(hashApiKey('absent-enterprise-key'))].sort(),
+    );
   });
 
   it('leaves a known key as it is: its plan, limits and creation time', async () => {
@@ -59,14 +93,21 @@ describe('registerIfAbsent', () => {
     const first = await registry.register('present-key', 'business');
     await registry.registerIfAbsent('present-key', 'free');
     await registry.registerIfAbsent('present-key', 'enterprise', { perMinute: 1, perDay: 1 });
-    expect(await registry.resolve('present-key')).toMatchObject({ plan: 'business', limits: STANDARD_PLAN_LIMITS.business });
+    expect(await registry.resolve('present-key')).toMatchObject({
+      plan: 'business',
+      limits: STANDARD_PLAN_LIMITS.business,
+    });
     expect((await stored(tableName, hashApiKey('present-key')))?.createdAt).toBe(first.createdAt);
   });
 
   it('needs limits for an enterprise key and refuses them for a standard plan, writing nothing', async () => {
     const { registry } = await freshTable();
-    await expect(registry.registerIfAbsent('x-enterprise', 'enterprise')).rejects.toThrow(new Error('an enterprise key needs its own limits'));
-    await expect(registry.registerIfAbsent('x-pro', 'pro', { perMinute: 1, perDay: 1 })).rejects.toThrow(new Error('only enterprise keys have their own limits, not pro keys'));
+    await expect(registry.registerIfAbsent('x-enterprise', 'enterprise')).rejects.toThrow(
+      new Error('an enterprise key needs its own limits'),
+    );
+    await expect(registry.registerIfAbsent('x-pro', 'pro', { perMinute: 1, perDay: 1 })).rejects.toThrow(
+      new Error('only enterprise keys have their own limits, not pro keys'),
+    );
     expect(await registry.list()).toEqual([]);
   });
 });
@@ -87,16 +128,31 @@ describe('the listing, of index items that describe no key', () => {
       await put(tableName, { ...keyItemKey(hash), registry: 'keys', createdAt: '2026-01-01T00:00:00.000Z', ...fields });
     }
     expect(await registry.list()).toStrictEqual([good]);
-    expect(await registry.entries()).toStrictEqual([{ keyHash: hashApiKey('listed-key'), plan: 'free', limits: STANDARD_PLAN_LIMITS.free }]);
+    expect(await registry.entries()).toStrictEqual([
+      { keyHash: hashApiKey('listed-key'), plan: 'free', limits: STANDARD_PLAN_LIMITS.free },
+    ]);
   });
 
   it('reads a mirrored entry with where it comes from and when the mirror wrote it; a registered one with none of that', async () => {
     const { tableName, registry } = await freshTable();
     const mirroredHash = hashApiKey('mirrored-key');
-    expect(await registry.putMirrored({ keyHash: mirroredHash, plan: 'pro', limits: STANDARD_PLAN_LIMITS.pro, apiKeyId: 'ak-1', usagePlanId: 'up-1' }, 1_700_000_000_000)).toBe(true);
+    expect(
+      await registry.putMirrored(
+        { keyHash: mirroredHash, plan: 'pro', limits: STANDARD_PLAN_LIMITS.pro, apiKeyId: 'ak-1', usagePlanId: 'up-1' },
+        1_700_000_000_000,
+      ),
+    ).toBe(true);
     await registry.register('registered-key', 'business');
     // Not numbers or strings as the mirror writes them: left out.
-    await put(tableName, { ...keyItemKey('f'.repeat(64)), registry: 'keys', plan: 'free', limits: { perMinute: 60, perDay: 1_000 }, syncedAt: '1700000000000', apiKeyId: 7, usagePlanId: null });
+    await put(tableName, {
+      ...keyItemKey('f'.repeat(64)),
+      registry: 'keys',
+      plan: 'free',
+      limits: { perMinute: 60, perDay: 1_000 },
+      syncedAt: '1700000000000',
+      apiKeyId: 7,
+      usagePlanId: null,
+    });
     const entries = await registry.entries();
     expect(entries.find((entry) => entry.keyHash === mirroredHash)).toStrictEqual({
       keyHash: mirroredHash,
@@ -120,7 +176,14 @@ describe('a listing of more than one page', () => {
     // Four items of ~300 KB in the index (apiKeyId is projected into it): at least two pages.
     const hashes = Array.from({ length: 4 }, (_, i) => `${String(i).repeat(16)}page`);
     for (const hash of hashes) {
-      await put(tableName, { ...keyItemKey(hash), registry: 'keys', plan: 'free', limits: { perMinute: 60, perDay: 1_000 }, apiKeyId: 'x'.repeat(300_000), createdAt: '2026-01-01T00:00:00.000Z' });
+      await put(tableName, {
+        ...keyItemKey(hash),
+        registry: 'keys',
+        plan: 'free',
+        limits: { perMinute: 60, perDay: 1_000 },
+        apiKeyId: 'x'.repeat(300_000),
+        createdAt: '2026-01-01T00:00:00.000Z',
+      });
     }
     const small = await registry.register('small-key', 'pro');
     const entries = await registry.entries();
@@ -148,7 +211,13 @@ describe('a key given by its key id', () => {
   it('that matches two keys finds neither: no guessing', async () => {
     const { tableName, registry } = await freshTable();
     const shared = 'abcabcabcabcabca';
-    for (const rest of ['1'.repeat(48), '2'.repeat(48)]) await put(tableName, { ...keyItemKey(shared + rest), registry: 'keys', plan: 'free', limits: { perMinute: 60, perDay: 1_000 } });
+    for (const rest of ['1'.repeat(48), '2'.repeat(48)])
+      await put(tableName, {
+        ...keyItemKey(shared + rest),
+        registry: 'keys',
+        plan: 'free',
+        limits: { perMinute: 60, perDay: 1_000 },
+      });
     expect(await registry.revoke(shared)).toBe(false);
     expect(await registry.setPlan(shared, 'pro')).toBeUndefined();
     expect(await stored(tableName, shared + '1'.repeat(48))).toMatchObject({ plan: 'free' });
@@ -159,10 +228,18 @@ describe('a key given by its key id', () => {
     const { tableName, registry } = await freshTable();
     const hash = `cdcdcdcdcdcdcdcd${'0'.repeat(48)}`;
     // The former layout: every key in one partition, APIKEY. The index holds it; the key's own partition does not.
-    await put(tableName, { pk: 'APIKEY', sk: hash, registry: 'keys', plan: 'free', limits: { perMinute: 60, perDay: 1_000 } });
+    await put(tableName, {
+      pk: 'APIKEY',
+      sk: hash,
+      registry: 'keys',
+      plan: 'free',
+      limits: { perMinute: 60, perDay: 1_000 },
+    });
     expect(await registry.revoke(hash.slice(0, 16))).toBe(false);
     expect(await registry.setPlan(hash.slice(0, 16), 'pro')).toBeUndefined();
-    expect((await db.documentClient.send(new GetCommand({ TableName: tableName, Key: { pk: 'APIKEY', sk: hash } }))).Item).toMatchObject({ plan: 'free' });
+    expect(
+      (await db.documentClient.send(new GetCommand({ TableName: tableName, Key: { pk: 'APIKEY', sk: hash } }))).Item,
+    ).toMatchObject({ plan: 'free' });
     expect(await stored(tableName, hash)).toBeUndefined();
   });
 
@@ -170,7 +247,11 @@ describe('a key given by its key id', () => {
     const { tableName, registry: setUp } = await freshTable();
     const { apiKey, key } = await setUp.create('free');
     const inputs: Record<string, unknown>[] = [];
-    const client = new DynamoDBClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const client = new DynamoDBClient({
+      endpoint: db.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     client.middlewareStack.add(
       (next, context) => async (args) => {
         if (context.commandName === 'GetItemCommand') inputs.push(args.input as Record<string, unknown>);
@@ -191,7 +272,12 @@ describe('setPlan', () => {
   it('answers the key with its creation time unchanged', async () => {
     const { registry } = await freshTable();
     const { apiKey, key } = await registry.create('free');
-    expect(await registry.setPlan(apiKey, 'business')).toStrictEqual({ keyId: key.keyId, plan: 'business', limits: STANDARD_PLAN_LIMITS.business, createdAt: key.createdAt });
+    expect(await registry.setPlan(apiKey, 'business')).toStrictEqual({
+      keyId: key.keyId,
+      plan: 'business',
+      limits: STANDARD_PLAN_LIMITS.business,
+      createdAt: key.createdAt,
+    });
   });
 
   it('answers no key when the limits it stored are no limits (the key then resolves to nothing either)', async () => {
@@ -204,8 +290,12 @@ describe('setPlan', () => {
   it('needs limits for enterprise and refuses them for a standard plan, changing nothing', async () => {
     const { registry } = await freshTable();
     const { apiKey, key } = await registry.create('pro');
-    await expect(registry.setPlan(key.keyId, 'enterprise')).rejects.toThrow(new Error('an enterprise key needs its own limits'));
-    await expect(registry.setPlan(key.keyId, 'business', { perMinute: 5, perDay: 5 })).rejects.toThrow(new Error('only enterprise keys have their own limits, not business keys'));
+    await expect(registry.setPlan(key.keyId, 'enterprise')).rejects.toThrow(
+      new Error('an enterprise key needs its own limits'),
+    );
+    await expect(registry.setPlan(key.keyId, 'business', { perMinute: 5, perDay: 5 })).rejects.toThrow(
+      new Error('only enterprise keys have their own limits, not business keys'),
+    );
     expect(await registry.resolve(apiKey)).toMatchObject({ plan: 'pro', limits: STANDARD_PLAN_LIMITS.pro });
   });
 });

@@ -17,7 +17,12 @@ let modelled: DynamoDBClient;
 
 beforeAll(async () => {
   model = await startPartitionModel(db.endpoint, { factor: 1_000 });
-  modelled = new DynamoDBClient({ endpoint: model.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+  modelled = new DynamoDBClient({
+    endpoint: model.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
 });
 afterAll(() => model.close());
 
@@ -38,7 +43,11 @@ describe('the lifted ceilings', () => {
     model.factor = 1; // nothing throttles: this counts partitions
     model.reset();
     const repository = new DynamoDbPetRepository(modelled, db.tableName);
-    for (let n = 0; n < 5; n += 1) await repository.createOnce({ name: `Lifted ${n}`, categoryId: 1, status: 'available' }, { owner: '0123456789abcdef', value: `request-${n}` });
+    for (let n = 0; n < 5; n += 1)
+      await repository.createOnce(
+        { name: `Lifted ${n}`, categoryId: 1, status: 'available' },
+        { owner: '0123456789abcdef', value: `request-${n}` },
+      );
     const recordPartitions = model.use().filter((use) => use.partition.startsWith('IDEMPOTENCY#'));
     expect(recordPartitions).toHaveLength(5);
     // Each: the consistent read of the record, then its transactional put.

@@ -1,6 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { DynamoDBClient, ProvisionedThroughputExceededException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBClient,
+  ProvisionedThroughputExceededException,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { KeyRegistry } from '../../shared/auth/key-registry';
 import { setClock } from '../../shared/clock';
 import { PET_SHARDS, LIST_INDEX, STATUS_INDEX } from '../../shared/dynamodb/table-definition';
@@ -23,7 +34,14 @@ let modelled: DynamoDBDocumentClient;
 let api: TestApi;
 
 const clientFor = (endpoint: string) =>
-  DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 }));
+  DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      maxAttempts: 1,
+    }),
+  );
 
 beforeAll(async () => {
   model = await startPartitionModel(db.endpoint, { factor: 1_000 });
@@ -45,8 +63,12 @@ describe('the partition model', () => {
     model.reset();
     const item = { pk: 'MODEL#a', sk: 'one', name: 'Rex', statusShard: 'available#1', id: 1 };
     await modelled.send(new PutCommand({ TableName: table(), Item: item }));
-    const viaModel = await modelled.send(new GetCommand({ TableName: table(), Key: { pk: 'MODEL#a', sk: 'one' }, ConsistentRead: true }));
-    const straight = await direct.send(new GetCommand({ TableName: table(), Key: { pk: 'MODEL#a', sk: 'one' }, ConsistentRead: true }));
+    const viaModel = await modelled.send(
+      new GetCommand({ TableName: table(), Key: { pk: 'MODEL#a', sk: 'one' }, ConsistentRead: true }),
+    );
+    const straight = await direct.send(
+      new GetCommand({ TableName: table(), Key: { pk: 'MODEL#a', sk: 'one' }, ConsistentRead: true }),
+    );
     expect(viaModel.Item).toEqual(straight.Item);
     expect(viaModel.Item).toEqual(item);
     // The put: 1 unit on its partition and 1 on the status index's (its shard of `available`); the strongly consistent read: 1.
@@ -59,27 +81,69 @@ describe('the partition model', () => {
     expect(model.throttledInOrder()).toEqual([]);
   });
 
-  it('refuses a write over its partition\'s budget with ProvisionedThroughputExceededException, doing nothing, while another partition is served', async () => {
+  it("refuses a write over its partition's budget with ProvisionedThroughputExceededException, doing nothing, while another partition is served", async () => {
     model.reset();
-    await modelled.send(new UpdateCommand({ TableName: table(), Key: { pk: 'MODEL#b', sk: 'counter' }, UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } }));
-    const refused = modelled.send(new UpdateCommand({ TableName: table(), Key: { pk: 'MODEL#b', sk: 'counter' }, UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } }));
+    await modelled.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { pk: 'MODEL#b', sk: 'counter' },
+        UpdateExpression: 'ADD n :one',
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
+    );
+    const refused = modelled.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { pk: 'MODEL#b', sk: 'counter' },
+        UpdateExpression: 'ADD n :one',
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
+    );
     await expect(refused).rejects.toBeInstanceOf(ProvisionedThroughputExceededException);
-    expect((await direct.send(new GetCommand({ TableName: table(), Key: { pk: 'MODEL#b', sk: 'counter' } }))).Item?.n).toBe(1);
-    await modelled.send(new UpdateCommand({ TableName: table(), Key: { pk: 'MODEL#c', sk: 'counter' }, UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } }));
+    expect(
+      (await direct.send(new GetCommand({ TableName: table(), Key: { pk: 'MODEL#b', sk: 'counter' } }))).Item?.n,
+    ).toBe(1);
+    await modelled.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { pk: 'MODEL#c', sk: 'counter' },
+        UpdateExpression: 'ADD n :one',
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
+    );
     expect(model.throttledInOrder()).toEqual(['MODEL#b']);
     // A second later the partition has its unit again.
     await pause(1_050);
-    await modelled.send(new UpdateCommand({ TableName: table(), Key: { pk: 'MODEL#b', sk: 'counter' }, UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } }));
+    await modelled.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { pk: 'MODEL#b', sk: 'counter' },
+        UpdateExpression: 'ADD n :one',
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
+    );
   });
 
   it('admits updates that make new items by the partitions their keys name: a burst over five new partitions is served', async () => {
     model.reset();
     const updates = Array.from({ length: 5 }, (_, n) =>
-      modelled.send(new UpdateCommand({ TableName: table(), Key: { pk: `MODEL#new-${n}`, sk: 'counter' }, UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } })),
+      modelled.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: { pk: `MODEL#new-${n}`, sk: 'counter' },
+          UpdateExpression: 'ADD n :one',
+          ExpressionAttributeValues: { ':one': 1 },
+        }),
+      ),
     );
     await Promise.all(updates);
     expect(model.throttledInOrder()).toEqual([]);
-    expect(model.use().map((use) => use.partition).sort()).toEqual(Array.from({ length: 5 }, (_, n) => `MODEL#new-${n}`));
+    expect(
+      model
+        .use()
+        .map((use) => use.partition)
+        .sort(),
+    ).toEqual(Array.from({ length: 5 }, (_, n) => `MODEL#new-${n}`));
   });
 
   it('emptied, a partition has no burst saved: it serves its rate from then on', async () => {
@@ -92,13 +156,25 @@ describe('the partition model', () => {
     await put();
   });
 
-  it('charges a Query by the data it read, and refuses reads once the partition\'s read units are spent', async () => {
+  it("charges a Query by the data it read, and refuses reads once the partition's read units are spent", async () => {
     model.reset();
-    for (let sk = 0; sk < 4; sk += 1) await direct.send(new PutCommand({ TableName: table(), Item: { pk: 'MODEL#d', sk: String(sk), text: 'x'.repeat(3_000) } }));
+    for (let sk = 0; sk < 4; sk += 1)
+      await direct.send(
+        new PutCommand({ TableName: table(), Item: { pk: 'MODEL#d', sk: String(sk), text: 'x'.repeat(3_000) } }),
+      );
     // 4 items of about 3 KB, read strongly: 12 KB, 3 units: the whole second's budget.
-    await modelled.send(new QueryCommand({ TableName: table(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'MODEL#d' }, ConsistentRead: true }));
+    await modelled.send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': 'MODEL#d' },
+        ConsistentRead: true,
+      }),
+    );
     expect(model.use().find((use) => use.partition === 'MODEL#d')?.readUnits).toBe(3);
-    await expect(modelled.send(new GetCommand({ TableName: table(), Key: { pk: 'MODEL#d', sk: '0' } }))).rejects.toBeInstanceOf(ProvisionedThroughputExceededException);
+    await expect(
+      modelled.send(new GetCommand({ TableName: table(), Key: { pk: 'MODEL#d', sk: '0' } })),
+    ).rejects.toBeInstanceOf(ProvisionedThroughputExceededException);
   });
 
   it('refuses a transaction with TransactionCanceledException, ThrottlingError on the item whose partition is spent', async () => {
@@ -106,13 +182,24 @@ describe('the partition model', () => {
     await modelled.send(new PutCommand({ TableName: table(), Item: { pk: 'MODEL#e', sk: 'first' } }));
     const transaction = modelled.send(
       new TransactWriteCommand({
-        TransactItems: [{ Put: { TableName: table(), Item: { pk: 'MODEL#f', sk: 'x' } } }, { Put: { TableName: table(), Item: { pk: 'MODEL#e', sk: 'second' } } }],
+        TransactItems: [
+          { Put: { TableName: table(), Item: { pk: 'MODEL#f', sk: 'x' } } },
+          { Put: { TableName: table(), Item: { pk: 'MODEL#e', sk: 'second' } } },
+        ],
       }),
     );
-    const error = await transaction.then(() => undefined, (caught: unknown) => caught);
+    const error = await transaction.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(TransactionCanceledException);
-    expect((error as TransactionCanceledException).CancellationReasons?.map((reason) => reason.Code)).toEqual(['None', 'ThrottlingError']);
-    expect((await direct.send(new GetCommand({ TableName: table(), Key: { pk: 'MODEL#f', sk: 'x' } }))).Item).toBeUndefined();
+    expect((error as TransactionCanceledException).CancellationReasons?.map((reason) => reason.Code)).toEqual([
+      'None',
+      'ThrottlingError',
+    ]);
+    expect(
+      (await direct.send(new GetCommand({ TableName: table(), Key: { pk: 'MODEL#f', sk: 'x' } }))).Item,
+    ).toBeUndefined();
   });
 
   it('charges a transaction cancelled by a failed condition for reading its items (doubled), not for the writes and index entries it did not make', async () => {
@@ -120,19 +207,31 @@ describe('the partition model', () => {
     onTestFinished(() => {
       model.factor = 1_000;
     });
-    await direct.send(new PutCommand({ TableName: table(), Item: { pk: 'MODEL#h', sk: 'taken', statusShard: 'sold#1', id: 9 } }));
+    await direct.send(
+      new PutCommand({ TableName: table(), Item: { pk: 'MODEL#h', sk: 'taken', statusShard: 'sold#1', id: 9 } }),
+    );
     model.reset();
     const cancelled = modelled.send(
       new TransactWriteCommand({
         TransactItems: [
           { Put: { TableName: table(), Item: { pk: 'MODEL#i', sk: 'new', statusShard: 'sold#2', id: 10 } } },
-          { Put: { TableName: table(), Item: { pk: 'MODEL#h', sk: 'taken', statusShard: 'sold#1', id: 9 }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          {
+            Put: {
+              TableName: table(),
+              Item: { pk: 'MODEL#h', sk: 'taken', statusShard: 'sold#1', id: 9 },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
         ],
       }),
     );
     await expect(cancelled).rejects.toBeInstanceOf(TransactionCanceledException);
     const written = model.use().filter((use) => use.writeUnits > 0);
-    expect(written.map(({ partition, writeUnits }) => ({ partition, writeUnits })).sort((a, b) => a.partition.localeCompare(b.partition))).toEqual([
+    expect(
+      written
+        .map(({ partition, writeUnits }) => ({ partition, writeUnits }))
+        .sort((a, b) => a.partition.localeCompare(b.partition)),
+    ).toEqual([
       { partition: 'MODEL#h', writeUnits: 2 },
       { partition: 'MODEL#i', writeUnits: 2 },
     ]);
@@ -144,7 +243,11 @@ describe('the service behind the partition model', () => {
     model.reset();
     await pause(1_100);
     const before = (await db.storedPets()).length;
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, n) => api.request('POST', '/pets', { body: { name: `Burst ${n}`, categoryId: 1 } })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, n) =>
+        api.request('POST', '/pets', { body: { name: `Burst ${n}`, categoryId: 1 } }),
+      ),
+    );
     const refused = answers.filter((answer) => answer.status === 503);
     expect(refused.length).toBeGreaterThan(0);
     for (const answer of refused) {
@@ -181,9 +284,14 @@ describe('the service behind the partition model', () => {
     await pause(1_100);
     const spent = Array.from({ length: PET_SHARDS }, (_, n) => shardPartition(n));
     // About 20 KB each: 20 units, some twenty seconds' worth beyond the bucket (admitted full, charged what it cost).
-    for (const pk of spent) await modelled.send(new PutCommand({ TableName: table(), Item: { pk, sk: 'spent', filler: 'x'.repeat(20_000) } }));
+    for (const pk of spent)
+      await modelled.send(
+        new PutCommand({ TableName: table(), Item: { pk, sk: 'spent', filler: 'x'.repeat(20_000) } }),
+      );
     const before = (await db.storedPets()).length;
-    const answers = await Promise.all(keys.map((key, n) => api.request('POST', '/pets', { key, body: { name: `Spread ${n}`, categoryId: 1 } })));
+    const answers = await Promise.all(
+      keys.map((key, n) => api.request('POST', '/pets', { key, body: { name: `Spread ${n}`, categoryId: 1 } })),
+    );
     const refused = answers.filter((answer) => answer.status === 503);
     expect(refused).toHaveLength(keys.length);
     for (const answer of refused) {
@@ -194,11 +302,15 @@ describe('the service behind the partition model', () => {
     expect(created.length + refused.length).toBe(answers.length);
     const stored = await db.storedPets();
     expect(stored.length - before).toBe(created.length);
-    for (const answer of created) expect(stored).toContainEqual(expect.objectContaining({ id: answer.body.id, name: answer.body.name }));
+    for (const answer of created)
+      expect(stored).toContainEqual(expect.objectContaining({ id: answer.body.id, name: answer.body.name }));
     // What refused them: pet shards, never a key's counter (nor an index: a write refused on its shard touches none).
     expect(model.throttledInOrder().length).toBeGreaterThan(0);
     const shard = `[0-${PET_SHARDS - 1}]`;
-    for (const partition of model.throttledInOrder()) expect(partition).toMatch(new RegExp(`^(PET#${shard}|${STATUS_INDEX}:available#${shard}|${LIST_INDEX}:pets#${shard})$`));
+    for (const partition of model.throttledInOrder())
+      expect(partition).toMatch(
+        new RegExp(`^(PET#${shard}|${STATUS_INDEX}:available#${shard}|${LIST_INDEX}:pets#${shard})$`),
+      );
   });
 });
 
@@ -213,11 +325,32 @@ describe('the partition model with replica lag', () => {
   });
   afterAll(() => lagging.close());
 
-  const get = (pk: string, sk: string, ConsistentRead?: boolean) => client.send(new GetCommand({ TableName: table(), Key: { pk, sk }, ...(ConsistentRead === undefined ? {} : { ConsistentRead }) }));
+  const get = (pk: string, sk: string, ConsistentRead?: boolean) =>
+    client.send(
+      new GetCommand({
+        TableName: table(),
+        Key: { pk, sk },
+        ...(ConsistentRead === undefined ? {} : { ConsistentRead }),
+      }),
+    );
   const query = (pk: string, extra: Partial<ConstructorParameters<typeof QueryCommand>[0]> = {}) =>
-    client.send(new QueryCommand({ TableName: table(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ...extra }));
+    client.send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        ...extra,
+      }),
+    );
   const byStatus = (shard: string) =>
-    client.send(new QueryCommand({ TableName: table(), IndexName: STATUS_INDEX, KeyConditionExpression: 'statusShard = :s', ExpressionAttributeValues: { ':s': shard } }));
+    client.send(
+      new QueryCommand({
+        TableName: table(),
+        IndexName: STATUS_INDEX,
+        KeyConditionExpression: 'statusShard = :s',
+        ExpressionAttributeValues: { ':s': shard },
+      }),
+    );
 
   it('hides an item written through it from eventually consistent reads (GetItem, Query, an index Query) until its lag has passed; strongly consistent reads show it at once', async () => {
     const item = { pk: 'LAG#a', sk: '1', statusShard: 'lagging#a', id: 1, name: 'Late' };
@@ -234,14 +367,25 @@ describe('the partition model with replica lag', () => {
     await pause(answered + LAG_MS + 20 - performance.now());
     expect((await get('LAG#a', '1')).Item).toEqual(item);
     expect((await query('LAG#a')).Items).toEqual([item]);
-    expect((await byStatus('lagging#a')).Items).toEqual([{ pk: 'LAG#a', sk: '1', statusShard: 'lagging#a', id: 1, name: 'Late' }]);
+    expect((await byStatus('lagging#a')).Items).toEqual([
+      { pk: 'LAG#a', sk: '1', statusShard: 'lagging#a', id: 1, name: 'Late' },
+    ]);
   });
 
   it('leaves a hidden item out of a page without ending it: Count goes down, LastEvaluatedKey still names the last item read, and the next page follows it', async () => {
-    for (const sk of ['1', '2', '4']) await direct.send(new PutCommand({ TableName: table(), Item: { pk: 'LAG#b', sk } }));
+    for (const sk of ['1', '2', '4'])
+      await direct.send(new PutCommand({ TableName: table(), Item: { pk: 'LAG#b', sk } }));
     await client.send(new PutCommand({ TableName: table(), Item: { pk: 'LAG#b', sk: '3' } }));
     const first = await query('LAG#b', { Limit: 3 });
-    expect(first).toMatchObject({ Items: [{ pk: 'LAG#b', sk: '1' }, { pk: 'LAG#b', sk: '2' }], Count: 2, ScannedCount: 2, LastEvaluatedKey: { pk: 'LAG#b', sk: '3' } });
+    expect(first).toMatchObject({
+      Items: [
+        { pk: 'LAG#b', sk: '1' },
+        { pk: 'LAG#b', sk: '2' },
+      ],
+      Count: 2,
+      ScannedCount: 2,
+      LastEvaluatedKey: { pk: 'LAG#b', sk: '3' },
+    });
     // A page of hidden items only still says more may follow.
     const onlyHidden = await query('LAG#b', { Limit: 1, ExclusiveStartKey: { pk: 'LAG#b', sk: '2' } });
     expect(onlyHidden).toMatchObject({ Items: [], Count: 0, LastEvaluatedKey: { pk: 'LAG#b', sk: '3' } });
@@ -249,12 +393,22 @@ describe('the partition model with replica lag', () => {
     expect(next.Items).toEqual([{ pk: 'LAG#b', sk: '4' }]);
     expect(next.LastEvaluatedKey).toBeUndefined();
     // Read strongly, the same page holds the new item.
-    expect((await query('LAG#b', { Limit: 3, ConsistentRead: true })).Items?.map((item) => item.sk)).toEqual(['1', '2', '3']);
+    expect((await query('LAG#b', { Limit: 3, ConsistentRead: true })).Items?.map((item) => item.sk)).toEqual([
+      '1',
+      '2',
+      '3',
+    ]);
   });
 
   it('does not hide an item that a refused write left as it was, nor items written straight to DynamoDB Local; set to 0 it shows every item at once', async () => {
     await direct.send(new PutCommand({ TableName: table(), Item: { pk: 'LAG#c', sk: 'there', name: 'Before' } }));
-    const refused = client.send(new PutCommand({ TableName: table(), Item: { pk: 'LAG#c', sk: 'there', name: 'After' }, ConditionExpression: 'attribute_not_exists(pk)' }));
+    const refused = client.send(
+      new PutCommand({
+        TableName: table(),
+        Item: { pk: 'LAG#c', sk: 'there', name: 'After' },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
     await expect(refused).rejects.toThrow();
     expect((await get('LAG#c', 'there')).Item).toEqual({ pk: 'LAG#c', sk: 'there', name: 'Before' });
     await client.send(new PutCommand({ TableName: table(), Item: { pk: 'LAG#c', sk: 'new' } }));
@@ -266,17 +420,25 @@ describe('the partition model with replica lag', () => {
     expect((await get('LAG#c', 'new')).Item).toEqual({ pk: 'LAG#c', sk: 'new' });
   });
 
-  it('draws each write\'s lag at random up to replicaLagMs: every item shows within it, and once shown stays shown', async () => {
+  it("draws each write's lag at random up to replicaLagMs: every item shows within it, and once shown stays shown", async () => {
     const random = await startPartitionModel(db.endpoint, { factor: 1, replicaLagMs: 300 });
     onTestFinished(() => random.close());
     const randomClient = clientFor(random.endpoint);
     const sks = Array.from({ length: 20 }, (_, n) => String(n).padStart(2, '0'));
-    await Promise.all(sks.map((sk) => randomClient.send(new PutCommand({ TableName: table(), Item: { pk: 'LAG#d', sk } }))));
+    await Promise.all(
+      sks.map((sk) => randomClient.send(new PutCommand({ TableName: table(), Item: { pk: 'LAG#d', sk } }))),
+    );
     const answered = performance.now();
     const shown = new Set<string>();
     for (;;) {
       const at = performance.now();
-      const page = await randomClient.send(new QueryCommand({ TableName: table(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'LAG#d' } }));
+      const page = await randomClient.send(
+        new QueryCommand({
+          TableName: table(),
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': 'LAG#d' },
+        }),
+      );
       const now = new Set((page.Items ?? []).map((item) => String(item.sk)));
       for (const sk of shown) expect(now.has(sk)).toBe(true);
       for (const sk of now) shown.add(sk);

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { CreateTableCommand, DeleteTableCommand, PutItemCommand, waitUntilTableExists, type AttributeValue, type QueryCommandInput } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DeleteTableCommand,
+  PutItemCommand,
+  waitUntilTableExists,
+  type AttributeValue,
+  type QueryCommandInput,
+} from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTableInput } from '../../local/create-table';
 import type { Item } from '../../shared/dynamodb/attribute-values';
@@ -68,15 +75,26 @@ function described({ command, input }: Sent): QuerySent {
 }
 
 /** The queries of one round (sent at once, in no promised order), by partition. */
-const byKey = (queries: QuerySent[]): QuerySent[] => [...queries].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+const byKey = (queries: QuerySent[]): QuerySent[] =>
+  [...queries].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 
 const put = (tableName: string, item: Item) => db.client.send(new PutItemCommand({ TableName: tableName, Item: item }));
 
 // The first pages' pets: 12, one a millisecond from T0, over every shard (bits 0..11: shards 0..7, then 0..3).
-const dozen: Pet[] = Array.from({ length: 12 }, (_, i) => ({ id: idAt(T0 + i, i), name: `dozen ${i}`, categoryId: 1, status: statuses[i % 3] as PetStatus }));
+const dozen: Pet[] = Array.from({ length: 12 }, (_, i) => ({
+  id: idAt(T0 + i, i),
+  name: `dozen ${i}`,
+  categoryId: 1,
+  status: statuses[i % 3] as PetStatus,
+}));
 // A minute later, 10 available pets all in shard 3: more than its share of any small page.
 const T1 = T0 + 60_000;
-const crowded: Pet[] = Array.from({ length: 10 }, (_, i) => ({ id: idAt(T1 + i, 3 + 8 * i), name: `crowded ${i}`, categoryId: 2, status: 'available' }));
+const crowded: Pet[] = Array.from({ length: 10 }, (_, i) => ({
+  id: idAt(T1 + i, 3 + 8 * i),
+  name: `crowded ${i}`,
+  categoryId: 2,
+  status: 'available',
+}));
 // Two minutes later, the last id drawn in its millisecond.
 const T2 = T0 + 120_000;
 const last: Pet = { id: lastIdDrawnBy(T2), name: 'last of its millisecond', categoryId: 3, status: 'sold' };
@@ -100,25 +118,45 @@ describe('a first page that one reads instance serves often', () => {
     expect(await reads.list({ afterId: 0, limit: 5, status: undefined })).toEqual(firstPage);
     expect(take()).toEqual([]);
     // A page after the first is never kept: it is read, and is the next page, not the first again.
-    expect(await reads.list({ afterId: (dozen[4] as Pet).id, limit: 5, status: undefined })).toEqual({ pets: dozen.slice(5, 10), hasMore: true, newestId: lastIdDrawnBy(nowMs) });
+    expect(await reads.list({ afterId: (dozen[4] as Pet).id, limit: 5, status: undefined })).toEqual({
+      pets: dozen.slice(5, 10),
+      hasMore: true,
+      newestId: lastIdDrawnBy(nowMs),
+    });
     expect(take().length).toBe(8);
     // Half a second after it was read, the first page is read afresh.
     nowMs += 500;
-    expect(await reads.list({ afterId: 0, limit: 5, status: undefined })).toEqual({ ...firstPage, newestId: lastIdDrawnBy(nowMs) });
+    expect(await reads.list({ afterId: 0, limit: 5, status: undefined })).toEqual({
+      ...firstPage,
+      newestId: lastIdDrawnBy(nowMs),
+    });
     expect(take().length).toBe(8);
   });
 });
 
 describe('pages without a filter', () => {
-  it('read the table\'s shards and the listing index\'s in turn, the same pets from each; filtered pages read the two status indexes in turn, counted apart', async () => {
+  it("read the table's shards and the listing index's in turn, the same pets from each; filtered pages read the two status indexes in turn, counted apart", async () => {
     const { client, take } = recordingClient();
-    const reads = new DynamoDbPetReads(client, db.tableName, { now: () => T0 + 1_000, listingSettleMs: 0, firstPageCache: false });
+    const reads = new DynamoDbPetReads(client, db.tableName, {
+      now: () => T0 + 1_000,
+      listingSettleMs: 0,
+      firstPageCache: false,
+    });
     const newestId = lastIdDrawnBy(T0 + 1_000);
     const firstPage = { pets: dozen.slice(0, 5), hasMore: true, newestId };
     const pending = { pets: dozen.filter((pet) => pet.status === 'pending').slice(0, 5), hasMore: false, newestId };
     // Each shard of one set once, for ids 1 up to the newest, 4 at most (limit 5 over 8: page-merge.ts, shareOf).
     const shardsOf = (index: string, attribute: string, key: (shard: number) => string): QuerySent[] =>
-      byKey(Array.from({ length: 8 }, (_, shard) => ({ index, attribute, key: key(shard), first: 1, last: newestId, limit: 4 })));
+      byKey(
+        Array.from({ length: 8 }, (_, shard) => ({
+          index,
+          attribute,
+          key: key(shard),
+          first: 1,
+          last: newestId,
+          limit: 4,
+        })),
+      );
     const tableShards = shardsOf('table', 'pk', (shard) => `PET#${shard}`);
     const listShards = shardsOf(LIST_INDEX, 'listShard', (shard) => `pets#${shard}`);
 
@@ -129,14 +167,20 @@ describe('pages without a filter', () => {
     expect(await reads.list({ afterId: 0, limit: 5, status: undefined })).toEqual(firstPage);
     expect(byKey(take().map(described))).toEqual(listShards);
     expect(await reads.list({ afterId: 0, limit: 5, status: 'pending' })).toEqual(pending);
-    expect(byKey(take().map(described))).toEqual(shardsOf(STATUS_INDEX_AGAIN, 'statusShard', (shard) => `pending#${shard}`));
+    expect(byKey(take().map(described))).toEqual(
+      shardsOf(STATUS_INDEX_AGAIN, 'statusShard', (shard) => `pending#${shard}`),
+    );
     expect(await reads.list({ afterId: 0, limit: 5, status: undefined })).toEqual(firstPage);
     expect(byKey(take().map(described))).toEqual(tableShards);
     expect(await reads.list({ afterId: 0, limit: 5, status: 'pending' })).toEqual(pending);
     expect(byKey(take().map(described))).toEqual(shardsOf(STATUS_INDEX, 'statusShard', (shard) => `pending#${shard}`));
     // Two filters in turn: each goes through both sets (counted apart, or one would keep to one set).
     const sold = { pets: dozen.filter((pet) => pet.status === 'sold').slice(0, 5), hasMore: false, newestId };
-    const mixed = new DynamoDbPetReads(client, db.tableName, { now: () => T0 + 1_000, listingSettleMs: 0, firstPageCache: false });
+    const mixed = new DynamoDbPetReads(client, db.tableName, {
+      now: () => T0 + 1_000,
+      listingSettleMs: 0,
+      firstPageCache: false,
+    });
     for (const index of [STATUS_INDEX, STATUS_INDEX_AGAIN]) {
       expect(await mixed.list({ afterId: 0, limit: 5, status: 'pending' })).toEqual(pending);
       expect(byKey(take().map(described))).toEqual(shardsOf(index, 'statusShard', (shard) => `pending#${shard}`));
@@ -144,12 +188,19 @@ describe('pages without a filter', () => {
       expect(byKey(take().map(described))).toEqual(shardsOf(index, 'statusShard', (shard) => `sold#${shard}`));
     }
     // One set of each kind alone (LISTING_SETS=1, the bench's comparison): every page reads the first.
-    const oneSet = new DynamoDbPetReads(client, db.tableName, { now: () => T0 + 1_000, listingSettleMs: 0, firstPageCache: false, listingSets: 1 });
+    const oneSet = new DynamoDbPetReads(client, db.tableName, {
+      now: () => T0 + 1_000,
+      listingSettleMs: 0,
+      firstPageCache: false,
+      listingSets: 1,
+    });
     for (let page = 0; page < 2; page += 1) {
       expect(await oneSet.list({ afterId: 0, limit: 5, status: undefined })).toEqual(firstPage);
       expect(byKey(take().map(described))).toEqual(tableShards);
       expect(await oneSet.list({ afterId: 0, limit: 5, status: 'pending' })).toEqual(pending);
-      expect(byKey(take().map(described))).toEqual(shardsOf(STATUS_INDEX, 'statusShard', (shard) => `pending#${shard}`));
+      expect(byKey(take().map(described))).toEqual(
+        shardsOf(STATUS_INDEX, 'statusShard', (shard) => `pending#${shard}`),
+      );
     }
   });
 });
@@ -160,21 +211,59 @@ describe('a shard that holds more than its share of the page', () => {
   const newestId = lastIdDrawnBy(T1 + 1_000);
 
   it.each([
-    ['the table\'s shards', undefined, 0, 'table', 'pk', (shard: number) => `PET#${shard}`],
-    ['the listing index (the second unfiltered page)', undefined, 1, LIST_INDEX, 'listShard', (shard: number) => `pets#${shard}`],
+    ["the table's shards", undefined, 0, 'table', 'pk', (shard: number) => `PET#${shard}`],
+    [
+      'the listing index (the second unfiltered page)',
+      undefined,
+      1,
+      LIST_INDEX,
+      'listShard',
+      (shard: number) => `pets#${shard}`,
+    ],
     ['the status index', 'available', 0, STATUS_INDEX, 'statusShard', (shard: number) => `available#${shard}`],
-    ['the status index\'s second set (the second filtered page)', 'available', 1, STATUS_INDEX_AGAIN, 'statusShard', (shard: number) => `available#${shard}`],
-  ] as const)('is asked again where its query stopped at its Limit, through %s: the page is full and says more follow', async (_, status, pagesBefore, index, attribute, keyOf) => {
-    const { client, take } = recordingClient();
-    const reads = new DynamoDbPetReads(client, db.tableName, { now: () => T1 + 1_000, listingSettleMs: 0, firstPageCache: false });
-    for (let page = 0; page < pagesBefore; page += 1) await reads.list({ afterId, limit: 5, status });
-    take();
-    expect(await reads.list({ afterId, limit: 5, status })).toEqual({ pets: crowded.slice(0, 5), hasMore: true, newestId });
-    const queries = take().map(described);
-    expect(byKey(queries.slice(0, 8))).toEqual(byKey(Array.from({ length: 8 }, (_, shard) => ({ index, attribute, key: keyOf(shard), first: afterId + 1, last: newestId, limit: 4 }))));
-    // Shard 3 gave its 4 and stopped: it alone is asked for the rest of the page (6 - 4 known, and 2 more), after the last it gave.
-    expect(queries.slice(8)).toEqual([{ index, attribute, key: keyOf(3), first: (crowded[3] as Pet).id + 1, last: newestId, limit: 4 }]);
-  });
+    [
+      "the status index's second set (the second filtered page)",
+      'available',
+      1,
+      STATUS_INDEX_AGAIN,
+      'statusShard',
+      (shard: number) => `available#${shard}`,
+    ],
+  ] as const)(
+    'is asked again where its query stopped at its Limit, through %s: the page is full and says more follow',
+    async (_, status, pagesBefore, index, attribute, keyOf) => {
+      const { client, take } = recordingClient();
+      const reads = new DynamoDbPetReads(client, db.tableName, {
+        now: () => T1 + 1_000,
+        listingSettleMs: 0,
+        firstPageCache: false,
+      });
+      for (let page = 0; page < pagesBefore; page += 1) await reads.list({ afterId, limit: 5, status });
+      take();
+      expect(await reads.list({ afterId, limit: 5, status })).toEqual({
+        pets: crowded.slice(0, 5),
+        hasMore: true,
+        newestId,
+      });
+      const queries = take().map(described);
+      expect(byKey(queries.slice(0, 8))).toEqual(
+        byKey(
+          Array.from({ length: 8 }, (_, shard) => ({
+            index,
+            attribute,
+            key: keyOf(shard),
+            first: afterId + 1,
+            last: newestId,
+            limit: 4,
+          })),
+        ),
+      );
+      // Shard 3 gave its 4 and stopped: it alone is asked for the rest of the page (6 - 4 known, and 2 more), after the last it gave.
+      expect(queries.slice(8)).toEqual([
+        { index, attribute, key: keyOf(3), first: (crowded[3] as Pet).id + 1, last: newestId, limit: 4 },
+      ]);
+    },
+  );
 });
 
 describe('the settle time', () => {
@@ -186,27 +275,47 @@ describe('the settle time', () => {
 
   it('shows an id drawn the settle time (800 ms) ago, reading each shard up to it', async () => {
     const { reads, take } = readsAt(T2 + LISTING_SETTLE_MS);
-    expect(await reads.list({ afterId: last.id - 1, limit: 5, status: undefined })).toEqual({ pets: [last], hasMore: false, newestId: last.id });
-    expect(take().map(described).map(({ first, last: upTo }) => [first, upTo])).toEqual(Array.from({ length: 8 }, () => [last.id, last.id]));
+    expect(await reads.list({ afterId: last.id - 1, limit: 5, status: undefined })).toEqual({
+      pets: [last],
+      hasMore: false,
+      newestId: last.id,
+    });
+    expect(
+      take()
+        .map(described)
+        .map(({ first, last: upTo }) => [first, upTo]),
+    ).toEqual(Array.from({ length: 8 }, () => [last.id, last.id]));
   });
 
   it('sends no query for a page that starts at or past the newest id it may show', async () => {
     const { reads, take } = readsAt(T2 + LISTING_SETTLE_MS);
     for (const afterId of [last.id, last.id + 1]) {
       for (const status of [undefined, 'sold'] as const) {
-        expect(await reads.list({ afterId, limit: 5, status })).toEqual({ pets: [], hasMore: false, newestId: last.id });
+        expect(await reads.list({ afterId, limit: 5, status })).toEqual({
+          pets: [],
+          hasMore: false,
+          newestId: last.id,
+        });
       }
     }
     // A millisecond earlier, `last` is not yet shown: every id above the cursor is too new, so no shard is asked.
     const early = readsAt(T2 + LISTING_SETTLE_MS - 1);
-    expect(await early.reads.list({ afterId: last.id - 1, limit: 5, status: undefined })).toEqual({ pets: [], hasMore: false, newestId: lastIdDrawnBy(T2 - 1) });
+    expect(await early.reads.list({ afterId: last.id - 1, limit: 5, status: undefined })).toEqual({
+      pets: [],
+      hasMore: false,
+      newestId: lastIdDrawnBy(T2 - 1),
+    });
     expect([...take(), ...early.take()]).toEqual([]);
     // But a page after a cursor whose page could show `last` (an instance whose clock was ahead) shows it, whatever this clock says.
-    expect(await early.reads.list({ afterId: last.id - 1, limit: 5, status: undefined, newestId: last.id })).toEqual({ pets: [last], hasMore: false, newestId: last.id });
+    expect(await early.reads.list({ afterId: last.id - 1, limit: 5, status: undefined, newestId: last.id })).toEqual({
+      pets: [last],
+      hasMore: false,
+      newestId: last.id,
+    });
   });
 });
 
-describe('a request\'s deadline', () => {
+describe("a request's deadline", () => {
   let proxy: FaultProxy;
   beforeAll(async () => {
     proxy = await startFaultProxy(db.endpoint);
@@ -217,29 +326,56 @@ describe('a request\'s deadline', () => {
 
   /** How a call ends, if it ends within 2 s: the deadline is 0.1 s away; a call that ignores it waits on the proxy far longer. */
   const within = (call: Promise<unknown>) =>
-    Promise.race([call.then(() => 'answered', (error: unknown) => error), new Promise((resolve) => setTimeout(() => resolve('still waiting after 2 s'), 2_000))]);
+    Promise.race([
+      call.then(
+        () => 'answered',
+        (error: unknown) => error,
+      ),
+      new Promise((resolve) => setTimeout(() => resolve('still waiting after 2 s'), 2_000)),
+    ]);
 
   it.each([
-    ['GetItem', 'getPet', (reads: DynamoDbPetReads, deadline: TimedCallDeadline) => reads.get((dozen[0] as Pet).id, deadline)],
-    ['Query', 'a page', (reads: DynamoDbPetReads, deadline: TimedCallDeadline) => reads.list({ afterId: 0, limit: 5, status: undefined }, deadline)],
-  ] as const)('gives up %s (%s) on a DynamoDB that never answers, when the deadline passes', async (operation, _, call) => {
-    proxy.inject('hang', [operation]);
-    const { client } = recordingClient(proxy.endpoint);
-    const reads = new DynamoDbPetReads(client, db.tableName, { now: () => T0 + 1_000, listingSettleMs: 0, firstPageCache: false });
-    const deadline = new TimedCallDeadline(Date.now() + 100);
-    try {
-      expect(await within(call(reads, deadline))).toMatchObject({ name: 'AbortError' });
-    } finally {
-      deadline.clear();
-      proxy.clear();
-    }
-  });
+    [
+      'GetItem',
+      'getPet',
+      (reads: DynamoDbPetReads, deadline: TimedCallDeadline) => reads.get((dozen[0] as Pet).id, deadline),
+    ],
+    [
+      'Query',
+      'a page',
+      (reads: DynamoDbPetReads, deadline: TimedCallDeadline) =>
+        reads.list({ afterId: 0, limit: 5, status: undefined }, deadline),
+    ],
+  ] as const)(
+    'gives up %s (%s) on a DynamoDB that never answers, when the deadline passes',
+    async (operation, _, call) => {
+      proxy.inject('hang', [operation]);
+      const { client } = recordingClient(proxy.endpoint);
+      const reads = new DynamoDbPetReads(client, db.tableName, {
+        now: () => T0 + 1_000,
+        listingSettleMs: 0,
+        firstPageCache: false,
+      });
+      const deadline = new TimedCallDeadline(Date.now() + 100);
+      try {
+        expect(await within(call(reads, deadline))).toMatchObject({ name: 'AbortError' });
+      } finally {
+        deadline.clear();
+        proxy.clear();
+      }
+    },
+  );
 });
 
 describe('one layout: what a stage that skipped its last upgrade step still holds of the former one is never read', () => {
   const tableName = `pet-reads-${randomUUID()}`;
   const L0 = Date.UTC(2027, 0, 1);
-  const pet = (ms: number, bits: number, name: string, status: PetStatus): Pet => ({ id: idAt(L0 + ms, bits), name, categoryId: 4, status });
+  const pet = (ms: number, bits: number, name: string, status: PetStatus): Pet => ({
+    id: idAt(L0 + ms, bits),
+    name,
+    categoryId: 4,
+    status,
+  });
   // A pet of the former layout (under `PET`, its status as `status`) whose copy was never made, and
   // one whose copy is in its shard (shard 7, the last), as `npm run pets-upgrade -- delete-former` finds them.
   const formerOnly = pet(1, 1, 'former only', 'available');
@@ -257,7 +393,11 @@ describe('one layout: what a stage that skipped its last upgrade step still hold
   beforeAll(async () => {
     await db.client.send(new CreateTableCommand(createTableInput(tableName)));
     await waitUntilTableExists({ client: db.client, maxWaitTime: 60 }, { TableName: tableName });
-    await Promise.all([put(tableName, formerItem(formerOnly)), put(tableName, formerItem(sharded)), put(tableName, petItem(sharded, L0, 'nonce'))]);
+    await Promise.all([
+      put(tableName, formerItem(formerOnly)),
+      put(tableName, formerItem(sharded)),
+      put(tableName, petItem(sharded, L0, 'nonce')),
+    ]);
   });
   afterAll(async () => {
     await db.client.send(new DeleteTableCommand({ TableName: tableName }));
@@ -265,12 +405,20 @@ describe('one layout: what a stage that skipped its last upgrade step still hold
 
   const readsOf = () => {
     const { client, take } = recordingClient();
-    return { reads: new DynamoDbPetReads(client, tableName, { now: () => L0 + 1_000, listingSettleMs: 0, firstPageCache: false }), take };
+    return {
+      reads: new DynamoDbPetReads(client, tableName, {
+        now: () => L0 + 1_000,
+        listingSettleMs: 0,
+        firstPageCache: false,
+      }),
+      take,
+    };
   };
 
-  it('getPet asks the pet\'s shard alone, once', async () => {
+  it("getPet asks the pet's shard alone, once", async () => {
     const { reads, take } = readsOf();
-    const partitionsAsked = () => take().map(({ command, input }) => `${command} ${((input.Key as Item).pk as { S: string }).S}`);
+    const partitionsAsked = () =>
+      take().map(({ command, input }) => `${command} ${((input.Key as Item).pk as { S: string }).S}`);
     expect(await reads.get(formerOnly.id)).toBeUndefined();
     expect(partitionsAsked()).toEqual(['GetItem PET#1']);
     expect(await reads.get(sharded.id)).toEqual(sharded);
@@ -282,7 +430,16 @@ describe('one layout: what a stage that skipped its last upgrade step still hold
     const newestId = lastIdDrawnBy(L0 + 1_000);
     // Eight sources: each asked for ceil(2 × 11 / 8) + 2 = 5.
     const shards = (index: string, attribute: string, key: (shard: number) => string) =>
-      byKey(Array.from({ length: 8 }, (_, shard) => ({ index, attribute, key: key(shard), first: 1, last: newestId, limit: 5 })));
+      byKey(
+        Array.from({ length: 8 }, (_, shard) => ({
+          index,
+          attribute,
+          key: key(shard),
+          first: 1,
+          last: newestId,
+          limit: 5,
+        })),
+      );
     const page = { pets: [sharded], hasMore: false, newestId };
     expect(await reads.list({ afterId: 0, limit: 10, status: undefined })).toEqual(page);
     expect(byKey(take().map(described))).toEqual(shards('table', 'pk', (shard) => `PET#${shard}`));
@@ -291,6 +448,8 @@ describe('one layout: what a stage that skipped its last upgrade step still hold
     expect(await reads.list({ afterId: 0, limit: 10, status: 'available' })).toEqual(page);
     expect(byKey(take().map(described))).toEqual(shards(STATUS_INDEX, 'statusShard', (shard) => `available#${shard}`));
     expect(await reads.list({ afterId: 0, limit: 10, status: 'available' })).toEqual(page);
-    expect(byKey(take().map(described))).toEqual(shards(STATUS_INDEX_AGAIN, 'statusShard', (shard) => `available#${shard}`));
+    expect(byKey(take().map(described))).toEqual(
+      shards(STATUS_INDEX_AGAIN, 'statusShard', (shard) => `available#${shard}`),
+    );
   });
 });

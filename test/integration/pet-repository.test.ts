@@ -16,7 +16,11 @@ const db = testDatabase();
 function recordingClient() {
   const reads: number[] = [];
   const sent: string[] = [];
-  const client = new DynamoDBClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const client = new DynamoDBClient({
+    endpoint: db.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
   client.middlewareStack.add(
     (next, context) => async (args) => {
       sent.push(String(context.commandName));
@@ -57,7 +61,9 @@ const keyOf = (id: number) => ({ pk: `PET#${id % 8}`, sk: String(id).padStart(16
 
 beforeAll(async () => {
   for (let i = 0; i < 60; i += 1) {
-    created.push(await repository.create({ name: `pet ${i}`, categoryId: (i % 4) + 1, status: statuses[i % 3] as PetStatus }));
+    created.push(
+      await repository.create({ name: `pet ${i}`, categoryId: (i % 4) + 1, status: statuses[i % 3] as PetStatus }),
+    );
   }
 });
 
@@ -85,25 +91,39 @@ describe('DynamoDbPetRepository on DynamoDB Local', () => {
     expect(new Set(created.map((p) => p.id % 8)).size).toBeGreaterThan(4);
   });
 
-  it.each(['id', 'name', 'categoryId', 'statusShard'] as const)('refuses to answer a stored pet without its %s, or with a value of another type there: a fault of ours, never half a pet', async (field) => {
-    const id = 90_000 + ['id', 'name', 'categoryId', 'statusShard'].indexOf(field);
-    const whole = { ...keyOf(id), id, name: 'Odd', categoryId: 1, statusShard: `available#${id % 8}`, createdAt: '2026-11-26T00:00:00.000Z' };
-    await db.documentClient.send(new PutCommand({ TableName: db.tableName, Item: whole }));
-    await expect(repository.get(id)).resolves.toEqual({ id, name: 'Odd', categoryId: 1, status: 'available' });
-    const { [field]: _, ...without } = whole;
-    await db.documentClient.send(new PutCommand({ TableName: db.tableName, Item: without }));
-    await expect(repository.get(id)).rejects.toThrow('a pet item without its id, name, categoryId or status');
-    // The status index's keys (statusShard, id) cannot be stored with another type; the others can.
-    if (field === 'name' || field === 'categoryId') {
-      await db.documentClient.send(new PutCommand({ TableName: db.tableName, Item: { ...whole, [field]: field === 'name' ? 7 : '7' } }));
+  it.each(['id', 'name', 'categoryId', 'statusShard'] as const)(
+    'refuses to answer a stored pet without its %s, or with a value of another type there: a fault of ours, never half a pet',
+    async (field) => {
+      const id = 90_000 + ['id', 'name', 'categoryId', 'statusShard'].indexOf(field);
+      const whole = {
+        ...keyOf(id),
+        id,
+        name: 'Odd',
+        categoryId: 1,
+        statusShard: `available#${id % 8}`,
+        createdAt: '2026-11-26T00:00:00.000Z',
+      };
+      await db.documentClient.send(new PutCommand({ TableName: db.tableName, Item: whole }));
+      await expect(repository.get(id)).resolves.toEqual({ id, name: 'Odd', categoryId: 1, status: 'available' });
+      const { [field]: _, ...without } = whole;
+      await db.documentClient.send(new PutCommand({ TableName: db.tableName, Item: without }));
       await expect(repository.get(id)).rejects.toThrow('a pet item without its id, name, categoryId or status');
-    }
-    if (field === 'statusShard') {
-      await db.documentClient.send(new PutCommand({ TableName: db.tableName, Item: { ...whole, statusShard: `lost#${id % 8}` } }));
-      await expect(repository.get(id)).rejects.toThrow('a pet item without its id, name, categoryId or status');
-    }
-    await db.documentClient.send(new DeleteCommand({ TableName: db.tableName, Key: keyOf(id) }));
-  });
+      // The status index's keys (statusShard, id) cannot be stored with another type; the others can.
+      if (field === 'name' || field === 'categoryId') {
+        await db.documentClient.send(
+          new PutCommand({ TableName: db.tableName, Item: { ...whole, [field]: field === 'name' ? 7 : '7' } }),
+        );
+        await expect(repository.get(id)).rejects.toThrow('a pet item without its id, name, categoryId or status');
+      }
+      if (field === 'statusShard') {
+        await db.documentClient.send(
+          new PutCommand({ TableName: db.tableName, Item: { ...whole, statusShard: `lost#${id % 8}` } }),
+        );
+        await expect(repository.get(id)).rejects.toThrow('a pet item without its id, name, categoryId or status');
+      }
+      await db.documentClient.send(new DeleteCommand({ TableName: db.tableName, Key: keyOf(id) }));
+    },
+  );
 
   it('lists all pets in ascending id order, page by page', async () => {
     expect(await walk(undefined, 7)).toEqual(created);
@@ -145,7 +165,9 @@ describe('DynamoDbPetRepository on DynamoDB Local', () => {
     // alone, 200 draws of 4,096 values made a create meet three taken ids (a 503) about once in 90
     // runs; a taken id drawn again is time-ordered-ids.test.ts's subject.
     let tick = 0;
-    const frozen = new DynamoDbPetRepository(localClient, db.tableName, { now: () => Date.UTC(2026, 10, 26, 15) + (tick++ % 50) });
+    const frozen = new DynamoDbPetRepository(localClient, db.tableName, {
+      now: () => Date.UTC(2026, 10, 26, 15) + (tick++ % 50),
+    });
     const results = await Promise.all(
       Array.from({ length: 200 }, (_, i) => frozen.create({ name: `parallel ${i}`, categoryId: 9, status: 'pending' })),
     );
@@ -159,7 +181,11 @@ describe('DynamoDbPetRepository on DynamoDB Local', () => {
 describe('time-ordered ids (after the listings above, which list only the pets made before them)', () => {
   it('hands out ids increasing with creation time: a pet created a millisecond after another has the larger id', async () => {
     let nowMs = Date.UTC(2026, 10, 26, 14);
-    const timed = new DynamoDbPetRepository(createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: db.endpoint }), db.tableName, { now: () => nowMs });
+    const timed = new DynamoDbPetRepository(
+      createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: db.endpoint }),
+      db.tableName,
+      { now: () => nowMs },
+    );
     const ids: number[] = [];
     for (let i = 0; i < 30; i += 1) {
       ids.push((await timed.create({ name: `timed ${i}`, categoryId: 1, status: 'available' })).id);
@@ -200,11 +226,16 @@ describe('idempotent creates: what a replay costs (issue 27)', () => {
 describe('idempotent creates: a record that appears between the read and the write', () => {
   /** A client whose reads of idempotency records find nothing, as when another request writes the record just after this one read it. */
   function clientBlindToRecords() {
-    const client = new DynamoDBClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const client = new DynamoDBClient({
+      endpoint: db.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     client.middlewareStack.add(
       (next, context) => async (args) => {
         const key = (args.input as { Key?: { pk?: { S?: string } } }).Key?.pk?.S;
-        if (context.commandName === 'GetItemCommand' && key?.startsWith('IDEMPOTENCY#')) return { output: { $metadata: {} }, response: {} };
+        if (context.commandName === 'GetItemCommand' && key?.startsWith('IDEMPOTENCY#'))
+          return { output: { $metadata: {} }, response: {} };
         return next(args);
       },
       { step: 'initialize' },

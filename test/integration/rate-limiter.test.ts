@@ -25,7 +25,8 @@ const suspendingRefusal = (limits: RateLimits) => Math.floor((29 * limits.perMin
 const T0 = Date.UTC(2026, 10, 22, 10, 0, 0);
 
 /** A counter store on the test table, through `endpoint` (DynamoDB Local itself unless a proxy is named). */
-const storeAt = (endpoint: string = db.endpoint) => new DynamoDbRateCounterStore(createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: endpoint }), db.tableName);
+const storeAt = (endpoint: string = db.endpoint) =>
+  new DynamoDbRateCounterStore(createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: endpoint }), db.tableName);
 
 let subjectCounter = 0;
 function setup(startAt = T0) {
@@ -50,18 +51,25 @@ async function many(check: () => Promise<RateLimitDecision>, count: number): Pro
 }
 
 describe('rate limits per plan', () => {
-  it.each(['free', 'pro', 'business'] as const)('%s: the limit is the plan\'s, and remaining counts down', async (plan) => {
-    const limits = STANDARD_PLAN_LIMITS[plan];
-    const { check } = setup();
-    const decisions = await many(() => check(limits), 3);
-    expect(decisions.map((d) => d.status.remaining)).toEqual([limits.perMinute - 1, limits.perMinute - 2, limits.perMinute - 3]);
-    for (const decision of decisions) {
-      expect(decision.refusal).toBeUndefined();
-      expect(decision.status).toMatchObject({ window: 'minute', limit: limits.perMinute, resetAt: T0 + MINUTE });
-    }
-  });
+  it.each(['free', 'pro', 'business'] as const)(
+    "%s: the limit is the plan's, and remaining counts down",
+    async (plan) => {
+      const limits = STANDARD_PLAN_LIMITS[plan];
+      const { check } = setup();
+      const decisions = await many(() => check(limits), 3);
+      expect(decisions.map((d) => d.status.remaining)).toEqual([
+        limits.perMinute - 1,
+        limits.perMinute - 2,
+        limits.perMinute - 3,
+      ]);
+      for (const decision of decisions) {
+        expect(decision.refusal).toBeUndefined();
+        expect(decision.status).toMatchObject({ window: 'minute', limit: limits.perMinute, resetAt: T0 + MINUTE });
+      }
+    },
+  );
 
-  it('enterprise: a key\'s own limits apply', async () => {
+  it("enterprise: a key's own limits apply", async () => {
     const { check } = setup();
     const decision = await check({ perMinute: 5_000, perDay: 1_000_000 });
     expect(decision.status).toMatchObject({ limit: 5_000, remaining: 4_999 });
@@ -99,7 +107,12 @@ describe('rate limits per plan', () => {
     setTime(T0 + 20 * MINUTE);
     const refused = await check(free);
     expect(refused.refusal).toBeInstanceOf(RateLimitedError);
-    expect(refused.status).toMatchObject({ window: 'day', limit: 1_000, remaining: 0, resetAt: Date.UTC(2026, 10, 23) });
+    expect(refused.status).toMatchObject({
+      window: 'day',
+      limit: 1_000,
+      remaining: 0,
+      resetAt: Date.UTC(2026, 10, 23),
+    });
     expect(refused.refusal?.retryAfterSeconds).toBe((Date.UTC(2026, 10, 23) - (T0 + 20 * MINUTE)) / 1000);
 
     setTime(Date.UTC(2026, 10, 23, 0, 0, 1));
@@ -120,9 +133,19 @@ describe('rate limits per plan', () => {
 
   it('tells the window closest to running out: the one with fewer requests left', async () => {
     const roomyDay = setup();
-    expect((await roomyDay.check({ perMinute: 10, perDay: 12 })).status).toMatchObject({ window: 'minute', remaining: 9, limit: 10, resetAt: T0 + MINUTE });
+    expect((await roomyDay.check({ perMinute: 10, perDay: 12 })).status).toMatchObject({
+      window: 'minute',
+      remaining: 9,
+      limit: 10,
+      resetAt: T0 + MINUTE,
+    });
     const tightDay = setup();
-    expect((await tightDay.check({ perMinute: 10, perDay: 3 })).status).toMatchObject({ window: 'day', remaining: 2, limit: 3, resetAt: Date.UTC(2026, 10, 23) });
+    expect((await tightDay.check({ perMinute: 10, perDay: 3 })).status).toMatchObject({
+      window: 'day',
+      remaining: 2,
+      limit: 3,
+      resetAt: Date.UTC(2026, 10, 23),
+    });
   });
 });
 
@@ -130,7 +153,9 @@ describe('counter items', () => {
   it('carry a TTL a day past the end of their day window, so idle subjects disappear', async () => {
     const { check, subject } = setup();
     await check(STANDARD_PLAN_LIMITS.free);
-    const { Item } = await db.documentClient.send(new GetCommand({ TableName: db.tableName, Key: { pk: `RATE#${subject}`, sk: 'counters' } }));
+    const { Item } = await db.documentClient.send(
+      new GetCommand({ TableName: db.tableName, Key: { pk: `RATE#${subject}`, sk: 'counters' } }),
+    );
     expect(Item).toMatchObject({ minuteCount: 1, dayCount: 1, expiresAt: (Date.UTC(2026, 10, 23) + DAY) / 1000 });
   });
 });
@@ -152,7 +177,9 @@ describe('temporary suspension', () => {
     expect(tripped.refusal?.code).toBe('key_suspended');
     expect(tripped.refusal?.retryAfterSeconds).toBe(15 * 60);
     // The suspension keeps the item a day past its end: TTL in seconds, as DynamoDB reads it.
-    const { Item } = await db.documentClient.send(new GetCommand({ TableName: db.tableName, Key: { pk: `RATE#${subject}`, sk: 'counters' } }));
+    const { Item } = await db.documentClient.send(
+      new GetCommand({ TableName: db.tableName, Key: { pk: `RATE#${subject}`, sk: 'counters' } }),
+    );
     expect(Item?.expiresAt).toBe(Math.ceil((T0 + 2_000 + 15 * MINUTE + DAY) / 1000));
 
     // Suspended even in a new minute, with Retry-After counting down to the end.
@@ -192,7 +219,7 @@ describe('temporary suspension', () => {
 });
 
 describe('a burst is not a ban (issue 23, finding 1)', () => {
-  it('never suspends for refusals that arrived within 1 s of the first refused one\'s arrival, however many and however late they are served', async () => {
+  it("never suspends for refusals that arrived within 1 s of the first refused one's arrival, however many and however late they are served", async () => {
     const { limiter, subject, setTime } = setup();
     const limits = { perMinute: 1, perDay: 1_000 };
     expect((await limiter.check(subject, limits, undefined, T0)).refusal).toBeUndefined();
@@ -202,12 +229,15 @@ describe('a burst is not a ban (issue 23, finding 1)', () => {
     expect((await limiter.check(subject, limits, undefined, T0 + 100)).refusal?.code).toBe('rate_limited');
     for (let i = 0; i < 200; i += 1) {
       setTime(T0 + 100 + i * 20);
-      expect((await limiter.check(subject, limits, undefined, T0 + 100 + (i % 100) * 9)).refusal?.code).toBe('rate_limited');
+      expect((await limiter.check(subject, limits, undefined, T0 + 100 + (i % 100) * 9)).refusal?.code).toBe(
+        'rate_limited',
+      );
     }
     // Sent after the Retry-After was ignored for a second: these count, and the 3rd (more than 2.9 × 1) suspends.
     setTime(T0 + 5_000);
     const ignored = [];
-    for (let i = 0; i < suspendingRefusal(limits); i += 1) ignored.push((await limiter.check(subject, limits, undefined, T0 + 1_100 + i)).refusal?.code);
+    for (let i = 0; i < suspendingRefusal(limits); i += 1)
+      ignored.push((await limiter.check(subject, limits, undefined, T0 + 1_100 + i)).refusal?.code);
     expect(ignored).toEqual(['rate_limited', 'rate_limited', 'key_suspended']);
   });
 });
@@ -220,7 +250,8 @@ describe('an arrival time that is no real arrival', () => {
     expect((await limiter.check(subject, limits, undefined, 0)).refusal?.code).toBe('rate_limited');
     setTime(T0 + 1_000);
     const codes = [];
-    for (let i = 0; i < 30; i += 1) codes.push((await limiter.check(subject, limits, undefined, T0 + 1_000)).refusal?.code);
+    for (let i = 0; i < 30; i += 1)
+      codes.push((await limiter.check(subject, limits, undefined, T0 + 1_000)).refusal?.code);
     expect(codes.at(-1)).toBe('key_suspended');
   });
 });
@@ -234,10 +265,16 @@ describe('one suspension, one end (issue 23, finding 2)', () => {
     expect((await store.admit(subject, limits, T0)).outcome).toBe('admitted');
     expect((await store.admit(subject, limits, T0 + 1_000)).outcome).toBe('refused'); // opens the streak
     // 40 refusals at once, each at its own instant (as requests served over a few seconds are).
-    const admissions = await Promise.all(Array.from({ length: 40 }, (_, i) => store.admit(subject, limits, T0 + 2_000 + i * 50)));
-    const ends = new Set(admissions.flatMap((admission) => (admission.outcome === 'suspended' ? [admission.until] : [])));
+    const admissions = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => store.admit(subject, limits, T0 + 2_000 + i * 50)),
+    );
+    const ends = new Set(
+      admissions.flatMap((admission) => (admission.outcome === 'suspended' ? [admission.until] : [])),
+    );
     expect(admissions.filter((admission) => admission.outcome === 'suspended').length).toBeGreaterThan(1);
-    const { Item } = await db.documentClient.send(new GetCommand({ TableName: db.tableName, Key: { pk: `RATE#${subject}`, sk: 'counters' } }));
+    const { Item } = await db.documentClient.send(
+      new GetCommand({ TableName: db.tableName, Key: { pk: `RATE#${subject}`, sk: 'counters' } }),
+    );
     expect([...ends]).toEqual([Item?.suspendedUntil]);
   });
 });
@@ -245,10 +282,7 @@ describe('one suspension, one end (issue 23, finding 2)', () => {
 describe('exact under concurrency', () => {
   it('with limit 37, 100 simultaneous requests from two instances get exactly 37 admissions', async () => {
     const a = setup(T0 + 10_000);
-    const b = new RateLimiter(
-      storeAt(),
-      () => T0 + 10_000,
-    );
+    const b = new RateLimiter(storeAt(), () => T0 + 10_000);
     const limits = { perMinute: 37, perDay: 10_000 };
     const decisions = await Promise.all(
       Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? a.check(limits) : b.check(a.subject, limits))),
@@ -258,7 +292,9 @@ describe('exact under concurrency', () => {
     // All the others are 429s: rate_limited (they arrive together: none counts toward a suspension).
     expect(decisions.filter((d) => d.refusal?.status === 429)).toHaveLength(63);
     expect(decisions.filter((d) => d.refusal instanceof RateLimitedError)).toHaveLength(63);
-    expect(admitted.map((d) => d.status.remaining).sort((x, y) => x - y)).toEqual(Array.from({ length: 37 }, (_, i) => i));
+    expect(admitted.map((d) => d.status.remaining).sort((x, y) => x - y)).toEqual(
+      Array.from({ length: 37 }, (_, i) => i),
+    );
   });
 
   it('stays exact when the simultaneous requests open a new minute together', async () => {
@@ -271,15 +307,19 @@ describe('exact under concurrency', () => {
 });
 
 describe('windows and instances (issue 27)', () => {
-  const otherInstance = (clock: () => number) =>
-    new RateLimiter(storeAt(), clock);
+  const otherInstance = (clock: () => number) => new RateLimiter(storeAt(), clock);
 
   it('on a tie between the minute and the day, tells the day (the window that resets later)', async () => {
     const { check } = setup();
-    expect((await check({ perMinute: 5, perDay: 5 })).status).toMatchObject({ window: 'day', remaining: 4, limit: 5, resetAt: Date.UTC(2026, 10, 23) });
+    expect((await check({ perMinute: 5, perDay: 5 })).status).toMatchObject({
+      window: 'day',
+      remaining: 4,
+      limit: 5,
+      resetAt: Date.UTC(2026, 10, 23),
+    });
   });
 
-  it('opens a new day at midnight UTC: the new day\'s requests are counted against its own limit', async () => {
+  it("opens a new day at midnight UTC: the new day's requests are counted against its own limit", async () => {
     const { check, setTime } = setup(Date.UTC(2026, 10, 22, 23, 59, 30));
     const limits = { perMinute: 100, perDay: 3 };
     expect((await many(() => check(limits), 4)).map((d) => d.refusal === undefined)).toEqual([true, true, true, false]);
@@ -313,7 +353,7 @@ describe('windows and instances (issue 27)', () => {
     expect((await ahead.check(limits)).status.remaining).toBe(7);
   });
 
-  it('counts a suspension\'s refusals over the whole minute that refused: 30 refusals arriving 31 to 34 s after the first suspend the key (a limit of 10)', async () => {
+  it("counts a suspension's refusals over the whole minute that refused: 30 refusals arriving 31 to 34 s after the first suspend the key (a limit of 10)", async () => {
     const { check, setTime } = setup();
     const limits = { perMinute: 10, perDay: 1_000 };
     await many(() => check(limits), 10);
@@ -329,7 +369,7 @@ describe('windows and instances (issue 27)', () => {
   });
 });
 
-describe('the store under faults, and the streak\'s edges (issue 27)', () => {
+describe("the store under faults, and the streak's edges (issue 27)", () => {
   let proxy: FaultProxy;
   beforeAll(async () => {
     proxy = await startFaultProxy(db.endpoint);
@@ -353,7 +393,9 @@ describe('the store under faults, and the streak\'s edges (issue 27)', () => {
     proxy.inject('condition-failed', ['UpdateItem']);
     try {
       const before = updates();
-      await expect(proxiedStore().admit(freshSubject(), { perMinute: 5, perDay: 100 }, T0)).rejects.toThrow(/no decision after 10 rounds of conflicting writes/);
+      await expect(proxiedStore().admit(freshSubject(), { perMinute: 5, perDay: 100 }, T0)).rejects.toThrow(
+        /no decision after 10 rounds of conflicting writes/,
+      );
       // Each round: the count in the current windows, then opening them.
       expect(updates() - before).toBe(20);
     } finally {
@@ -361,11 +403,13 @@ describe('the store under faults, and the streak\'s edges (issue 27)', () => {
     }
   });
 
-  it('a write to a DynamoDB that never answers fails the count when the request\'s deadline passes', async () => {
+  it("a write to a DynamoDB that never answers fails the count when the request's deadline passes", async () => {
     proxy.inject('hang', ['UpdateItem']);
     try {
       const deadline = { signalForCall: () => AbortSignal.timeout(200) };
-      const failure = await proxiedStore().admit(freshSubject(), { perMinute: 5, perDay: 100 }, T0, deadline).catch((error: unknown) => error);
+      const failure = await proxiedStore()
+        .admit(freshSubject(), { perMinute: 5, perDay: 100 }, T0, deadline)
+        .catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(ServiceUnavailableError);
       expect((failure as ServiceUnavailableError).cause).toMatchObject({ name: 'AbortError' });
     } finally {
@@ -389,7 +433,14 @@ describe('the store under faults, and the streak\'s edges (issue 27)', () => {
     const known = await limiter.check(subject, limits);
     expect(updates()).toBe(before);
     expect(known.refusal).toBeInstanceOf(KeySuspendedError);
-    expect(known.status).toEqual({ limits, window: 'minute', limit: 1, remaining: 0, resetAt: T0 + 2_000 + 15 * MINUTE, nowMs: T0 + 5 * MINUTE });
+    expect(known.status).toEqual({
+      limits,
+      window: 'minute',
+      limit: 1,
+      remaining: 0,
+      resetAt: T0 + 2_000 + 15 * MINUTE,
+      nowMs: T0 + 5 * MINUTE,
+    });
   });
 
   it('two first refusals at once: one opens the streak, the other finds it open, and both are refused, not suspended', async () => {
@@ -398,7 +449,10 @@ describe('the store under faults, and the streak\'s edges (issue 27)', () => {
     expect((await proxiedStore().admit(subject, limits, T0)).outcome).toBe('admitted');
     proxy.hold(['UpdateItem']);
     try {
-      const racing = [proxiedStore().admit(subject, limits, T0 + 1_000), proxiedStore().admit(subject, limits, T0 + 1_100)];
+      const racing = [
+        proxiedStore().admit(subject, limits, T0 + 1_000),
+        proxiedStore().admit(subject, limits, T0 + 1_100),
+      ];
       await proxy.held(2); // both counts (refused: the minute is used up)
       proxy.release();
       await proxy.held(2); // both open the streak: one write wins, the other's condition fails
@@ -409,7 +463,7 @@ describe('the store under faults, and the streak\'s edges (issue 27)', () => {
     }
   });
 
-  it('a refusal counted while another instance started the next window\'s streak is decided again, not a failure', async () => {
+  it("a refusal counted while another instance started the next window's streak is decided again, not a failure", async () => {
     const direct = storeAt();
     const subject = freshSubject();
     const limits = { perMinute: 1, perDay: 1_000 };
@@ -430,27 +484,36 @@ describe('the store under faults, and the streak\'s edges (issue 27)', () => {
     } finally {
       proxy.release({ stopHolding: true });
     }
-    const { Item } = await db.documentClient.send(new GetCommand({ TableName: db.tableName, Key: { pk: `RATE#${subject}`, sk: 'counters' } }));
+    const { Item } = await db.documentClient.send(
+      new GetCommand({ TableName: db.tableName, Key: { pk: `RATE#${subject}`, sk: 'counters' } }),
+    );
     expect(Item).toMatchObject({ refusalWindowEnd: T0 + 2 * MINUTE, refusalStart: T0 + MINUTE + 500, refusals: 0 });
   });
 
-  it.each([['undefined', undefined], ['NaN', Number.NaN], ['-Infinity', Number.NEGATIVE_INFINITY]])(
-    'an arrival time of %s is taken as now: the refusal that opens the streak starts it now',
-    async (_, arrivedAt) => {
-      const { limiter, subject, setTime } = setup();
-      const limits = { perMinute: 1, perDay: 1_000 };
-      await limiter.check(subject, limits, undefined, arrivedAt);
-      setTime(T0 + 1_000);
-      expect((await limiter.check(subject, limits, undefined, arrivedAt)).refusal).toBeInstanceOf(RateLimitedError);
-      // Counted only from 1 s after the streak's start, so this tells where it started.
-      setTime(T0 + 1_999);
-      expect((await many(() => limiter.check(subject, limits, undefined, T0 + 1_999), 31)).some((d) => d.refusal instanceof KeySuspendedError)).toBe(false);
-      setTime(T0 + 2_000);
-      expect((await many(() => limiter.check(subject, limits, undefined, T0 + 2_000), 30)).at(-1)?.refusal).toBeInstanceOf(KeySuspendedError);
-    },
-  );
+  it.each([
+    ['undefined', undefined],
+    ['NaN', Number.NaN],
+    ['-Infinity', Number.NEGATIVE_INFINITY],
+  ])('an arrival time of %s is taken as now: the refusal that opens the streak starts it now', async (_, arrivedAt) => {
+    const { limiter, subject, setTime } = setup();
+    const limits = { perMinute: 1, perDay: 1_000 };
+    await limiter.check(subject, limits, undefined, arrivedAt);
+    setTime(T0 + 1_000);
+    expect((await limiter.check(subject, limits, undefined, arrivedAt)).refusal).toBeInstanceOf(RateLimitedError);
+    // Counted only from 1 s after the streak's start, so this tells where it started.
+    setTime(T0 + 1_999);
+    expect(
+      (await many(() => limiter.check(subject, limits, undefined, T0 + 1_999), 31)).some(
+        (d) => d.refusal instanceof KeySuspendedError,
+      ),
+    ).toBe(false);
+    setTime(T0 + 2_000);
+    expect(
+      (await many(() => limiter.check(subject, limits, undefined, T0 + 2_000), 30)).at(-1)?.refusal,
+    ).toBeInstanceOf(KeySuspendedError);
+  });
 
-  it('a streak lasts as long as the window that refused: the minute\'s last instant counts, the next minute\'s first refusal opens a new streak', async () => {
+  it("a streak lasts as long as the window that refused: the minute's last instant counts, the next minute's first refusal opens a new streak", async () => {
     const refusalsAt = async (lastAt: number) => {
       const { check, setTime } = setup();
       const limits = { perMinute: 1, perDay: 1_000 };
@@ -467,7 +530,7 @@ describe('the store under faults, and the streak\'s edges (issue 27)', () => {
     expect(await refusalsAt(T0 + MINUTE)).toEqual([undefined, 'rate_limited']);
   });
 
-  it('once the day\'s quota is used up, the streak is the day\'s: refusals spread over its minutes and hours count', async () => {
+  it("once the day's quota is used up, the streak is the day's: refusals spread over its minutes and hours count", async () => {
     const { check, setTime } = setup();
     const limits = { perMinute: 10, perDay: 1 };
     await check(limits);
@@ -500,17 +563,22 @@ describe('the store under faults, and the streak\'s edges (issue 27)', () => {
     const subject = freshSubject();
     const limits = { perMinute: 60, perDay: 1_000 };
     // 70 at once at second 45 of a minute: 60 admitted, 10 refused, told to wait 15 s.
-    const first = await Promise.all(Array.from({ length: 70 }, () => store.admit(subject, limits, T0 + 45_000, undefined, T0 + 45_000)));
+    const first = await Promise.all(
+      Array.from({ length: 70 }, () => store.admit(subject, limits, T0 + 45_000, undefined, T0 + 45_000)),
+    );
     expect(first.filter((admission) => admission.outcome === 'admitted')).toHaveLength(60);
     expect(first.filter((admission) => admission.outcome === 'refused')).toHaveLength(10);
     // It waits the 15 s, then sends 95 at once in the new minute: 60 admitted, 35 refused, none suspended.
-    const second = await Promise.all(Array.from({ length: 95 }, (_, i) => store.admit(subject, limits, T0 + MINUTE + i * 20, undefined, T0 + MINUTE)));
+    const second = await Promise.all(
+      Array.from({ length: 95 }, (_, i) => store.admit(subject, limits, T0 + MINUTE + i * 20, undefined, T0 + MINUTE)),
+    );
     expect(second.filter((admission) => admission.outcome === 'admitted')).toHaveLength(60);
     expect(second.filter((admission) => admission.outcome === 'refused')).toHaveLength(35);
     // Had it ignored that minute's Retry-After, the same rule would still hold: 175 more a second later (more than 2.9 × 60) suspend it.
     expect(suspendingRefusal(limits)).toBe(175);
     const ignored = [];
-    for (let i = 0; i < suspendingRefusal(limits); i += 1) ignored.push((await store.admit(subject, limits, T0 + MINUTE + 3_000, undefined, T0 + MINUTE + 1_000)).outcome);
+    for (let i = 0; i < suspendingRefusal(limits); i += 1)
+      ignored.push((await store.admit(subject, limits, T0 + MINUTE + 3_000, undefined, T0 + MINUTE + 1_000)).outcome);
     expect(ignored.slice(0, 174)).toEqual(Array(174).fill('refused'));
     expect(ignored[174]).toBe('suspended');
   });

@@ -37,7 +37,11 @@ afterAll(async () => {
  * given round trips: each trip's requests must all be sent before any is answered (a handler
  * that sent them one after another would never get there, and the test would time out).
  */
-async function expectRoundTrips(send: () => Promise<{ status: number }>, expectedStatus: number, trips: string[][]): Promise<void> {
+async function expectRoundTrips(
+  send: () => Promise<{ status: number }>,
+  expectedStatus: number,
+  trips: string[][],
+): Promise<void> {
   proxy.hold();
   const response = send();
   for (const trip of trips) {
@@ -51,11 +55,17 @@ async function expectRoundTrips(send: () => Promise<{ status: number }>, expecte
 }
 
 describe('DynamoDB round trips of a warm request', () => {
-  it('listPets: one, the count and the page read together: one query per shard (PET#0 to PET#7, or the status index\'s)', async () => {
-    await expectRoundTrips(() => api.request('GET', '/pets?limit=5'), 200, [[...Array(8).fill('Query PET'), 'UpdateItem RATE']]);
+  it("listPets: one, the count and the page read together: one query per shard (PET#0 to PET#7, or the status index's)", async () => {
+    await expectRoundTrips(() => api.request('GET', '/pets?limit=5'), 200, [
+      [...Array(8).fill('Query PET'), 'UpdateItem RATE'],
+    ]);
     // The next page without a filter reads the listing index's shards: a second set of partitions.
-    await expectRoundTrips(() => api.request('GET', '/pets?limit=5'), 200, [[...Array(8).fill('Query index petsById'), 'UpdateItem RATE']]);
-    await expectRoundTrips(() => api.request('GET', '/pets?status=available'), 200, [[...Array(8).fill('Query index petsByStatus'), 'UpdateItem RATE']]);
+    await expectRoundTrips(() => api.request('GET', '/pets?limit=5'), 200, [
+      [...Array(8).fill('Query index petsById'), 'UpdateItem RATE'],
+    ]);
+    await expectRoundTrips(() => api.request('GET', '/pets?status=available'), 200, [
+      [...Array(8).fill('Query index petsByStatus'), 'UpdateItem RATE'],
+    ]);
   });
 
   it('getPet: one, the count and the read together', async () => {
@@ -64,14 +74,22 @@ describe('DynamoDB round trips of a warm request', () => {
   });
 
   it('createPet: two, the count, then the write with the id drawn when it is sent (no counter)', async () => {
-    await expectRoundTrips(() => api.request('POST', '/pets', { body: { name: 'Second', categoryId: 1 } }), 201, [['UpdateItem RATE'], ['PutItem PET']]);
+    await expectRoundTrips(() => api.request('POST', '/pets', { body: { name: 'Second', categoryId: 1 } }), 201, [
+      ['UpdateItem RATE'],
+      ['PutItem PET'],
+    ]);
   });
 
   it('createPet with an Idempotency-Key: two, the record read with the count, then one transaction', async () => {
-    await expectRoundTrips(() => api.request('POST', '/pets', { body: { name: 'Keyed', categoryId: 1 }, headers: { 'Idempotency-Key': 'round-trips#1' } }), 201, [
-      ['GetItem IDEMPOTENCY', 'UpdateItem RATE'],
-      ['TransactWriteItems PET'],
-    ]);
+    await expectRoundTrips(
+      () =>
+        api.request('POST', '/pets', {
+          body: { name: 'Keyed', categoryId: 1 },
+          headers: { 'Idempotency-Key': 'round-trips#1' },
+        }),
+      201,
+      [['GetItem IDEMPOTENCY', 'UpdateItem RATE'], ['TransactWriteItems PET']],
+    );
   });
 
   it('an invalid request: one, only the count', async () => {

@@ -31,19 +31,32 @@ const SUSPENDING = 291;
  * `count` requests of SHARDED's `subject` that arrive at `at`, 50 at a time (each counted exactly,
  * so that none of the first SUSPENDING - 1 can be the one that suspends).
  */
-async function inBatches(limiter: RateLimiter, subject: string, count: number, at: number): Promise<RateLimitDecision[]> {
+async function inBatches(
+  limiter: RateLimiter,
+  subject: string,
+  count: number,
+  at: number,
+): Promise<RateLimitDecision[]> {
   const decisions: RateLimitDecision[] = [];
   for (let sent = 0; sent < count; sent += 50) {
-    decisions.push(...(await Promise.all(Array.from({ length: Math.min(50, count - sent) }, () => limiter.check(subject, SHARDED, undefined, at)))));
+    decisions.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(50, count - sent) }, () => limiter.check(subject, SHARDED, undefined, at)),
+      )),
+    );
   }
   return decisions;
 }
 
 const storeAt = (endpoint: string = db.endpoint, random?: () => number) =>
-  new DynamoDbRateCounterStore(createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: endpoint }), db.tableName, {
-    shardThresholdPerMinute: THRESHOLD,
-    ...(random === undefined ? {} : { random }),
-  });
+  new DynamoDbRateCounterStore(
+    createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: endpoint }),
+    db.tableName,
+    {
+      shardThresholdPerMinute: THRESHOLD,
+      ...(random === undefined ? {} : { random }),
+    },
+  );
 
 let subjects = 0;
 const freshSubject = () => {
@@ -64,17 +77,22 @@ function instance(startAt = T0, endpoint?: string, random?: () => number) {
 }
 
 async function item(pk: string): Promise<Record<string, unknown> | undefined> {
-  const { Item } = await db.documentClient.send(new GetCommand({ TableName: db.tableName, Key: { pk, sk: 'counters' }, ConsistentRead: true }));
+  const { Item } = await db.documentClient.send(
+    new GetCommand({ TableName: db.tableName, Key: { pk, sk: 'counters' }, ConsistentRead: true }),
+  );
   return Item;
 }
 
 /** Each shard's count in the minute `at` is in (a shard not counted in since an earlier minute: 0). */
 async function shardCounts(subject: string, shards: number, at?: number): Promise<number[]> {
   const items = await Promise.all(Array.from({ length: shards }, (_, shard) => item(`RATE#${subject}#${shard}`)));
-  return items.map((shardItem) => (at === undefined || shardItem?.minute === Math.floor(at / MINUTE) ? Number(shardItem?.minuteCount ?? 0) : 0));
+  return items.map((shardItem) =>
+    at === undefined || shardItem?.minute === Math.floor(at / MINUTE) ? Number(shardItem?.minuteCount ?? 0) : 0,
+  );
 }
 
-const admittedOf = (decisions: readonly RateLimitDecision[]) => decisions.filter((decision) => decision.refusal === undefined).length;
+const admittedOf = (decisions: readonly RateLimitDecision[]) =>
+  decisions.filter((decision) => decision.refusal === undefined).length;
 
 /** `count` requests of `subject` at once, alternately from two instances at `at`, each arriving at `arrivalOf(i)` (now when not given). */
 function twoInstances(at: number) {
@@ -84,12 +102,16 @@ function twoInstances(at: number) {
     a,
     b,
     atOnce: (subject: string, limits: RateLimits, count: number, arrivalOf?: (i: number) => number) =>
-      Promise.all(Array.from({ length: count }, (_, i) => (i % 2 === 0 ? a : b).limiter.check(subject, limits, undefined, arrivalOf?.(i)))),
+      Promise.all(
+        Array.from({ length: count }, (_, i) =>
+          (i % 2 === 0 ? a : b).limiter.check(subject, limits, undefined, arrivalOf?.(i)),
+        ),
+      ),
   };
 }
 
 describe('which keys are sharded', () => {
-  it('a plan at the threshold keeps its one exact item; one above it is counted on shards, the key\'s item holding the day\'s layout', async () => {
+  it("a plan at the threshold keeps its one exact item; one above it is counted on shards, the key's item holding the day's layout", async () => {
     const atThreshold = freshSubject();
     const { limiter } = instance();
     await limiter.check(atThreshold, { perMinute: THRESHOLD, perDay: 1_000 });
@@ -99,7 +121,12 @@ describe('which keys are sharded', () => {
 
     const above = freshSubject();
     await limiter.check(above, SHARDED);
-    expect(await item(`RATE#${above}`)).toMatchObject({ shards: 4, day: Math.floor(T0 / DAY), minuteCount: 0, dayCount: 0 });
+    expect(await item(`RATE#${above}`)).toMatchObject({
+      shards: 4,
+      day: Math.floor(T0 / DAY),
+      minuteCount: 0,
+      dayCount: 0,
+    });
     expect((await shardCounts(above, 4)).reduce((sum, count) => sum + count, 0)).toBe(1);
     expect(await item(`RATE#${above}#4`)).toBeUndefined();
     // 101 a minute: 5 shards.
@@ -148,7 +175,10 @@ describe('the limit is never exceeded, and no request is refused early', () => {
   it('a shard found full sends the request to another: with every pick on shard 0, the 26th request is counted on another shard', async () => {
     const subject = freshSubject();
     let nowMs = T0 + 40_000;
-    const limiter = new RateLimiter(storeAt(db.endpoint, () => 0), () => nowMs);
+    const limiter = new RateLimiter(
+      storeAt(db.endpoint, () => 0),
+      () => nowMs,
+    );
     const decisions: RateLimitDecision[] = [];
     for (let i = 0; i < 100; i += 1) decisions.push(await limiter.check(subject, SHARDED));
     expect(admittedOf(decisions)).toBe(100);
@@ -160,7 +190,7 @@ describe('the limit is never exceeded, and no request is refused early', () => {
 });
 
 describe('the rate-limit headers of a sharded key', () => {
-  it('Remaining is the shard\'s own remaining times the shards; a refusal tells 0, and Reset is the window\'s end', async () => {
+  it("Remaining is the shard's own remaining times the shards; a refusal tells 0, and Reset is the window's end", async () => {
     const subject = freshSubject();
     // Every pick on the first shard not known full: shard 0 fills, then 1, 2, 3.
     const { limiter } = instance(T0 + 15_000, undefined, () => 0);
@@ -172,7 +202,12 @@ describe('the rate-limit headers of a sharded key', () => {
     expect(decisions.every((decision) => decision.refusal === undefined)).toBe(true);
     // Each shard counts down from 25: 4 × its remaining, 0 as it fills (shard 0's last), then the next shard's 4 × 24.
     const ofEachShard = Array.from({ length: 25 }, (_, i) => 4 * (24 - i));
-    expect(decisions.map((decision) => decision.status.remaining)).toEqual([...ofEachShard.slice(1), ...ofEachShard, ...ofEachShard, ...ofEachShard]);
+    expect(decisions.map((decision) => decision.status.remaining)).toEqual([
+      ...ofEachShard.slice(1),
+      ...ofEachShard,
+      ...ofEachShard,
+      ...ofEachShard,
+    ]);
     const refused = await limiter.check(subject, SHARDED);
     expect(refused.refusal).toBeInstanceOf(RateLimitedError);
     expect(refused.refusal?.retryAfterSeconds).toBe(45);
@@ -183,12 +218,17 @@ describe('the rate-limit headers of a sharded key', () => {
 describe('suspension on a sharded key works as on one item', () => {
   it('a burst never suspends: 200 refusals arriving within a second of the first', async () => {
     const subject = freshSubject();
-    const decisions = await twoInstances(T0 + 1_000).atOnce(subject, SHARDED, 300, (i) => T0 + 1_000 + Math.floor(i / 4));
+    const decisions = await twoInstances(T0 + 1_000).atOnce(
+      subject,
+      SHARDED,
+      300,
+      (i) => T0 + 1_000 + Math.floor(i / 4),
+    );
     expect(admittedOf(decisions)).toBe(100);
     expect(decisions.filter((decision) => decision.refusal instanceof RateLimitedError)).toHaveLength(200);
   });
 
-  it('a client that ignores Retry-After is suspended by its 291st counted refusal (more than 2.9 × 100); the count is on the key\'s one item, and every shard refuses during the suspension', async () => {
+  it("a client that ignores Retry-After is suspended by its 291st counted refusal (more than 2.9 × 100); the count is on the key's one item, and every shard refuses during the suspension", async () => {
     const subject = freshSubject();
     // An instance that learned the key's layout a minute before, and picks the shard the test says.
     let pick = 0;
@@ -200,7 +240,10 @@ describe('suspension on a sharded key works as on one item', () => {
     expect((await limiter.check(subject, SHARDED, undefined, T0 + 1_000)).refusal).toBeInstanceOf(RateLimitedError); // the streak starts
     setTime(T0 + 2_000);
     const decisions: RateLimitDecision[] = [];
-    decisions.push(...(await inBatches(limiter, subject, SUSPENDING - 1, T0 + 2_000)), await limiter.check(subject, SHARDED, undefined, T0 + 2_000));
+    decisions.push(
+      ...(await inBatches(limiter, subject, SUSPENDING - 1, T0 + 2_000)),
+      await limiter.check(subject, SHARDED, undefined, T0 + 2_000),
+    );
     expect(decisions.slice(0, 290).map((decision) => decision.refusal?.code)).toEqual(Array(290).fill('rate_limited'));
     expect(decisions[290]?.refusal?.code).toBe('key_suspended');
     expect(decisions[290]?.status.resetAt).toBe(T0 + 2_000 + 15 * MINUTE);
@@ -208,11 +251,18 @@ describe('suspension on a sharded key works as on one item', () => {
     for (let shard = 0; shard < 4; shard += 1) {
       const shardItem = await item(`RATE#${subject}#${shard}`);
       // Kept a day past the suspension's end, as the key's item.
-      expect(shardItem).toMatchObject({ suspendedUntil: T0 + 2_000 + 15 * MINUTE, expiresAt: Math.ceil((T0 + 2_000 + 15 * MINUTE + DAY) / 1000) });
+      expect(shardItem).toMatchObject({
+        suspendedUntil: T0 + 2_000 + 15 * MINUTE,
+        expiresAt: Math.ceil((T0 + 2_000 + 15 * MINUTE + DAY) / 1000),
+      });
       expect(shardItem?.refusals).toBeUndefined();
     }
     // In a new minute with room on every shard, each shard refuses the instance that knew the layout.
-    for (pick = 0; pick < 4; pick += 1) expect(await knowing.admit(subject, SHARDED, T0 + 3 * MINUTE)).toMatchObject({ outcome: 'suspended', until: T0 + 2_000 + 15 * MINUTE });
+    for (pick = 0; pick < 4; pick += 1)
+      expect(await knowing.admit(subject, SHARDED, T0 + 3 * MINUTE)).toMatchObject({
+        outcome: 'suspended',
+        until: T0 + 2_000 + 15 * MINUTE,
+      });
     // Another instance, which knows nothing of it, learns it from the key's item.
     const other = instance(T0 + 3 * MINUTE);
     const during = await other.limiter.check(subject, SHARDED);
@@ -224,7 +274,7 @@ describe('suspension on a sharded key works as on one item', () => {
 });
 
 describe('limits changed during the day', () => {
-  it('a day\'s quota used up on every shard, then raised: the next request is admitted by an instance that knew every shard full', async () => {
+  it("a day's quota used up on every shard, then raised: the next request is admitted by an instance that knew every shard full", async () => {
     const subject = freshSubject();
     const { limiter } = instance(T0);
     const small = { perMinute: 100, perDay: 8 };
@@ -237,7 +287,7 @@ describe('limits changed during the day', () => {
   });
 });
 
-describe('an instance that knows every shard full learns a suspension from the key\'s item', () => {
+describe("an instance that knows every shard full learns a suspension from the key's item", () => {
   it('refused by every shard, then the key suspended by another instance: its next request is told the suspension', async () => {
     const subject = freshSubject();
     const hammering = instance(T0);
@@ -253,7 +303,7 @@ describe('an instance that knows every shard full learns a suspension from the k
   });
 });
 
-describe('a suspension across the day\'s change of layout', () => {
+describe("a suspension across the day's change of layout", () => {
   it('a key suspended on its one item just before midnight, counted on shards from midnight: still suspended until its end, by any instance', async () => {
     const subject = freshSubject();
     const lateAt = Date.UTC(2026, 10, 22, 23, 58, 0);
@@ -264,7 +314,8 @@ describe('a suspension across the day\'s change of layout', () => {
     expect((await limiter.check(subject, small, undefined, lateAt)).refusal).toBeInstanceOf(RateLimitedError);
     setTime(lateAt + 2_000);
     const codes: (string | undefined)[] = [];
-    for (let i = 0; i < 30; i += 1) codes.push((await limiter.check(subject, small, undefined, lateAt + 2_000)).refusal?.code);
+    for (let i = 0; i < 30; i += 1)
+      codes.push((await limiter.check(subject, small, undefined, lateAt + 2_000)).refusal?.code);
     expect(codes.at(-1)).toBe('key_suspended');
     const end = lateAt + 2_000 + 15 * MINUTE;
     // Raised above the threshold: from midnight, on shards; the suspension is the key's item's.
@@ -283,7 +334,7 @@ describe('a suspension across the day\'s change of layout', () => {
 });
 
 describe('a key moves between one item and shards only when a day starts', () => {
-  it('the first requests of a day, from two instances on either side of a plan change, agree on one layout: every admitted request is counted where the key\'s item says', async () => {
+  it("the first requests of a day, from two instances on either side of a plan change, agree on one layout: every admitted request is counted where the key's item says", async () => {
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const subject = freshSubject();
       const midnight = Date.UTC(2026, 10, 23 + attempt, 0, 0, 0);
@@ -292,11 +343,17 @@ describe('a key moves between one item and shards only when a day starts', () =>
       const below = instance(midnight + 1_000);
       const above = instance(midnight + 1_000);
       const decisions = await Promise.all(
-        Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? below.limiter.check(subject, { perMinute: 20, perDay: 100_000 }) : above.limiter.check(subject, SHARDED))),
+        Array.from({ length: 60 }, (_, i) =>
+          i % 2 === 0
+            ? below.limiter.check(subject, { perMinute: 20, perDay: 100_000 })
+            : above.limiter.check(subject, SHARDED),
+        ),
       );
       const admitted = admittedOf(decisions);
       const keyItem = await item(`RATE#${subject}`);
-      const onShards = (await Promise.all(Array.from({ length: 4 }, (_, shard) => item(`RATE#${subject}#${shard}`)))).map((shardItem) => Number(shardItem?.dayCount ?? 0));
+      const onShards = (
+        await Promise.all(Array.from({ length: 4 }, (_, shard) => item(`RATE#${subject}#${shard}`)))
+      ).map((shardItem) => Number(shardItem?.dayCount ?? 0));
       if (keyItem?.shards === 4) {
         expect([keyItem.dayCount, onShards.reduce((sum, count) => sum + count, 0)]).toEqual([0, admitted]);
       } else {
@@ -343,7 +400,7 @@ const proxy = faultProxyForThisFile(db.endpoint);
 describe('round trips', () => {
   const updates = () => proxy.seen.get('UpdateItem') ?? 0;
 
-  it('a sharded key: the day\'s layout once per instance, then one write a request; a refusal once every shard is known full writes only its streak, nothing within its first second', async () => {
+  it("a sharded key: the day's layout once per instance, then one write a request; a refusal once every shard is known full writes only its streak, nothing within its first second", async () => {
     const subject = freshSubject();
     const { limiter, setTime } = instance(T0, proxy.endpoint, () => 0);
     let before = updates();
@@ -364,7 +421,8 @@ describe('round trips', () => {
     expect((await limiter.check(subject, SHARDED, undefined, T0 + 500)).refusal).toBeInstanceOf(RateLimitedError);
     before = updates();
     setTime(T0 + 900);
-    for (let i = 0; i < 10; i += 1) expect((await limiter.check(subject, SHARDED, undefined, T0 + 900)).refusal).toBeInstanceOf(RateLimitedError);
+    for (let i = 0; i < 10; i += 1)
+      expect((await limiter.check(subject, SHARDED, undefined, T0 + 900)).refusal).toBeInstanceOf(RateLimitedError);
     expect(updates() - before).toBe(0);
     setTime(T0 + 1_600);
     before = updates();
@@ -372,10 +430,13 @@ describe('round trips', () => {
     expect(updates() - before).toBe(1); // counted in the streak
   });
 
-  it('a count that meets a suspension\'s transaction on its shard is tried again, up to 3 times, then fails as the datastore unavailable (503)', async () => {
+  it("a count that meets a suspension's transaction on its shard is tried again, up to 3 times, then fails as the datastore unavailable (503)", async () => {
     const subject = freshSubject();
     // Every pick on shard 0, whose minute the first request opens.
-    const limiter = new RateLimiter(storeAt(proxy.endpoint, () => 0), () => T0);
+    const limiter = new RateLimiter(
+      storeAt(proxy.endpoint, () => 0),
+      () => T0,
+    );
     await limiter.check(subject, SHARDED);
     proxy.inject('write-conflict-once', ['UpdateItem']);
     let before = updates();
@@ -394,10 +455,18 @@ describe('round trips', () => {
     const { limiter, setTime } = instance(T0, proxy.endpoint);
     for (let i = 0; i < 101; i += 1) await limiter.check(subject, SHARDED, undefined, T0);
     setTime(T0 + 2_000);
-    expect((await inBatches(limiter, subject, SUSPENDING - 1, T0 + 2_000)).map((decision) => decision.refusal?.code)).toEqual(Array(SUSPENDING - 1).fill('rate_limited'));
+    expect(
+      (await inBatches(limiter, subject, SUSPENDING - 1, T0 + 2_000)).map((decision) => decision.refusal?.code),
+    ).toEqual(Array(SUSPENDING - 1).fill('rate_limited'));
     // The key's item, then its 4 shards: the third is being written by another transaction.
     const before = proxy.seen.get('TransactWriteItems') ?? 0;
-    proxy.cancelNextTransaction([{ Code: 'None' }, { Code: 'None' }, { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' }, { Code: 'None' }, { Code: 'None' }]);
+    proxy.cancelNextTransaction([
+      { Code: 'None' },
+      { Code: 'None' },
+      { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' },
+      { Code: 'None' },
+      { Code: 'None' },
+    ]);
     const decision = await limiter.check(subject, SHARDED, undefined, T0 + 2_000);
     expect((proxy.seen.get('TransactWriteItems') ?? 0) - before).toBe(2);
     expect(decision.refusal?.code).toBe('key_suspended');
@@ -405,7 +474,7 @@ describe('round trips', () => {
   });
 });
 
-describe('the suspension\'s transaction cancelled', () => {
+describe("the suspension's transaction cancelled", () => {
   /** A key refused by every shard, and 290 counted refusals (2.9 × 100): the next suspends it. */
   async function oneShortOfSuspension() {
     const subject = freshSubject();
@@ -417,10 +486,13 @@ describe('the suspension\'s transaction cancelled', () => {
   }
   const others = (count: number) => Array.from({ length: count }, () => ({ Code: 'None' }));
 
-  it('by the key\'s item already suspended (another request first): that suspension\'s end is the answer', async () => {
+  it("by the key's item already suspended (another request first): that suspension's end is the answer", async () => {
     const { subject, limiter } = await oneShortOfSuspension();
     const storedEnd = T0 + 1_500 + 15 * MINUTE;
-    proxy.cancelNextTransaction([{ Code: 'ConditionalCheckFailed', Item: { suspendedUntil: { N: String(storedEnd) } } }, ...others(4)]);
+    proxy.cancelNextTransaction([
+      { Code: 'ConditionalCheckFailed', Item: { suspendedUntil: { N: String(storedEnd) } } },
+      ...others(4),
+    ]);
     const decision = await limiter.check(subject, SHARDED, undefined, T0 + 2_000);
     expect(decision.refusal).toBeInstanceOf(KeySuspendedError);
     expect(decision.status.resetAt).toBe(storedEnd);
@@ -429,7 +501,11 @@ describe('the suspension\'s transaction cancelled', () => {
   it('throttled: the request is refused all the same (429, not 503), the suspension left for the next refusal, not decided again meanwhile', async () => {
     const { subject, limiter } = await oneShortOfSuspension();
     const before = proxy.seen.get('TransactWriteItems') ?? 0;
-    proxy.cancelNextTransaction([{ Code: 'None' }, { Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity of your table or index.' }, ...others(3)]);
+    proxy.cancelNextTransaction([
+      { Code: 'None' },
+      { Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity of your table or index.' },
+      ...others(3),
+    ]);
     const refused = await limiter.check(subject, SHARDED, undefined, T0 + 2_000);
     expect(refused.refusal).toBeInstanceOf(RateLimitedError);
     expect((proxy.seen.get('TransactWriteItems') ?? 0) - before).toBe(1);
@@ -438,7 +514,7 @@ describe('the suspension\'s transaction cancelled', () => {
     expect((await limiter.check(subject, SHARDED, undefined, T0 + 2_000)).refusal).toBeInstanceOf(KeySuspendedError);
   });
 
-  it('never answered: the request\'s deadline ends the transaction, and the request is refused all the same (429)', async () => {
+  it("never answered: the request's deadline ends the transaction, and the request is refused all the same (429)", async () => {
     const { subject, limiter } = await oneShortOfSuspension();
     proxy.inject('hang', ['TransactWriteItems']);
     const deadline = { signalForCall: () => AbortSignal.timeout(200) };
@@ -447,7 +523,7 @@ describe('the suspension\'s transaction cancelled', () => {
     expect(refused.status).toMatchObject({ window: 'minute', remaining: 0, resetAt: T0 + MINUTE });
   });
 
-  it('a refusal whose count is throttled on the key\'s item: refused all the same (429), uncounted', async () => {
+  it("a refusal whose count is throttled on the key's item: refused all the same (429), uncounted", async () => {
     const { subject, limiter } = await oneShortOfSuspension();
     const counted = (await item(`RATE#${subject}`))?.refusals;
     proxy.inject('throttle', ['UpdateItem']);
@@ -458,23 +534,31 @@ describe('the suspension\'s transaction cancelled', () => {
   });
 });
 
-describe('with an operation\'s declared rights alone', () => {
-  it('counts a sharded key, refuses it and suspends it (its transaction included) with COUNT_KEY_REQUESTS, the counters\' one declared right', async () => {
+describe("with an operation's declared rights alone", () => {
+  it("counts a sharded key, refuses it and suspends it (its transaction included) with COUNT_KEY_REQUESTS, the counters' one declared right", async () => {
     const client = createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: db.endpoint });
     checkDeclaredRights(client);
     let nowMs = T0;
-    const limiter = new RateLimiter(new DynamoDbRateCounterStore(client, db.tableName, { shardThresholdPerMinute: THRESHOLD }), () => nowMs);
+    const limiter = new RateLimiter(
+      new DynamoDbRateCounterStore(client, db.tableName, { shardThresholdPerMinute: THRESHOLD }),
+      () => nowMs,
+    );
     const subject = freshSubject();
-    const codes = await runAs({ functionName: 'getPet', rights: [COUNT_KEY_REQUESTS], tableName: db.tableName }, async () => {
-      const seen: (string | undefined)[] = [];
-      for (let i = 0; i < 101; i += 1) seen.push((await limiter.check(subject, SHARDED, undefined, T0)).refusal?.code);
-      nowMs = T0 + 2_000;
-      seen.push(...(await inBatches(limiter, subject, SUSPENDING - 1, T0 + 2_000)).map((decision) => decision.refusal?.code));
-      seen.push((await limiter.check(subject, SHARDED, undefined, T0 + 2_000)).refusal?.code);
-      return seen;
-    });
+    const codes = await runAs(
+      { functionName: 'getPet', rights: [COUNT_KEY_REQUESTS], tableName: db.tableName },
+      async () => {
+        const seen: (string | undefined)[] = [];
+        for (let i = 0; i < 101; i += 1)
+          seen.push((await limiter.check(subject, SHARDED, undefined, T0)).refusal?.code);
+        nowMs = T0 + 2_000;
+        seen.push(
+          ...(await inBatches(limiter, subject, SUSPENDING - 1, T0 + 2_000)).map((decision) => decision.refusal?.code),
+        );
+        seen.push((await limiter.check(subject, SHARDED, undefined, T0 + 2_000)).refusal?.code);
+        return seen;
+      },
+    );
     expect(codes.filter((code) => code === undefined)).toHaveLength(100);
     expect(codes.at(-1)).toBe('key_suspended');
   });
 });
-

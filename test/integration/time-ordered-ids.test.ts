@@ -10,7 +10,8 @@ const db = testDatabase();
 const START = Date.UTC(2026, 10, 26, 14);
 
 /** A client of this file's table that records its commands and lets a test act around each attempt. */
-const instrumentedClient = (aroundAttempt?: Parameters<typeof instrumentedClientOf>[1]) => instrumentedClientOf(db.endpoint, aroundAttempt);
+const instrumentedClient = (aroundAttempt?: Parameters<typeof instrumentedClientOf>[1]) =>
+  instrumentedClientOf(db.endpoint, aroundAttempt);
 
 const newPet = (name: string): NewPet => ({ name, categoryId: 3, status: 'available' });
 
@@ -20,7 +21,9 @@ describe('a collision of ids (two creates in one millisecond drew the same 12 bi
     const first = await new DynamoDbPetRepository(client, db.tableName).create(newPet('First'));
     const draws = [first.id];
     const { client: recorded, sent } = instrumentedClient();
-    const colliding = new DynamoDbPetRepository(recorded, db.tableName, { drawId: (nowMs) => draws.shift() ?? drawPetId(nowMs) });
+    const colliding = new DynamoDbPetRepository(recorded, db.tableName, {
+      drawId: (nowMs) => draws.shift() ?? drawPetId(nowMs),
+    });
     const second = await colliding.create(newPet('Second'));
     expect(second.id).not.toBe(first.id);
     expect(sent).toEqual(['PutItem', 'PutItem']);
@@ -33,7 +36,9 @@ describe('a collision of ids (two creates in one millisecond drew the same 12 bi
     const first = await new DynamoDbPetRepository(client, db.tableName).create(newPet('Taken'));
     const draws = [first.id];
     const { client: recorded, sent } = instrumentedClient();
-    const colliding = new DynamoDbPetRepository(recorded, db.tableName, { drawId: (nowMs) => draws.shift() ?? drawPetId(nowMs) });
+    const colliding = new DynamoDbPetRepository(recorded, db.tableName, {
+      drawId: (nowMs) => draws.shift() ?? drawPetId(nowMs),
+    });
     const key = { owner: '0123456789abcdef', value: 'collides-once' };
     const created = await colliding.createOnce(newPet('Keyed'), key);
     expect(created.replayed).toBe(false);
@@ -49,8 +54,14 @@ describe('a collision of ids (two creates in one millisecond drew the same 12 bi
     const { client } = instrumentedClient();
     const taken = await new DynamoDbPetRepository(client, db.tableName).create(newPet('Always taken'));
     const unlucky = new DynamoDbPetRepository(client, db.tableName, { drawId: () => taken.id });
-    await expect(unlucky.create(newPet('Unlucky'))).rejects.toMatchObject({ status: 503, code: 'service_unavailable', cause: new Error('no id written in 3 draws') });
-    await expect(unlucky.createOnce(newPet('Unlucky'), { owner: '0123456789abcdef', value: 'unlucky' })).rejects.toMatchObject({ status: 503 });
+    await expect(unlucky.create(newPet('Unlucky'))).rejects.toMatchObject({
+      status: 503,
+      code: 'service_unavailable',
+      cause: new Error('no id written in 3 draws'),
+    });
+    await expect(
+      unlucky.createOnce(newPet('Unlucky'), { owner: '0123456789abcdef', value: 'unlucky' }),
+    ).rejects.toMatchObject({ status: 503 });
     expect((await db.storedPets()).filter((item) => item.name === 'Unlucky')).toEqual([]);
   });
 });
@@ -67,7 +78,11 @@ describe('a retry of the same write', () => {
       if ((command === 'PutItem' || command === 'TransactWriteItems') && !failed) {
         failed = true;
         nowMs += lateByMs;
-        if (fault === 'throttle') throw new ProvisionedThroughputExceededException({ message: 'throttled', $metadata: { httpStatusCode: 400 } });
+        if (fault === 'throttle')
+          throw new ProvisionedThroughputExceededException({
+            message: 'throttled',
+            $metadata: { httpStatusCode: 400 },
+          });
         if (fault === 'lost') await send();
         throw Object.assign(new Error('the connection timed out'), { name: 'TimeoutError' });
       }
@@ -92,7 +107,10 @@ describe('a retry of the same write', () => {
     expect(drawnMs(pet.id)).toBe(START + YOUNG_ID_MS - Date.UTC(2026, 0, 1));
     expect((await db.petsStored()).filter((stored) => stored.name === 'Redrawn')).toEqual([pet]);
     const keyed = failingOnce('throttle', YOUNG_ID_MS);
-    const created = await keyed.repository.createOnce(newPet('Redrawn keyed'), { owner: '0123456789abcdef', value: 'redrawn' });
+    const created = await keyed.repository.createOnce(newPet('Redrawn keyed'), {
+      owner: '0123456789abcdef',
+      value: 'redrawn',
+    });
     expect(keyed.sent).toEqual(['GetItem', 'TransactWriteItems', 'TransactWriteItems']);
     expect(drawnMs(created.pet.id)).toBe(START + YOUNG_ID_MS - Date.UTC(2026, 0, 1));
   });
@@ -104,15 +122,27 @@ describe('a retry of the same write', () => {
     expect((await db.petsStored()).filter((stored) => stored.name === 'Lost and found')).toEqual([pet]);
 
     const timedOut = failingOnce('timeout', YOUNG_ID_MS);
-    await expect(timedOut.repository.create(newPet('Timed out'))).rejects.toMatchObject({ status: 503, code: 'service_unavailable' });
+    await expect(timedOut.repository.create(newPet('Timed out'))).rejects.toMatchObject({
+      status: 503,
+      code: 'service_unavailable',
+    });
     expect(timedOut.sent).toEqual(['PutItem', 'GetItem']);
     const keyed = failingOnce('timeout', YOUNG_ID_MS);
-    await expect(keyed.repository.createOnce(newPet('Timed out'), { owner: '0123456789abcdef', value: 'timed-out' })).rejects.toMatchObject({ status: 503 });
+    await expect(
+      keyed.repository.createOnce(newPet('Timed out'), { owner: '0123456789abcdef', value: 'timed-out' }),
+    ).rejects.toMatchObject({ status: 503 });
     expect(keyed.sent).toEqual(['GetItem', 'TransactWriteItems', 'GetItem']);
     expect((await db.petsStored()).filter((item) => item.name === 'Timed out')).toEqual([]);
     // Nothing was recorded either: the key creates on its retry.
     const { client } = instrumentedClient();
-    expect((await new DynamoDbPetRepository(client, db.tableName).createOnce(newPet('Timed out'), { owner: '0123456789abcdef', value: 'timed-out' })).replayed).toBe(false);
+    expect(
+      (
+        await new DynamoDbPetRepository(client, db.tableName).createOnce(newPet('Timed out'), {
+          owner: '0123456789abcdef',
+          value: 'timed-out',
+        })
+      ).replayed,
+    ).toBe(false);
   });
 });
 
@@ -120,7 +150,10 @@ describe('listings show a pet once its id is a second old', () => {
   it('no page returns, and no cursor points past, an id drawn less than a second ago; getPet finds it at once', async () => {
     let nowMs = Date.UTC(2027, 0, 1);
     const { client } = instrumentedClient();
-    const repository = new DynamoDbPetRepository(client, db.tableName, { now: () => nowMs, listingSettleMs: LISTING_SETTLE_MS });
+    const repository = new DynamoDbPetRepository(client, db.tableName, {
+      now: () => nowMs,
+      listingSettleMs: LISTING_SETTLE_MS,
+    });
     const older = await repository.create(newPet('Settled'));
     nowMs += 500;
     const newer = await repository.create(newPet('Settling'));
@@ -164,19 +197,27 @@ describe('the id is drawn when the write is sent', () => {
     let nowMs = START;
     const { client } = instrumentedClient();
     const repository = new DynamoDbPetRepository(client, db.tableName, { now: () => nowMs });
-    const admitted = new Promise<void>((resolve) => setTimeout(() => {
-      nowMs += 5_000;
-      resolve();
-    }, 10));
+    const admitted = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        nowMs += 5_000;
+        resolve();
+      }, 10),
+    );
     const pet = await repository.create(newPet('Admitted late'), { beforeWrite: admitted });
     expect(drawnAtOf(pet.id)).toBe(START + 5_000);
     nowMs = START;
-    const keyed = await repository.createOnce(newPet('Admitted late'), { owner: '0123456789abcdef', value: 'admitted-late' }, {
-      beforeWrite: new Promise<void>((resolve) => setTimeout(() => {
-        nowMs += 5_000;
-        resolve();
-      }, 10)),
-    });
+    const keyed = await repository.createOnce(
+      newPet('Admitted late'),
+      { owner: '0123456789abcdef', value: 'admitted-late' },
+      {
+        beforeWrite: new Promise<void>((resolve) =>
+          setTimeout(() => {
+            nowMs += 5_000;
+            resolve();
+          }, 10),
+        ),
+      },
+    );
     expect(drawnAtOf(keyed.pet.id)).toBe(START + 5_000);
   });
 });

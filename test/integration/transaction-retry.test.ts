@@ -1,4 +1,8 @@
-import { TransactWriteItemsCommand, TransactionCanceledException, type TransactWriteItemsCommandInput } from '@aws-sdk/client-dynamodb';
+import {
+  TransactWriteItemsCommand,
+  TransactionCanceledException,
+  type TransactWriteItemsCommandInput,
+} from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { testDatabase } from '../support/database';
 
@@ -17,8 +21,20 @@ beforeAll(() => db.prepare());
 const transaction = (id: string, token?: string): TransactWriteItemsCommandInput => ({
   ...(token === undefined ? {} : { ClientRequestToken: token }),
   TransactItems: [
-    { Put: { TableName: db.tableName, Item: { pk: { S: `RETRY#${id}` }, sk: { S: 'pet' }, nonce: { S: 'first' } }, ConditionExpression: 'attribute_not_exists(pk)' } },
-    { Put: { TableName: db.tableName, Item: { pk: { S: `RETRY#${id}` }, sk: { S: 'record' } }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      Put: {
+        TableName: db.tableName,
+        Item: { pk: { S: `RETRY#${id}` }, sk: { S: 'pet' }, nonce: { S: 'first' } },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Put: {
+        TableName: db.tableName,
+        Item: { pk: { S: `RETRY#${id}` }, sk: { S: 'record' } },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
   ],
 });
 
@@ -28,10 +44,15 @@ describe('a transaction sent again with its ClientRequestToken (DynamoDB Local)'
     await expect(db.client.send(new TransactWriteItemsCommand(transaction('a', 'token-a')))).resolves.toBeDefined();
   });
 
-  it('with another token (another create\'s transaction) the conditions judge it: cancelled', async () => {
+  it("with another token (another create's transaction) the conditions judge it: cancelled", async () => {
     await db.client.send(new TransactWriteItemsCommand(transaction('c', 'token-c')));
-    const error = await db.client.send(new TransactWriteItemsCommand(transaction('c', 'token-other'))).catch((caught: unknown) => caught);
+    const error = await db.client
+      .send(new TransactWriteItemsCommand(transaction('c', 'token-other')))
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TransactionCanceledException);
-    expect((error as TransactionCanceledException).CancellationReasons?.map((reason) => reason.Code)).toEqual(['ConditionalCheckFailed', 'ConditionalCheckFailed']);
+    expect((error as TransactionCanceledException).CancellationReasons?.map((reason) => reason.Code)).toEqual([
+      'ConditionalCheckFailed',
+      'ConditionalCheckFailed',
+    ]);
   });
 });

@@ -2,7 +2,15 @@ import { DeleteItemCommand, PutItemCommand, UpdateItemCommand, type AttributeVal
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CursorCodec } from '../../shared/pets/cursor';
-import { CLOCK_SKEW_MS, drawPetId, INDEX_LAG_MS, LISTING_SETTLE_MS, MIN_LISTING_SETTLE_MS, WALK_MARGIN_MS, YOUNG_ID_MS } from '../../shared/pets/pet-ids';
+import {
+  CLOCK_SKEW_MS,
+  drawPetId,
+  INDEX_LAG_MS,
+  LISTING_SETTLE_MS,
+  MIN_LISTING_SETTLE_MS,
+  WALK_MARGIN_MS,
+  YOUNG_ID_MS,
+} from '../../shared/pets/pet-ids';
 import { petItem } from '../../shared/pets/pet-items';
 import { DynamoDbPetReads } from '../../shared/pets/pet-reads';
 import type { Pet, PetStatus } from '../../shared/pets/schema';
@@ -82,7 +90,16 @@ async function run(world: World): Promise<Outcome> {
   // One instance per clock, each reading its listing sets in turn.
   const instances = new Map<number, DynamoDbPetReads>();
   const readsOn = (clock: number): DynamoDbPetReads => {
-    if (!instances.has(clock)) instances.set(clock, new DynamoDbPetReads(db.client, db.tableName, { now: () => T0 + virtual + clock, listingSettleMs: world.settleMs, firstPageCache: world.firstPageCache === true, foundPetCache: false }));
+    if (!instances.has(clock))
+      instances.set(
+        clock,
+        new DynamoDbPetReads(db.client, db.tableName, {
+          now: () => T0 + virtual + clock,
+          listingSettleMs: world.settleMs,
+          firstPageCache: world.firstPageCache === true,
+          foundPetCache: false,
+        }),
+      );
     return instances.get(clock) as DynamoDbPetReads;
   };
   const written: Record<string, AttributeValue>[] = [];
@@ -91,13 +108,25 @@ async function run(world: World): Promise<Outcome> {
   let n = 0;
   for (const create of world.creates) {
     n += 1;
-    const pet: Pet = { id: drawPetId(T0 + create.at + create.clock, () => n % 4096), name: `pet ${n}`, categoryId: 1, status: create.status };
+    const pet: Pet = {
+      id: drawPetId(T0 + create.at + create.clock, () => n % 4096),
+      name: `pet ${n}`,
+      categoryId: 1,
+      status: create.status,
+    };
     const landsAt = create.at + create.sendMs;
     const { statusShard, listShard, ...tableItem } = petItem(pet, T0 + create.at + create.clock, `nonce-${n}`);
     pets.push({ pet, answeredAt: landsAt });
     written.push({ pk: tableItem.pk as AttributeValue, sk: tableItem.sk as AttributeValue });
     // In the table first (with `status`, which the reads take as statusShard's), in the indexes after their lag.
-    events.push({ at: landsAt, order: 0, act: async () => void (await db.client.send(new PutItemCommand({ TableName: db.tableName, Item: { ...tableItem, status: { S: pet.status } } }))) });
+    events.push({
+      at: landsAt,
+      order: 0,
+      act: async () =>
+        void (await db.client.send(
+          new PutItemCommand({ TableName: db.tableName, Item: { ...tableItem, status: { S: pet.status } } }),
+        )),
+    });
     events.push({
       at: landsAt + create.indexLagMs,
       order: 0,
@@ -123,7 +152,10 @@ async function run(world: World): Promise<Outcome> {
     let walking = true;
     const page = async (cursor: string | undefined): Promise<void> => {
       const clock = client.clocks[request++ % client.clocks.length] as number;
-      const listing = await listPets({ pets: readsOn(clock), cursors: pageCursors }, { limit: client.limit, status: client.status, cursor });
+      const listing = await listPets(
+        { pets: readsOn(clock), cursors: pageCursors },
+        { limit: client.limit, status: client.status, cursor },
+      );
       // A Link's page always holds the pet that made it: followed at once or polled again later.
       if (cursor !== undefined && listing.pets.length === 0) record.emptyAfterLink += 1;
       for (const pet of listing.pets) record.seen.add(pet.id);
@@ -160,10 +192,14 @@ function broken({ pets, clients }: Outcome, world: World) {
     const wanted = pets.filter(({ pet }) => client.status === undefined || pet.status === client.status);
     const ids = record.walk.map((pet) => pet.id);
     const problems: string[] = [];
-    if (ids.some((id, i) => i > 0 && id <= (ids[i - 1] as number))) problems.push(`client ${c}: its walk repeats or goes back`);
+    if (ids.some((id, i) => i > 0 && id <= (ids[i - 1] as number)))
+      problems.push(`client ${c}: its walk repeats or goes back`);
     const walked = new Set(ids);
     for (const { pet, answeredAt } of wanted) {
-      if (answeredAt <= record.walkBegan - WALK_MARGIN_MS && !walked.has(pet.id)) problems.push(`client ${c}: its walk skipped ${pet.name}, answered ${record.walkBegan - answeredAt} ms before it began`);
+      if (answeredAt <= record.walkBegan - WALK_MARGIN_MS && !walked.has(pet.id))
+        problems.push(
+          `client ${c}: its walk skipped ${pet.name}, answered ${record.walkBegan - answeredAt} ms before it began`,
+        );
       if (!record.seen.has(pet.id)) problems.push(`client ${c}: polling never saw ${pet.name}`);
     }
     if (record.emptyAfterLink > 0) problems.push(`client ${c}: a Link led to an empty page`);
@@ -196,10 +232,15 @@ describe('a walk and a client following new pets, with clocks up to 200 ms apart
 
   it('holds every promise in any such world, with the deployed settle time and first-page cache', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(createArbitrary, { minLength: 1, maxLength: 14 }), fc.array(clientArbitrary, { minLength: 1, maxLength: 3 }), fc.boolean(), async (creates, clients, firstPageCache) => {
-        const world = { settleMs: LISTING_SETTLE_MS, firstPageCache, creates, clients };
-        expect(broken(await run(world), world)).toEqual([]);
-      }),
+      fc.asyncProperty(
+        fc.array(createArbitrary, { minLength: 1, maxLength: 14 }),
+        fc.array(clientArbitrary, { minLength: 1, maxLength: 3 }),
+        fc.boolean(),
+        async (creates, clients, firstPageCache) => {
+          const world = { settleMs: LISTING_SETTLE_MS, firstPageCache, creates, clients };
+          expect(broken(await run(world), world)).toEqual([]);
+        },
+      ),
       { numRuns: 40 },
     );
   });
@@ -223,7 +264,10 @@ describe('a walk and a client following new pets, with clocks up to 200 ms apart
     const former = { ...late, settleMs: 500 };
     expect(broken(await run(former), former)).toEqual(['client 0: polling never saw pet 1']);
     // The same with an index later than the lag allowed.
-    const laggard = { ...late, creates: late.creates.map((create, n) => (n === 0 ? { ...create, indexLagMs: INDEX_LAG_MS + 300 } : create)) };
+    const laggard = {
+      ...late,
+      creates: late.creates.map((create, n) => (n === 0 ? { ...create, indexLagMs: INDEX_LAG_MS + 300 } : create)),
+    };
     expect(broken(await run(laggard), laggard)).toEqual(['client 0: polling never saw pet 1']);
   });
 
@@ -237,10 +281,12 @@ describe('a walk and a client following new pets, with clocks up to 200 ms apart
   it('a walk shows a pet answered a second before it began by a clock 200 ms ahead; with a settle time above 800 ms it skips it', async () => {
     expect(broken(await run(answeredBefore), answeredBefore)).toEqual([]);
     const slower = { ...answeredBefore, settleMs: LISTING_SETTLE_MS + 1 };
-    expect(broken(await run(slower), slower)).toEqual(['client 0: its walk skipped pet 1, answered 1000 ms before it began']);
+    expect(broken(await run(slower), slower)).toEqual([
+      'client 0: its walk skipped pet 1, answered 1000 ms before it began',
+    ]);
   });
 
-  it('a Link from an instance whose clock is ahead leads to a page on one 200 ms behind that still shows the pet that made it (the cursor carries its page\'s bound)', async () => {
+  it("a Link from an instance whose clock is ahead leads to a page on one 200 ms behind that still shows the pet that made it (the cursor carries its page's bound)", async () => {
     const world: World = {
       settleMs: LISTING_SETTLE_MS,
       creates: [
@@ -248,7 +294,16 @@ describe('a walk and a client following new pets, with clocks up to 200 ms apart
         { at: 100, clock: 0, sendMs: 0, indexLagMs: 0, status: 'sold' },
       ],
       // The first page (of one) at 100 + 800 + 150 by a clock 200 ahead: both pets settled, one shown and a Link; the next by a clock 200 behind that.
-      clients: [{ at: 100 + LISTING_SETTLE_MS - 50, status: 'sold', limit: 1, followMs: 0, pollMs: 5_000, clocks: [CLOCK_SKEW_MS, 0] }],
+      clients: [
+        {
+          at: 100 + LISTING_SETTLE_MS - 50,
+          status: 'sold',
+          limit: 1,
+          followMs: 0,
+          pollMs: 5_000,
+          clocks: [CLOCK_SKEW_MS, 0],
+        },
+      ],
     };
     const outcome = await run(world);
     expect(broken(outcome, world)).toEqual([]);

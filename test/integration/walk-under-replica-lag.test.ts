@@ -33,9 +33,15 @@ async function create(name: string, status: PetStatus): Promise<void> {
 
 beforeAll(async () => {
   model = await startPartitionModel(db.endpoint, { factor: 1, replicaLagMs: REPLICA_LAG_MS });
-  repository = new DynamoDbPetRepository(createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: model.endpoint }), db.tableName, { listingSettleMs: LISTING_SETTLE_MS });
+  repository = new DynamoDbPetRepository(
+    createDynamoDbClient({ region: 'us-east-1', dynamoDbEndpoint: model.endpoint }),
+    db.tableName,
+    { listingSettleMs: LISTING_SETTLE_MS },
+  );
   // Pets that settled before the first walk: each walk must see them.
-  await Promise.all(Array.from({ length: 16 }, (_, n) => create(`settled ${n}`, STATUSES[n % STATUSES.length] as PetStatus)));
+  await Promise.all(
+    Array.from({ length: 16 }, (_, n) => create(`settled ${n}`, STATUSES[n % STATUSES.length] as PetStatus)),
+  );
   await sleep(LISTING_SETTLE_MS + 50);
 });
 afterAll(() => model.close());
@@ -75,7 +81,10 @@ describe('a page walk while pets are created, under replica lag', () => {
           // When each create starts, from the start of the run; the walk starts walkAfterMs in, and
           // follows new pets until tailMs after it began (long enough, mostly, for the settle time
           // to pass over the pets created meanwhile).
-          creates: fc.array(fc.record({ at: fc.integer({ min: 0, max: 500 }), status: fc.constantFrom(...STATUSES) }), { minLength: 1, maxLength: 12 }),
+          creates: fc.array(fc.record({ at: fc.integer({ min: 0, max: 500 }), status: fc.constantFrom(...STATUSES) }), {
+            minLength: 1,
+            maxLength: 12,
+          }),
           walkAfterMs: fc.integer({ min: 0, max: 400 }),
           status: fc.option(fc.constantFrom(...STATUSES), { nil: undefined }),
           limit: fc.integer({ min: 2, max: 9 }),
@@ -84,10 +93,16 @@ describe('a page walk while pets are created, under replica lag', () => {
         }),
         async ({ creates, walkAfterMs, status, limit, pauseMs, tailMs }) => {
           run += 1;
-          const creating = Promise.all(creates.map(({ at, status: petStatus }, n) => sleep(at).then(() => create(`run ${run} pet ${n}`, petStatus))));
+          const creating = Promise.all(
+            creates.map(({ at, status: petStatus }, n) =>
+              sleep(at).then(() => create(`run ${run} pet ${n}`, petStatus)),
+            ),
+          );
           await sleep(walkAfterMs);
           const began = Date.now();
-          const settledBefore = made.filter(({ resolvedAt }) => resolvedAt <= began - LISTING_SETTLE_MS).map(({ pet }) => pet);
+          const settledBefore = made
+            .filter(({ resolvedAt }) => resolvedAt <= began - LISTING_SETTLE_MS)
+            .map(({ pet }) => pet);
           const { seen, lastAskedAt } = await walk(status, limit, pauseMs, tailMs);
           await creating;
 
@@ -103,8 +118,17 @@ describe('a page walk while pets are created, under replica lag', () => {
           expect(settledBefore.filter(wanted).filter((pet) => !seenIds.has(pet.id))).toEqual([]);
           // Any page asked at least the settle time after a pet's id was drawn covers it; the model
           // shows the pet by then when its create resolved within the settle time less the lag.
-          const coverable = made.filter(({ pet, resolvedAt }) => drawnAt(pet.id) <= lastAskedAt - LISTING_SETTLE_MS && resolvedAt <= drawnAt(pet.id) + LISTING_SETTLE_MS - REPLICA_LAG_MS);
-          expect(coverable.map(({ pet }) => pet).filter(wanted).filter((pet) => !seenIds.has(pet.id))).toEqual([]);
+          const coverable = made.filter(
+            ({ pet, resolvedAt }) =>
+              drawnAt(pet.id) <= lastAskedAt - LISTING_SETTLE_MS &&
+              resolvedAt <= drawnAt(pet.id) + LISTING_SETTLE_MS - REPLICA_LAG_MS,
+          );
+          expect(
+            coverable
+              .map(({ pet }) => pet)
+              .filter(wanted)
+              .filter((pet) => !seenIds.has(pet.id)),
+          ).toEqual([]);
         },
       ),
       // Each run takes real time and adds pets to the table: no shrinking (a rerun meets another

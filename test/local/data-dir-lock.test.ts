@@ -43,7 +43,9 @@ const FORMATS: Format[] = hasProc ? [OLD, NEW] : [OLD];
 const ownerOf = (dir: string): number => Number(readFileSync(lockFile(dir), 'utf8').split(/\s/)[0]);
 
 const exited = (child: ChildProcess): Promise<unknown> =>
-  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((done) => child.once('exit', done));
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((done) => child.once('exit', done));
 
 /** A `sleep 30`, killed by its pid after the test. */
 async function sleeper(): Promise<ChildProcess & { pid: number }> {
@@ -64,10 +66,17 @@ async function sleeper(): Promise<ChildProcess & { pid: number }> {
  * to pid 1.
  */
 async function zombie(): Promise<number> {
-  const parent = spawn(process.execPath, ['-e', `
+  const parent = spawn(
+    process.execPath,
+    [
+      '-e',
+      `
     console.log(require('node:child_process').spawn('true').pid);
     require('node:fs').readSync(0, Buffer.alloc(1));
-  `], { stdio: ['pipe', 'pipe', 'inherit'] });
+  `,
+    ],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
   cleanups.push(async () => {
     parent.stdin!.end();
     const timer = setTimeout(() => parent.kill('SIGKILL'), 5_000); // by its pid, should it not end
@@ -145,7 +154,14 @@ describe('a lock whose owner runs refuses', () => {
   // stale one (that race, open-then-write, was too narrow to show on demand).
   it('of many starts at once, exactly one takes the lock, and none leaves its draft behind', async () => {
     const dir = dataDir();
-    const outcomes = await Promise.all(Array.from({ length: 20 }, () => lockDataDirectory(dir).then(() => 'locked', (error: unknown) => (error as Error).name)));
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        lockDataDirectory(dir).then(
+          () => 'locked',
+          (error: unknown) => (error as Error).name,
+        ),
+      ),
+    );
     expect(outcomes.filter((outcome) => outcome === 'locked')).toHaveLength(1);
     expect(outcomes.filter((outcome) => outcome === 'DataDirectoryInUseError')).toHaveLength(19);
     expect(readdirSync(dir)).toEqual(['npm-start.pid']); // no draft left behind
@@ -156,7 +172,14 @@ describe('a lock whose owner runs refuses', () => {
     for (let round = 0; round < 200; round += 1) {
       const dir = dataDir();
       writeFileSync(lockFile(dir), '999999999\n'); // no such process
-      const outcomes = await Promise.all(Array.from({ length: 2 }, () => lockDataDirectory(dir).then(() => 'locked', (error: unknown) => (error as Error).name)));
+      const outcomes = await Promise.all(
+        Array.from({ length: 2 }, () =>
+          lockDataDirectory(dir).then(
+            () => 'locked',
+            (error: unknown) => (error as Error).name,
+          ),
+        ),
+      );
       expect([round, outcomes.filter((outcome) => outcome === 'locked').length]).toEqual([round, 1]);
       expect(outcomes.filter((outcome) => outcome !== 'locked')).toEqual(['DataDirectoryInUseError']);
       expect(readdirSync(dir)).toEqual(['npm-start.pid']);
@@ -164,4 +187,3 @@ describe('a lock whose owner runs refuses', () => {
     }
   });
 });
-

@@ -24,7 +24,8 @@ beforeAll(async () => {
 
 afterAll(removeBuilds);
 
-const nameOf = (functionName: ReleasedFunction) => PROBES.find((probe) => probe.functionName === functionName)?.name as string;
+const nameOf = (functionName: ReleasedFunction) =>
+  PROBES.find((probe) => probe.functionName === functionName)?.name as string;
 
 describe('npm run release-drill', () => {
   it('prints each probe, exits 0 for a good build and 1 for a broken one, and leaves no process behind', async () => {
@@ -43,10 +44,16 @@ describe('npm run release-drill', () => {
     expect(failed.stdout).toBe(
       [
         `Probing the bundles in ${broken}, against DynamoDB Local on port ${portOf(failed.stdout)}:`,
-        ...PROBES.map(({ name }) => (name === nameOf('getPet') ? `  FAILED  ${name}: failed: Error: broken on load` : `  passed  ${name}`)),
+        ...PROBES.map(({ name }) =>
+          name === nameOf('getPet') ? `  FAILED  ${name}: failed: Error: broken on load` : `  passed  ${name}`,
+        ),
         // The walk: its get fails as the probe did, and its listing is not run.
         ...WALK_STEPS.map(({ name, functionName }) =>
-          functionName === 'getPet' ? `  FAILED  ${name}: failed: Error: broken on load` : functionName === 'listPets' ? `  FAILED  ${name}: not run: the walk's getPet step failed` : `  passed  ${name}`,
+          functionName === 'getPet'
+            ? `  FAILED  ${name}: failed: Error: broken on load`
+            : functionName === 'listPets'
+              ? `  FAILED  ${name}: not run: the walk's getPet step failed`
+              : `  passed  ${name}`,
         ),
         `Release drill failed: 3 of ${PROBES.length + WALK_STEPS.length} probes and steps of the walk.`,
         '',
@@ -59,14 +66,22 @@ describe('npm run release-drill', () => {
 
   it('--build <missing directory>: says so, and exits 1', async () => {
     const missing = join(tmpdir(), `release-drill-missing-${randomUUID()}`);
-    expect(await runDrill('--build', missing)).toEqual({ code: 1, stdout: '', stderr: `Release drill could not run: --build ${missing}: no such directory\n` });
+    expect(await runDrill('--build', missing)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `Release drill could not run: --build ${missing}: no such directory\n`,
+    });
   });
 });
 
 /** The command as a user runs it (tsx local/release-drill.ts), stopped (SIGTERM: it stops what it started) should it run past 45 s. */
 function runDrill(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...TSX_LOADER, 'local/release-drill.ts', ...args], { cwd: root, env: shellEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...TSX_LOADER, 'local/release-drill.ts', ...args], {
+      cwd: root,
+      env: shellEnvironment(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const timer = setTimeout(() => child.kill('SIGTERM'), 45_000);
     let stdout = '';
     let stderr = '';

@@ -1,8 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { chooseLogFormat, clockTime, formatOtherLine, formatRequestLine, prettyLog, useColour } from '../../local/request-log';
-import { loadFunctionHandlers, startLocalServer, type AnsweredRequest, type OperationHandlers } from '../../local/server';
+import {
+  chooseLogFormat,
+  clockTime,
+  formatOtherLine,
+  formatRequestLine,
+  prettyLog,
+  useColour,
+} from '../../local/request-log';
+import {
+  loadFunctionHandlers,
+  startLocalServer,
+  type AnsweredRequest,
+  type OperationHandlers,
+} from '../../local/server';
 import { setLogSink, writeLog } from '../../shared/log';
 import { GET_PET_DEPRECATION } from '../../shared/http/deprecation';
 import { httpOperation } from '../../shared/http/stack';
@@ -25,7 +37,17 @@ const ID = '0b6f2a4e-9c1d-4e57-8a3b-2f6d5c4b3a21';
 const AT = new Date(2026, 10, 23, 14, 3, 7, 42).getTime();
 
 function answered(overrides: Partial<AnsweredRequest> = {}): AnsweredRequest {
-  return { time: AT, status: 201, method: 'POST', path: '/v1/pets', durationMs: 12.34, operation: 'createPet', plan: 'pro', requestId: ID, ...overrides };
+  return {
+    time: AT,
+    status: 201,
+    method: 'POST',
+    path: '/v1/pets',
+    durationMs: 12.34,
+    operation: 'createPet',
+    plan: 'pro',
+    requestId: ID,
+    ...overrides,
+  };
 }
 
 afterEach(() => {
@@ -65,16 +87,38 @@ describe('which format', () => {
 describe('the short line', () => {
   it('time, status, method, path, duration, operation, plan and request id', () => {
     expect(clockTime(AT)).toBe('14:03:07.042');
-    expect(formatRequestLine(answered(), false)).toBe(`14:03:07.042 201 POST   /v1/pets               12.3ms createPet pro        ${ID}`);
-    expect(formatRequestLine(answered({ status: 404, method: 'GET', path: '/v1/nope', durationMs: 1.04, operation: undefined, plan: undefined }), false)).toBe(
-      `14:03:07.042 404 GET    /v1/nope                1.0ms -         -          ${ID}`,
+    expect(formatRequestLine(answered(), false)).toBe(
+      `14:03:07.042 201 POST   /v1/pets               12.3ms createPet pro        ${ID}`,
     );
+    expect(
+      formatRequestLine(
+        answered({
+          status: 404,
+          method: 'GET',
+          path: '/v1/nope',
+          durationMs: 1.04,
+          operation: undefined,
+          plan: undefined,
+        }),
+        false,
+      ),
+    ).toBe(`14:03:07.042 404 GET    /v1/nope                1.0ms -         -          ${ID}`);
   });
 
   it('its status coloured by class: 2xx green, 3xx cyan, 4xx yellow, 5xx red; nothing else coloured', () => {
-    for (const [status, colour] of [[200, GREEN], [201, GREEN], [304, CYAN], [401, YELLOW], [429, YELLOW], [500, RED], [503, RED]] as const) {
+    for (const [status, colour] of [
+      [200, GREEN],
+      [201, GREEN],
+      [304, CYAN],
+      [401, YELLOW],
+      [429, YELLOW],
+      [500, RED],
+      [503, RED],
+    ] as const) {
       const line = formatRequestLine(answered({ status }), true);
-      expect(line).toBe(formatRequestLine(answered({ status }), false).replace(` ${status} `, ` ${colour}${status}${RESET} `));
+      expect(line).toBe(
+        formatRequestLine(answered({ status }), false).replace(` ${status} `, ` ${colour}${status}${RESET} `),
+      );
     }
     expect(formatRequestLine(answered(), false)).not.toContain('\u001b');
   });
@@ -115,9 +159,19 @@ describe('the pretty sink', () => {
     const previous = setLogSink(log.sink);
     return { log, out: () => out, restore: () => setLogSink(previous) };
   }
-  const requestEntry = { level: 'info', msg: 'request', requestId: ID, operation: 'createPet', route: 'POST /v1/pets', status: 201, durationMs: 12.34, keyId: 'b8f8e5e2f9798cc4', plan: 'pro' } as const;
+  const requestEntry = {
+    level: 'info',
+    msg: 'request',
+    requestId: ID,
+    operation: 'createPet',
+    route: 'POST /v1/pets',
+    status: 201,
+    durationMs: 12.34,
+    keyId: 'b8f8e5e2f9798cc4',
+    plan: 'pro',
+  } as const;
 
-  it('drops the handlers\' request lines and the metrics-only lines: the server\'s short line replaces them', () => {
+  it("drops the handlers' request lines and the metrics-only lines: the server's short line replaces them", () => {
     const { log, out, restore } = collect();
     try {
       writeLog({ ...requestEntry }, '"Requests":1,"_aws":{}', ['operation', 'plan']);
@@ -134,7 +188,22 @@ describe('the pretty sink', () => {
     const { log, out, restore } = collect();
     try {
       const failure = new TypeError('no table pets-x', { cause: new Error('connection refused') });
-      writeLog({ level: 'error', msg: 'request', requestId: ID, operation: 'getPet', status: 500, error: { name: failure.name, message: failure.message, stack: failure.stack, cause: { name: 'Error', message: 'connection refused' } } }, '"Requests":1');
+      writeLog(
+        {
+          level: 'error',
+          msg: 'request',
+          requestId: ID,
+          operation: 'getPet',
+          status: 500,
+          error: {
+            name: failure.name,
+            message: failure.message,
+            stack: failure.stack,
+            cause: { name: 'Error', message: 'connection refused' },
+          },
+        },
+        '"Requests":1',
+      );
       expect(out()).toBe('');
       log.onAnswered(answered({ status: 500 }));
       const lines = out().split('\n');
@@ -145,7 +214,11 @@ describe('the pretty sink', () => {
       expect(lines.at(-1)).toBe('');
       // Its error is shown once: the next answer of another request has none.
       log.onAnswered(answered({ requestId: 'other' }));
-      expect(out().split('\n').filter((line) => line.includes('no table'))).toHaveLength(1);
+      expect(
+        out()
+          .split('\n')
+          .filter((line) => line.includes('no table')),
+      ).toHaveLength(1);
     } finally {
       restore();
     }
@@ -154,12 +227,23 @@ describe('the pretty sink', () => {
   it('other lines (warnings, errors) are shown readably: time, level, message, fields, the error indented', () => {
     const { out, restore } = collect();
     try {
-      writeLog({ level: 'warn', msg: 'cursor keys not read again; the known ones stay in use', error: { name: 'Error', message: 'throttled' } });
-      expect(out()).toMatch(/^\d\d:\d\d:\d\d\.\d{3} WARN  cursor keys not read again; the known ones stay in use\n {2}Error: throttled\n$/);
+      writeLog({
+        level: 'warn',
+        msg: 'cursor keys not read again; the known ones stay in use',
+        error: { name: 'Error', message: 'throttled' },
+      });
+      expect(out()).toMatch(
+        /^\d\d:\d\d:\d\d\.\d{3} WARN  cursor keys not read again; the known ones stay in use\n {2}Error: throttled\n$/,
+      );
     } finally {
       restore();
     }
-    expect(formatOtherLine({ time: new Date(AT).toISOString(), level: 'error', msg: 'key mirror', copied: 3, plan: 'pro' }, true)).toBe(`14:03:07.042 ${RED}ERROR${RESET} key mirror copied=3 plan=pro\n`);
+    expect(
+      formatOtherLine(
+        { time: new Date(AT).toISOString(), level: 'error', msg: 'key mirror', copied: 3, plan: 'pro' },
+        true,
+      ),
+    ).toBe(`14:03:07.042 ${RED}ERROR${RESET} key mirror copied=3 plan=pro\n`);
   });
 
   it('LOG_LEVEL drops short lines as it drops the JSON ones: warn keeps only 5xx, silent writes nothing', () => {
@@ -183,7 +267,7 @@ describe('the pretty sink', () => {
 });
 
 describe('the local server reports every answered request once', () => {
-  it('the real path, the request id it answered with, the operation that ran (none for the gateway\'s own answers) and the plan', async () => {
+  it("the real path, the request id it answered with, the operation that ran (none for the gateway's own answers) and the plan", async () => {
     const handlers = await loadFunctionHandlers();
     const broken = httpOperation({
       operationId: 'getPet',
@@ -213,18 +297,23 @@ describe('the local server reports every answered request once', () => {
       const document = await fetch(`${server.baseUrl}/openapi.json`);
       await document.arrayBuffer();
       // The report comes when the answer is done ('close'), which may be just after the client has it.
-      for (let waited = 0; reported.length < 5 && waited < 5_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+      for (let waited = 0; reported.length < 5 && waited < 5_000; waited += 10)
+        await new Promise((resolve) => setTimeout(resolve, 10));
 
       expect(listed.status).toBe(200);
       expect(failed.status).toBe(500);
-      expect(reported.map(({ status, method, path, operation, plan }) => ({ status, method, path, operation, plan }))).toEqual([
+      expect(
+        reported.map(({ status, method, path, operation, plan }) => ({ status, method, path, operation, plan })),
+      ).toEqual([
         { status: 200, method: 'GET', path: '/v1/pets', operation: 'listPets', plan: 'pro' },
         { status: 500, method: 'GET', path: '/v1/pets/41', operation: 'getPet', plan: 'business' },
         { status: 401, method: 'GET', path: '/v1/pets', operation: undefined, plan: undefined },
         { status: 404, method: 'GET', path: '/v1/nope', operation: undefined, plan: undefined },
         { status: 200, method: 'GET', path: '/v1/openapi.json', operation: 'apiDocs', plan: undefined },
       ]);
-      expect(reported.map((request) => request.requestId)).toEqual([listed, failed, noKey, unknown, document].map((response) => response.headers.get('x-request-id')));
+      expect(reported.map((request) => request.requestId)).toEqual(
+        [listed, failed, noKey, unknown, document].map((response) => response.headers.get('x-request-id')),
+      );
       expect(new Set(reported.map((request) => request.requestId)).size).toBe(5);
       for (const request of reported) {
         expect(request.durationMs).toBeGreaterThan(0);
@@ -232,7 +321,9 @@ describe('the local server reports every answered request once', () => {
       }
       // Printed: one short line each, and the 500's error under its own.
       const lines = out.split('\n').filter((line) => line !== '');
-      expect(lines.filter((line) => !line.startsWith('  '))).toEqual(reported.map((request) => formatRequestLine(request, false)));
+      expect(lines.filter((line) => !line.startsWith('  '))).toEqual(
+        reported.map((request) => formatRequestLine(request, false)),
+      );
       expect(lines[2]).toBe('  TypeError: the pet store broke');
       expect(lines[1]).toBe(formatRequestLine(reported[1]!, false));
     } finally {

@@ -14,7 +14,13 @@ import { build, transformSync, type Plugin } from 'esbuild';
  */
 
 /** Read by every run, whatever it imports (the group's entry of test/mutation/groups.json is held apart: a manifest names its own). */
-export const CONFIGURATION = ['stryker.config.mjs', 'vitest.config.ts', 'vitest.mutate.config.ts', 'tsconfig.json', 'package-lock.json'] as const;
+export const CONFIGURATION = [
+  'stryker.config.mjs',
+  'vitest.config.ts',
+  'vitest.mutate.config.ts',
+  'tsconfig.json',
+  'package-lock.json',
+] as const;
 export const GROUPS_FILE = 'test/mutation/groups.json';
 
 /**
@@ -29,13 +35,22 @@ export const UNSEEN_LOADS: Readonly<Record<string, readonly string[]>> = {
   'local/server.ts': ['functions/*/handler.ts'],
   'test/integration/fault-suite.test.ts': ['functions/*/handler.ts'],
   // The operations' declarations, and the pages whose table of operations it writes.
-  'codegen/generated-files.ts': ['functions/*/operation.ts', 'docs/interface-and-decisions.md', 'docs/api-behaviour.md'],
+  'codegen/generated-files.ts': [
+    'functions/*/operation.ts',
+    'docs/interface-and-decisions.md',
+    'docs/api-behaviour.md',
+  ],
   // The schemas' modules whose exports the checks may name.
   'codegen/exported-values.ts': ['shared/pets/*.ts', 'shared/validation/*.ts'],
   // The fixtures it hands the generator (by folder).
   'test/codegen/generator-parts.test.ts': ['test/codegen/fixtures/*/*.ts', 'test/codegen/fixtures/*/functions/*/*.ts'],
   // Every committed *.generated.ts, compared with what the generator writes.
-  'test/codegen/generated-files.test.ts': ['functions/*.generated.ts', 'functions/*/*.generated.ts', 'shared/*/*.generated.ts', 'client/*.generated.ts'],
+  'test/codegen/generated-files.test.ts': [
+    'functions/*.generated.ts',
+    'functions/*/*.generated.ts',
+    'shared/*/*.generated.ts',
+    'client/*.generated.ts',
+  ],
   // Imports the checks it generates, written under test-output/ as it runs: nothing of the tree.
   'test/codegen/request-checks.test.ts': [],
   // Runs a bundle it is given (the release drill's); nothing of the tree by itself.
@@ -51,8 +66,24 @@ export function filesOf(pattern: string, root = '.'): string[] {
   if (!pattern.includes('*')) return [pattern];
   let paths = [''];
   for (const segment of pattern.split('/')) {
-    const matcher = new RegExp('^' + segment.split('*').map((part) => part.replace(/[.+?^$()|[\]{}\\]/g, '\\$&')).join('[^/]*') + '$');
-    paths = paths.flatMap((folder) => (segment.includes('*') ? (isFolder(join(root, folder)) ? readdirSync(join(root, folder)).filter((name) => matcher.test(name)).sort() : []) : [segment]).map((name) => (folder ? `${folder}/${name}` : name)));
+    const matcher = new RegExp(
+      '^' +
+        segment
+          .split('*')
+          .map((part) => part.replace(/[.+?^$()|[\]{}\\]/g, '\\$&'))
+          .join('[^/]*') +
+        '$',
+    );
+    paths = paths.flatMap((folder) =>
+      (segment.includes('*')
+        ? isFolder(join(root, folder))
+          ? readdirSync(join(root, folder))
+              .filter((name) => matcher.test(name))
+              .sort()
+          : []
+        : [segment]
+      ).map((name) => (folder ? `${folder}/${name}` : name)),
+    );
   }
   return paths.filter((path) => existsSync(join(root, path)));
 }
@@ -69,7 +100,9 @@ function loadsIn(text: string, path: string): { readonly computedImport: boolean
   const code = transformSync(text, { loader: /\.[cm]?ts$/.test(path) ? 'ts' : 'js' }).code;
   // `#import(` and `.import(` are methods; an `import(` of a string is followed by the bundle.
   const computedImport = /(?<![\w$#.])import\s*\(\s*(?!["'])/.test(code);
-  const globs = [...code.matchAll(/import\.meta\.glob\s*\(\s*(\[[^\]]*\]|"[^"]*"|'[^']*')/g)].flatMap((match) => [...(match[1] as string).matchAll(/["']([^"']+)["']/g)].map((each) => each[1] as string));
+  const globs = [...code.matchAll(/import\.meta\.glob\s*\(\s*(\[[^\]]*\]|"[^"]*"|'[^']*')/g)].flatMap((match) =>
+    [...(match[1] as string).matchAll(/["']([^"']+)["']/g)].map((each) => each[1] as string),
+  );
   return { computedImport, globs };
 }
 
@@ -92,7 +125,10 @@ export async function localDependencies(entries: readonly string[], root = '.'):
         const { computedImport, globs } = loadsIn(readFileSync(args.path, 'utf8'), path);
         if (computedImport && !Object.hasOwn(UNSEEN_LOADS, path)) unlisted.add(path);
         for (const glob of globs) {
-          if (glob.includes('**') || glob.includes('{')) throw new Error(`${path}: import.meta.glob('${glob}'): only * patterns are read (test/mutation/incremental-reports.ts)`);
+          if (glob.includes('**') || glob.includes('{'))
+            throw new Error(
+              `${path}: import.meta.glob('${glob}'): only * patterns are read (test/mutation/incremental-reports.ts)`,
+            );
           if (glob.startsWith('!')) continue;
           extra.add(glob.startsWith('/') ? glob.slice(1) : posix.normalize(posix.join(posix.dirname(path), glob)));
         }
@@ -122,16 +158,22 @@ export async function localDependencies(entries: readonly string[], root = '.'):
       found.add(input.split('\\').join('/'));
     }
     for (const path of pending) found.add(path);
-    for (const path of [...found]) for (const pattern of UNSEEN_LOADS[path] ?? []) for (const file of filesOf(pattern, root)) extra.add(file);
+    for (const path of [...found])
+      for (const pattern of UNSEEN_LOADS[path] ?? []) for (const file of filesOf(pattern, root)) extra.add(file);
     // What those load in turn, once each: code is bundled next round, the rest (a page) only hashed.
-    const next = [...extra].flatMap((pattern) => filesOf(pattern, root)).filter((file) => existsSync(join(root, file)) && !bundled.has(file));
+    const next = [...extra]
+      .flatMap((pattern) => filesOf(pattern, root))
+      .filter((file) => existsSync(join(root, file)) && !bundled.has(file));
     for (const file of next) {
       bundled.add(file);
       found.add(file);
     }
     pending = next.filter((file) => CODE.test(file));
   }
-  if (unlisted.size > 0) throw new Error(`${[...unlisted].join(', ')}: an import() of a computed path, which no manifest can follow: say what it loads in UNSEEN_LOADS (test/mutation/incremental-reports.ts)`);
+  if (unlisted.size > 0)
+    throw new Error(
+      `${[...unlisted].join(', ')}: an import() of a computed path, which no manifest can follow: say what it loads in UNSEEN_LOADS (test/mutation/incremental-reports.ts)`,
+    );
   return [...found].sort();
 }
 
@@ -159,22 +201,40 @@ export async function manifestOf(entry: GroupEntry, setupFiles: readonly string[
   // Stryker diffs these itself, mutant by mutant and test by test.
   const own = new Set([...mutated, ...entry.tests, GROUPS_FILE]);
   const configuration = CONFIGURATION.filter((path) => existsSync(join(root, path)));
-  const dependencies = await localDependencies([...entry.tests, ...mutated, ...setupFiles, ...configuration.filter((path) => CODE.test(path) && !path.endsWith('.json'))], root);
+  const dependencies = await localDependencies(
+    [
+      ...entry.tests,
+      ...mutated,
+      ...setupFiles,
+      ...configuration.filter((path) => CODE.test(path) && !path.endsWith('.json')),
+    ],
+    root,
+  );
   const files = [...new Set([...dependencies, ...CONFIGURATION])].filter((path) => !own.has(path)).sort();
-  return { group: { mutate: [...entry.mutate], tests: [...entry.tests] }, files: Object.fromEntries(files.map((path) => [path, hashOf(join(root, path))])) };
+  return {
+    group: { mutate: [...entry.mutate], tests: [...entry.tests] },
+    files: Object.fromEntries(files.map((path) => [path, hashOf(join(root, path))])),
+  };
 }
 
 /** Why a group must run whole: what differs between its manifest as stored and as the tree is now; none: incremental. */
 export function staleness(stored: Manifest | undefined, current: Manifest): string[] {
   if (stored === undefined) return ['no manifest'];
   const reasons: string[] = [];
-  if (JSON.stringify(stored.group) !== JSON.stringify(current.group)) reasons.push(`its entry of ${GROUPS_FILE} changed`);
+  if (JSON.stringify(stored.group) !== JSON.stringify(current.group))
+    reasons.push(`its entry of ${GROUPS_FILE} changed`);
   const paths = [...new Set([...Object.keys(stored.files), ...Object.keys(current.files)])].sort();
   for (const path of paths) {
     const before = stored.files[path];
     const now = current.files[path];
     if (before === now) continue;
-    reasons.push(before === undefined ? `${path} is a new dependency` : now === undefined ? `${path} is no longer a dependency` : `${path} changed`);
+    reasons.push(
+      before === undefined
+        ? `${path} is a new dependency`
+        : now === undefined
+          ? `${path} is no longer a dependency`
+          : `${path} changed`,
+    );
   }
   return reasons;
 }
@@ -209,13 +269,20 @@ interface ReportMutant {
  * of the mutated modules and test files, which the diff needs.
  */
 export function compactReport(text: string): string {
-  const { files, testFiles, schemaVersion, thresholds } = JSON.parse(text) as { files: Record<string, { mutants: ReportMutant[] }>; testFiles?: unknown; schemaVersion: string; thresholds: unknown };
+  const { files, testFiles, schemaVersion, thresholds } = JSON.parse(text) as {
+    files: Record<string, { mutants: ReportMutant[] }>;
+    testFiles?: unknown;
+    schemaVersion: string;
+    thresholds: unknown;
+  };
   for (const file of Object.values(files)) {
-    file.mutants = file.mutants.map(({ statusReason, static: _static, description: _description, duration: _duration, coveredBy, ...mutant }) => ({
-      ...mutant,
-      ...(mutant.status === 'Ignored' ? { statusReason } : {}),
-      ...(mutant.status === 'Killed' ? {} : { coveredBy }),
-    }));
+    file.mutants = file.mutants.map(
+      ({ statusReason, static: _static, description: _description, duration: _duration, coveredBy, ...mutant }) => ({
+        ...mutant,
+        ...(mutant.status === 'Ignored' ? { statusReason } : {}),
+        ...(mutant.status === 'Killed' ? {} : { coveredBy }),
+      }),
+    );
   }
   return JSON.stringify({ schemaVersion, thresholds, files, testFiles });
 }
@@ -235,13 +302,18 @@ export interface StoredReport {
  */
 export function unchangedSinceReport(report: StoredReport, entry: GroupEntry, root = '.'): boolean {
   const mutated = entry.mutate.flatMap((pattern) => filesOf(pattern, root));
-  const same = (path: string, source: string | undefined) => source !== undefined && existsSync(join(root, path)) && readFileSync(join(root, path), 'utf8') === source;
+  const same = (path: string, source: string | undefined) =>
+    source !== undefined && existsSync(join(root, path)) && readFileSync(join(root, path), 'utf8') === source;
   const testFiles = report.testFiles ?? {};
   return (
     Object.keys(report.files).length === mutated.length &&
     mutated.every((path) => same(path, report.files[path]?.source)) &&
     Object.keys(testFiles).length === entry.tests.length &&
     entry.tests.every((path) => same(path, testFiles[path]?.source)) &&
-    Object.values(report.files).every((file) => file.mutants.every((mutant) => mutant.status !== 'Ignored' || !String(mutant.statusReason).includes('ignoreStatic')))
+    Object.values(report.files).every((file) =>
+      file.mutants.every(
+        (mutant) => mutant.status !== 'Ignored' || !String(mutant.statusReason).includes('ignoreStatic'),
+      ),
+    )
   );
 }

@@ -4,7 +4,17 @@ import { parseArgs } from 'node:util';
 import { calculateMetrics } from 'mutation-testing-metrics';
 import { SUITE_SETTINGS } from '../../vitest.config';
 import groups from './groups.json';
-import { compactReport, filesOf, manifestOf, manifestText, readManifest, staleness, unchangedSinceReport, type Manifest, type StoredReport } from './incremental-reports';
+import {
+  compactReport,
+  filesOf,
+  manifestOf,
+  manifestText,
+  readManifest,
+  staleness,
+  unchangedSinceReport,
+  type Manifest,
+  type StoredReport,
+} from './incremental-reports';
 import { failuresOf, type ModuleScore } from './verdict';
 
 /**
@@ -37,7 +47,14 @@ if (unknown.length > 0) {
 }
 const selected = (positionals.length > 0 ? positionals : Object.keys(groups)) as Group[];
 
-const missing = selected.flatMap((group) => [...groups[group].mutate.flatMap((pattern) => (pattern.includes('*') && filesOf(pattern).length === 0 ? [pattern] : filesOf(pattern))), ...groups[group].tests]).filter((path) => !existsSync(path));
+const missing = selected
+  .flatMap((group) => [
+    ...groups[group].mutate.flatMap((pattern) =>
+      pattern.includes('*') && filesOf(pattern).length === 0 ? [pattern] : filesOf(pattern),
+    ),
+    ...groups[group].tests,
+  ])
+  .filter((path) => !existsSync(path));
 if (missing.length > 0) {
   console.error(`test/mutation/groups.json names files that do not exist: ${missing.join(', ')}.`);
   process.exit(2);
@@ -47,7 +64,8 @@ mkdirSync(REPORTS, { recursive: true });
 mkdirSync(INCREMENTAL, { recursive: true });
 // A group no longer in groups.json leaves no report behind.
 if (positionals.length === 0) {
-  for (const file of readdirSync(INCREMENTAL)) if (!Object.hasOwn(groups, file.replace(/(\.manifest)?\.json$/, ''))) rmSync(`${INCREMENTAL}/${file}`);
+  for (const file of readdirSync(INCREMENTAL))
+    if (!Object.hasOwn(groups, file.replace(/(\.manifest)?\.json$/, ''))) rmSync(`${INCREMENTAL}/${file}`);
 }
 // vitest's set-up runs before every test file and no test file imports it.
 const setupFiles = [...SUITE_SETTINGS.globalSetup, ...SUITE_SETTINGS.setupFiles];
@@ -75,17 +93,25 @@ for (const group of selected) {
   const incrementalReport = `${INCREMENTAL}/${group}.json`;
   const manifestFile = `${INCREMENTAL}/${group}.manifest.json`;
   const manifest: Manifest = await manifestOf(groups[group], setupFiles);
-  const whyWhole = values.full ? ['--full'] : !existsSync(incrementalReport) ? ['no report'] : staleness(readManifest(manifestFile), manifest);
+  const whyWhole = values.full
+    ? ['--full']
+    : !existsSync(incrementalReport)
+      ? ['no report']
+      : staleness(readManifest(manifestFile), manifest);
   const stored = whyWhole.length === 0 && !values['ignore-static'] ? readResult(incrementalReport) : undefined;
   let result: Result | undefined;
   if (stored !== undefined && unchangedSinceReport(stored as unknown as StoredReport, groups[group])) {
     how[group] = 'unchanged';
-    console.log(`\n${group}: unchanged since its report (its manifest, modules and test files): scored from it, Stryker not run (no HTML report)\n`);
+    console.log(
+      `\n${group}: unchanged since its report (its manifest, modules and test files): scored from it, Stryker not run (no HTML report)\n`,
+    );
     result = stored;
     writeFileSync(report, readFileSync(incrementalReport));
   } else {
     how[group] = whyWhole.length > 0 ? 'whole' : 'incremental';
-    console.log(`\n${group}: ${whyWhole.length > 0 ? `whole run (${whyWhole.slice(0, 5).join('; ')}${whyWhole.length > 5 ? `; and ${whyWhole.length - 5} more` : ''})` : 'incremental (its manifest matches the tree)'}\n`);
+    console.log(
+      `\n${group}: ${whyWhole.length > 0 ? `whole run (${whyWhole.slice(0, 5).join('; ')}${whyWhole.length > 5 ? `; and ${whyWhole.length - 5} more` : ''})` : 'incremental (its manifest matches the tree)'}\n`,
+    );
     // Without a report to read Stryker runs every mutant (as --force would, but keeping no result of a module the group no longer mutates).
     if (whyWhole.length > 0) rmSync(incrementalReport, { force: true });
     const args = ['stryker', 'run', ...(values['ignore-static'] ? ['--ignoreStatic'] : [])];
@@ -100,7 +126,9 @@ for (const group of selected) {
       const kept = compactReport(written);
       writeFileSync(incrementalReport, kept);
       writeFileSync(manifestFile, manifestText(manifest));
-      console.log(`${incrementalReport}: ${(kept.length / 1024).toFixed(0)} KB (Stryker wrote ${(written.length / 1024).toFixed(0)} KB), and ${manifestFile}: commit both`);
+      console.log(
+        `${incrementalReport}: ${(kept.length / 1024).toFixed(0)} KB (Stryker wrote ${(written.length / 1024).toFixed(0)} KB), and ${manifestFile}: commit both`,
+      );
     }
   }
   minutes[group] = (Date.now() - started) / 60_000;
@@ -112,11 +140,24 @@ for (const group of selected) {
     // A module Stryker found nothing to change in (only types and constants `as const`) has no file in the report.
     const file = result.files[module];
     const { metrics } = calculateMetrics(file === undefined ? {} : { [module]: file });
-    scores.push({ module, group, score: metrics.mutationScore, killed: metrics.totalDetected, survived: metrics.survived, noCoverage: metrics.noCoverage, ignored: metrics.ignored, breakScore: result.thresholds.break ?? 0 });
+    scores.push({
+      module,
+      group,
+      score: metrics.mutationScore,
+      killed: metrics.totalDetected,
+      survived: metrics.survived,
+      noCoverage: metrics.noCoverage,
+      ignored: metrics.ignored,
+      breakScore: result.thresholds.break ?? 0,
+    });
   }
 }
 
-const invocation = [...positionals, ...(values.full ? ['--full'] : []), ...(values['ignore-static'] ? ['--ignore-static'] : [])];
+const invocation = [
+  ...positionals,
+  ...(values.full ? ['--full'] : []),
+  ...(values['ignore-static'] ? ['--ignore-static'] : []),
+];
 const lines = [
   `Mutation scores, ${new Date().toISOString().slice(0, 10)}: \`npm run mutate${invocation.length > 0 ? ` -- ${invocation.join(' ')}` : ''}\`, ${((Date.now() - began) / 60_000).toFixed(0)} minutes`,
   '',

@@ -18,13 +18,21 @@ export interface ModuleScore<Group extends string = string> {
  * whatever logic it holds then sits where Stryker cannot change it (inside a type assertion:
  * docs/testing.md). So does a group whose run wrote no report.
  */
-export function failuresOf(scores: readonly ModuleScore[], failedRuns: readonly string[], { ignoreStatic = false }: { readonly ignoreStatic?: boolean } = {}): string[] {
+export function failuresOf(
+  scores: readonly ModuleScore[],
+  failedRuns: readonly string[],
+  { ignoreStatic = false }: { readonly ignoreStatic?: boolean } = {},
+): string[] {
   return [
     ...scores.flatMap((each) => {
       // Under --ignore-static, a module whose every mutant is static: nothing judged, nothing wrong either.
       if (Number.isNaN(each.score) && ignoreStatic && each.ignored > 0) return [];
-      if (Number.isNaN(each.score)) return [`${each.module}: no mutants (its logic inside a type assertion?), which fails as a score under ${each.breakScore} % would`];
-      if (each.score < each.breakScore) return [`${each.module}: ${each.score.toFixed(1)} %, under ${each.breakScore} %`];
+      if (Number.isNaN(each.score))
+        return [
+          `${each.module}: no mutants (its logic inside a type assertion?), which fails as a score under ${each.breakScore} % would`,
+        ];
+      if (each.score < each.breakScore)
+        return [`${each.module}: ${each.score.toFixed(1)} %, under ${each.breakScore} %`];
       return [];
     }),
     ...failedRuns.map((group) => `The run of group ${group} failed (see its output above).`),

@@ -15,7 +15,13 @@ const document = committed as Record<string, any>;
 const operations = Object.fromEntries(
   OPERATION_IDS.map((id) => [id, document.paths[OPERATIONS[id].route.path][OPERATIONS[id].route.method.toLowerCase()]]),
 ) as Record<OperationId, Record<string, any>>;
-const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'];
+const RATE_LIMIT_HEADERS = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit-Policy',
+  'RateLimit',
+];
 
 describe('the interface description', () => {
   it('is committed exactly as `npm run generate` generates it from the zod schemas, and so are the client types', async () => {
@@ -27,7 +33,11 @@ describe('the interface description', () => {
   it('is OpenAPI 3.1 for interface 1.0.0, with prod, staging and local servers and the bearer scheme on every operation', () => {
     expect(document.openapi).toBe('3.1.0');
     expect(document.info.version).toBe('1.0.0');
-    expect(document.servers.map((server: { description: string }) => server.description.split(':')[0])).toEqual(['prod', 'staging', 'local']);
+    expect(document.servers.map((server: { description: string }) => server.description.split(':')[0])).toEqual([
+      'prod',
+      'staging',
+      'local',
+    ]);
     expect(document.servers[2].url).toBe('http://localhost:3000/v1');
     for (const server of document.servers.slice(0, 2)) expect(server.url).toMatch(/\/v1$/);
     expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
@@ -47,24 +57,48 @@ describe('the interface description', () => {
     expect(operations.getPet.description).toContain('2030-12-05');
     expect(operations.listPets.deprecated).toBeUndefined();
     expect(operations.listPets.parameters).toEqual([
-      expect.objectContaining({ in: 'query', name: 'limit', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } }),
-      expect.objectContaining({ in: 'query', name: 'status', schema: expect.objectContaining({ $ref: '#/components/schemas/PetStatus' }) }),
+      expect.objectContaining({
+        in: 'query',
+        name: 'limit',
+        schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+      }),
+      expect.objectContaining({
+        in: 'query',
+        name: 'status',
+        schema: expect.objectContaining({ $ref: '#/components/schemas/PetStatus' }),
+      }),
       expect.objectContaining({ in: 'query', name: 'cursor' }),
     ]);
     expect(document.components.schemas.PetStatus.enum).toEqual(['available', 'pending', 'sold']);
     expect(operations.getPet.parameters).toEqual([
-      expect.objectContaining({ in: 'path', name: 'petId', required: true, schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } }),
+      expect.objectContaining({
+        in: 'path',
+        name: 'petId',
+        required: true,
+        schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+      }),
     ]);
     // Optional, with a pattern that states the whole rule (1 to 255 visible ASCII characters, or the quoted form).
     expect(operations.createPet.parameters).toEqual([
-      expect.objectContaining({ in: 'header', name: 'Idempotency-Key', schema: expect.objectContaining({ type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN }) }),
+      expect.objectContaining({
+        in: 'header',
+        name: 'Idempotency-Key',
+        schema: expect.objectContaining({ type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN }),
+      }),
     ]);
     expect(operations.createPet.parameters[0].required).not.toBe(true);
-    expect(operations.createPet.requestBody).toMatchObject({ required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPet' } } } });
+    expect(operations.createPet.requestBody).toMatchObject({
+      required: true,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPet' } } },
+    });
     expect(document.components.schemas.NewPet).toMatchObject({
       required: ['name', 'categoryId'],
       additionalProperties: false,
-      properties: { name: { type: 'string', allOf: NAME_PATTERNS.map((pattern) => ({ pattern })) }, categoryId: { type: 'integer', format: 'int64' }, status: { default: 'available' } },
+      properties: {
+        name: { type: 'string', allOf: NAME_PATTERNS.map((pattern) => ({ pattern })) },
+        categoryId: { type: 'integer', format: 'int64' },
+        status: { default: 'available' },
+      },
     });
     expect(document.components.schemas.Pet.required).toEqual(['id', 'name', 'categoryId', 'status']);
   });
@@ -72,12 +106,36 @@ describe('the interface description', () => {
   it('declares every response the service gives, errors with the Error schema and its codes', () => {
     // 413 on every operation: the web ACL refuses a body over 16 KiB on any route.
     expect(Object.keys(operations.listPets.responses)).toEqual(['200', '400', '401', '413', '429', '500', '503']);
-    expect(Object.keys(operations.createPet.responses)).toEqual(['201', '400', '401', '409', '413', '422', '429', '500', '503']);
-    expect(Object.keys(operations.getPet.responses)).toEqual(['200', '400', '401', '404', '410', '413', '429', '500', '503']);
-    expect(document.components.schemas.Error).toMatchObject({ required: ['code', 'message', 'status'], properties: { code: { enum: [...ERROR_CODES] } } });
+    expect(Object.keys(operations.createPet.responses)).toEqual([
+      '201',
+      '400',
+      '401',
+      '409',
+      '413',
+      '422',
+      '429',
+      '500',
+      '503',
+    ]);
+    expect(Object.keys(operations.getPet.responses)).toEqual([
+      '200',
+      '400',
+      '401',
+      '404',
+      '410',
+      '413',
+      '429',
+      '500',
+      '503',
+    ]);
+    expect(document.components.schemas.Error).toMatchObject({
+      required: ['code', 'message', 'status'],
+      properties: { code: { enum: [...ERROR_CODES] } },
+    });
     for (const operation of Object.values(operations)) {
       for (const [status, response] of Object.entries<Record<string, any>>(operation.responses)) {
-        if (Number(status) >= 400) expect(response.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+        if (Number(status) >= 400)
+          expect(response.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
       }
     }
   });
@@ -93,27 +151,43 @@ describe('the interface description', () => {
         }
         if (status === '401') {
           // Always the gateway's (UNAUTHORIZED, INVALID_API_KEY): fixed headers and the request id.
-          expect(headers, `${id} ${status}`).toEqual(['X-Request-Id', 'Cache-Control', 'X-Content-Type-Options', 'WWW-Authenticate']);
+          expect(headers, `${id} ${status}`).toEqual([
+            'X-Request-Id',
+            'Cache-Control',
+            'X-Content-Type-Options',
+            'WWW-Authenticate',
+          ]);
           continue;
         }
-        expect(headers, `${id} ${status}`).toEqual(expect.arrayContaining([...RATE_LIMIT_HEADERS, 'X-Request-Id', 'Cache-Control', 'X-Content-Type-Options']));
-        expect(headers.includes('Retry-After'), `${id} ${status}`).toBe(status === '409' || status === '429' || status === '503');
+        expect(headers, `${id} ${status}`).toEqual(
+          expect.arrayContaining([...RATE_LIMIT_HEADERS, 'X-Request-Id', 'Cache-Control', 'X-Content-Type-Options']),
+        );
+        expect(headers.includes('Retry-After'), `${id} ${status}`).toBe(
+          status === '409' || status === '429' || status === '503',
+        );
         if (id === 'getPet') expect(headers).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
       }
     }
     expect(Object.keys(operations.createPet.responses['201'].headers)).toContain('Location');
-    expect(operations.createPet.responses['201'].headers['Idempotent-Replayed']).toMatchObject({ schema: { const: 'true' } });
+    expect(operations.createPet.responses['201'].headers['Idempotent-Replayed']).toMatchObject({
+      schema: { const: 'true' },
+    });
     expect(operations.createPet.responses['201'].headers['Idempotent-Replayed'].required).not.toBe(true);
     expect(Object.keys(operations.listPets.responses['200'].headers)).toContain('Link');
-    expect(document.components.headers['Retry-After']).toMatchObject({ required: true, schema: { type: 'integer', minimum: 1 } });
+    expect(document.components.headers['Retry-After']).toMatchObject({
+      required: true,
+      schema: { type: 'integer', minimum: 1 },
+    });
     expect(document.components.headers['getPet-Sunset'].schema.const).toBe(GET_PET_DEPRECATION.sunsetAt.toUTCString());
     expect(document.components.headers['X-RateLimit-Limit'].required).toBe(true);
     // A 429 of getPet may be the gateway's (a client address refused by the authorizer): no Deprecation then.
     expect(operations.getPet.responses['429'].headers.Deprecation.required).not.toBe(true);
-    expect(operations.getPet.responses['200'].headers.Deprecation).toEqual({ $ref: '#/components/headers/getPet-Deprecation' });
+    expect(operations.getPet.responses['200'].headers.Deprecation).toEqual({
+      $ref: '#/components/headers/getPet-Deprecation',
+    });
   });
 
-  it('passes Redocly\'s recommended rules with no error and no warning', async () => {
+  it("passes Redocly's recommended rules with no error and no warning", async () => {
     const { stdout } = await promisify(execFile)('npx', ['redocly', 'lint', '--format=json'], {
       env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
     });
@@ -126,10 +200,13 @@ describe('the interface description', () => {
 describe('what an id holds (issue 49, finding 9)', () => {
   it('the description says it: the creation time to the millisecond, and nothing else to rely on; and ids are drawn so', () => {
     const description: string = document.components.schemas.Pet.properties.id.description;
-    expect(description).toContain("An id holds its animal's creation time to the millisecond: floor(id / 4096) milliseconds after 2026-01-01T00:00:00.000Z");
+    expect(description).toContain(
+      "An id holds its animal's creation time to the millisecond: floor(id / 4096) milliseconds after 2026-01-01T00:00:00.000Z",
+    );
     expect(description).toContain('clients must not rely on anything else in it');
     for (const createdAt of [Date.UTC(2026, 0, 1), Date.UTC(2026, 10, 29, 6, 0, 0, 123), Date.UTC(2094, 11, 31)]) {
-      for (const random of [() => 0, () => 4_095]) expect(Math.floor(drawPetId(createdAt, random) / 4096) + Date.UTC(2026, 0, 1)).toBe(createdAt);
+      for (const random of [() => 0, () => 4_095])
+        expect(Math.floor(drawPetId(createdAt, random) / 4096) + Date.UTC(2026, 0, 1)).toBe(createdAt);
     }
   });
 });

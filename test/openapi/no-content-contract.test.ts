@@ -20,7 +20,11 @@ vi.mock('../../openapi/openapi.json', async (importOriginal) => {
   const { successResponse } = await import('../../openapi/document');
   const bodiless = successResponse('getPet', { status: 204, description: 'No content.' });
   // Its headers are components of the committed document (the same names), referred to as there.
-  const written = createDocument({ openapi: '3.1.0', info: { title: 'bodiless', version: '0' }, paths: { '/pets/{petId}': { get: { responses: { 204: bodiless } } } } });
+  const written = createDocument({
+    openapi: '3.1.0',
+    info: { title: 'bodiless', version: '0' },
+    paths: { '/pets/{petId}': { get: { responses: { 204: bodiless } } } },
+  });
   const document = structuredClone(committed);
   const responses = document.paths['/pets/{petId}'].get.responses;
   delete responses['200'];
@@ -41,7 +45,13 @@ const HEADERS = {
 };
 
 function bodiless(overrides: { text?: string; headers?: Record<string, string> } = {}): ObservedResponse {
-  return { method: 'GET', url: 'http://localhost:3000/v1/pets/1', status: 204, text: overrides.text ?? '', headers: new Headers({ ...HEADERS, ...overrides.headers }) };
+  return {
+    method: 'GET',
+    url: 'http://localhost:3000/v1/pets/1',
+    status: 204,
+    text: overrides.text ?? '',
+    headers: new Headers({ ...HEADERS, ...overrides.headers }),
+  };
 }
 
 describe('the response check of a success declared without content (204)', () => {
@@ -55,19 +65,29 @@ describe('the response check of a success declared without content (204)', () =>
 
   it('accepts an empty answer with the declared headers, and no Content-Length, not even 0 (RFC 9110, 8.6)', () => {
     expect(() => checkResponse(bodiless())).not.toThrow();
-    expect(() => checkResponse(bodiless({ headers: { 'content-length': '0' } }))).toThrow(/Content-Length 0 where no content is declared/);
+    expect(() => checkResponse(bodiless({ headers: { 'content-length': '0' } }))).toThrow(
+      /Content-Length 0 where no content is declared/,
+    );
   });
 
   it('refuses a body, a Content-Type or a Content-Length saying there is one', () => {
     expect(() => checkResponse(bodiless({ text: '{}' }))).toThrow(/a body where none is declared/);
-    expect(() => checkResponse(bodiless({ text: '{}', headers: { 'content-type': 'application/json' } }))).toThrow(/a body where none is declared/);
-    expect(() => checkResponse(bodiless({ headers: { 'content-type': 'application/json' } }))).toThrow(/Content-Type "application\/json" where no content is declared/);
-    expect(() => checkResponse(bodiless({ headers: { 'content-length': '2' } }))).toThrow(/Content-Length 2 where no content is declared/);
+    expect(() => checkResponse(bodiless({ text: '{}', headers: { 'content-type': 'application/json' } }))).toThrow(
+      /a body where none is declared/,
+    );
+    expect(() => checkResponse(bodiless({ headers: { 'content-type': 'application/json' } }))).toThrow(
+      /Content-Type "application\/json" where no content is declared/,
+    );
+    expect(() => checkResponse(bodiless({ headers: { 'content-length': '2' } }))).toThrow(
+      /Content-Length 2 where no content is declared/,
+    );
   });
 
   it('still checks the headers of a bodiless answer', () => {
     const { 'x-request-id': _, ...withoutRequestId } = HEADERS;
-    expect(() => checkResponse({ ...bodiless(), headers: new Headers(withoutRequestId) })).toThrow(/X-Request-Id is missing/);
+    expect(() => checkResponse({ ...bodiless(), headers: new Headers(withoutRequestId) })).toThrow(
+      /X-Request-Id is missing/,
+    );
   });
 });
 
@@ -75,7 +95,10 @@ describe('a bodiless answer through the local server', () => {
   let api: TestApi;
   beforeAll(async () => {
     const handlers = await loadFunctionHandlers();
-    api = await startTestApi({ ...handlers, getPet: httpOperation({ ...REQUEST_CHECKS, deprecation: GET_PET_DEPRECATION, handle: async () => noContent() }) });
+    api = await startTestApi({
+      ...handlers,
+      getPet: httpOperation({ ...REQUEST_CHECKS, deprecation: GET_PET_DEPRECATION, handle: async () => noContent() }),
+    });
   });
   afterAll(async () => api?.close());
 

@@ -5,9 +5,13 @@ import { hashApiKey, keyIdOf } from '../../shared/auth/api-key-hash';
 import { setClock } from '../../shared/clock';
 import { DEMO_KEYS } from '../../local/demo-keys';
 import { STANDARD_PLAN_LIMITS } from '../../shared/limits/plans';
-import { startLocalServer, type LocalServer, type LocalServerOptions, type OperationHandlers } from '../../local/server';
+import {
+  startLocalServer,
+  type LocalServer,
+  type LocalServerOptions,
+  type OperationHandlers,
+} from '../../local/server';
 import { checkResponse, type Responder } from './contract';
-
 
 export const FREE_KEY = 'local-free-key';
 /** The default key of test requests: the enterprise demo key's 5,000 a minute leave the tests room. */
@@ -42,7 +46,10 @@ export interface RequestOptions {
 }
 
 /** The local server (the same one `npm start` runs) on a free port, serving this file's table. */
-export async function startTestApi(handlers?: OperationHandlers, options: Pick<LocalServerOptions, 'functionTimeoutMs'> = {}): Promise<TestApi> {
+export async function startTestApi(
+  handlers?: OperationHandlers,
+  options: Pick<LocalServerOptions, 'functionTimeoutMs'> = {},
+): Promise<TestApi> {
   const server = await startLocalServer({ port: 0, ...options, ...(handlers ? { handlers } : {}) });
   return {
     baseUrl: server.baseUrl,
@@ -53,7 +60,12 @@ export async function startTestApi(handlers?: OperationHandlers, options: Pick<L
 }
 
 /** One request; its response is checked against the interface description before it is returned. */
-export async function send(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+export async function send(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<ApiResponse> {
   const headers: Record<string, string> = {};
   const key = options.key === undefined ? TEST_KEY : options.key;
   if (key !== null) headers.authorization = `Bearer ${key}`;
@@ -96,7 +108,11 @@ export function expectErrorShape(response: ApiResponse, status: number, code: st
  * This file's local server on a clock the test moves (rate-limit windows, suspensions and the key
  * cache all read it). Registers its own set-up and tear-down.
  */
-export function testApiOnClock(startMs: number): { api: () => TestApi; setTime: (ms: number) => void; time: () => number } {
+export function testApiOnClock(startMs: number): {
+  api: () => TestApi;
+  setTime: (ms: number) => void;
+  time: () => number;
+} {
   let nowMs = startMs;
   let api: TestApi | undefined;
   let restoreClock: (() => void) | undefined;
@@ -146,6 +162,12 @@ export function listPetsEvent(query: Record<string, string>, requestId = 'list-p
     stageVariables: null,
     body: null,
     isBase64Encoded: false,
-    requestContext: { requestId, domainName: 'example.com', path: '/v1/pets', identity: { sourceIp: '127.0.0.1' }, authorizer: authorizerContextOf('local-business-key') },
+    requestContext: {
+      requestId,
+      domainName: 'example.com',
+      path: '/v1/pets',
+      identity: { sourceIp: '127.0.0.1' },
+      authorizer: authorizerContextOf('local-business-key'),
+    },
   } as unknown as APIGatewayProxyEvent;
 }

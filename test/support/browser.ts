@@ -53,7 +53,9 @@ export function chromeIsMissing(error: unknown): boolean {
 export async function findBrowser<T>({ chromiumPath, exists, launch }: BrowserFinding<T>): Promise<T> {
   if (chromiumPath !== undefined && chromiumPath !== '') {
     if (!exists(chromiumPath)) {
-      throw oneLineError(`CHROMIUM_PATH is ${chromiumPath}, which does not exist: set it to a Chromium or Chrome binary, or unset it to use a system Chromium or Google Chrome.`);
+      throw oneLineError(
+        `CHROMIUM_PATH is ${chromiumPath}, which does not exist: set it to a Chromium or Chrome binary, or unset it to use a system Chromium or Google Chrome.`,
+      );
     }
     return launch({ executablePath: chromiumPath });
   }
@@ -81,7 +83,8 @@ export async function launchReferenceBrowser(): Promise<ReferenceBrowser> {
     const context = await findBrowser({
       chromiumPath: process.env.CHROMIUM_PATH,
       exists: existsSync,
-      launch: (choice) => chromium.launchPersistentContext(profile, { ...choice, headless: true, args: [...BROWSER_ARGS] }),
+      launch: (choice) =>
+        chromium.launchPersistentContext(profile, { ...choice, headless: true, args: [...BROWSER_ARGS] }),
     });
     return {
       context,

@@ -32,7 +32,12 @@ const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
  * guide calls this approximate).
  */
 export function numberSize(text: string): number {
-  const digits = text.replace(/^[-+]/, '').replace(/[eE].*$/, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
+  const digits = text
+    .replace(/^[-+]/, '')
+    .replace(/[eE].*$/, '')
+    .replace('.', '')
+    .replace(/^0+/, '')
+    .replace(/0+$/, '');
   return Math.ceil(digits.length / 2) + 1;
 }
 
@@ -46,7 +51,10 @@ export function valueSize(value: AttributeValue): number {
   if (value.NS !== undefined) return value.NS.reduce((sum, text) => sum + numberSize(text), 0);
   if (value.BS !== undefined) return value.BS.reduce((sum, bytes) => sum + rawBytes(bytes), 0);
   if (value.L !== undefined) return 3 + value.L.reduce((sum, element) => sum + 1 + valueSize(element), 0);
-  if (value.M !== undefined) return 3 + Object.entries(value.M).reduce((sum, [name, element]) => sum + 1 + utf8Bytes(name) + valueSize(element), 0);
+  if (value.M !== undefined)
+    return (
+      3 + Object.entries(value.M).reduce((sum, [name, element]) => sum + 1 + utf8Bytes(name) + valueSize(element), 0)
+    );
   return 0;
 }
 

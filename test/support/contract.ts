@@ -44,21 +44,33 @@ function validatorAt(pointer: string[]): ValidateFunction {
 function resolve(node: Json): { node: Json; pointer: string[] } | undefined {
   const ref = node.$ref as string | undefined;
   if (ref === undefined) return undefined;
-  const pointer = ref.replace(/^#\//, '').split('/').map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const pointer = ref
+    .replace(/^#\//, '')
+    .split('/')
+    .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
   return { node: pointer.reduce<Json>((at, part) => at[part], spec), pointer };
 }
 
 /** A path template (`/pets/{petId}`) as a pattern matching the concrete paths it stands for. */
-const pathPattern = (template: string) => new RegExp(`^${template.replaceAll('.', '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`);
+const pathPattern = (template: string) =>
+  new RegExp(`^${template.replaceAll('.', '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`);
 
 const templates = Object.keys(spec.paths as Json).map((template) => ({ template, pattern: pathPattern(template) }));
 
-const DOCUMENTATION_PATHS = Object.values(DOCUMENTATION_ROUTES).map((route) => pathPattern(`${API_BASE_PATH}${route.path}`));
+const DOCUMENTATION_PATHS = Object.values(DOCUMENTATION_ROUTES).map((route) =>
+  pathPattern(`${API_BASE_PATH}${route.path}`),
+);
 /** The declared operations (functions/table.ts), to tell a stale committed document from a wrong answer. */
-const DECLARED_ROUTES = OPERATION_IDS.map((operationId) => ({ operationId, method: OPERATIONS[operationId].route.method, pattern: pathPattern(OPERATIONS[operationId].route.path) }));
+const DECLARED_ROUTES = OPERATION_IDS.map((operationId) => ({
+  operationId,
+  method: OPERATIONS[operationId].route.method,
+  pattern: pathPattern(OPERATIONS[operationId].route.path),
+}));
 
 function fail(response: ObservedResponse, problem: string): never {
-  throw new Error(`${response.method} ${new URL(response.url).pathname} answered ${response.status}, against the interface description: ${problem}`);
+  throw new Error(
+    `${response.method} ${new URL(response.url).pathname} answered ${response.status}, against the interface description: ${problem}`,
+  );
 }
 
 /** Checks one response; throws, naming the problem, when the document does not describe it. */
@@ -66,12 +78,20 @@ export function checkResponse(response: ObservedResponse, responder: Responder =
   const pathname = new URL(response.url).pathname;
   if (DOCUMENTATION_PATHS.some((pattern) => pattern.test(pathname))) return;
   const path = pathname.startsWith(API_BASE_PATH) ? pathname.slice(API_BASE_PATH.length) : undefined;
-  const template = path === undefined ? undefined : templates.find((candidate) => candidate.pattern.test(path))?.template;
-  const operation = template === undefined ? undefined : (spec.paths[template][response.method.toLowerCase()] as Json | undefined);
+  const template =
+    path === undefined ? undefined : templates.find((candidate) => candidate.pattern.test(path))?.template;
+  const operation =
+    template === undefined ? undefined : (spec.paths[template][response.method.toLowerCase()] as Json | undefined);
 
-  const declaredHere = path === undefined ? undefined : DECLARED_ROUTES.find((route) => route.method === response.method && route.pattern.test(path));
+  const declaredHere =
+    path === undefined
+      ? undefined
+      : DECLARED_ROUTES.find((route) => route.method === response.method && route.pattern.test(path));
   if (operation === undefined && declaredHere !== undefined && responder !== 'gateway') {
-    fail(response, `${declaredHere.operationId} is declared (functions/<operationId>/operation.ts) but not in the committed openapi/openapi.json: run npm run generate`);
+    fail(
+      response,
+      `${declaredHere.operationId} is declared (functions/<operationId>/operation.ts) but not in the committed openapi/openapi.json: run npm run generate`,
+    );
   }
   if (operation === undefined || responder === 'gateway') {
     // No operation answers this (or the gateway answered before any function ran): an Error body.
@@ -85,7 +105,8 @@ export function checkResponse(response: ObservedResponse, responder: Responder =
   for (const [name, header] of Object.entries((declared.headers ?? {}) as Json)) {
     const resolved = resolve(header as Json);
     const definition = resolved?.node ?? (header as Json);
-    const schemaPointer = resolved === undefined ? [...pointer, 'headers', name, 'schema'] : [...resolved.pointer, 'schema'];
+    const schemaPointer =
+      resolved === undefined ? [...pointer, 'headers', name, 'schema'] : [...resolved.pointer, 'schema'];
     const value = response.headers.get(name);
     if (value === null) {
       if (definition.required === true) fail(response, `the required header ${name} is missing`);
@@ -121,7 +142,8 @@ function checkNoBody(response: ObservedResponse): void {
 
 function checkJsonBody(response: ObservedResponse, schemaPointer: string[]): void {
   const contentType = response.headers.get('content-type') ?? '';
-  if (!/^application\/json\b/.test(contentType)) fail(response, `Content-Type ${JSON.stringify(contentType)} where application/json is declared`);
+  if (!/^application\/json\b/.test(contentType))
+    fail(response, `Content-Type ${JSON.stringify(contentType)} where application/json is declared`);
   let body: unknown;
   try {
     body = JSON.parse(response.text);

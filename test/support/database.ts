@@ -32,7 +32,19 @@ export function testDatabase() {
     async storedPets(): Promise<Record<string, unknown>[]> {
       const partitions = Array.from({ length: PET_SHARDS }, (_, shard) => shardPartition(shard));
       const items = await Promise.all(
-        partitions.map((pk) => everyItem(paginateQuery({ client: documentClient }, { TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true }))),
+        partitions.map((pk) =>
+          everyItem(
+            paginateQuery(
+              { client: documentClient },
+              {
+                TableName: tableName,
+                KeyConditionExpression: 'pk = :pk',
+                ExpressionAttributeValues: { ':pk': pk },
+                ConsistentRead: true,
+              },
+            ),
+          ),
+        ),
       );
       return items.flat();
     },
@@ -49,7 +61,12 @@ export function testDatabase() {
       return everyItem(
         paginateScan(
           { client: documentClient },
-          { TableName: tableName, FilterExpression: 'begins_with(pk, :prefix)', ExpressionAttributeValues: { ':prefix': `IDEMPOTENCY#${keyId}#` }, ConsistentRead: true },
+          {
+            TableName: tableName,
+            FilterExpression: 'begins_with(pk, :prefix)',
+            ExpressionAttributeValues: { ':prefix': `IDEMPOTENCY#${keyId}#` },
+            ConsistentRead: true,
+          },
         ),
       );
     },
@@ -57,7 +74,9 @@ export function testDatabase() {
 }
 
 /** The items of every page the SDK's paginator reads (it follows LastEvaluatedKey). */
-async function everyItem(pages: AsyncIterable<{ Items?: Record<string, unknown>[] }>): Promise<Record<string, unknown>[]> {
+async function everyItem(
+  pages: AsyncIterable<{ Items?: Record<string, unknown>[] }>,
+): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   for await (const page of pages) items.push(...(page.Items ?? []));
   return items;

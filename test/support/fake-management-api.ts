@@ -51,7 +51,8 @@ export async function startFakeManagementApi(pageSize = 2): Promise<FakeManageme
       res.writeHead(status, { 'content-type': 'application/json', ...(type ? { 'x-amzn-errortype': type } : {}) });
       res.end(JSON.stringify(body));
     };
-    if (fake.failWith !== undefined) return send(fake.failWith, { message: 'Too Many Requests' }, 'TooManyRequestsException');
+    if (fake.failWith !== undefined)
+      return send(fake.failWith, { message: 'Too Many Requests' }, 'TooManyRequestsException');
     // API Gateway returns at most `limit` items and a position while more follow.
     const page = <T>(items: T[]) => {
       const size = Math.min(Number(url.searchParams.get('limit') ?? 25), pageSize);
@@ -68,12 +69,19 @@ export async function startFakeManagementApi(pageSize = 2): Promise<FakeManageme
       if (plan === undefined) return send(404, { message: 'Invalid Usage Plan ID specified' }, 'NotFoundException');
       const items = plan.keyIds.flatMap((id) => {
         const key = keys.get(id);
-        return key === undefined ? [] : [{ id, type: 'API_KEY', ...(key.valueMissing ? {} : { value: key.value }), name: id }];
+        return key === undefined
+          ? []
+          : [{ id, type: 'API_KEY', ...(key.valueMissing ? {} : { value: key.value }), name: id }];
       });
       return send(200, page(items));
     }
     // The key mirror's role has no right to the region's key list (infra/key-mirror.ts): refused as IAM would.
-    if (url.pathname.startsWith('/apikeys')) return send(403, { message: 'not authorized to perform: apigateway:GET on resource /apikeys' }, 'AccessDeniedException');
+    if (url.pathname.startsWith('/apikeys'))
+      return send(
+        403,
+        { message: 'not authorized to perform: apigateway:GET on resource /apikeys' },
+        'AccessDeniedException',
+      );
     send(404, { message: 'no such route' }, 'NotFoundException');
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));

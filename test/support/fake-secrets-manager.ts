@@ -34,7 +34,10 @@ const FAULTS: Record<Exclude<SecretsManagerFault, 'hang'>, { status: number; typ
   throttle: { status: 400, type: 'ThrottlingException', message: 'Rate exceeded' },
 };
 
-export async function startFakeSecretsManager(initial = randomSecret(), name = 'petstore-cursor-secret'): Promise<FakeSecretsManager> {
+export async function startFakeSecretsManager(
+  initial = randomSecret(),
+  name = 'petstore-cursor-secret',
+): Promise<FakeSecretsManager> {
   const secretArn = `arn:aws:secretsmanager:eu-west-1:123456789012:secret:${name}-AbCdEf`;
   let current = { value: initial, versionId: randomUUID() };
   let previous: typeof current | undefined;
@@ -53,18 +56,34 @@ export async function startFakeSecretsManager(initial = randomSecret(), name = '
       } catch {
         return answerError(res, 400, 'SerializationException', 'The request body is not JSON.');
       }
-      if (target !== 'secretsmanager.GetSecretValue') return answerError(res, 400, 'UnknownOperationException', `${target} is not faked`);
+      if (target !== 'secretsmanager.GetSecretValue')
+        return answerError(res, 400, 'UnknownOperationException', `${target} is not faked`);
       const stage = input.VersionStage ?? 'AWSCURRENT';
       calls.push(stage);
       if (fault === 'hang') return;
       if (fault !== undefined) return answerError(res, FAULTS[fault].status, FAULTS[fault].type, FAULTS[fault].message);
-      if (input.SecretId !== secretArn && input.SecretId !== name) return answerError(res, 400, 'ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
+      if (input.SecretId !== secretArn && input.SecretId !== name)
+        return answerError(res, 400, 'ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
       const version = stage === 'AWSCURRENT' ? current : stage === 'AWSPREVIOUS' ? previous : undefined;
       if (version === undefined || input.VersionId !== undefined) {
-        return answerError(res, 400, 'ResourceNotFoundException', `Secrets Manager can't find the specified secret value for staging label: ${stage}`);
+        return answerError(
+          res,
+          400,
+          'ResourceNotFoundException',
+          `Secrets Manager can't find the specified secret value for staging label: ${stage}`,
+        );
       }
       res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-requestid': randomUUID() });
-      res.end(JSON.stringify({ ARN: secretArn, Name: name, VersionId: version.versionId, SecretString: version.value, VersionStages: [stage], CreatedDate: Date.now() / 1000 }));
+      res.end(
+        JSON.stringify({
+          ARN: secretArn,
+          Name: name,
+          VersionId: version.versionId,
+          SecretString: version.value,
+          VersionStages: [stage],
+          CreatedDate: Date.now() / 1000,
+        }),
+      );
     });
   });
   server.on('connection', (socket) => {
@@ -110,6 +129,10 @@ export function randomSecret(): string {
 }
 
 function answerError(res: ServerResponse, status: number, type: string, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-errortype': type, 'x-amzn-requestid': randomUUID() });
+  res.writeHead(status, {
+    'content-type': 'application/x-amz-json-1.1',
+    'x-amzn-errortype': type,
+    'x-amzn-requestid': randomUUID(),
+  });
   res.end(JSON.stringify({ __type: type, message }));
 }

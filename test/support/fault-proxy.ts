@@ -11,7 +11,19 @@ import type { AddressInfo, Socket } from 'node:net';
  * operations (the `X-Amz-Target` of the DynamoDB JSON protocol, e.g. "PutItem"). It can also hold
  * requests until released, to see which ones a handler sends together (its round trips).
  */
-export type Fault = 'throttle' | 'reset' | 'reset-once' | 'hang' | 'lose-reply-once' | 'lose-reply' | 'slow' | 'transaction-conflict' | 'transaction-throttled' | 'condition-failed' | 'write-conflict' | 'write-conflict-once';
+export type Fault =
+  | 'throttle'
+  | 'reset'
+  | 'reset-once'
+  | 'hang'
+  | 'lose-reply-once'
+  | 'lose-reply'
+  | 'slow'
+  | 'transaction-conflict'
+  | 'transaction-throttled'
+  | 'condition-failed'
+  | 'write-conflict'
+  | 'write-conflict-once';
 
 export interface FaultProxy {
   readonly endpoint: string;
@@ -70,7 +82,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   };
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const operation = String(req.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+    const operation =
+      String(req.headers['x-amz-target'] ?? '')
+        .split('.')
+        .pop() ?? '';
     if (holding && (heldOperations === undefined || heldOperations.has(operation))) {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -80,7 +95,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
           forwardBuffered(req, res, body);
           return;
         }
-        heldRequests.push({ label: `${operation} ${partitionOf(body)}`, forward: () => forwardBuffered(req, res, body) });
+        heldRequests.push({
+          label: `${operation} ${partitionOf(body)}`,
+          forward: () => forwardBuffered(req, res, body),
+        });
         notifyHeld();
       });
       return;
@@ -100,7 +118,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       return;
     }
     if (fault === 'throttle') {
-      answerError(req, res, 'ProvisionedThroughputExceededException', { message: 'The level of configured provisioned throughput for the table was exceeded.' });
+      answerError(req, res, 'ProvisionedThroughputExceededException', {
+        message: 'The level of configured provisioned throughput for the table was exceeded.',
+      });
       return;
     }
     if (fault === 'condition-failed') {
@@ -122,7 +142,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         res,
         fault === 'transaction-conflict'
           ? [{ Code: 'None' }, { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' }]
-          : [{ Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity of your table or index.' }, { Code: 'None' }],
+          : [
+              { Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity of your table or index.' },
+              { Code: 'None' },
+            ],
       );
       return;
     }
@@ -152,10 +175,13 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   });
 
   function forwardBuffered(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
-    const forward = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const forward = httpRequest(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     forward.on('error', () => res.destroy());
     forward.end(body);
   }
@@ -219,10 +245,16 @@ function answerCancelled(req: IncomingMessage, res: ServerResponse, reasons: rea
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
-    const items = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { TransactItems?: unknown[] }).TransactItems?.length;
+    const items = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { TransactItems?: unknown[] }).TransactItems
+      ?.length;
     if (items !== reasons.length) {
       res.writeHead(500, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-errortype': 'FaultProxyMisuse' });
-      res.end(JSON.stringify({ __type: 'FaultProxyMisuse', message: `${reasons.length} cancellation reasons for ${items} items` }));
+      res.end(
+        JSON.stringify({
+          __type: 'FaultProxyMisuse',
+          message: `${reasons.length} cancellation reasons for ${items} items`,
+        }),
+      );
       return;
     }
     answerError(req, res, 'TransactionCanceledException', {
@@ -236,11 +268,20 @@ function answerCancelled(req: IncomingMessage, res: ServerResponse, reasons: rea
 function partitionOf(body: Buffer): string {
   try {
     type Keyed = { Key?: { pk?: { S?: string } }; Item?: { pk?: { S?: string } } };
-    const request = JSON.parse(body.toString('utf8')) as Keyed & { IndexName?: string; ExpressionAttributeValues?: { ':pk'?: { S?: string } }; TransactItems?: { Put?: Keyed }[] };
+    const request = JSON.parse(body.toString('utf8')) as Keyed & {
+      IndexName?: string;
+      ExpressionAttributeValues?: { ':pk'?: { S?: string } };
+      TransactItems?: { Put?: Keyed }[];
+    };
     // A transaction by its first item's (createPet's: the pet).
     const first = request.TransactItems?.[0]?.Put;
     const pk =
-      request.Key?.pk?.S ?? request.Item?.pk?.S ?? first?.Item?.pk?.S ?? (request.IndexName !== undefined ? `index ${request.IndexName}` : (request.ExpressionAttributeValues?.[':pk']?.S ?? '?'));
+      request.Key?.pk?.S ??
+      request.Item?.pk?.S ??
+      first?.Item?.pk?.S ??
+      (request.IndexName !== undefined
+        ? `index ${request.IndexName}`
+        : (request.ExpressionAttributeValues?.[':pk']?.S ?? '?'));
     // A partition per counter, key, record or shard of pets: labelled by its kind, readable and the same for each.
     return /^(RATE|APIKEY|IDEMPOTENCY|PET)#/.exec(pk)?.[1] ?? pk;
   } catch {

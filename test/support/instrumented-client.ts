@@ -7,17 +7,27 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
  */
 export function instrumentedClient(
   endpoint: string,
-  aroundAttempt: (command: string, input: Record<string, unknown>, send: () => Promise<unknown>) => Promise<unknown> = (_, __, send) => send(),
+  aroundAttempt: (command: string, input: Record<string, unknown>, send: () => Promise<unknown>) => Promise<unknown> = (
+    _,
+    __,
+    send,
+  ) => send(),
 ) {
   const sent: string[] = [];
   const inputs: { command: string; input: Record<string, unknown> }[] = [];
-  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const command = String(context.commandName).replace(/Command$/, '');
       sent.push(command);
       inputs.push({ command, input: args.input as Record<string, unknown> });
-      return (await aroundAttempt(command, args.input as Record<string, unknown>, () => next(args))) as Awaited<ReturnType<typeof next>>;
+      return (await aroundAttempt(command, args.input as Record<string, unknown>, () => next(args))) as Awaited<
+        ReturnType<typeof next>
+      >;
     },
     { step: 'deserialize' },
   );

@@ -42,7 +42,10 @@ function validatorFor(document: Json) {
   const ajv = standardAjv({ strict: true, allErrors: true });
   // The document itself is no schema (strict mode refuses its `openapi`, `paths`...): its named
   // schemas become the $defs of one that is.
-  ajv.addSchema({ $id: DOCUMENT_ID, $defs: JSON.parse(JSON.stringify(document.components.schemas).replaceAll(COMPONENT_REF, '"$ref":"#/$defs/')) });
+  ajv.addSchema({
+    $id: DOCUMENT_ID,
+    $defs: JSON.parse(JSON.stringify(document.components.schemas).replaceAll(COMPONENT_REF, '"$ref":"#/$defs/')),
+  });
   return ajv;
 }
 
@@ -60,7 +63,10 @@ interface Parameters {
 /** An object schema of an operation's parameters in one place (`in`), unknown names refused. */
 function parameters(document: Json, operation: Json, place: 'query' | 'path'): Parameters {
   const declared = ((operation.parameters ?? []) as Json[]).filter((parameter) => parameter.in === place);
-  const typeOf = (schema: Json): unknown => (schema.$ref === undefined ? schema.type : document.components.schemas[String(schema.$ref).split('/').at(-1) as string]?.type);
+  const typeOf = (schema: Json): unknown =>
+    schema.$ref === undefined
+      ? schema.type
+      : document.components.schemas[String(schema.$ref).split('/').at(-1) as string]?.type;
   return {
     schema: {
       type: 'object',
@@ -68,7 +74,11 @@ function parameters(document: Json, operation: Json, place: 'query' | 'path'): P
       required: declared.filter((parameter) => parameter.required === true).map((parameter) => parameter.name),
       additionalProperties: false,
     },
-    numeric: new Set(declared.filter((parameter) => ['integer', 'number'].includes(typeOf(parameter.schema) as string)).map((parameter) => parameter.name)),
+    numeric: new Set(
+      declared
+        .filter((parameter) => ['integer', 'number'].includes(typeOf(parameter.schema) as string))
+        .map((parameter) => parameter.name),
+    ),
   };
 }
 
@@ -81,11 +91,17 @@ function readNumber(text: string): number | string {
 /** OpenAPI's form style: a name given once is its value, given more often a list of them; numbers read as above. */
 function parameterInstance(values: Iterable<[string, string]>, numeric: ReadonlySet<string>): Json {
   const byName = new Map<string, (number | string)[]>();
-  for (const [name, text] of values) byName.set(name, [...(byName.get(name) ?? []), numeric.has(name) ? readNumber(text) : text]);
+  for (const [name, text] of values)
+    byName.set(name, [...(byName.get(name) ?? []), numeric.has(name) ? readNumber(text) : text]);
   const instance: Json = {};
   for (const [name, list] of byName) {
     // defineProperty: a plain assignment of `__proto__` would set the prototype.
-    Object.defineProperty(instance, name, { value: list.length === 1 ? list[0] : list, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(instance, name, {
+      value: list.length === 1 ? list[0] : list,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return instance;
 }
@@ -94,8 +110,19 @@ function parameterInstance(values: Iterable<[string, string]>, numeric: Readonly
 function refusedFields(part: string, errors: ErrorObject[] | null | undefined): string[] {
   const fields = new Set<string>();
   for (const error of errors ?? []) {
-    const pointer = error.keyword === 'required' ? `${error.instancePath}/${error.params.missingProperty}` : error.keyword === 'additionalProperties' ? `${error.instancePath}/${error.params.additionalProperty}` : error.instancePath;
-    const names = pointer === '' ? [] : pointer.slice(1).split('/').map((name) => name.replaceAll('~1', '/').replaceAll('~0', '~'));
+    const pointer =
+      error.keyword === 'required'
+        ? `${error.instancePath}/${error.params.missingProperty}`
+        : error.keyword === 'additionalProperties'
+          ? `${error.instancePath}/${error.params.additionalProperty}`
+          : error.instancePath;
+    const names =
+      pointer === ''
+        ? []
+        : pointer
+            .slice(1)
+            .split('/')
+            .map((name) => name.replaceAll('~1', '/').replaceAll('~0', '~'));
     fields.add([part, ...names].join('.'));
   }
   return [...fields];
@@ -118,7 +145,8 @@ export function interfaceJudge(document: Json): InterfaceJudge {
   const listQuery = ajv.compile(query.schema);
   const petIdPath = ajv.compile(path.schema);
 
-  const decide = (part: string, validate: ValidateFunction, instance: unknown): string[] => (validate(instance) ? [] : refusedFields(part, validate.errors));
+  const decide = (part: string, validate: ValidateFunction, instance: unknown): string[] =>
+    validate(instance) ? [] : refusedFields(part, validate.errors);
   return {
     newPet(text) {
       const json = text.startsWith(BYTE_ORDER_MARK) ? text.slice(1) : text;

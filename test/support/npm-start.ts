@@ -25,7 +25,17 @@ export const PROCESS_TEST_TIMEOUT_MS = 180_000;
 export function shellEnvironment(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   // The test run's own settings too: npm start refuses a settle time below its bound (LISTING_SETTLE_MS=0 is the tests' alone).
-  for (const name of ['DYNAMODB_ENDPOINT', 'TABLE_NAME', 'DYNAMODB_LOCAL_ACCESS_KEY_ID', 'CURSOR_SECRET', 'PARTITION_MODEL_FACTOR', 'LISTING_SETTLE_MS', 'FIRST_PAGE_CACHE', 'FOUND_PET_CACHE']) delete env[name];
+  for (const name of [
+    'DYNAMODB_ENDPOINT',
+    'TABLE_NAME',
+    'DYNAMODB_LOCAL_ACCESS_KEY_ID',
+    'CURSOR_SECRET',
+    'PARTITION_MODEL_FACTOR',
+    'LISTING_SETTLE_MS',
+    'FIRST_PAGE_CACHE',
+    'FOUND_PET_CACHE',
+  ])
+    delete env[name];
   return env;
 }
 
@@ -84,13 +94,17 @@ export async function stopAllStarted(): Promise<void> {
       if (processesInGroup(pid) === '') continue;
       signalGroup(pid, 'SIGTERM');
       const deadline = Date.now() + 15_000;
-      while (processesInGroup(pid) !== '' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      while (processesInGroup(pid) !== '' && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       signalGroup(pid, 'SIGKILL');
       continue;
     }
     if (started.child.exitCode !== null || started.child.signalCode !== null) continue;
     started.child.kill('SIGTERM');
-    const stopped = await Promise.race([started.exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 15_000))]);
+    const stopped = await Promise.race([
+      started.exited.then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 15_000)),
+    ]);
     if (!stopped) started.child.kill('SIGKILL');
   }
 }
@@ -123,7 +137,11 @@ export async function waitFor(started: Started, text: string, timeoutMs = 120_00
 
 /** npm run keys with `env` on top of the shell's. */
 export function runKeys(env: Record<string, string>, ...args: string[]) {
-  return spawnSync(process.execPath, [...TSX_LOADER, 'local/keys-cli.ts', ...args], { cwd: root, env: { ...shellEnvironment(), ...env }, encoding: 'utf8' });
+  return spawnSync(process.execPath, [...TSX_LOADER, 'local/keys-cli.ts', ...args], {
+    cwd: root,
+    env: { ...shellEnvironment(), ...env },
+    encoding: 'utf8',
+  });
 }
 
 /** Processes whose command line names the folder (DynamoDB Local is started with -dbPath inside it). */

@@ -1,4 +1,11 @@
-import { itemSize, readUnits, writeUnits, type AttributeValue, type Item, type ReadConsistency } from './capacity-units';
+import {
+  itemSize,
+  readUnits,
+  writeUnits,
+  type AttributeValue,
+  type Item,
+  type ReadConsistency,
+} from './capacity-units';
 
 /**
  * Which partitions a DynamoDB request charges, and how many units, given the table's key schema
@@ -56,17 +63,30 @@ export interface WriteOptions {
  * its entry, twice when the write moves it (the old entry deleted, the new one put), nothing when
  * its entry does not change.
  */
-export function writeCharges(table: TableSchema, key: Item, before: Item | undefined, after: Item | undefined, { transactional = false, conditionFailed = false }: WriteOptions = {}): Charge[] {
+export function writeCharges(
+  table: TableSchema,
+  key: Item,
+  before: Item | undefined,
+  after: Item | undefined,
+  { transactional = false, conditionFailed = false }: WriteOptions = {},
+): Charge[] {
   const partition = partitionLabel(key[table.partitionKey]);
   if (conditionFailed) return [{ partition, capacity: 'write', units: writeUnits(itemSize(before), transactional) }];
-  const charges: Charge[] = [{ partition, capacity: 'write', units: writeUnits(Math.max(itemSize(before), itemSize(after)), transactional) }];
+  const charges: Charge[] = [
+    { partition, capacity: 'write', units: writeUnits(Math.max(itemSize(before), itemSize(after)), transactional) },
+  ];
   for (const index of table.indexes) {
     const old = indexEntryOf(before, index, table);
     const updated = indexEntryOf(after, index, table);
     if (old === undefined && updated === undefined) continue;
-    const entry = (item: Item) => ({ partition: partitionLabel(item[index.partitionKey], index.name), capacity: 'write' as const, units: writeUnits(itemSize(item), transactional) });
+    const entry = (item: Item) => ({
+      partition: partitionLabel(item[index.partitionKey], index.name),
+      capacity: 'write' as const,
+      units: writeUnits(itemSize(item), transactional),
+    });
     if (old !== undefined && updated !== undefined && sameIndexKey(old, updated, index)) {
-      if (JSON.stringify(sorted(old)) !== JSON.stringify(sorted(updated))) charges.push(entry(itemSize(old) > itemSize(updated) ? old : updated));
+      if (JSON.stringify(sorted(old)) !== JSON.stringify(sorted(updated)))
+        charges.push(entry(itemSize(old) > itemSize(updated) ? old : updated));
       continue;
     }
     if (old !== undefined) charges.push(entry(old));
@@ -77,7 +97,14 @@ export function writeCharges(table: TableSchema, key: Item, before: Item | undef
 
 /** A read of these items in one partition: one charge for all the data it read (rounded up once). */
 export function readCharge(partition: string, items: readonly Item[], consistency: ReadConsistency): Charge {
-  return { partition, capacity: 'read', units: readUnits(items.reduce((sum, item) => sum + itemSize(item), 0), consistency) };
+  return {
+    partition,
+    capacity: 'read',
+    units: readUnits(
+      items.reduce((sum, item) => sum + itemSize(item), 0),
+      consistency,
+    ),
+  };
 }
 
 function sameIndexKey(a: Item, b: Item, index: IndexSchema): boolean {

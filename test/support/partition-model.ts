@@ -1,9 +1,24 @@
-import { createServer, request as httpRequest, Agent, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  Agent,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { crc32 } from 'node:zlib';
 import { queriedPartitionValue } from '../../local/dynamodb-rights';
 import type { Item, ReadConsistency } from './capacity-units';
-import { partitionLabel, readCharge, writeCharges, type Capacity, type Charge, type IndexSchema, type TableSchema } from './partition-charges';
+import {
+  partitionLabel,
+  readCharge,
+  writeCharges,
+  type Capacity,
+  type Charge,
+  type IndexSchema,
+  type TableSchema,
+} from './partition-charges';
 
 /**
  * A model of DynamoDB's per-partition limits, as a loopback proxy in front of DynamoDB Local
@@ -121,7 +136,8 @@ export async function startPartitionModel(target: string, options: PartitionMode
     return factor;
   };
   const checkedLag = (lag: number) => {
-    if (!(lag >= 0) || !Number.isFinite(lag)) throw new Error(`the partition model's replica lag must be 0 ms or more, got ${lag}`);
+    if (!(lag >= 0) || !Number.isFinite(lag))
+      throw new Error(`the partition model's replica lag must be 0 ms or more, got ${lag}`);
     return lag;
   };
   let factor = checked(options.factor);
@@ -133,7 +149,8 @@ export async function startPartitionModel(target: string, options: PartitionMode
    */
   const visibleAt = new Map<string, number>();
   const upstream = new URL(target);
-  if (upstream.protocol !== 'http:') throw new Error(`the partition model sits in front of a DynamoDB Local over http://, not ${target}`);
+  if (upstream.protocol !== 'http:')
+    throw new Error(`the partition model sits in front of a DynamoDB Local over http://, not ${target}`);
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const schemas = new Map<string, TableSchema>();
   const buckets = new Map<string, Bucket>();
@@ -142,7 +159,11 @@ export async function startPartitionModel(target: string, options: PartitionMode
   const uncharged = new Map<string, number>();
 
   /** Sends a JSON-protocol request to DynamoDB Local; resolves with its status, headers and body. */
-  function send(operation: string, body: Buffer, headers: IncomingHttpHeaders): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  function send(
+    operation: string,
+    body: Buffer,
+    headers: IncomingHttpHeaders,
+  ): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
     return new Promise((resolve, reject) => {
       const forward = httpRequest(
         {
@@ -151,16 +172,26 @@ export async function startPartitionModel(target: string, options: PartitionMode
           method: 'POST',
           path: '/',
           agent,
-          headers: { ...headers, 'x-amz-target': `DynamoDB_20120810.${operation}`, 'content-type': JSON_TYPE, 'content-length': String(body.length), host: upstream.host },
+          headers: {
+            ...headers,
+            'x-amz-target': `DynamoDB_20120810.${operation}`,
+            'content-type': JSON_TYPE,
+            'content-length': String(body.length),
+            host: upstream.host,
+          },
         },
         (answer) => {
           const chunks: Buffer[] = [];
           answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-          answer.on('end', () => resolve({ status: answer.statusCode ?? 502, headers: answer.headers, body: Buffer.concat(chunks) }));
+          answer.on('end', () =>
+            resolve({ status: answer.statusCode ?? 502, headers: answer.headers, body: Buffer.concat(chunks) }),
+          );
           answer.on('error', reject);
         },
       );
-      forward.setTimeout(30_000, () => forward.destroy(new Error('DynamoDB Local did not answer the partition model within 30 s')));
+      forward.setTimeout(30_000, () =>
+        forward.destroy(new Error('DynamoDB Local did not answer the partition model within 30 s')),
+      );
       forward.on('error', reject);
       forward.end(body);
     });
@@ -168,17 +199,33 @@ export async function startPartitionModel(target: string, options: PartitionMode
 
   /** The model's own read of an item (not charged): what a write will replace. */
   async function currentItem(tableName: string, key: Item, headers: IncomingHttpHeaders): Promise<Item | undefined> {
-    const answer = await send('GetItem', Buffer.from(JSON.stringify({ TableName: tableName, Key: key, ConsistentRead: true })), credentialsOf(headers));
+    const answer = await send(
+      'GetItem',
+      Buffer.from(JSON.stringify({ TableName: tableName, Key: key, ConsistentRead: true })),
+      credentialsOf(headers),
+    );
     if (answer.status !== 200) return undefined;
     return (JSON.parse(answer.body.toString('utf8')) as { Item?: Item }).Item;
   }
 
   /** The table's key schema, read once (and again when a request names an index it did not have). */
-  async function schemaOf(tableName: string | undefined, headers: IncomingHttpHeaders, indexName?: unknown): Promise<TableSchema | undefined> {
+  async function schemaOf(
+    tableName: string | undefined,
+    headers: IncomingHttpHeaders,
+    indexName?: unknown,
+  ): Promise<TableSchema | undefined> {
     if (tableName === undefined) return undefined;
     const known = schemas.get(tableName);
-    if (known !== undefined && (typeof indexName !== 'string' || known.indexes.some((index) => index.name === indexName))) return known;
-    const answer = await send('DescribeTable', Buffer.from(JSON.stringify({ TableName: tableName })), credentialsOf(headers));
+    if (
+      known !== undefined &&
+      (typeof indexName !== 'string' || known.indexes.some((index) => index.name === indexName))
+    )
+      return known;
+    const answer = await send(
+      'DescribeTable',
+      Buffer.from(JSON.stringify({ TableName: tableName })),
+      credentialsOf(headers),
+    );
     if (answer.status !== 200) return undefined;
     const schema = toSchema(JSON.parse(answer.body.toString('utf8')) as DescribeTableAnswer);
     schemas.set(tableName, schema);
@@ -194,7 +241,8 @@ export async function startPartitionModel(target: string, options: PartitionMode
     const rate = DYNAMODB_PARTITION_LIMITS[capacity] / factor;
     const name = `${capacity} ${partition}`;
     let bucket = buckets.get(name);
-    if (bucket === undefined || (emptyFrom !== undefined && bucket.at < emptyFrom)) bucket = emptyFrom === undefined ? { tokens: rate, at: now } : { tokens: 0, at: emptyFrom };
+    if (bucket === undefined || (emptyFrom !== undefined && bucket.at < emptyFrom))
+      bucket = emptyFrom === undefined ? { tokens: rate, at: now } : { tokens: 0, at: emptyFrom };
     bucket.tokens = Math.min(rate, bucket.tokens + ((now - bucket.at) / 1000) * rate);
     bucket.at = now;
     buckets.set(name, bucket);
@@ -211,7 +259,8 @@ export async function startPartitionModel(target: string, options: PartitionMode
   function short(charges: readonly Charge[]): Set<string> {
     const now = performance.now();
     const needed = new Map<string, number>();
-    for (const { partition, capacity, units } of charges) needed.set(`${capacity} ${partition}`, (needed.get(`${capacity} ${partition}`) ?? 0) + units);
+    for (const { partition, capacity, units } of charges)
+      needed.set(`${capacity} ${partition}`, (needed.get(`${capacity} ${partition}`) ?? 0) + units);
     const refused = new Set<string>();
     for (const { partition, capacity } of charges) {
       // A full bucket admits even a request dearer than one second of its rate (an item over 10 KB at 1/100).
@@ -237,7 +286,11 @@ export async function startPartitionModel(target: string, options: PartitionMode
   }
 
   /** Admits and forwards one request, or refuses it; charges what it cost once answered. */
-  async function handle(operation: string, raw: Buffer, headers: IncomingHttpHeaders): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  async function handle(
+    operation: string,
+    raw: Buffer,
+    headers: IncomingHttpHeaders,
+  ): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
     let body: RequestBody;
     try {
       body = JSON.parse(raw.toString('utf8')) as RequestBody;
@@ -252,7 +305,9 @@ export async function startPartitionModel(target: string, options: PartitionMode
     const refused = short(plan.estimate);
     if (refused.size > 0) {
       throttled(refused);
-      return operation === 'TransactWriteItems' ? transactionThrottled(plan.itemPartitions ?? [], refused) : throughputExceeded();
+      return operation === 'TransactWriteItems'
+        ? transactionThrottled(plan.itemPartitions ?? [], refused)
+        : throughputExceeded();
     }
     charge(plan.estimate);
     const lagging = replicaLagMs > 0 ? (plan.writes ?? []) : [];
@@ -293,7 +348,12 @@ export async function startPartitionModel(target: string, options: PartitionMode
   /** An eventually consistent answer without the items it does not show yet. */
   function withoutHidden(answer: Answer, tableName: string, schema: TableSchema): Answer {
     if (answer.status !== 200 || visibleAt.size === 0) return answer;
-    const parsed = JSON.parse(answer.body.toString('utf8')) as { Item?: Item; Items?: Item[]; Count?: number; ScannedCount?: number };
+    const parsed = JSON.parse(answer.body.toString('utf8')) as {
+      Item?: Item;
+      Items?: Item[];
+      Count?: number;
+      ScannedCount?: number;
+    };
     if (parsed.Item !== undefined) {
       if (shows(tableName, schema, parsed.Item)) return answer;
       delete parsed.Item;
@@ -327,7 +387,11 @@ export async function startPartitionModel(target: string, options: PartitionMode
     readonly failed: Charge[];
   }
 
-  async function admissionOf(operation: string, body: RequestBody, headers: IncomingHttpHeaders): Promise<Admission | undefined> {
+  async function admissionOf(
+    operation: string,
+    body: RequestBody,
+    headers: IncomingHttpHeaders,
+  ): Promise<Admission | undefined> {
     switch (operation) {
       case 'GetItem':
       case 'Query': {
@@ -339,14 +403,22 @@ export async function startPartitionModel(target: string, options: PartitionMode
             ? partitionLabel(body.Key?.[schema.partitionKey])
             : partitionLabel(queriedPartitionValue(body, (index ?? schema).partitionKey), index?.name);
         // An index is read eventually consistent whatever the request says.
-        const consistency: ReadConsistency = body.ConsistentRead === true && index === undefined ? 'strong' : 'eventual';
+        const consistency: ReadConsistency =
+          body.ConsistentRead === true && index === undefined ? 'strong' : 'eventual';
         const tableName = String(body.TableName);
         return {
           estimate: [readCharge(partition, [], consistency)],
-          ...(consistency === 'eventual' ? { shown: (answer: Answer) => withoutHidden(answer, tableName, schema) } : {}),
+          ...(consistency === 'eventual'
+            ? { shown: (answer: Answer) => withoutHidden(answer, tableName, schema) }
+            : {}),
           async settle(answer) {
-            const parsed = answer.status === 200 ? (JSON.parse(answer.body.toString('utf8')) as { Item?: Item; Items?: Item[] }) : {};
-            return [readCharge(partition, parsed.Items ?? (parsed.Item === undefined ? [] : [parsed.Item]), consistency)];
+            const parsed =
+              answer.status === 200
+                ? (JSON.parse(answer.body.toString('utf8')) as { Item?: Item; Items?: Item[] })
+                : {};
+            return [
+              readCharge(partition, parsed.Items ?? (parsed.Item === undefined ? [] : [parsed.Item]), consistency),
+            ];
           },
         };
       }
@@ -360,10 +432,20 @@ export async function startPartitionModel(target: string, options: PartitionMode
       case 'TransactWriteItems': {
         const parts: WriteAdmission[] = [];
         for (const entry of body.TransactItems ?? []) {
-          const [kind, item] = (Object.entries(entry)[0] ?? []) as [keyof TransactItem | undefined, RequestBody | undefined];
+          const [kind, item] = (Object.entries(entry)[0] ?? []) as [
+            keyof TransactItem | undefined,
+            RequestBody | undefined,
+          ];
           const schema = await schemaOf(item?.TableName, headers);
           if (kind === undefined || item === undefined || schema === undefined) return undefined;
-          const itemOperation = kind === 'Put' ? 'PutItem' : kind === 'Delete' ? 'DeleteItem' : kind === 'Update' ? 'UpdateItem' : 'ConditionCheck';
+          const itemOperation =
+            kind === 'Put'
+              ? 'PutItem'
+              : kind === 'Delete'
+                ? 'DeleteItem'
+                : kind === 'Update'
+                  ? 'UpdateItem'
+                  : 'ConditionCheck';
           parts.push(await writeAdmission(schema, itemOperation, item, headers, true));
         }
         return {
@@ -373,7 +455,10 @@ export async function startPartitionModel(target: string, options: PartitionMode
           async settle(answer) {
             // A cancelled transaction read its items and wrote nothing: each item is charged as a
             // failed condition (its read, doubled); a request DynamoDB refused outright, nothing.
-            if (answer.status !== 200) return errorTypeOf(answer.body) === 'TransactionCanceledException' ? parts.flatMap((part) => part.failed) : [];
+            if (answer.status !== 200)
+              return errorTypeOf(answer.body) === 'TransactionCanceledException'
+                ? parts.flatMap((part) => part.failed)
+                : [];
             return (await Promise.all(parts.map((part) => part.settle(answer)))).flat();
           },
         };
@@ -383,14 +468,21 @@ export async function startPartitionModel(target: string, options: PartitionMode
     }
   }
 
-  async function writeAdmission(schema: TableSchema, operation: string, body: RequestBody, headers: IncomingHttpHeaders, transactional: boolean): Promise<WriteAdmission> {
+  async function writeAdmission(
+    schema: TableSchema,
+    operation: string,
+    body: RequestBody,
+    headers: IncomingHttpHeaders,
+    transactional: boolean,
+  ): Promise<WriteAdmission> {
     const key = body.Key ?? keyOf(body.Item ?? {}, schema);
     const tableName = String(body.TableName);
     const before = await currentItem(tableName, key, headers);
     const after = operation === 'PutItem' ? body.Item : operation === 'DeleteItem' ? undefined : before;
     // A condition check reads the item and writes nothing, charged as a write of it.
     const failed = writeCharges(schema, key, before, undefined, { transactional, conditionFailed: true });
-    const estimate = operation === 'ConditionCheck' ? failed : writeCharges(schema, key, before, after, { transactional });
+    const estimate =
+      operation === 'ConditionCheck' ? failed : writeCharges(schema, key, before, after, { transactional });
     const puts = operation === 'PutItem' || operation === 'UpdateItem';
     return {
       estimate,
@@ -410,7 +502,10 @@ export async function startPartitionModel(target: string, options: PartitionMode
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const operation = String(req.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+      const operation =
+        String(req.headers['x-amz-target'] ?? '')
+          .split('.')
+          .pop() ?? '';
       handle(operation, Buffer.concat(chunks), req.headers).then(
         (answer) => {
           res.writeHead(answer.status, { ...answer.headers, 'content-length': String(answer.body.length) });
@@ -442,7 +537,12 @@ export async function startPartitionModel(target: string, options: PartitionMode
     uncharged,
     use: () =>
       [...tallies]
-        .map(([partition, tally]) => ({ partition, readUnits: tally.read, writeUnits: tally.write, throttled: tally.throttled }))
+        .map(([partition, tally]) => ({
+          partition,
+          readUnits: tally.read,
+          writeUnits: tally.write,
+          throttled: tally.throttled,
+        }))
         .sort((a, b) => b.throttled - a.throttled || b.readUnits + b.writeUnits - (a.readUnits + a.writeUnits)),
     throttledInOrder: () => [...throttleOrder],
     reset({ buckets: refill = 'full' } = {}) {
@@ -478,7 +578,11 @@ interface WrittenItem {
 
 /** An item's table and table key, as one text (the key's values as they travel). */
 function itemName(tableName: string, schema: KeySchemaNames, item: Item): string {
-  return JSON.stringify([tableName, item[schema.partitionKey] ?? null, schema.sortKey === undefined ? null : (item[schema.sortKey] ?? null)]);
+  return JSON.stringify([
+    tableName,
+    item[schema.partitionKey] ?? null,
+    schema.sortKey === undefined ? null : (item[schema.sortKey] ?? null),
+  ]);
 }
 
 type KeySchemaNames = Pick<TableSchema, 'partitionKey' | 'sortKey'>;
@@ -494,7 +598,11 @@ function rewritten(answer: Answer, body: unknown): Answer {
 interface DescribeTableAnswer {
   Table: {
     KeySchema: { AttributeName: string; KeyType: 'HASH' | 'RANGE' }[];
-    GlobalSecondaryIndexes?: { IndexName: string; KeySchema: { AttributeName: string; KeyType: 'HASH' | 'RANGE' }[]; Projection?: { ProjectionType?: string; NonKeyAttributes?: string[] } }[];
+    GlobalSecondaryIndexes?: {
+      IndexName: string;
+      KeySchema: { AttributeName: string; KeyType: 'HASH' | 'RANGE' }[];
+      Projection?: { ProjectionType?: string; NonKeyAttributes?: string[] };
+    }[];
   };
 }
 
@@ -513,7 +621,8 @@ function toSchema({ Table }: DescribeTableAnswer): TableSchema {
 
 function keyOf(item: Item, schema: TableSchema): Item {
   const key: Item = {};
-  for (const name of [schema.partitionKey, schema.sortKey]) if (name !== undefined && item[name] !== undefined) key[name] = item[name];
+  for (const name of [schema.partitionKey, schema.sortKey])
+    if (name !== undefined && item[name] !== undefined) key[name] = item[name];
   return key;
 }
 
@@ -524,7 +633,11 @@ function credentialsOf(headers: IncomingHttpHeaders): IncomingHttpHeaders {
 
 function errorTypeOf(body: Buffer): string {
   try {
-    return String((JSON.parse(body.toString('utf8')) as { __type?: string }).__type ?? '').split('#').pop() ?? '';
+    return (
+      String((JSON.parse(body.toString('utf8')) as { __type?: string }).__type ?? '')
+        .split('#')
+        .pop() ?? ''
+    );
   } catch {
     return '';
   }
@@ -539,14 +652,17 @@ const answerOf = (type: string, fields: Record<string, unknown>) => ({
 /** DynamoDB's refusal of a request over a partition's rate: nothing was done. */
 function throughputExceeded() {
   return answerOf('ProvisionedThroughputExceededException', {
-    message: 'The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.',
+    message:
+      'The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.',
   });
 }
 
 /** A transaction refused: ThrottlingError on each item whose partition could not pay, None on the others. */
 function transactionThrottled(itemPartitions: readonly string[][], refused: ReadonlySet<string>) {
   const reasons = itemPartitions.map((partitions) =>
-    partitions.some((partition) => refused.has(partition)) ? { Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity of your table or index.' } : { Code: 'None' },
+    partitions.some((partition) => refused.has(partition))
+      ? { Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity of your table or index.' }
+      : { Code: 'None' },
   );
   return answerOf('TransactionCanceledException', {
     Message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((reason) => reason.Code).join(', ')}]`,

@@ -61,7 +61,9 @@ function isComplete(text: string, headOnly: boolean): boolean {
   const head = final.slice(0, end + 2);
   const length = /\r\ncontent-length: *(\d+)\r\n/i.exec(head);
   const chunked = /\r\ntransfer-encoding: *chunked\r\n/i.test(head);
-  return length !== null ? Buffer.byteLength(final, 'latin1') >= end + 4 + Number(length[1]) : chunked && final.endsWith('0\r\n\r\n');
+  return length !== null
+    ? Buffer.byteLength(final, 'latin1') >= end + 4 + Number(length[1])
+    : chunked && final.endsWith('0\r\n\r\n');
 }
 
 /** The interim (1xx) answers' heads as they came, and the rest. */
@@ -110,7 +112,8 @@ function unchunk(chunked: string): string {
 }
 
 /** A request's head: its request line, then its header lines, then the empty line. */
-export const head = (requestLine: string, headers: readonly string[]): string => [requestLine, ...headers, '', ''].join('\r\n');
+export const head = (requestLine: string, headers: readonly string[]): string =>
+  [requestLine, ...headers, '', ''].join('\r\n');
 
 export interface ContinuedAnswer extends RawAnswer {
   /** Whether the server answered `100 Continue` (and so was sent the body). */

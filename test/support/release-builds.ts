@@ -39,7 +39,10 @@ export async function buildWrapping(good: string, name: ReleasedFunction, body: 
   await cp(good, directory, { recursive: true });
   const bundle = bundleOf(directory, name);
   await rename(bundle, join(dirname(bundle), 'real.mjs'));
-  await writeFile(bundle, `import { handler as real } from './real.mjs';\nexport const handler = async (event, context) => {\n${body}\n};\n`);
+  await writeFile(
+    bundle,
+    `import { handler as real } from './real.mjs';\nexport const handler = async (event, context) => {\n${body}\n};\n`,
+  );
   return directory;
 }
 

@@ -7,17 +7,28 @@ import { buildApp } from '../../infra/app';
 // Prod gets the placeholder alarm destination unless a test gives its own (or `alarmEmail: ''`, none).
 import { CDK_JSON_CONTEXT, PLACEHOLDER_DESTINATION } from '../../infra/lint-templates';
 
-
 const outdirs: string[] = [];
-
 
 /**
  * The app as `cdk synth -c stage=...` builds it (with cdk.json's context), in a temporary cloud assembly directory.
  * Template tests skip bundling (seconds instead of half a minute); pass `bundle` where the
  * bundles themselves are under test.
  */
-export function synth(stage: 'staging' | 'prod', bundle = false, context: Record<string, unknown> = {}): { app: App; template: Template } {
-  const app = new App({ outdir: newOutdir(), context: { ...CDK_JSON_CONTEXT, stage, ...(stage === 'prod' ? PLACEHOLDER_DESTINATION : {}), ...context, ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) } });
+export function synth(
+  stage: 'staging' | 'prod',
+  bundle = false,
+  context: Record<string, unknown> = {},
+): { app: App; template: Template } {
+  const app = new App({
+    outdir: newOutdir(),
+    context: {
+      ...CDK_JSON_CONTEXT,
+      stage,
+      ...(stage === 'prod' ? PLACEHOLDER_DESTINATION : {}),
+      ...context,
+      ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
+    },
+  });
   const { stack } = buildApp(app);
   return { app, template: Template.fromStack(stack) };
 }
@@ -45,7 +56,9 @@ export function removeOutdirs(): void {
  * 8 hex digits, and a child's id after it: `Api` is not `ApiDeployment…`); throws unless exactly one.
  */
 export function idWithPrefix(template: Template, type: string, prefix: string): string {
-  const ids = Object.keys(template.findResources(type)).filter((id) => id.startsWith(prefix) && !/^[A-Z][a-z]/.test(id.slice(prefix.length)));
+  const ids = Object.keys(template.findResources(type)).filter(
+    (id) => id.startsWith(prefix) && !/^[A-Z][a-z]/.test(id.slice(prefix.length)),
+  );
   if (ids.length !== 1) throw new Error(`${ids.length} ${type} named ${prefix}…: ${ids.join(', ')}`);
   return ids[0] as string;
 }

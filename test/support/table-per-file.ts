@@ -14,13 +14,15 @@ process.env.TABLE_NAME = `pets-${randomUUID()}`;
 // registry's, which writes the demo keys) would otherwise survive with no test run. A file's own
 // top-level beforeAll runs before this beforeEach, and its failure skips the tests: the cause is
 // printed here too, so that it is never lost.
-const setUpFailure = await testDatabase().prepare().then(
-  () => undefined,
-  (error: unknown) => {
-    console.error(`The set-up of this test file (its table and the demo keys) failed:`, error);
-    return { error };
-  },
-);
+const setUpFailure = await testDatabase()
+  .prepare()
+  .then(
+    () => undefined,
+    (error: unknown) => {
+      console.error(`The set-up of this test file (its table and the demo keys) failed:`, error);
+      return { error };
+    },
+  );
 beforeEach(() => {
   if (setUpFailure !== undefined) throw setUpFailure.error;
 });

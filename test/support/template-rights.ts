@@ -10,7 +10,10 @@
  */
 
 /** A DynamoDB request: its action, and the table partition or the index (with its partition key's value) it touches. */
-export type DynamoDbRequest = { readonly action: string } & ({ readonly partition: string } | { readonly index: string; readonly indexKey: string });
+export type DynamoDbRequest = { readonly action: string } & (
+  | { readonly partition: string }
+  | { readonly index: string; readonly indexKey: string }
+);
 
 type Resources = Record<string, { Type: string; Properties?: Record<string, any> }>;
 interface Statement {
@@ -27,7 +30,13 @@ const TABLE_ARN = `arn:${ACCOUNT.partition}:dynamodb:${ACCOUNT.region}:${ACCOUNT
 
 /** IAM's wildcards: `*` any text, `?` one character. */
 const wildcard = (pattern: string, value: string, caseless = false): boolean =>
-  new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*').replaceAll('?', '.')}$`, caseless ? 'i' : '').test(value);
+  new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replaceAll('*', '.*')
+      .replaceAll('?', '.')}$`,
+    caseless ? 'i' : '',
+  ).test(value);
 
 /** A resource as text: the table's ARN where it is named, the pseudo parameters of one account, `unresolved:` for anything else. */
 function rendered(value: unknown, tableIds: ReadonlySet<string>): string {
@@ -38,7 +47,11 @@ function rendered(value: unknown, tableIds: ReadonlySet<string>): string {
     return tableIds.has(id) && attribute === 'Arn' ? TABLE_ARN : `unresolved:${id}.${attribute}`;
   }
   if (intrinsic.Ref !== undefined) {
-    const pseudo: Record<string, string> = { 'AWS::Partition': ACCOUNT.partition, 'AWS::Region': ACCOUNT.region, 'AWS::AccountId': ACCOUNT.account };
+    const pseudo: Record<string, string> = {
+      'AWS::Partition': ACCOUNT.partition,
+      'AWS::Region': ACCOUNT.region,
+      'AWS::AccountId': ACCOUNT.account,
+    };
     return pseudo[intrinsic.Ref] ?? `unresolved:${intrinsic.Ref}`;
   }
   if (intrinsic['Fn::Join'] !== undefined) {
@@ -51,12 +64,15 @@ function rendered(value: unknown, tableIds: ReadonlySet<string>): string {
 function statementAllows(statement: Statement, request: DynamoDbRequest, tableIds: ReadonlySet<string>): boolean {
   if (statement.Effect !== 'Allow') return false;
   const action = `dynamodb:${request.action}`;
-  const actionMatches = statement.NotAction !== undefined
-    ? ![statement.NotAction].flat().some((pattern) => wildcard(pattern, action, true))
-    : [statement.Action ?? []].flat().some((pattern) => wildcard(pattern, action, true));
+  const actionMatches =
+    statement.NotAction !== undefined
+      ? ![statement.NotAction].flat().some((pattern) => wildcard(pattern, action, true))
+      : [statement.Action ?? []].flat().some((pattern) => wildcard(pattern, action, true));
   if (!actionMatches) return false;
   const arn = 'partition' in request ? TABLE_ARN : `${TABLE_ARN}/index/${request.index}`;
-  const resources = [statement.NotResource ?? statement.Resource ?? []].flat().map((resource) => rendered(resource, tableIds));
+  const resources = [statement.NotResource ?? statement.Resource ?? []]
+    .flat()
+    .map((resource) => rendered(resource, tableIds));
   const resourceMatches = resources.some((pattern) => wildcard(pattern, arn));
   if (statement.NotResource !== undefined ? resourceMatches : !resourceMatches) return false;
   const leadingKeys = statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
@@ -71,13 +87,21 @@ function statementsByRole(resources: Resources): Map<string, Statement[]> {
   const add = (role: string, statements: Statement[]) => byRole.set(role, [...(byRole.get(role) ?? []), ...statements]);
   for (const [id, resource] of Object.entries(resources)) {
     if (resource.Type === 'AWS::IAM::Role') {
-      add(id, (resource.Properties?.Policies ?? []).flatMap((policy: { PolicyDocument: { Statement: Statement[] } }) => policy.PolicyDocument.Statement));
+      add(
+        id,
+        (resource.Properties?.Policies ?? []).flatMap(
+          (policy: { PolicyDocument: { Statement: Statement[] } }) => policy.PolicyDocument.Statement,
+        ),
+      );
     }
     if (resource.Type === 'AWS::IAM::Policy' || resource.Type === 'AWS::IAM::ManagedPolicy') {
       const roles = (resource.Properties?.Roles ?? []) as { Ref?: string }[];
       const statements = resource.Properties?.PolicyDocument?.Statement as Statement[];
       // A policy attached to no role of the template (or to one by name) is counted for every role: it errs towards "allowed".
-      const attached = roles.every((role) => role.Ref !== undefined) && roles.length > 0 ? roles.map((role) => role.Ref as string) : [`(policy ${id})`];
+      const attached =
+        roles.every((role) => role.Ref !== undefined) && roles.length > 0
+          ? roles.map((role) => role.Ref as string)
+          : [`(policy ${id})`];
       for (const role of attached) add(role, statements);
     }
   }
@@ -87,7 +111,11 @@ function statementsByRole(resources: Resources): Map<string, Statement[]> {
 /** The roles of the template (by logical id) that may make the request, sorted. */
 export function rolesAllowing(template: Record<string, any>, request: DynamoDbRequest): string[] {
   const resources = template.Resources as Resources;
-  const tableIds = new Set(Object.entries(resources).filter(([, resource]) => resource.Type.startsWith('AWS::DynamoDB::')).map(([id]) => id));
+  const tableIds = new Set(
+    Object.entries(resources)
+      .filter(([, resource]) => resource.Type.startsWith('AWS::DynamoDB::'))
+      .map(([id]) => id),
+  );
   return [...statementsByRole(resources)]
     .filter(([, statements]) => statements.some((statement) => statementAllows(statement, request, tableIds)))
     .map(([role]) => role)
@@ -99,6 +127,9 @@ export function functionRoles(template: Record<string, any>): Record<string, str
   return Object.fromEntries(
     Object.entries(template.Resources as Resources)
       .filter(([, resource]) => resource.Type === 'AWS::Lambda::Function')
-      .map(([id, resource]) => [id, (resource.Properties?.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0]]),
+      .map(([id, resource]) => [
+        id,
+        (resource.Properties?.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0],
+      ]),
   );
 }

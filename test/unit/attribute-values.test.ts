@@ -26,7 +26,12 @@ describe('attribute values', () => {
         const item: Item = { s: text(value), n: integer(number) };
         expect([textIn(item, 's'), numberIn(item, 'n'), numberOf(item, 'n')]).toEqual([value, number, number]);
         expect(unmarshall(item)).toEqual({ s: value, n: number });
-        expect([textIn(item, 'n'), numberIn(item, 's'), textIn(item, 'absent'), numberIn(item, 'absent')]).toEqual([undefined, undefined, undefined, undefined]);
+        expect([textIn(item, 'n'), numberIn(item, 's'), textIn(item, 'absent'), numberIn(item, 'absent')]).toEqual([
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+        ]);
       }),
       { numRuns: 500 },
     );

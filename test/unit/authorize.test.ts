@@ -10,7 +10,14 @@ import type { RateLimitDecision } from '../../shared/limits/rate-limiter';
  * limits: what the client reads tells a rate limit from a suspension. The limiter and registry
  * are stand-ins here; test/integration/authorizer.test.ts runs the real ones.
  */
-const status = { limits: STANDARD_PLAN_LIMITS.free, window: 'minute', limit: 60, remaining: 0, resetAt: 60_000, nowMs: 0 } as const;
+const status = {
+  limits: STANDARD_PLAN_LIMITS.free,
+  window: 'minute',
+  limit: 60,
+  remaining: 0,
+  resetAt: 60_000,
+  nowMs: 0,
+} as const;
 const refusedBy = (refusal: RateLimitDecision['refusal']) => ({
   registry: { resolve: async () => undefined },
   limiter: { check: async () => ({ status, refusal }) },

@@ -15,7 +15,9 @@ const MALFORMED = 'the authorizer context does not describe a principal';
 
 describe('principalContext', () => {
   it('writes the key id, the plan and both limits as decimal strings, nothing else', () => {
-    expect(principalContext({ keyId: KEY_ID, plan: 'enterprise', limits: { perMinute: 5_000, perDay: 1_000_000 } })).toStrictEqual({
+    expect(
+      principalContext({ keyId: KEY_ID, plan: 'enterprise', limits: { perMinute: 5_000, perDay: 1_000_000 } }),
+    ).toStrictEqual({
       keyId: KEY_ID,
       plan: 'enterprise',
       perMinute: '5000',
@@ -24,16 +26,33 @@ describe('principalContext', () => {
   });
 
   it('is read back as the same principal', () => {
-    const principal = { keyId: 'fedcba9876543210', plan: 'business', limits: { perMinute: 1_000, perDay: 100_000 } } as const;
-    expect(principalFromContext({ principalId: principal.keyId, ...principalContext(principal) })).toStrictEqual(principal);
+    const principal = {
+      keyId: 'fedcba9876543210',
+      plan: 'business',
+      limits: { perMinute: 1_000, perDay: 100_000 },
+    } as const;
+    expect(principalFromContext({ principalId: principal.keyId, ...principalContext(principal) })).toStrictEqual(
+      principal,
+    );
   });
 });
 
-describe('the release key\'s principal', () => {
-  const release = { keyId: KEY_ID, plan: 'business', limits: { perMinute: 1_000, perDay: 100_000 }, petSpace: 'releases' } as const;
+describe("the release key's principal", () => {
+  const release = {
+    keyId: KEY_ID,
+    plan: 'business',
+    limits: { perMinute: 1_000, perDay: 100_000 },
+    petSpace: 'releases',
+  } as const;
 
   it('carries its pet space in the context, as a string, and is read back with it', () => {
-    expect(principalContext(release)).toStrictEqual({ keyId: KEY_ID, plan: 'business', perMinute: '1000', perDay: '100000', petSpace: 'releases' });
+    expect(principalContext(release)).toStrictEqual({
+      keyId: KEY_ID,
+      plan: 'business',
+      perMinute: '1000',
+      perDay: '100000',
+      petSpace: 'releases',
+    });
     expect(principalFromContext({ principalId: KEY_ID, ...principalContext(release) })).toStrictEqual(release);
   });
 
@@ -44,7 +63,11 @@ describe('the release key\'s principal', () => {
 
 describe('principalFromContext', () => {
   it('reads a well-formed context', () => {
-    expect(principalFromContext(valid)).toStrictEqual({ keyId: KEY_ID, plan: 'pro', limits: { perMinute: 300, perDay: 10_000 } });
+    expect(principalFromContext(valid)).toStrictEqual({
+      keyId: KEY_ID,
+      plan: 'pro',
+      limits: { perMinute: 300, perDay: 10_000 },
+    });
   });
 
   it('reads limits given as numbers (the local server), and counts of up to 16 digits', () => {
@@ -53,7 +76,10 @@ describe('principalFromContext', () => {
       plan: 'pro',
       limits: { perMinute: 1, perDay: 999_999_999_999_999 },
     });
-    expect(principalFromContext({ ...valid, perMinute: '10', perDay: '1234567890123456' })?.limits).toStrictEqual({ perMinute: 10, perDay: 1_234_567_890_123_456 });
+    expect(principalFromContext({ ...valid, perMinute: '10', perDay: '1234567890123456' })?.limits).toStrictEqual({
+      perMinute: 10,
+      perDay: 1_234_567_890_123_456,
+    });
   });
 
   it('is undefined without an authorizer context, or without a key id in it', () => {
@@ -63,7 +89,26 @@ describe('principalFromContext', () => {
     expect(principalFromContext({ principalId: 'address', code: 'rate_limited' })).toBeUndefined();
   });
 
-  const malformedCounts = ['0', '00', '01', '0300', '-1', '-300', '+300', '1.5', '3e2', ' 300', '300 ', 'x300', '300x', '', '12345678901234567', '99999999999999999', 'NaN', 'Infinity'];
+  const malformedCounts = [
+    '0',
+    '00',
+    '01',
+    '0300',
+    '-1',
+    '-300',
+    '+300',
+    '1.5',
+    '3e2',
+    ' 300',
+    '300 ',
+    'x300',
+    '300x',
+    '',
+    '12345678901234567',
+    '99999999999999999',
+    'NaN',
+    'Infinity',
+  ];
   it.each(malformedCounts)('throws for perMinute %j', (perMinute) => {
     expect(() => principalFromContext({ ...valid, perMinute })).toThrow(new Error(MALFORMED));
   });
@@ -76,7 +121,15 @@ describe('principalFromContext', () => {
     expect(() => principalFromContext({ ...valid, perDay: value })).toThrow(new Error(MALFORMED));
   });
 
-  it.each(['0123456789abcde', '0123456789abcdef0', '0123456789ABCDEF', 'g123456789abcdef', ' 0123456789abcdef', 'address', ''])('throws for the key id %j, outside its pattern', (keyId) => {
+  it.each([
+    '0123456789abcde',
+    '0123456789abcdef0',
+    '0123456789ABCDEF',
+    'g123456789abcdef',
+    ' 0123456789abcdef',
+    'address',
+    '',
+  ])('throws for the key id %j, outside its pattern', (keyId) => {
     expect(() => principalFromContext({ ...valid, keyId })).toThrow(new Error(MALFORMED));
   });
 
@@ -92,9 +145,15 @@ describe('principalFromContext', () => {
 describe('stageArnOf', () => {
   it('names the stage an Allow covers, from the method the authorizer was asked for, whatever the path', () => {
     const stage = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/v1';
-    expect([stageArnOf(`${stage}/GET/pets`), stageArnOf(`${stage}/GET/pets/7`), stageArnOf(`${stage}/POST/`)]).toEqual([stage, stage, stage]);
+    expect([stageArnOf(`${stage}/GET/pets`), stageArnOf(`${stage}/GET/pets/7`), stageArnOf(`${stage}/POST/`)]).toEqual([
+      stage,
+      stage,
+      stage,
+    ]);
     // No stage in it: the API with an empty stage, which allows nothing real.
-    expect(stageArnOf('arn:aws:execute-api:eu-west-1:123456789012:abc123')).toBe('arn:aws:execute-api:eu-west-1:123456789012:abc123/');
+    expect(stageArnOf('arn:aws:execute-api:eu-west-1:123456789012:abc123')).toBe(
+      'arn:aws:execute-api:eu-west-1:123456789012:abc123/',
+    );
   });
 });
 

@@ -15,12 +15,21 @@ describe('readBearer', () => {
     expect(readBearer(header)).toEqual({ kind: 'token', token });
   });
 
-  it.each(['Basic dXNlcjpwYXNz', 'Bearer', 'Bearer ', 'Bearer a b', 'Bearer ä', 'Bearerabc', 'Token abc', `Bearer ${'a'.repeat(600)}`, 'Bearer =abc', 'Basic Bearer abc', 'x Bearer abc'])(
-    'calls %j malformed',
-    (header) => {
-      expect(readBearer(header)).toEqual({ kind: 'malformed' });
-    },
-  );
+  it.each([
+    'Basic dXNlcjpwYXNz',
+    'Bearer',
+    'Bearer ',
+    'Bearer a b',
+    'Bearer ä',
+    'Bearerabc',
+    'Token abc',
+    `Bearer ${'a'.repeat(600)}`,
+    'Bearer =abc',
+    'Basic Bearer abc',
+    'x Bearer abc',
+  ])('calls %j malformed', (header) => {
+    expect(readBearer(header)).toEqual({ kind: 'malformed' });
+  });
 
   it('reads a header of up to 528 characters (room for a 512-character key, its scheme and spaces), and calls a longer one malformed', () => {
     expect(readBearer(`Bearer ${'a'.repeat(521)}`)).toEqual({ kind: 'token', token: 'a'.repeat(521) });

@@ -5,8 +5,8 @@ import { AWS_CALL_BOUNDS, worstCallMs } from '../../shared/dynamodb/client';
 
 const WORST_CALL_MS = worstCallMs(AWS_CALL_BOUNDS);
 
-describe('the deadline of a request\'s DynamoDB calls', () => {
-  it('lets one call with all its SDK attempts end inside the deployed function\'s time, with the 0.5 s margin', () => {
+describe("the deadline of a request's DynamoDB calls", () => {
+  it("lets one call with all its SDK attempts end inside the deployed function's time, with the 0.5 s margin", () => {
     expect(WORST_CALL_MS).toBe(7_500);
     expect(WORST_CALL_MS + 500).toBeLessThanOrEqual(FUNCTION_SETTINGS.timeout.toMilliseconds());
   });
@@ -69,7 +69,7 @@ describe('the deadline, on a fake clock', () => {
     expect(() => deadline.clear()).not.toThrow();
   });
 
-  it('is the Lambda context\'s remaining time less 0.5 s', () => {
+  it("is the Lambda context's remaining time less 0.5 s", () => {
     vi.useFakeTimers();
     const deadline = deadlineBeforeTimeout({ getRemainingTimeInMillis: () => 10_000 }) as TimedCallDeadline;
     expect(deadline).toBeInstanceOf(TimedCallDeadline);

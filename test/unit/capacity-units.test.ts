@@ -26,10 +26,28 @@ describe('capacity units, as the developer guide counts them', () => {
   it('a Query is charged once for all the data it read: 10 items of 40.8 KB together round to 44 KB', () => {
     const item = { pk: { S: 'x' }, data: { S: 'y'.repeat(Math.round((40.8 * KB) / 10) - 7) } };
     expect(itemSize(item) * 10).toBeGreaterThan(40 * KB);
-    expect(readCharge('x', Array.from({ length: 10 }, () => item), 'strong')).toEqual({ partition: 'x', capacity: 'read', units: 11 });
-    expect(readCharge('x', Array.from({ length: 10 }, () => item), 'eventual').units).toBe(5.5);
+    expect(
+      readCharge(
+        'x',
+        Array.from({ length: 10 }, () => item),
+        'strong',
+      ),
+    ).toEqual({ partition: 'x', capacity: 'read', units: 11 });
+    expect(
+      readCharge(
+        'x',
+        Array.from({ length: 10 }, () => item),
+        'eventual',
+      ).units,
+    ).toBe(5.5);
     // Rounded once per request, not per item: 20 items of 100 bytes are one unit.
-    expect(readCharge('x', Array.from({ length: 20 }, () => ({ pk: { S: 'x'.repeat(98) } })), 'strong').units).toBe(1);
+    expect(
+      readCharge(
+        'x',
+        Array.from({ length: 20 }, () => ({ pk: { S: 'x'.repeat(98) } })),
+        'strong',
+      ).units,
+    ).toBe(1);
   });
 
   it('writes: per 1 KB rounded up, at least one, double in a transaction', () => {
@@ -54,9 +72,20 @@ describe('capacity units, as the developer guide counts them', () => {
   });
 });
 
-const TABLE: TableSchema = { partitionKey: 'pk', sortKey: 'sk', indexes: [{ name: 'byStatus', partitionKey: 'status', sortKey: 'id', projected: ['name'] }] };
+const TABLE: TableSchema = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  indexes: [{ name: 'byStatus', partitionKey: 'status', sortKey: 'id', projected: ['name'] }],
+};
 const PET_KEY = { pk: { S: 'PET' }, sk: { S: '0000000000000007' } };
-const pet = (status: string, name = 'Rex') => ({ pk: { S: 'PET' }, sk: { S: '0000000000000007' }, id: { N: '7' }, name: { S: name }, status: { S: status }, createdAt: { S: '2026-11-25T00:00:00.000Z' } });
+const pet = (status: string, name = 'Rex') => ({
+  pk: { S: 'PET' },
+  sk: { S: '0000000000000007' },
+  id: { N: '7' },
+  name: { S: name },
+  status: { S: status },
+  createdAt: { S: '2026-11-25T00:00:00.000Z' },
+});
 
 describe('which partitions a write charges', () => {
   it('a new pet: its table partition and its status partition of the index', () => {
@@ -67,30 +96,62 @@ describe('which partitions a write charges', () => {
   });
 
   it('an index entry holds the keys of the index and of the table, and the projected attributes', () => {
-    expect(indexEntryOf(pet('sold'), TABLE.indexes[0]!, TABLE)).toEqual({ pk: { S: 'PET' }, sk: { S: '0000000000000007' }, id: { N: '7' }, name: { S: 'Rex' }, status: { S: 'sold' } });
-    expect(indexEntryOf({ pk: { S: 'SEQUENCE' }, sk: { S: 'pet' }, value: { N: '3' } }, TABLE.indexes[0]!, TABLE)).toBeUndefined();
+    expect(indexEntryOf(pet('sold'), TABLE.indexes[0]!, TABLE)).toEqual({
+      pk: { S: 'PET' },
+      sk: { S: '0000000000000007' },
+      id: { N: '7' },
+      name: { S: 'Rex' },
+      status: { S: 'sold' },
+    });
+    expect(
+      indexEntryOf({ pk: { S: 'SEQUENCE' }, sk: { S: 'pet' }, value: { N: '3' } }, TABLE.indexes[0]!, TABLE),
+    ).toBeUndefined();
   });
 
   it('a write that moves an item in an index deletes the old entry and puts the new one; one that changes no indexed attribute writes no index', () => {
-    expect(writeCharges(TABLE, PET_KEY, pet('available'), pet('sold')).map((charge) => charge.partition)).toEqual(['PET', 'byStatus:available', 'byStatus:sold']);
-    expect(writeCharges(TABLE, PET_KEY, pet('available'), pet('available', 'Max')).map((charge) => charge.partition)).toEqual(['PET', 'byStatus:available']);
-    expect(writeCharges(TABLE, PET_KEY, pet('available'), { ...pet('available'), createdAt: { S: 'later' } }).map((charge) => charge.partition)).toEqual(['PET']);
+    expect(writeCharges(TABLE, PET_KEY, pet('available'), pet('sold')).map((charge) => charge.partition)).toEqual([
+      'PET',
+      'byStatus:available',
+      'byStatus:sold',
+    ]);
+    expect(
+      writeCharges(TABLE, PET_KEY, pet('available'), pet('available', 'Max')).map((charge) => charge.partition),
+    ).toEqual(['PET', 'byStatus:available']);
+    expect(
+      writeCharges(TABLE, PET_KEY, pet('available'), { ...pet('available'), createdAt: { S: 'later' } }).map(
+        (charge) => charge.partition,
+      ),
+    ).toEqual(['PET']);
   });
 
   it('the larger of the item before and after; a delete pays for what it removed; items outside the index write none', () => {
     const big = { ...pet('available'), notes: { S: 'x'.repeat(1_500) } };
-    expect(writeCharges(TABLE, PET_KEY, big, pet('available'))[0]).toEqual({ partition: 'PET', capacity: 'write', units: 2 });
+    expect(writeCharges(TABLE, PET_KEY, big, pet('available'))[0]).toEqual({
+      partition: 'PET',
+      capacity: 'write',
+      units: 2,
+    });
     expect(writeCharges(TABLE, PET_KEY, big, undefined)).toEqual([
       { partition: 'PET', capacity: 'write', units: 2 },
       { partition: 'byStatus:available', capacity: 'write', units: 1 },
     ]);
-    expect(writeCharges(TABLE, { pk: { S: 'SEQUENCE' }, sk: { S: 'pet' } }, undefined, { pk: { S: 'SEQUENCE' }, sk: { S: 'pet' }, value: { N: '1' } })).toEqual([{ partition: 'SEQUENCE', capacity: 'write', units: 1 }]);
+    expect(
+      writeCharges(TABLE, { pk: { S: 'SEQUENCE' }, sk: { S: 'pet' } }, undefined, {
+        pk: { S: 'SEQUENCE' },
+        sk: { S: 'pet' },
+        value: { N: '1' },
+      }),
+    ).toEqual([{ partition: 'SEQUENCE', capacity: 'write', units: 1 }]);
   });
 
   it('an item made by an update is charged to the partition its key names (there is no item before it)', () => {
-    expect(writeCharges(TABLE, { pk: { S: 'RATE#key#1' }, sk: { S: 'counters' } }, undefined, { pk: { S: 'RATE#key#1' }, sk: { S: 'counters' }, n: { N: '1' } })).toEqual([
-      { partition: 'RATE#key#1', capacity: 'write', units: 1 },
-    ]);
+    expect(
+      writeCharges(TABLE, { pk: { S: 'RATE#key#1' }, sk: { S: 'counters' } }, undefined, {
+        pk: { S: 'RATE#key#1' },
+        sk: { S: 'counters' },
+        n: { N: '1' },
+      }),
+    ).toEqual([{ partition: 'RATE#key#1', capacity: 'write', units: 1 }]);
   });
 
   it('a transaction pays double, on the table and on the index; a failed condition pays for the item it read and writes no index', () => {
@@ -98,6 +159,8 @@ describe('which partitions a write charges', () => {
       { partition: 'PET', capacity: 'write', units: 2 },
       { partition: 'byStatus:pending', capacity: 'write', units: 2 },
     ]);
-    expect(writeCharges(TABLE, PET_KEY, pet('pending'), undefined, { conditionFailed: true })).toEqual([{ partition: 'PET', capacity: 'write', units: 1 }]);
+    expect(writeCharges(TABLE, PET_KEY, pet('pending'), undefined, { conditionFailed: true })).toEqual([
+      { partition: 'PET', capacity: 'write', units: 1 },
+    ]);
   });
 });

@@ -3,7 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { addProfile, bundleModulesOf, emptyTotals, groupOf, moduleLabel, profileReport, timeByModule, type CpuProfile } from '../../bench/cold-start-profile';
+import {
+  addProfile,
+  bundleModulesOf,
+  emptyTotals,
+  groupOf,
+  moduleLabel,
+  profileReport,
+  timeByModule,
+  type CpuProfile,
+} from '../../bench/cold-start-profile';
 
 /** The bench's cold-start profile (`npm run bench -- --only profile`) on a made-up bundle and profile. */
 const dir = mkdtempSync(join(tmpdir(), 'petstore-profile-'));
@@ -43,7 +52,14 @@ describe('the cold-start profile', () => {
     const profile = profileOf(
       [
         { id: 1, callFrame: { functionName: '(root)', url: '', lineNumber: -1 } },
-        { id: 2, callFrame: { functionName: 'init', url, lineNumber: 2 }, positionTicks: [{ line: 3, ticks: 1 }, { line: 7, ticks: 3 }] },
+        {
+          id: 2,
+          callFrame: { functionName: 'init', url, lineNumber: 2 },
+          positionTicks: [
+            { line: 3, ticks: 1 },
+            { line: 7, ticks: 3 },
+          ],
+        },
         { id: 3, callFrame: { functionName: 'use', url, lineNumber: 4 }, positionTicks: [{ line: 5, ticks: 2 }] },
         { id: 4, callFrame: { functionName: '(garbage collector)', url: '', lineNumber: -1 } },
         { id: 5, callFrame: { functionName: 'readFile', url: 'node:internal/fs/promises', lineNumber: 10 } },
@@ -67,7 +83,10 @@ describe('the cold-start profile', () => {
     const url = pathToFileURL(bundle).href;
     const modules = bundleModulesOf(bundle);
     const totals = emptyTotals();
-    const zodTicks = profileOf([{ id: 1, callFrame: { functionName: 'f', url, lineNumber: 2 }, positionTicks: [{ line: 3, ticks: 1 }] }], [1, 1]);
+    const zodTicks = profileOf(
+      [{ id: 1, callFrame: { functionName: 'f', url, lineNumber: 2 }, positionTicks: [{ line: 3, ticks: 1 }] }],
+      [1, 1],
+    );
     addProfile(totals, 'ours', 'import', zodTicks, modules);
     addProfile(totals, 'ours', 'import', zodTicks, modules);
     expect(totals.ours.import.get('zod')).toBe(400);

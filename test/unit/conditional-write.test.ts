@@ -9,7 +9,13 @@ describe('madeUnlessConditionFails', () => {
   });
 
   it('is false when its condition did not hold (nothing was written)', async () => {
-    expect(await madeUnlessConditionFails(Promise.reject(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} })))).toBe(false);
+    expect(
+      await madeUnlessConditionFails(
+        Promise.reject(
+          new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }),
+        ),
+      ),
+    ).toBe(false);
   });
 
   it('throws any other failure as it came', async () => {

@@ -1,16 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { estimatedCount, MAX_SHARDS, PARTITION_WRITES_PER_SECOND, SHARD_THRESHOLD_PER_MINUTE, shardCountFor, shareOf, sharesOf } from '../../shared/limits/counter-shards';
+import {
+  estimatedCount,
+  MAX_SHARDS,
+  PARTITION_WRITES_PER_SECOND,
+  SHARD_THRESHOLD_PER_MINUTE,
+  shardCountFor,
+  shareOf,
+  sharesOf,
+} from '../../shared/limits/counter-shards';
 import { DayLayout, LayoutMemory, MAX_REMEMBERED_LAYOUTS } from '../../shared/limits/shard-memory';
 import { windowsAt } from '../../shared/limits/windows';
 
 /** How a key's counts are split over shards (issue 41), and what a container remembers of them. */
 describe('the split', () => {
-  it('the threshold is half a partition\'s writes, as a minute\'s requests: 30,000', () => {
+  it("the threshold is half a partition's writes, as a minute's requests: 30,000", () => {
     expect(PARTITION_WRITES_PER_SECOND).toBe(1_000);
     expect(SHARD_THRESHOLD_PER_MINUTE).toBe(30_000);
   });
 
-  it('one item up to the threshold; above it, enough shards that none takes more than the threshold at the plan\'s full rate', () => {
+  it("one item up to the threshold; above it, enough shards that none takes more than the threshold at the plan's full rate", () => {
     expect(shardCountFor({ perMinute: 30_000, perDay: 1 }, 30_000)).toBe(1);
     expect(shardCountFor({ perMinute: 30_001, perDay: 1 }, 30_000)).toBe(2);
     expect(shardCountFor({ perMinute: 60_000, perDay: 1 }, 30_000)).toBe(2);
@@ -23,21 +31,32 @@ describe('the split', () => {
     expect(shardCountFor({ perMinute: 99 * 30_000 + 1, perDay: 1 }, 30_000)).toBe(99);
     expect(shardCountFor({ perMinute: 5_000, perDay: 1 }, 25)).toBe(99);
     // At 120,000 a minute, 2,000 a second: 500 a shard, half its partition's 1,000 writes.
-    expect(120_000 / 60 / shardCountFor({ perMinute: 120_000, perDay: 1 }, SHARD_THRESHOLD_PER_MINUTE)).toBe(PARTITION_WRITES_PER_SECOND / 2);
+    expect(120_000 / 60 / shardCountFor({ perMinute: 120_000, perDay: 1 }, SHARD_THRESHOLD_PER_MINUTE)).toBe(
+      PARTITION_WRITES_PER_SECOND / 2,
+    );
   });
 
   it('shares add up to the limit exactly, the first ones one more when it does not divide', () => {
     expect([0, 1, 2, 3, 4].map((shard) => shareOf(102, 5, shard))).toEqual([21, 21, 20, 20, 20]);
     expect([0, 1, 2, 3].map((shard) => shareOf(100, 4, shard))).toEqual([25, 25, 25, 25]);
     expect([0, 1, 2, 3].map((shard) => shareOf(3, 4, shard))).toEqual([1, 1, 1, 0]);
-    for (const [limit, shards] of [[120_000, 4], [1_000_001, 7], [5, 9]] as const) {
-      expect(Array.from({ length: shards }, (_, shard) => shareOf(limit, shards, shard)).reduce((sum, share) => sum + share, 0)).toBe(limit);
+    for (const [limit, shards] of [
+      [120_000, 4],
+      [1_000_001, 7],
+      [5, 9],
+    ] as const) {
+      expect(
+        Array.from({ length: shards }, (_, shard) => shareOf(limit, shards, shard)).reduce(
+          (sum, share) => sum + share,
+          0,
+        ),
+      ).toBe(limit);
     }
     expect(sharesOf({ perMinute: 102, perDay: 7 }, 5, 1)).toEqual({ perMinute: 21, perDay: 2 });
     expect(sharesOf({ perMinute: 102, perDay: 7 }, 5, 2)).toEqual({ perMinute: 20, perDay: 1 });
   });
 
-  it('the count a request is told: the limit less its shard\'s remaining times the shards, never below 0; exact on one item', () => {
+  it("the count a request is told: the limit less its shard's remaining times the shards, never below 0; exact on one item", () => {
     expect(estimatedCount(100, 25, 1, 4)).toBe(4);
     expect(estimatedCount(100, 25, 25, 4)).toBe(100);
     expect(estimatedCount(102, 21, 0, 5)).toBe(0); // 102 - 105 would be below 0
@@ -45,7 +64,7 @@ describe('the split', () => {
   });
 });
 
-describe('a container\'s memory of a key\'s shards', () => {
+describe("a container's memory of a key's shards", () => {
   const T0 = Date.UTC(2026, 10, 22, 10, 0, 0);
   const windows = windowsAt(T0);
   const limits = { perMinute: 100, perDay: 10_000 };
@@ -77,7 +96,7 @@ describe('a container\'s memory of a key\'s shards', () => {
     expect(layout.openShard(none, () => 0)).toBe(0);
   });
 
-  it('tells the day once every shard\'s day is full', () => {
+  it("tells the day once every shard's day is full", () => {
     const layout = new DayLayout(windows.day.id, 2, windows.minute.id);
     layout.countFor(limits, windows);
     layout.markFull(0, 'day', windows);

@@ -29,17 +29,23 @@ describe('the cursor keys of the environment', () => {
     const signed = await cursors.encode(position);
     expect(new CursorCodec('now').read(signed)).toEqual({ kind: 'valid', position });
     expect(await cursors.decode(new CursorCodec('before').encode(position), undefined)).toEqual(position);
-    await expect(cursors.decode(new CursorCodec('elsewhere').encode(position), undefined)).rejects.toBeInstanceOf(InvalidRequestError);
+    await expect(cursors.decode(new CursorCodec('elsewhere').encode(position), undefined)).rejects.toBeInstanceOf(
+      InvalidRequestError,
+    );
   });
 
   it('without CURSOR_SECRET_PREVIOUS accept CURSOR_SECRET alone, as before it existed', async () => {
     const cursors = new CursorSecrets(environmentCursorKeys({ cursorSecret: 'now', cursorSecretPrevious: undefined }));
     expect(await cursors.decode(new CursorCodec('now').encode(position), undefined)).toEqual(position);
-    await expect(cursors.decode(new CursorCodec('before').encode(position), undefined)).rejects.toBeInstanceOf(InvalidRequestError);
+    await expect(cursors.decode(new CursorCodec('before').encode(position), undefined)).rejects.toBeInstanceOf(
+      InvalidRequestError,
+    );
   });
 
   it('cannot sign without CURSOR_SECRET (a deployment mistake: a 500, not a client error)', async () => {
-    const cursors = new CursorSecrets(environmentCursorKeys({ cursorSecret: undefined, cursorSecretPrevious: undefined }));
+    const cursors = new CursorSecrets(
+      environmentCursorKeys({ cursorSecret: undefined, cursorSecretPrevious: undefined }),
+    );
     const failure = await cursors.encode(position).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(Error);
     expect((failure as Error).message).toMatch(/CURSOR_SECRET/);
@@ -48,13 +54,19 @@ describe('the cursor keys of the environment', () => {
 });
 
 /** A source of keys the test answers by hand: each read waits for the test to resolve or reject it. */
-function manualSource(): CursorKeySource & { reads: { resolve: (keys: CursorKeys) => void; reject: (error: unknown) => void }[] } {
+function manualSource(): CursorKeySource & {
+  reads: { resolve: (keys: CursorKeys) => void; reject: (error: unknown) => void }[];
+} {
   const reads: { resolve: (keys: CursorKeys) => void; reject: (error: unknown) => void }[] = [];
-  return { worstReadMs: 4_000, reads, read: () => new Promise<CursorKeys>((resolve, reject) => reads.push({ resolve, reject })) };
+  return {
+    worstReadMs: 4_000,
+    reads,
+    read: () => new Promise<CursorKeys>((resolve, reject) => reads.push({ resolve, reject })),
+  };
 }
 const unavailable = () => new ServiceUnavailableError(new Error('Secrets Manager is throttling'));
 /** A request whose deadline has already passed. */
-const pastDeadline = { signalForCall: () => AbortSignal.abort(new Error('the request\'s deadline')) };
+const pastDeadline = { signalForCall: () => AbortSignal.abort(new Error("the request's deadline")) };
 
 describe('the rule for reading the keys again', () => {
   let nowMs = 1_800_000_000_000;
@@ -68,7 +80,7 @@ describe('the rule for reading the keys again', () => {
     restoreClock ??= setClock(() => nowMs);
   };
 
-  it('answers a cursor no known key signed with 400 even when the keys cannot be read again: a client\'s mistake is no outage', async () => {
+  it("answers a cursor no known key signed with 400 even when the keys cannot be read again: a client's mistake is no outage", async () => {
     useClock();
     const source = manualSource();
     const cursors = new CursorSecrets(source);
@@ -164,7 +176,10 @@ const START = 1_800_000_000_000;
 const signedBy = (key: string, cursor: string) => new CursorCodec(key).read(cursor).kind === 'valid';
 
 /** The cursor secrets of a container whose first read answered these keys, at the clock's time. */
-async function warmed(source: ReturnType<typeof manualSource>, keys: CursorKeys = { current: 'now', previous: undefined }): Promise<CursorSecrets> {
+async function warmed(
+  source: ReturnType<typeof manualSource>,
+  keys: CursorKeys = { current: 'now', previous: undefined },
+): Promise<CursorSecrets> {
   const cursors = new CursorSecrets(source);
   const first = cursors.encode(position);
   source.reads[0]?.resolve(keys);
@@ -195,7 +210,11 @@ describe('when the keys are read', () => {
   it('requests arriving together in a container without keys share one read', async () => {
     const source = manualSource();
     const cursors = new CursorSecrets(source);
-    const requests = [cursors.encode(position), cursors.encode(position), cursors.decode(new CursorCodec('now').encode(position), undefined)];
+    const requests = [
+      cursors.encode(position),
+      cursors.encode(position),
+      cursors.decode(new CursorCodec('now').encode(position), undefined),
+    ];
     expect(source.reads).toHaveLength(1);
     source.reads[0]?.resolve({ current: 'now', previous: undefined });
     const [first, second, decoded] = await Promise.all(requests);
@@ -256,7 +275,14 @@ describe('a container without keys whose read fails', () => {
     const failure = unavailable();
     source.reads[0]?.reject(failure);
     await expect(request).rejects.toBe(failure);
-    expect(logged).toEqual([{ time: expect.any(String), level: 'error', msg: 'cursor keys not read', error: JSON.parse(JSON.stringify(loggedError(failure))) }]);
+    expect(logged).toEqual([
+      {
+        time: expect.any(String),
+        level: 'error',
+        msg: 'cursor keys not read',
+        error: JSON.parse(JSON.stringify(loggedError(failure))),
+      },
+    ]);
   });
 
   it('answers 503 at once for RETRY_FAILED_READ_MS without reading again, then reads again', async () => {
@@ -271,8 +297,13 @@ describe('a container without keys whose read fails', () => {
       expect(refused).toBeInstanceOf(ServiceUnavailableError);
       expect((refused as ServiceUnavailableError).status).toBe(503);
       // The request's log line says why (its cause).
-      expect(loggedError(refused).cause).toEqual({ name: 'Error', message: 'the cursor keys could not be read a moment ago' });
-      await expect(cursors.decode(new CursorCodec('now').encode(position), undefined)).rejects.toBeInstanceOf(ServiceUnavailableError);
+      expect(loggedError(refused).cause).toEqual({
+        name: 'Error',
+        message: 'the cursor keys could not be read a moment ago',
+      });
+      await expect(cursors.decode(new CursorCodec('now').encode(position), undefined)).rejects.toBeInstanceOf(
+        ServiceUnavailableError,
+      );
       cursors.prepare();
       expect([after, source.reads.length]).toEqual([after, 1]);
     }
@@ -331,7 +362,12 @@ describe('a container with keys whose read fails', () => {
     source.reads[1]?.reject(failure);
     await settle();
     expect(logged).toEqual([
-      { time: expect.any(String), level: 'warn', msg: 'cursor keys not read again; the known ones stay in use', error: JSON.parse(JSON.stringify(loggedError(failure))) },
+      {
+        time: expect.any(String),
+        level: 'warn',
+        msg: 'cursor keys not read again; the known ones stay in use',
+        error: JSON.parse(JSON.stringify(loggedError(failure))),
+      },
     ]);
     for (const after of [0, RETRY_FAILED_READ_MS, MIN_REREAD_INTERVAL_MS - 1]) {
       nowMs = failedAt + after;
@@ -416,7 +452,7 @@ describe('a request waiting for a read', () => {
     return setClock(() => nowMs);
   });
 
-  it('asks its deadline for a signal for the source\'s worst read', async () => {
+  it("asks its deadline for a signal for the source's worst read", async () => {
     const source = manualSource();
     const cursors = new CursorSecrets(source);
     const deadline = manualDeadline();
@@ -462,7 +498,7 @@ describe('a request waiting for a read', () => {
     expect(listenersOf(deadline.controller.signal)).toBe(0);
   });
 
-  it('answers with the read\'s failure when the read fails before its deadline, and leaves no listener', async () => {
+  it("answers with the read's failure when the read fails before its deadline, and leaves no listener", async () => {
     const source = manualSource();
     const cursors = new CursorSecrets(source);
     const deadline = manualDeadline();
@@ -483,7 +519,7 @@ describe('a request waiting for a read', () => {
     const answer = watch(cursors.decode(new CursorCodec('after').encode(position), undefined, deadline));
     await settle();
     expect([answer.state, source.reads.length]).toEqual(['pending', 2]);
-    deadline.controller.abort(new Error('the request\'s deadline'));
+    deadline.controller.abort(new Error("the request's deadline"));
     await settle();
     expect(answer.state).toBe('rejected');
     expect(answer.error).toBeInstanceOf(InvalidRequestError);

@@ -7,19 +7,35 @@ const codec = new CursorCodec('secret-one');
 
 describe('CursorCodec', () => {
   it('round-trips a position with and without a status filter', () => {
-    expect(codec.decode(codec.encode({ afterId: 42, status: undefined }), undefined)).toEqual({ afterId: 42, status: undefined });
+    expect(codec.decode(codec.encode({ afterId: 42, status: undefined }), undefined)).toEqual({
+      afterId: 42,
+      status: undefined,
+    });
     expect(codec.decode(codec.encode({ afterId: 7, status: 'sold' }), 'sold')).toEqual({ afterId: 7, status: 'sold' });
   });
 
   it('round-trips the bound of the page that made it (issue 52), and a cursor made before bounds were kept has none', () => {
-    expect(codec.decode(codec.encode({ afterId: 42, status: undefined, newestId: 90 }), undefined)).toStrictEqual({ afterId: 42, status: undefined, newestId: 90 });
-    expect(codec.decode(codec.encode({ afterId: 7, status: 'sold', newestId: Number.MAX_SAFE_INTEGER }), 'sold')).toStrictEqual({ afterId: 7, status: 'sold', newestId: Number.MAX_SAFE_INTEGER });
-    expect(codec.decode(signed('secret-one', '{"v":1,"a":42}'), undefined)).toStrictEqual({ afterId: 42, status: undefined, newestId: undefined });
+    expect(codec.decode(codec.encode({ afterId: 42, status: undefined, newestId: 90 }), undefined)).toStrictEqual({
+      afterId: 42,
+      status: undefined,
+      newestId: 90,
+    });
+    expect(
+      codec.decode(codec.encode({ afterId: 7, status: 'sold', newestId: Number.MAX_SAFE_INTEGER }), 'sold'),
+    ).toStrictEqual({ afterId: 7, status: 'sold', newestId: Number.MAX_SAFE_INTEGER });
+    expect(codec.decode(signed('secret-one', '{"v":1,"a":42}'), undefined)).toStrictEqual({
+      afterId: 42,
+      status: undefined,
+      newestId: undefined,
+    });
   });
 
   it('round-trips the edges of the id range: after pet 1, and after the largest id', () => {
     for (const afterId of [1, 2, Number.MAX_SAFE_INTEGER]) {
-      expect(codec.decode(codec.encode({ afterId, status: undefined }), undefined)).toEqual({ afterId, status: undefined });
+      expect(codec.decode(codec.encode({ afterId, status: undefined }), undefined)).toEqual({
+        afterId,
+        status: undefined,
+      });
     }
   });
 
@@ -46,9 +62,18 @@ describe('CursorCodec', () => {
     // The tag's 16 bytes take 22 base64url characters; decoding ignores the last one's 4 lowest bits.
     const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
     const lastFlipped = ALPHABET[ALPHABET.indexOf(tag.at(-1) as string) ^ 1];
-    const respellings = [`${cursor}==`, `${cursor}!`, `${body}.${tag.slice(0, 10)} ${tag.slice(10)}`, `${body}.${tag.slice(0, -1)}${lastFlipped}`, `${body}.${tag.replaceAll('-', '+').replaceAll('_', '/')}`];
+    const respellings = [
+      `${cursor}==`,
+      `${cursor}!`,
+      `${body}.${tag.slice(0, 10)} ${tag.slice(10)}`,
+      `${body}.${tag.slice(0, -1)}${lastFlipped}`,
+      `${body}.${tag.replaceAll('-', '+').replaceAll('_', '/')}`,
+    ];
     for (const respelled of new Set(respellings.filter((text) => text !== cursor))) {
-      expect(Buffer.from(respelled.slice(body.length + 1), 'base64url').equals(Buffer.from(tag, 'base64url')), `${respelled} is the same tag`).toBe(true);
+      expect(
+        Buffer.from(respelled.slice(body.length + 1), 'base64url').equals(Buffer.from(tag, 'base64url')),
+        `${respelled} is the same tag`,
+      ).toBe(true);
       expect(() => codec.decode(respelled, undefined), respelled).toThrow(InvalidRequestError);
     }
   });
@@ -58,9 +83,12 @@ describe('CursorCodec', () => {
     expect(() => codec.decode(foreign, undefined)).toThrow(InvalidRequestError);
   });
 
-  it.each(['x', 'a.b.c', '.', 'eyJ2IjoxfQ.', '%%%.%%%', 'a'.repeat(300)])('refuses the malformed cursor %j', (cursor) => {
-    expect(() => codec.decode(cursor, undefined)).toThrow(InvalidRequestError);
-  });
+  it.each(['x', 'a.b.c', '.', 'eyJ2IjoxfQ.', '%%%.%%%', 'a'.repeat(300)])(
+    'refuses the malformed cursor %j',
+    (cursor) => {
+      expect(() => codec.decode(cursor, undefined)).toThrow(InvalidRequestError);
+    },
+  );
 
   it('refuses a cursor used with another status filter', () => {
     const cursor = codec.encode({ afterId: 3, status: 'pending' });
@@ -73,7 +101,9 @@ describe('CursorCodec', () => {
       codec.decode('nonsense', undefined);
       expect.unreachable();
     } catch (error) {
-      expect((error as InvalidRequestError).details).toEqual([{ path: 'query.cursor', message: expect.stringContaining('malformed') }]);
+      expect((error as InvalidRequestError).details).toEqual([
+        { path: 'query.cursor', message: expect.stringContaining('malformed') },
+      ]);
     }
   });
 
@@ -94,17 +124,38 @@ describe('CursorCodec, given validly signed payloads it never writes (a leaked k
     expect(signed('secret-one', '{"v":1,"a":7,"s":"sold"}')).toBe(codec.encode({ afterId: 7, status: 'sold' }));
   });
 
-  it.each(['{"v":1,"a":1', 'null', '5', '"v"', '[1]', '{"v":2,"a":1}', '{"a":1}', '{"v":1,"a":"5"}', '{"v":1}', '{"v":1,"a":1,"s":"lost"}', '{"v":1,"a":1,"s":null}', '{"v":1,"a":5,"n":5}', '{"v":1,"a":5,"n":4}', '{"v":1,"a":5,"n":"9"}', '{"v":1,"a":5,"n":9.5}', '{"v":1,"a":5,"n":9007199254740992}', '{"v":1,"a":5,"n":null}'])(
-    'refuses %s as malformed',
-    (payload) => {
-      expect(codec.read(signed('secret-one', payload))).toEqual({ kind: 'malformed' });
-      expect(() => codec.decode(signed('secret-one', payload), undefined)).toThrow(InvalidRequestError);
-    },
-  );
+  it.each([
+    '{"v":1,"a":1',
+    'null',
+    '5',
+    '"v"',
+    '[1]',
+    '{"v":2,"a":1}',
+    '{"a":1}',
+    '{"v":1,"a":"5"}',
+    '{"v":1}',
+    '{"v":1,"a":1,"s":"lost"}',
+    '{"v":1,"a":1,"s":null}',
+    '{"v":1,"a":5,"n":5}',
+    '{"v":1,"a":5,"n":4}',
+    '{"v":1,"a":5,"n":"9"}',
+    '{"v":1,"a":5,"n":9.5}',
+    '{"v":1,"a":5,"n":9007199254740992}',
+    '{"v":1,"a":5,"n":null}',
+  ])('refuses %s as malformed', (payload) => {
+    expect(codec.read(signed('secret-one', payload))).toEqual({ kind: 'malformed' });
+    expect(() => codec.decode(signed('secret-one', payload), undefined)).toThrow(InvalidRequestError);
+  });
 
   it('takes the members it knows and ignores others', () => {
-    expect(codec.read(signed('secret-one', '{"v":1,"a":3,"s":"pending","x":true}'))).toEqual({ kind: 'valid', position: { afterId: 3, status: 'pending' } });
-    expect(codec.read(signed('secret-one', '{"v":1,"a":3,"n":4,"x":true}'))).toStrictEqual({ kind: 'valid', position: { afterId: 3, status: undefined, newestId: 4 } });
+    expect(codec.read(signed('secret-one', '{"v":1,"a":3,"s":"pending","x":true}'))).toEqual({
+      kind: 'valid',
+      position: { afterId: 3, status: 'pending' },
+    });
+    expect(codec.read(signed('secret-one', '{"v":1,"a":3,"n":4,"x":true}'))).toStrictEqual({
+      kind: 'valid',
+      position: { afterId: 3, status: undefined, newestId: 4 },
+    });
   });
 
   it('a valid cursor with one more part is malformed', () => {
@@ -157,7 +208,8 @@ describe('CursorCodec across a rotation of its key', () => {
     expect(afterRotation.read(foreign)).toEqual({ kind: 'unknown-signature' });
     expect(() => afterRotation.decode(foreign, 'available')).toThrow(InvalidRequestError);
     expect(() => afterRotation.decode(foreign, 'available')).toThrow(/start again without a cursor/);
-    for (const malformed of ['x', 'a.b.c', `${foreign}=`, `${foreign.slice(0, -1)}`]) expect(afterRotation.read(malformed), malformed).toEqual({ kind: 'malformed' });
+    for (const malformed of ['x', 'a.b.c', `${foreign}=`, `${foreign.slice(0, -1)}`])
+      expect(afterRotation.read(malformed), malformed).toEqual({ kind: 'malformed' });
   });
 
   it('after two rotations, refuses a cursor signed before the first (400: start again without a cursor)', () => {

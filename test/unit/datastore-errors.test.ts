@@ -1,17 +1,44 @@
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { DATASTORE_RETRY_AFTER_SECONDS, isThrottling, isUnavailable, toDatastoreError, translateUnavailableErrors } from '../../shared/dynamodb/datastore-errors';
+import {
+  DATASTORE_RETRY_AFTER_SECONDS,
+  isThrottling,
+  isUnavailable,
+  toDatastoreError,
+  translateUnavailableErrors,
+} from '../../shared/dynamodb/datastore-errors';
 import { ServiceUnavailableError } from '../../shared/errors';
 
 const named = (name: string, extra: object = {}) => Object.assign(new Error(name), { name, ...extra });
 const withCode = (code: string) => Object.assign(new Error(`connect ${code}`), { code });
 
 /** DynamoDB's throttling answers, and API Gateway's management API's. */
-const THROTTLING_NAMES = ['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded', 'TooManyRequestsException'];
+const THROTTLING_NAMES = [
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'TooManyRequestsException',
+];
 /** The service's or the connection's failures, and a transaction DynamoDB is still running. */
-const TRANSIENT_NAMES = ['InternalServerError', 'ServiceUnavailable', 'TimeoutError', 'RequestTimeout', 'AbortError', 'TransactionInProgressException'];
+const TRANSIENT_NAMES = [
+  'InternalServerError',
+  'ServiceUnavailable',
+  'TimeoutError',
+  'RequestTimeout',
+  'AbortError',
+  'TransactionInProgressException',
+];
 /** Node's codes of a connection that failed or could not be made. */
-const NETWORK_CODES = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'];
+const NETWORK_CODES = [
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+];
 
 function expectTranslatedTo503(error: unknown): void {
   const translated = toDatastoreError(error);
@@ -66,19 +93,25 @@ describe('datastore errors', () => {
     expectTranslatedTo503(error);
   });
 
-  it.each(NETWORK_CODES)('calls a connection failure with code %s unavailable (a 503 with Retry-After), but not throttling', (code) => {
-    const error = withCode(code);
-    expect(isThrottling(error)).toBe(false);
-    expect(isUnavailable(error)).toBe(true);
-    expectTranslatedTo503(error);
-  });
+  it.each(NETWORK_CODES)(
+    'calls a connection failure with code %s unavailable (a 503 with Retry-After), but not throttling',
+    (code) => {
+      const error = withCode(code);
+      expect(isThrottling(error)).toBe(false);
+      expect(isUnavailable(error)).toBe(true);
+      expectTranslatedTo503(error);
+    },
+  );
 
-  it.each([500, 502, 503, 504, 599])('calls an unknown error with HTTP status %i unavailable, but not throttling', (status) => {
-    const error = named('UnknownError', { $metadata: { httpStatusCode: status } });
-    expect(isThrottling(error)).toBe(false);
-    expect(isUnavailable(error)).toBe(true);
-    expectTranslatedTo503(error);
-  });
+  it.each([500, 502, 503, 504, 599])(
+    'calls an unknown error with HTTP status %i unavailable, but not throttling',
+    (status) => {
+      const error = named('UnknownError', { $metadata: { httpStatusCode: status } });
+      expect(isThrottling(error)).toBe(false);
+      expect(isUnavailable(error)).toBe(true);
+      expectTranslatedTo503(error);
+    },
+  );
 
   it.each([
     ['HTTP status 499', named('UnknownError', { $metadata: { httpStatusCode: 499 } })],
@@ -88,7 +121,10 @@ describe('datastore errors', () => {
     ['a name that is not one of them', named('ValidationException')],
     ['a name that only starts like one', named('Throttling')],
     ['a name in another case', named('throttlingexception')],
-    ['the transaction cancelled (its reasons are judged elsewhere)', named('TransactionCanceledException', { $metadata: { httpStatusCode: 400 } })],
+    [
+      'the transaction cancelled (its reasons are judged elsewhere)',
+      named('TransactionCanceledException', { $metadata: { httpStatusCode: 400 } }),
+    ],
     ['a name that is not a string', { name: 503 }],
     ['a name that is a String object', { name: new String('ThrottlingException') }],
     ['a code that is not a network failure', withCode('EACCES')],
@@ -107,7 +143,11 @@ describe('datastore errors', () => {
 describe('the translation on an AWS SDK client', () => {
   /** A client that sends nothing: its build step (after serialize, before the retries and the request) throws `error`. */
   function clientThrowing(error: unknown): DynamoDBClient {
-    const client = new DynamoDBClient({ region: 'us-east-1', endpoint: 'http://127.0.0.1:9', credentials: { accessKeyId: 'unit', secretAccessKey: 'unit' } });
+    const client = new DynamoDBClient({
+      region: 'us-east-1',
+      endpoint: 'http://127.0.0.1:9',
+      credentials: { accessKeyId: 'unit', secretAccessKey: 'unit' },
+    });
     client.middlewareStack.add(
       () => async () => {
         throw error;
@@ -122,11 +162,13 @@ describe('the translation on an AWS SDK client', () => {
     const client = new DynamoDBClient({ region: 'us-east-1' });
     expect(client.middlewareStack.identify()).not.toContain('translateUnavailableErrors - initialize');
     translateUnavailableErrors(client);
-    expect(client.middlewareStack.identify().filter((entry) => entry.startsWith('translateUnavailableErrors '))).toEqual(['translateUnavailableErrors - initialize']);
+    expect(
+      client.middlewareStack.identify().filter((entry) => entry.startsWith('translateUnavailableErrors ')),
+    ).toEqual(['translateUnavailableErrors - initialize']);
     expect(client.middlewareStack.remove('translateUnavailableErrors')).toBe(true);
   });
 
-  it('turns an unavailable datastore\'s error from a later step into a 503 with Retry-After', async () => {
+  it("turns an unavailable datastore's error from a later step into a 503 with Retry-After", async () => {
     const error = named('ThrottlingException');
     await expect(clientThrowing(error).send(getItem)).rejects.toBe(error); // the client alone
     const client = clientThrowing(error);

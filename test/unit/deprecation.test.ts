@@ -4,12 +4,16 @@ import { deprecationHeaders, GET_PET_DEPRECATION, goneProblem, isPastSunset } fr
 /** getPet's deprecation (docs/interface-and-decisions.md): its headers before the sunset, a 410 from it on. (Over HTTP: test/http/sunset.test.ts.) */
 const sunset = Date.UTC(2030, 11, 5);
 
-describe('GET /pets/{petId}\'s deprecation', () => {
+describe("GET /pets/{petId}'s deprecation", () => {
   it('dates from 22 November 2026, ends on 5 December 2030, and names GET /v1/pets as its successor', () => {
-    expect(GET_PET_DEPRECATION).toStrictEqual({ deprecatedAt: new Date(Date.UTC(2026, 10, 22)), sunsetAt: new Date(sunset), successorPath: '/v1/pets' });
+    expect(GET_PET_DEPRECATION).toStrictEqual({
+      deprecatedAt: new Date(Date.UTC(2026, 10, 22)),
+      sunsetAt: new Date(sunset),
+      successorPath: '/v1/pets',
+    });
   });
 
-  it('is past its sunset from that instant on, by the service\'s clock, not a millisecond before', () => {
+  it("is past its sunset from that instant on, by the service's clock, not a millisecond before", () => {
     expect(isPastSunset(GET_PET_DEPRECATION, sunset - 1)).toBe(false);
     expect(isPastSunset(GET_PET_DEPRECATION, sunset)).toBe(true);
     expect(isPastSunset(GET_PET_DEPRECATION, sunset + 86_400_000)).toBe(true);

@@ -12,7 +12,13 @@ import {
   UnauthorizedError,
   type ApiProblem,
 } from '../../shared/errors';
-import { answerProblem, BEARER_REALM, errorResponse, internalErrorResponse, toErrorResponse } from '../../shared/http/middleware/error-response';
+import {
+  answerProblem,
+  BEARER_REALM,
+  errorResponse,
+  internalErrorResponse,
+  toErrorResponse,
+} from '../../shared/http/middleware/error-response';
 import type { HttpContext } from '../../shared/http/request-context';
 
 /**
@@ -34,7 +40,13 @@ function freshState(): HttpContext['petStore'] {
 /** Runs the middleware's onError on a request built by hand, as middy would after a throw. */
 function onError(error: unknown, response?: APIGatewayProxyResult) {
   const petStore = freshState();
-  const request = { event: { headers: {} } as APIGatewayProxyEvent, context: { petStore }, response, error, internal: {} };
+  const request = {
+    event: { headers: {} } as APIGatewayProxyEvent,
+    context: { petStore },
+    response,
+    error,
+    internal: {},
+  };
   const handler = errorResponse().onError as (request: unknown) => void;
   const returned = handler(request);
   return { returned, response: request.response as APIGatewayProxyResult | undefined, state: petStore };
@@ -50,7 +62,11 @@ function parsed(response: APIGatewayProxyResult | undefined) {
 const internalError = {
   statusCode: 500,
   headers: json,
-  body: { code: 'internal_error', message: `An unexpected error occurred. If it persists, report request id ${requestId}.`, status: 500 },
+  body: {
+    code: 'internal_error',
+    message: `An unexpected error occurred. If it persists, report request id ${requestId}.`,
+    status: 500,
+  },
   rest: {},
 };
 
@@ -65,7 +81,12 @@ describe('errorResponse', () => {
     const error = new NotFoundError('No pet has the id p1.');
     const { returned, response, state } = onError(error);
     expect(returned).toBeUndefined();
-    expect(parsed(response)).toStrictEqual({ statusCode: 404, headers: json, body: { code: 'not_found', message: 'No pet has the id p1.', status: 404 }, rest: {} });
+    expect(parsed(response)).toStrictEqual({
+      statusCode: 404,
+      headers: json,
+      body: { code: 'not_found', message: 'No pet has the id p1.', status: 404 },
+      rest: {},
+    });
     expect(state.failure).toBe(error);
     expect(state.problem).toBe(error);
   });
@@ -92,7 +113,11 @@ describe('errorResponse', () => {
     expect(parsed(response)).toStrictEqual({
       statusCode: 503,
       headers: { ...json, 'Retry-After': '2' },
-      body: { code: 'service_unavailable', message: 'The service is temporarily unavailable; retry after the time in Retry-After.', status: 503 },
+      body: {
+        code: 'service_unavailable',
+        message: 'The service is temporarily unavailable; retry after the time in Retry-After.',
+        status: 503,
+      },
       rest: {},
     });
     expect(state.failure).toBe(error);
@@ -129,7 +154,12 @@ describe('errorResponse', () => {
     expect(parsed(response)).toStrictEqual({
       statusCode: 400,
       headers: json,
-      body: { code: 'invalid_request', message: 'The request is invalid: body.name: is required.', status: 400, details: [{ path: 'body.name', message: 'is required' }] },
+      body: {
+        code: 'invalid_request',
+        message: 'The request is invalid: body.name: is required.',
+        status: 400,
+        details: [{ path: 'body.name', message: 'is required' }],
+      },
       rest: {},
     });
     expect(state.problem).toBe(error);
@@ -147,7 +177,11 @@ describe('toErrorResponse', () => {
     expect(parsed(toErrorResponse(new UnauthorizedError('missing'), requestId))).toStrictEqual({
       statusCode: 401,
       headers: { ...json, 'WWW-Authenticate': 'Bearer realm="petstore"' },
-      body: { code: 'unauthorized', message: 'An API key is required: send it as "Authorization: Bearer <key>".', status: 401 },
+      body: {
+        code: 'unauthorized',
+        message: 'An API key is required: send it as "Authorization: Bearer <key>".',
+        status: 401,
+      },
       rest: {},
     });
   });
@@ -185,7 +219,12 @@ describe('answerProblem', () => {
     expect(parsed(response)).toStrictEqual({
       statusCode: 400,
       headers: json,
-      body: { code: 'invalid_request', message: 'The request is invalid: query.limit: must be at most 100.', status: 400, details: [{ path: 'query.limit', message: 'must be at most 100' }] },
+      body: {
+        code: 'invalid_request',
+        message: 'The request is invalid: query.limit: must be at most 100.',
+        status: 400,
+        details: [{ path: 'query.limit', message: 'must be at most 100' }],
+      },
       rest: {},
     });
   });
@@ -193,7 +232,10 @@ describe('answerProblem', () => {
   it('a 401 refusal (an UnauthorizedError) carries its challenge', () => {
     const state = freshState();
     const refusal = new UnauthorizedError('missing');
-    expect(parsed(answerProblem(state, refusal)).headers).toStrictEqual({ ...json, 'WWW-Authenticate': 'Bearer realm="petstore"' });
+    expect(parsed(answerProblem(state, refusal)).headers).toStrictEqual({
+      ...json,
+      'WWW-Authenticate': 'Bearer realm="petstore"',
+    });
     expect(state.problem).toBe(refusal);
   });
 });
@@ -202,12 +244,36 @@ describe('the Error body', () => {
   const answer = (problem: ApiProblem) => parsed(answerProblem(freshState(), problem));
 
   it('has details only when some field failed: none, or an empty list, is no `details` member', () => {
-    expect(answer({ status: 400, code: 'invalid_request', message: 'Bad.' }).body).toStrictEqual({ code: 'invalid_request', message: 'Bad.', status: 400 });
-    expect(answer({ status: 400, code: 'invalid_request', message: 'Bad.', details: undefined }).body).toStrictEqual({ code: 'invalid_request', message: 'Bad.', status: 400 });
-    expect(answer({ status: 400, code: 'invalid_request', message: 'Bad.', details: [] }).body).toStrictEqual({ code: 'invalid_request', message: 'Bad.', status: 400 });
-    expect(answer(invalidRequest([])).body).toStrictEqual({ code: 'invalid_request', message: 'The request is invalid.', status: 400 });
-    expect(answer(new InvalidRequestError([])).body).toStrictEqual({ code: 'invalid_request', message: 'The request is invalid.', status: 400 });
-    expect(answer(new ApiError(400, 'invalid_request', 'Bad.', { details: [] })).body).toStrictEqual({ code: 'invalid_request', message: 'Bad.', status: 400 });
+    expect(answer({ status: 400, code: 'invalid_request', message: 'Bad.' }).body).toStrictEqual({
+      code: 'invalid_request',
+      message: 'Bad.',
+      status: 400,
+    });
+    expect(answer({ status: 400, code: 'invalid_request', message: 'Bad.', details: undefined }).body).toStrictEqual({
+      code: 'invalid_request',
+      message: 'Bad.',
+      status: 400,
+    });
+    expect(answer({ status: 400, code: 'invalid_request', message: 'Bad.', details: [] }).body).toStrictEqual({
+      code: 'invalid_request',
+      message: 'Bad.',
+      status: 400,
+    });
+    expect(answer(invalidRequest([])).body).toStrictEqual({
+      code: 'invalid_request',
+      message: 'The request is invalid.',
+      status: 400,
+    });
+    expect(answer(new InvalidRequestError([])).body).toStrictEqual({
+      code: 'invalid_request',
+      message: 'The request is invalid.',
+      status: 400,
+    });
+    expect(answer(new ApiError(400, 'invalid_request', 'Bad.', { details: [] })).body).toStrictEqual({
+      code: 'invalid_request',
+      message: 'Bad.',
+      status: 400,
+    });
   });
 
   it('lists every failing field, in order, as the problem has them', () => {
@@ -215,11 +281,20 @@ describe('the Error body', () => {
       { path: 'body.name', message: 'is required' },
       { path: 'body.tag', message: 'must be a string' },
     ];
-    const body = answer({ status: 400, code: 'invalid_request', message: 'Bad.', details }).body as { details: unknown };
+    const body = answer({ status: 400, code: 'invalid_request', message: 'Bad.', details }).body as {
+      details: unknown;
+    };
     expect(body).toStrictEqual({ code: 'invalid_request', message: 'Bad.', status: 400, details });
     expect(body.details).not.toBe(details);
     // One field is enough to be listed.
-    expect(answer({ status: 400, code: 'invalid_request', message: 'Bad.', details: [{ path: 'path.petId', message: 'is not an id' }] }).body).toStrictEqual({
+    expect(
+      answer({
+        status: 400,
+        code: 'invalid_request',
+        message: 'Bad.',
+        details: [{ path: 'path.petId', message: 'is not an id' }],
+      }).body,
+    ).toStrictEqual({
       code: 'invalid_request',
       message: 'Bad.',
       status: 400,
@@ -233,7 +308,8 @@ describe('the Error body', () => {
       headers: { ...json, 'Retry-After': '5' },
       body: {
         code: 'idempotency_in_progress',
-        message: 'Another request with this Idempotency-Key is being processed; retry after the time in Retry-After to get its answer.',
+        message:
+          'Another request with this Idempotency-Key is being processed; retry after the time in Retry-After to get its answer.',
         status: 409,
       },
       rest: {},
@@ -243,7 +319,8 @@ describe('the Error body', () => {
 
 describe('Retry-After', () => {
   const retryAfter = (retryAfterSeconds: number | undefined) =>
-    parsed(answerProblem(freshState(), { status: 429, code: 'rate_limited', message: 'Slow down.', retryAfterSeconds })).headers;
+    parsed(answerProblem(freshState(), { status: 429, code: 'rate_limited', message: 'Slow down.', retryAfterSeconds }))
+      .headers;
 
   it('is a whole number of seconds, rounded up, and at least 1', () => {
     expect(retryAfter(0.2)).toStrictEqual({ ...json, 'Retry-After': '1' });
@@ -257,21 +334,35 @@ describe('Retry-After', () => {
 
   it('is not sent when the problem has no wait', () => {
     expect(retryAfter(undefined)).toStrictEqual(json);
-    expect(parsed(answerProblem(freshState(), { status: 429, code: 'rate_limited', message: 'Slow down.' })).headers).toStrictEqual(json);
+    expect(
+      parsed(answerProblem(freshState(), { status: 429, code: 'rate_limited', message: 'Slow down.' })).headers,
+    ).toStrictEqual(json);
     expect(parsed(toErrorResponse(new NotFoundError('No pet.'), requestId)).headers).toStrictEqual(json);
   });
 
   it('comes with each error that has a wait', () => {
-    expect(parsed(toErrorResponse(new RateLimitedError(48, 'minute'), requestId)).headers).toStrictEqual({ ...json, 'Retry-After': '48' });
-    expect(parsed(toErrorResponse(new KeySuspendedError(600), requestId)).headers).toStrictEqual({ ...json, 'Retry-After': '600' });
-    expect(parsed(toErrorResponse(new ServiceUnavailableError(undefined), requestId)).headers).toStrictEqual({ ...json, 'Retry-After': '1' });
+    expect(parsed(toErrorResponse(new RateLimitedError(48, 'minute'), requestId)).headers).toStrictEqual({
+      ...json,
+      'Retry-After': '48',
+    });
+    expect(parsed(toErrorResponse(new KeySuspendedError(600), requestId)).headers).toStrictEqual({
+      ...json,
+      'Retry-After': '600',
+    });
+    expect(parsed(toErrorResponse(new ServiceUnavailableError(undefined), requestId)).headers).toStrictEqual({
+      ...json,
+      'Retry-After': '1',
+    });
   });
 });
 
 describe('WWW-Authenticate (RFC 6750 section 3)', () => {
   it('names the realm only when no credential was sent', () => {
     expect(BEARER_REALM).toBe('petstore');
-    expect(parsed(toErrorResponse(new UnauthorizedError('missing'), requestId)).headers).toStrictEqual({ ...json, 'WWW-Authenticate': 'Bearer realm="petstore"' });
+    expect(parsed(toErrorResponse(new UnauthorizedError('missing'), requestId)).headers).toStrictEqual({
+      ...json,
+      'WWW-Authenticate': 'Bearer realm="petstore"',
+    });
   });
 
   it('adds error="invalid_token" when a credential was sent and refused', () => {
@@ -283,6 +374,9 @@ describe('WWW-Authenticate (RFC 6750 section 3)', () => {
 
   it('does not come with another error', () => {
     expect(parsed(toErrorResponse(new NotFoundError('No pet.'), requestId)).headers).toStrictEqual(json);
-    expect(parsed(toErrorResponse(new ServiceUnavailableError(undefined, 3), requestId)).headers).toStrictEqual({ ...json, 'Retry-After': '3' });
+    expect(parsed(toErrorResponse(new ServiceUnavailableError(undefined, 3), requestId)).headers).toStrictEqual({
+      ...json,
+      'Retry-After': '3',
+    });
   });
 });

@@ -23,8 +23,12 @@ import {
  * HTTP tests hold the same answers through the served API; these pin each rule to its class.
  */
 
-const fields = (count: number): ErrorDetail[] => Array.from({ length: count }, (_, i) => ({ path: `body.f${i + 1}`, message: 'is required' }));
-const listed = (count: number): string => fields(count).map((d) => `${d.path}: ${d.message}`).join('; ');
+const fields = (count: number): ErrorDetail[] =>
+  Array.from({ length: count }, (_, i) => ({ path: `body.f${i + 1}`, message: 'is required' }));
+const listed = (count: number): string =>
+  fields(count)
+    .map((d) => `${d.path}: ${d.message}`)
+    .join('; ');
 
 describe('the limits of an error answer (decisions.md: the first 20 fields, then how many more; client text cut at 100 characters)', () => {
   it('are 20 named fields and 100 characters', () => {
@@ -56,7 +60,9 @@ describe('clientText', () => {
   it('cuts a text of 100 characters whose JSON escape crosses 100 (a newline is two, a control character six)', () => {
     expect(clientText(`${'a'.repeat(MAX_DETAIL_CHARACTERS - 1)}\n`)).toBe(`${'a'.repeat(MAX_DETAIL_CHARACTERS - 1)}…`);
     expect(clientText(`${'a'.repeat(90)}\u0001${'b'.repeat(9)}`)).toBe(`${'a'.repeat(90)}\u0001${'b'.repeat(3)}…`);
-    expect(clientText(`\u0001${'a'.repeat(MAX_DETAIL_CHARACTERS - 1)}`)).toBe(`\u0001${'a'.repeat(MAX_DETAIL_CHARACTERS - 7)}…`);
+    expect(clientText(`\u0001${'a'.repeat(MAX_DETAIL_CHARACTERS - 1)}`)).toBe(
+      `\u0001${'a'.repeat(MAX_DETAIL_CHARACTERS - 7)}…`,
+    );
   });
 
   it('counts a text as JSON writes it: 98 characters that need no escape are kept, 2 characters short of the limit', () => {
@@ -78,7 +84,11 @@ describe('an invalid request (400)', () => {
     describe(name, () => {
       it('names the one failing field and its reason', () => {
         const problem = make([{ path: 'body.name', message: 'is required' }]);
-        expect(problem).toMatchObject({ status: 400, code: 'invalid_request', message: 'The request is invalid: body.name: is required.' });
+        expect(problem).toMatchObject({
+          status: 400,
+          code: 'invalid_request',
+          message: 'The request is invalid: body.name: is required.',
+        });
         expect(problem.details).toStrictEqual([{ path: 'body.name', message: 'is required' }]);
         expect(problem.retryAfterSeconds).toBeUndefined();
       });
@@ -98,7 +108,10 @@ describe('an invalid request (400)', () => {
       it('of 21 fields names 20, then says one more fails', () => {
         const problem = make(fields(MAX_NAMED_FIELDS + 1));
         expect(problem.message).toBe(`The request is invalid: ${listed(MAX_NAMED_FIELDS)}; and 1 more.`);
-        expect(problem.details).toStrictEqual([...fields(MAX_NAMED_FIELDS), { path: MORE_FIELDS_PATH, message: '1 more fields fail' }]);
+        expect(problem.details).toStrictEqual([
+          ...fields(MAX_NAMED_FIELDS),
+          { path: MORE_FIELDS_PATH, message: '1 more fields fail' },
+        ]);
       });
 
       it('of 45 fields names 20, then says 25 more fail', () => {
@@ -111,10 +124,19 @@ describe('an invalid request (400)', () => {
       it('cuts a path that is a client\'s text, in the details and the message, and adds no "more" for 20 or fewer', () => {
         const long = `body.${'x'.repeat(200)}`;
         const cut = `body.${'x'.repeat(MAX_DETAIL_CHARACTERS - 6)}…`;
-        const details = [{ path: 'body.name', message: 'is required' }, ...fields(MAX_NAMED_FIELDS - 2), { path: long, message: 'is not a known field' }];
+        const details = [
+          { path: 'body.name', message: 'is required' },
+          ...fields(MAX_NAMED_FIELDS - 2),
+          { path: long, message: 'is not a known field' },
+        ];
         const problem = make(details);
-        expect(problem.details).toStrictEqual([...details.slice(0, -1), { path: cut, message: 'is not a known field' }]);
-        expect(problem.message).toBe(`The request is invalid: body.name: is required; ${listed(MAX_NAMED_FIELDS - 2)}; ${cut}: is not a known field.`);
+        expect(problem.details).toStrictEqual([
+          ...details.slice(0, -1),
+          { path: cut, message: 'is not a known field' },
+        ]);
+        expect(problem.message).toBe(
+          `The request is invalid: body.name: is required; ${listed(MAX_NAMED_FIELDS - 2)}; ${cut}: is not a known field.`,
+        );
         expect(problem.message).not.toContain(long);
       });
 
@@ -144,7 +166,13 @@ describe('ApiError', () => {
   it('carries its status, code, message, details and retry time as given, named ApiError', () => {
     const details = [{ path: 'body.name', message: 'is required' }];
     const error = new ApiError(400, 'invalid_request', 'The request is invalid.', { details, retryAfterSeconds: 3 });
-    expect(error).toMatchObject({ name: 'ApiError', status: 400, code: 'invalid_request', message: 'The request is invalid.', retryAfterSeconds: 3 });
+    expect(error).toMatchObject({
+      name: 'ApiError',
+      status: 400,
+      code: 'invalid_request',
+      message: 'The request is invalid.',
+      retryAfterSeconds: 3,
+    });
     expect(error.details).toBe(details);
     const bare = new ApiError(404, 'not_found', 'none');
     expect(bare.details).toBeUndefined();
@@ -172,7 +200,8 @@ describe('ApiError', () => {
       Error.stackTraceLimit = limit;
     });
 
-    const frames = (error: Error): number => (error.stack ?? '').split('\n').filter((line) => line.trimStart().startsWith('at ')).length;
+    const frames = (error: Error): number =>
+      (error.stack ?? '').split('\n').filter((line) => line.trimStart().startsWith('at ')).length;
 
     it('a 4xx is made with Error.stackTraceLimit at 0, and the limit is put back exactly', () => {
       for (const status of [400, 401, 404, 429, 499]) {
@@ -222,7 +251,12 @@ describe('UnauthorizedError (401)', () => {
 describe('NotFoundError (404)', () => {
   it('carries the message it is given', () => {
     const error = new NotFoundError('No pet with id 7.');
-    expect(error).toMatchObject({ name: 'NotFoundError', status: 404, code: 'not_found', message: 'No pet with id 7.' });
+    expect(error).toMatchObject({
+      name: 'NotFoundError',
+      status: 404,
+      code: 'not_found',
+      message: 'No pet with id 7.',
+    });
     expect(error.retryAfterSeconds).toBeUndefined();
     expect(error).toBeInstanceOf(ApiError);
   });
@@ -232,7 +266,12 @@ describe('ServiceUnavailableError (503)', () => {
   it('tells the client to retry after 1 second unless told otherwise, and keeps its cause for the log', () => {
     const cause = new Error('ProvisionedThroughputExceededException');
     const error = new ServiceUnavailableError(cause);
-    expect(error).toMatchObject({ name: 'ServiceUnavailableError', status: 503, code: 'service_unavailable', retryAfterSeconds: 1 });
+    expect(error).toMatchObject({
+      name: 'ServiceUnavailableError',
+      status: 503,
+      code: 'service_unavailable',
+      retryAfterSeconds: 1,
+    });
     expect(error.message).toBe('The service is temporarily unavailable; retry after the time in Retry-After.');
     expect(error.cause).toBe(cause);
     expect(new ServiceUnavailableError(cause, 4).retryAfterSeconds).toBe(4);
@@ -244,8 +283,15 @@ describe('ServiceUnavailableError (503)', () => {
 describe('IdempotencyInProgressError (409)', () => {
   it('tells the client to retry after 1 second unless told otherwise', () => {
     const error = new IdempotencyInProgressError();
-    expect(error).toMatchObject({ name: 'IdempotencyInProgressError', status: 409, code: 'idempotency_in_progress', retryAfterSeconds: 1 });
-    expect(error.message).toBe('Another request with this Idempotency-Key is being processed; retry after the time in Retry-After to get its answer.');
+    expect(error).toMatchObject({
+      name: 'IdempotencyInProgressError',
+      status: 409,
+      code: 'idempotency_in_progress',
+      retryAfterSeconds: 1,
+    });
+    expect(error.message).toBe(
+      'Another request with this Idempotency-Key is being processed; retry after the time in Retry-After to get its answer.',
+    );
     expect(new IdempotencyInProgressError(3).retryAfterSeconds).toBe(3);
     expect(error.details).toBeUndefined();
     expect(Object.hasOwn(error, 'cause')).toBe(false);
@@ -257,7 +303,9 @@ describe('IdempotencyKeyReusedError (422)', () => {
   it('asks for a new key', () => {
     const error = new IdempotencyKeyReusedError();
     expect(error).toMatchObject({ name: 'IdempotencyKeyReusedError', status: 422, code: 'idempotency_key_reused' });
-    expect(error.message).toBe('This Idempotency-Key was already used with a different body; send a new key for a new animal.');
+    expect(error.message).toBe(
+      'This Idempotency-Key was already used with a different body; send a new key for a new animal.',
+    );
     expect(error.retryAfterSeconds).toBeUndefined();
     expect(error).toBeInstanceOf(ApiError);
   });
@@ -267,12 +315,19 @@ describe('RateLimitedError (429)', () => {
   it('names the per-minute window', () => {
     const error = new RateLimitedError(17, 'minute');
     expect(error).toMatchObject({ name: 'RateLimitedError', status: 429, code: 'rate_limited', retryAfterSeconds: 17 });
-    expect(error.message).toBe('The per-minute request limit of this key is used up; retry after the time in Retry-After.');
+    expect(error.message).toBe(
+      'The per-minute request limit of this key is used up; retry after the time in Retry-After.',
+    );
   });
 
   it('names the daily window', () => {
     const error = new RateLimitedError(3600, 'day');
-    expect(error).toMatchObject({ name: 'RateLimitedError', status: 429, code: 'rate_limited', retryAfterSeconds: 3600 });
+    expect(error).toMatchObject({
+      name: 'RateLimitedError',
+      status: 429,
+      code: 'rate_limited',
+      retryAfterSeconds: 3600,
+    });
     expect(error.message).toBe('The daily request limit of this key is used up; retry after the time in Retry-After.');
     expect(error).toBeInstanceOf(ApiError);
   });
@@ -281,8 +336,15 @@ describe('RateLimitedError (429)', () => {
 describe('KeySuspendedError (429)', () => {
   it('says the key is suspended, with its retry time', () => {
     const error = new KeySuspendedError(900);
-    expect(error).toMatchObject({ name: 'KeySuspendedError', status: 429, code: 'key_suspended', retryAfterSeconds: 900 });
-    expect(error.message).toBe('This key is temporarily suspended for sending too many requests after being rate limited; retry after the time in Retry-After.');
+    expect(error).toMatchObject({
+      name: 'KeySuspendedError',
+      status: 429,
+      code: 'key_suspended',
+      retryAfterSeconds: 900,
+    });
+    expect(error.message).toBe(
+      'This key is temporarily suspended for sending too many requests after being rate limited; retry after the time in Retry-After.',
+    );
     expect(error).toBeInstanceOf(ApiError);
   });
 });

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { BUSY_REQUESTS, CACHED_PAGE_MS, FirstPageCache } from '../../shared/pets/first-page-cache';
 import type { MergedPage } from '../../shared/pets/page-merge';
 
-const pageWith = (id: number, hasMore = true): MergedPage => ({ pets: [{ id, name: `pet ${id}`, categoryId: 1, status: 'available' }], hasMore });
+const pageWith = (id: number, hasMore = true): MergedPage => ({
+  pets: [{ id, name: `pet ${id}`, categoryId: 1, status: 'available' }],
+  hasMore,
+});
 
 function cacheOnAClock() {
   let nowMs = Date.UTC(2026, 10, 26, 14);
@@ -46,7 +49,8 @@ describe('the first-page cache', () => {
 
   it('never keeps a last page (no next page): served stale it could end a walk early', async () => {
     const { cache, read, reads } = cacheOnAClock();
-    for (let i = 1; i <= 10; i += 1) expect(await cache.page(undefined, 20, read(pageWith(i, false)))).toEqual(pageWith(i, false));
+    for (let i = 1; i <= 10; i += 1)
+      expect(await cache.page(undefined, 20, read(pageWith(i, false)))).toEqual(pageWith(i, false));
     expect(reads()).toBe(10);
   });
 

@@ -19,18 +19,22 @@ import { DOCUMENTATION_ROUTES } from '../../shared/http/routes';
 const root = join(import.meta.dirname, '..', '..');
 
 describe('the function declarations', () => {
-  it('name a handler module that exists for every function, and the local server loads each one\'s handler', async () => {
-    for (const name of FUNCTION_NAMES) expect([name, existsSync(join(root, FUNCTIONS[name].handler))]).toEqual([name, true]);
+  it("name a handler module that exists for every function, and the local server loads each one's handler", async () => {
+    for (const name of FUNCTION_NAMES)
+      expect([name, existsSync(join(root, FUNCTIONS[name].handler))]).toEqual([name, true]);
     const handlers = await loadFunctionHandlers();
-    for (const name of [...OPERATION_IDS, 'authorizer', 'apiDocs'] as const) expect([name, typeof handlers[name]]).toEqual([name, 'function']);
+    for (const name of [...OPERATION_IDS, 'authorizer', 'apiDocs'] as const)
+      expect([name, typeof handlers[name]]).toEqual([name, 'function']);
   });
 
   it('give each route one function: no two operations or documentation routes share a method and path', () => {
-    const routes = [...OPERATION_IDS.map((id) => OPERATIONS[id].route), ...Object.values(DOCUMENTATION_ROUTES)].map(({ method, path }) => `${method} ${path}`);
+    const routes = [...OPERATION_IDS.map((id) => OPERATIONS[id].route), ...Object.values(DOCUMENTATION_ROUTES)].map(
+      ({ method, path }) => `${method} ${path}`,
+    );
     expect(new Set(routes).size).toBe(routes.length);
   });
 
-  it('declare the path parameters each operation\'s schema reads', () => {
+  it("declare the path parameters each operation's schema reads", () => {
     for (const operationId of OPERATION_IDS) {
       const inPath = [...OPERATIONS[operationId].route.path.matchAll(/\{(\w+)\}/g)].map((found) => found[1]).sort();
       const request = OPERATIONS[operationId].request as { path?: { def: { shape: Record<string, unknown> } } };
@@ -39,17 +43,27 @@ describe('the function declarations', () => {
     }
   });
 
-  it('give every operation the right to count its key\'s requests, which the rate limiter makes before any answer', () => {
+  it("give every operation the right to count its key's requests, which the rate limiter makes before any answer", () => {
     for (const operationId of OPERATION_IDS) {
-      const counts = OPERATIONS[operationId].dynamodb.some((right) => 'items' in right && right.items.includes('keyCounters' as never) && right.actions.includes('UpdateItem' as never));
+      const counts = OPERATIONS[operationId].dynamodb.some(
+        (right) =>
+          'items' in right &&
+          right.items.includes('keyCounters' as never) &&
+          right.actions.includes('UpdateItem' as never),
+      );
       expect([operationId, counts]).toEqual([operationId, true]);
     }
   });
 
   it('name the partition keys the code writes (pets and the id sequence take theirs from ITEM_PARTITIONS; keys, records and counters match its patterns)', () => {
     // One partition per record and per key: the key id (or the key's hash) is part of the partition key.
-    expect(stringLike(ITEM_PARTITIONS.idempotencyRecords, idempotencyRecordKey('0123456789abcdef', 'a#b').pk)).toBe(true);
-    expect(idempotencyRecordKey('0123456789abcdef', 'a#b')).toEqual({ pk: 'IDEMPOTENCY#0123456789abcdef#a#b', sk: 'record' });
+    expect(stringLike(ITEM_PARTITIONS.idempotencyRecords, idempotencyRecordKey('0123456789abcdef', 'a#b').pk)).toBe(
+      true,
+    );
+    expect(idempotencyRecordKey('0123456789abcdef', 'a#b')).toEqual({
+      pk: 'IDEMPOTENCY#0123456789abcdef#a#b',
+      sk: 'record',
+    });
     // The key id's fixed length is what makes that join unambiguous: anything else is refused.
     expect(() => idempotencyRecordKey('0123456789abcde#', 'key')).toThrow('key id');
     const hash = hashApiKey('some key');
@@ -65,13 +79,18 @@ describe('the function declarations', () => {
   it('name only indexes the table has; the key mirror lists the registry through the key index', () => {
     const indexes = tableDefinition.globalSecondaryIndexes.map((index) => index.indexName);
     for (const name of FUNCTION_NAMES) {
-      for (const right of FUNCTIONS[name].dynamodb) if ('index' in right) expect([name, indexes]).toEqual([name, expect.arrayContaining([right.index])]);
+      for (const right of FUNCTIONS[name].dynamodb)
+        if ('index' in right) expect([name, indexes]).toEqual([name, expect.arrayContaining([right.index])]);
     }
     expect(FUNCTIONS.keyMirror.dynamodb).toContainEqual({ actions: ['Query'], index: 'registeredKeys' });
   });
 
-  it('fail the local server\'s start when a handler module is missing or exports no handler (planted)', async () => {
-    await expect(loadFunctionHandlers({ ...FUNCTIONS, getPet: { ...FUNCTIONS.getPet, handler: 'functions/notThere.ts' } })).rejects.toThrow();
-    await expect(loadFunctionHandlers({ ...FUNCTIONS, getPet: { ...FUNCTIONS.getPet, handler: 'shared/clock.ts' } })).rejects.toThrow('shared/clock.ts (the handler of getPet as declared) exports no function named handler');
+  it("fail the local server's start when a handler module is missing or exports no handler (planted)", async () => {
+    await expect(
+      loadFunctionHandlers({ ...FUNCTIONS, getPet: { ...FUNCTIONS.getPet, handler: 'functions/notThere.ts' } }),
+    ).rejects.toThrow();
+    await expect(
+      loadFunctionHandlers({ ...FUNCTIONS, getPet: { ...FUNCTIONS.getPet, handler: 'shared/clock.ts' } }),
+    ).rejects.toThrow('shared/clock.ts (the handler of getPet as declared) exports no function named handler');
   });
 });

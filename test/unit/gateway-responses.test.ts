@@ -45,7 +45,7 @@ const refusal: RefusalContext = {
 const body = (code: string, message: string, status: number): string => JSON.stringify({ code, message, status });
 
 describe('every gateway response', () => {
-  it('the headers all of them carry: JSON, no-store, the request id and every answer\'s headers', () => {
+  it("the headers all of them carry: JSON, no-store, the request id and every answer's headers", () => {
     expect(EVERY_ANSWER_HEADERS).toStrictEqual({ 'X-Content-Type-Options': 'nosniff' });
     expect(GATEWAY_COMMON_HEADERS).toStrictEqual({
       'Content-Type': { literal: 'application/json' },
@@ -66,7 +66,8 @@ describe('every gateway response', () => {
       expect(answer.headers).toMatchObject(commonHeaders);
       for (const [name, value] of Object.entries(EVERY_ANSWER_HEADERS)) expect(answer.headers[name]).toBe(value);
       if (answer.status === 401) expect(answer.headers['WWW-Authenticate']).toMatch(/^Bearer realm="petstore"/);
-      if (answer.status === 429 || answer.status === 503) expect(Number(answer.headers['Retry-After'])).toBeGreaterThanOrEqual(1);
+      if (answer.status === 429 || answer.status === 503)
+        expect(Number(answer.headers['Retry-After'])).toBeGreaterThanOrEqual(1);
     });
   }
 });
@@ -78,7 +79,11 @@ describe('each gateway response, exactly', () => {
     expect(render('UNAUTHORIZED')).toStrictEqual({
       status: 401,
       headers: { ...commonHeaders, 'WWW-Authenticate': 'Bearer realm="petstore"' },
-      body: body('unauthorized', 'A valid API key is required, sent as "Authorization: Bearer <key>"; this request has none, or one that is malformed, unknown or revoked.', 401),
+      body: body(
+        'unauthorized',
+        'A valid API key is required, sent as "Authorization: Bearer <key>"; this request has none, or one that is malformed, unknown or revoked.',
+        401,
+      ),
     });
   });
 
@@ -90,7 +95,7 @@ describe('each gateway response, exactly', () => {
     });
   });
 
-  it('ACCESS_DENIED: 429 with the code, message, Retry-After and rate-limit headers of the authorizer\'s context', () => {
+  it("ACCESS_DENIED: 429 with the code, message, Retry-After and rate-limit headers of the authorizer's context", () => {
     expect(renderGatewayResponse('ACCESS_DENIED', { requestId, authorizer: refusal })).toStrictEqual({
       status: 429,
       headers: {
@@ -105,24 +110,37 @@ describe('each gateway response, exactly', () => {
       body: body('rate_limited', refusal.message, 429),
     });
     // Every refusal header is a value of the context, under the name REFUSAL_HEADERS gives it.
-    expect(GATEWAY_RESPONSES.ACCESS_DENIED.headers).toStrictEqual(Object.fromEntries(Object.entries(REFUSAL_HEADERS).map(([header, name]) => [header, { authorizer: name }])));
+    expect(GATEWAY_RESPONSES.ACCESS_DENIED.headers).toStrictEqual(
+      Object.fromEntries(Object.entries(REFUSAL_HEADERS).map(([header, name]) => [header, { authorizer: name }])),
+    );
     expect(GATEWAY_RESPONSES.ACCESS_DENIED.code).toStrictEqual({ authorizer: 'code' });
     expect(GATEWAY_RESPONSES.ACCESS_DENIED.message).toStrictEqual({ authorizer: 'message' });
   });
 
   it('ACCESS_DENIED: a value the context lacks is empty, with part of a context or none at all', () => {
-    const partial = renderGatewayResponse('ACCESS_DENIED', { requestId, authorizer: { code: 'key_suspended', retryAfter: '900' } });
+    const partial = renderGatewayResponse('ACCESS_DENIED', {
+      requestId,
+      authorizer: { code: 'key_suspended', retryAfter: '900' },
+    });
     expect(partial.headers).toMatchObject({ 'Retry-After': '900', 'X-RateLimit-Limit': '', RateLimit: '' });
     expect(partial.body).toBe('{"code":"key_suspended","message":"","status":429}');
     const none = renderGatewayResponse('ACCESS_DENIED', { requestId });
     expect(none).toStrictEqual({
       status: 429,
-      headers: { ...commonHeaders, 'Retry-After': '', 'X-RateLimit-Limit': '', 'X-RateLimit-Remaining': '', 'X-RateLimit-Reset': '', 'RateLimit-Policy': '', RateLimit: '' },
+      headers: {
+        ...commonHeaders,
+        'Retry-After': '',
+        'X-RateLimit-Limit': '',
+        'X-RateLimit-Remaining': '',
+        'X-RateLimit-Reset': '',
+        'RateLimit-Policy': '',
+        RateLimit: '',
+      },
       body: '{"code":"","message":"","status":429}',
     });
   });
 
-  it('THROTTLED: 429 rate_limited, Retry-After 60 (a usage plan\'s rate)', () => {
+  it("THROTTLED: 429 rate_limited, Retry-After 60 (a usage plan's rate)", () => {
     expect(render('THROTTLED')).toStrictEqual({
       status: 429,
       headers: { ...commonHeaders, 'Retry-After': '60' },
@@ -130,7 +148,7 @@ describe('each gateway response, exactly', () => {
     });
   });
 
-  it('QUOTA_EXCEEDED: 429 rate_limited, Retry-After 3600 (a usage plan\'s daily quota)', () => {
+  it("QUOTA_EXCEEDED: 429 rate_limited, Retry-After 3600 (a usage plan's daily quota)", () => {
     expect(render('QUOTA_EXCEEDED')).toStrictEqual({
       status: 429,
       headers: { ...commonHeaders, 'Retry-After': '3600' },
@@ -167,7 +185,11 @@ describe('each gateway response, exactly', () => {
       expect(render(type)).toStrictEqual({
         status: 503,
         headers: { ...commonHeaders, 'Retry-After': '1' },
-        body: body('service_unavailable', 'The service is temporarily unavailable; retry after the time in Retry-After.', 503),
+        body: body(
+          'service_unavailable',
+          'The service is temporarily unavailable; retry after the time in Retry-After.',
+          503,
+        ),
       });
     });
   }
@@ -177,7 +199,11 @@ describe('each gateway response, exactly', () => {
       expect(render(type)).toStrictEqual({
         status: 500,
         headers: commonHeaders,
-        body: body('internal_error', 'An unexpected error occurred. If it persists, report the request id in X-Request-Id.', 500),
+        body: body(
+          'internal_error',
+          'An unexpected error occurred. If it persists, report the request id in X-Request-Id.',
+          500,
+        ),
       });
     });
   }
@@ -203,10 +229,15 @@ describe('each gateway response, exactly', () => {
   });
 });
 
-describe('renderErrorAnswer, for answers API Gateway has no type for (the local server\'s own refusals)', () => {
+describe("renderErrorAnswer, for answers API Gateway has no type for (the local server's own refusals)", () => {
   it('renders a description like a gateway response: its headers over the common ones, a JSON-escaped body', () => {
     const answer = renderErrorAnswer(
-      { status: 431, code: { literal: 'invalid_request' }, message: { literal: 'Headers too "large"' }, headers: { Connection: { literal: 'close' }, 'Cache-Control': { literal: 'no-cache' } } },
+      {
+        status: 431,
+        code: { literal: 'invalid_request' },
+        message: { literal: 'Headers too "large"' },
+        headers: { Connection: { literal: 'close' }, 'Cache-Control': { literal: 'no-cache' } },
+      },
       { requestId },
     );
     expect(answer).toStrictEqual({
@@ -217,27 +248,42 @@ describe('renderErrorAnswer, for answers API Gateway has no type for (the local 
   });
 
   it('a value of the request is its id', () => {
-    const answer = renderErrorAnswer({ status: 400, code: { literal: 'invalid_request' }, message: { request: 'requestId' }, headers: {} }, { requestId: 'r-1' });
+    const answer = renderErrorAnswer(
+      { status: 400, code: { literal: 'invalid_request' }, message: { request: 'requestId' }, headers: {} },
+      { requestId: 'r-1' },
+    );
     expect(answer.headers['X-Request-Id']).toBe('r-1');
     expect(answer.body).toBe('{"code":"invalid_request","message":"r-1","status":400}');
   });
 });
 
-describe('EDGE_REFUSAL, the WAF\'s 429 for an address over an edge limit', () => {
-  it('is 429 rate_limited, Retry-After 60 seconds, JSON, no-store and every answer\'s headers; no request id (a WAF answer cannot carry it)', () => {
+describe("EDGE_REFUSAL, the WAF's 429 for an address over an edge limit", () => {
+  it("is 429 rate_limited, Retry-After 60 seconds, JSON, no-store and every answer's headers; no request id (a WAF answer cannot carry it)", () => {
     expect(EDGE_REFUSAL.status).toBe(429);
     expect(EDGE_REFUSAL.retryAfterSeconds).toBe(60);
-    expect(EDGE_REFUSAL.headers).toStrictEqual({ 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+    expect(EDGE_REFUSAL.headers).toStrictEqual({
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+    });
     for (const [name, value] of Object.entries(EVERY_ANSWER_HEADERS)) expect(EDGE_REFUSAL.headers[name]).toBe(value);
-    expect(EDGE_REFUSAL.body).toBe('{"code":"rate_limited","message":"Too many requests from this address; retry after the time in Retry-After.","status":429}');
+    expect(EDGE_REFUSAL.body).toBe(
+      '{"code":"rate_limited","message":"Too many requests from this address; retry after the time in Retry-After.","status":429}',
+    );
     expect(JSON.parse(EDGE_REFUSAL.body).status).toBe(EDGE_REFUSAL.status);
   });
 });
 
-describe('EDGE_BODY_TOO_LARGE, the WAF\'s 413 for a body larger than any route accepts', () => {
-  it('is 413 invalid_request, with the same fixed headers as the WAF\'s 429 and no Retry-After', () => {
+describe("EDGE_BODY_TOO_LARGE, the WAF's 413 for a body larger than any route accepts", () => {
+  it("is 413 invalid_request, with the same fixed headers as the WAF's 429 and no Retry-After", () => {
     expect(EDGE_BODY_TOO_LARGE.status).toBe(413);
-    expect(EDGE_BODY_TOO_LARGE.headers).toStrictEqual({ 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
-    expect(EDGE_BODY_TOO_LARGE.body).toBe('{"code":"invalid_request","message":"The request body is larger than this API accepts (16,384 bytes).","status":413}');
+    expect(EDGE_BODY_TOO_LARGE.headers).toStrictEqual({
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    expect(EDGE_BODY_TOO_LARGE.body).toBe(
+      '{"code":"invalid_request","message":"The request body is larger than this API accepts (16,384 bytes).","status":413}',
+    );
   });
 });

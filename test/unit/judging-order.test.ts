@@ -55,7 +55,15 @@ function createPetWith(admit: () => Promise<Admission>) {
   return { judged, send };
 }
 
-function createPetEvent({ body, query, authorized = true }: { body: string; query?: Record<string, string>; authorized?: boolean }): APIGatewayProxyEvent {
+function createPetEvent({
+  body,
+  query,
+  authorized = true,
+}: {
+  body: string;
+  query?: Record<string, string>;
+  authorized?: boolean;
+}): APIGatewayProxyEvent {
   return {
     httpMethod: 'POST',
     resource: '/pets',
@@ -64,17 +72,34 @@ function createPetEvent({ body, query, authorized = true }: { body: string; quer
     headers: { Authorization: 'Bearer local-free-key', 'Content-Type': 'application/json' },
     multiValueHeaders: { Authorization: ['Bearer local-free-key'], 'Content-Type': ['application/json'] },
     queryStringParameters: query ?? null,
-    multiValueQueryStringParameters: query === undefined ? null : Object.fromEntries(Object.entries(query).map(([name, value]) => [name, [value]])),
+    multiValueQueryStringParameters:
+      query === undefined ? null : Object.fromEntries(Object.entries(query).map(([name, value]) => [name, [value]])),
     stageVariables: null,
     body,
     isBase64Encoded: false,
-    requestContext: { requestId: 'judging-order', domainName: 'example.com', path: '/v1/pets', identity: { sourceIp: '127.0.0.1' }, authorizer: authorized ? authorizerContextOf('local-free-key') : null },
+    requestContext: {
+      requestId: 'judging-order',
+      domainName: 'example.com',
+      path: '/v1/pets',
+      identity: { sourceIp: '127.0.0.1' },
+      authorizer: authorized ? authorizerContextOf('local-free-key') : null,
+    },
   } as unknown as APIGatewayProxyEvent;
 }
 
 const admitted = async (): Promise<Admission> => ({ outcome: 'admitted', minuteCount: 1, dayCount: 1 });
-const refused = async (): Promise<Admission> => ({ outcome: 'refused', window: 'minute', minuteCount: 60, dayCount: 60 });
-const suspended = async (): Promise<Admission> => ({ outcome: 'suspended', until: Date.now() + 600_000, minuteCount: 60, dayCount: 60 });
+const refused = async (): Promise<Admission> => ({
+  outcome: 'refused',
+  window: 'minute',
+  minuteCount: 60,
+  dayCount: 60,
+});
+const suspended = async (): Promise<Admission> => ({
+  outcome: 'suspended',
+  until: Date.now() + 600_000,
+  minuteCount: 60,
+  dayCount: 60,
+});
 const unavailable = async (): Promise<Admission> => {
   throw new ServiceUnavailableError(new Error('throttled'));
 };
@@ -84,7 +109,7 @@ const INVALID_BODY = '{"name":"","categoryId":1.0000000000000000001,"staus":"sol
 const VALID_BODY = '{"name":"Rex","categoryId":1}';
 
 describe('the order a request is judged in', () => {
-  it('a request without the authorizer\'s principal: 401, its body never judged', async () => {
+  it("a request without the authorizer's principal: 401, its body never judged", async () => {
     const { judged, send } = createPetWith(admitted);
     expect((await send({ body: INVALID_BODY, authorized: false })).statusCode).toBe(401);
     expect(judged).toStrictEqual({ read: 0, bodies: 0, received: 0 });
@@ -132,10 +157,16 @@ describe('the order a request is judged in', () => {
 
   it('admitted: a member given twice is a 400 before the schema; a body over the limit a 413 before anything reads it', async () => {
     const { judged, send } = createPetWith(admitted);
-    expect(JSON.parse((await send({ body: '{"name":"Rex","categoryId":1,"name":"Rex"}' })).body).details).toEqual([{ path: 'body.name', message: 'is given more than once' }]);
+    expect(JSON.parse((await send({ body: '{"name":"Rex","categoryId":1,"name":"Rex"}' })).body).details).toEqual([
+      { path: 'body.name', message: 'is given more than once' },
+    ]);
     const tooLarge = await send({ body: `{"name":"Rex","categoryId":1,"x":"${'x'.repeat(MAX_BODY_BYTES)}"}` });
     expect(tooLarge.statusCode).toBe(413);
-    expect(JSON.parse(tooLarge.body)).toStrictEqual({ code: 'invalid_request', message: 'The request body is larger than this API accepts (16,384 bytes).', status: 413 });
+    expect(JSON.parse(tooLarge.body)).toStrictEqual({
+      code: 'invalid_request',
+      message: 'The request body is larger than this API accepts (16,384 bytes).',
+      status: 413,
+    });
     expect(judged).toStrictEqual({ read: expect.any(Number), bodies: 0, received: 0 });
   });
 

@@ -4,7 +4,12 @@ import { AttemptTooLateError, attemptsOnlyUntil } from '../../shared/dynamodb/la
 
 /** A client whose every attempt is throttled before it leaves (no server): the SDK retries it, at once (its jitter at 0). */
 function throttledClient(onAttempt: () => void) {
-  const client = new DynamoDBClient({ region: 'us-east-1', endpoint: 'http://127.0.0.1:9', credentials: { accessKeyId: 'x', secretAccessKey: 'x' }, maxAttempts: 3 });
+  const client = new DynamoDBClient({
+    region: 'us-east-1',
+    endpoint: 'http://127.0.0.1:9',
+    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+    maxAttempts: 3,
+  });
   client.middlewareStack.add(
     () => async () => {
       onAttempt();
@@ -24,7 +29,9 @@ describe('a command whose attempts are bounded in time', () => {
     vi.spyOn(Math, 'random').mockReturnValue(0);
     let attempts = 0;
     const client = throttledClient(() => (attempts += 1));
-    await expect(client.send(attemptsOnlyUntil(command(), 1_000, () => 0))).rejects.toBeInstanceOf(ProvisionedThroughputExceededException);
+    await expect(client.send(attemptsOnlyUntil(command(), 1_000, () => 0))).rejects.toBeInstanceOf(
+      ProvisionedThroughputExceededException,
+    );
     expect(attempts).toBe(3);
   });
 
@@ -39,10 +46,15 @@ describe('a command whose attempts are bounded in time', () => {
     });
     const refused = client.send(attemptsOnlyUntil(command(), 150, () => nowMs));
     await expect(refused).rejects.toBeInstanceOf(AttemptTooLateError);
-    await expect(refused).rejects.toMatchObject({ name: 'AttemptTooLateError', message: 'a retry would be sent too late' });
+    await expect(refused).rejects.toMatchObject({
+      name: 'AttemptTooLateError',
+      message: 'a retry would be sent too late',
+    });
     expect(attempts).toBe(2);
     // Not even the first, past the bound.
-    await expect(throttledClient(() => (attempts += 1)).send(attemptsOnlyUntil(command(), 150, () => 150))).rejects.toBeInstanceOf(AttemptTooLateError);
+    await expect(
+      throttledClient(() => (attempts += 1)).send(attemptsOnlyUntil(command(), 150, () => 150)),
+    ).rejects.toBeInstanceOf(AttemptTooLateError);
     expect(attempts).toBe(2);
   });
 });

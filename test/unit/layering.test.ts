@@ -26,7 +26,12 @@ function sourcesUnder(folder: string): string[] {
 /** Each module a file names: static imports and re-exports (type-only too), `import()` and `require()`. */
 function specifiersOf(text: string): string[] {
   const found: string[] = [];
-  for (const pattern of [/\bfrom\s+'([^']+)'/g, /\bimport\s+'([^']+)'/g, /\bimport\(\s*'([^']+)'\s*\)/g, /\brequire\(\s*'([^']+)'\s*\)/g]) {
+  for (const pattern of [
+    /\bfrom\s+'([^']+)'/g,
+    /\bimport\s+'([^']+)'/g,
+    /\bimport\(\s*'([^']+)'\s*\)/g,
+    /\brequire\(\s*'([^']+)'\s*\)/g,
+  ]) {
     for (const match of text.matchAll(pattern)) found.push(match[1] as string);
   }
   return found;
@@ -38,7 +43,8 @@ describe('the layers', () => {
     for (const dir of DOMAIN) {
       for (const file of readdirSync(join(root, dir)).filter((name) => name.endsWith('.ts'))) {
         const text = readFileSync(join(root, dir, file), 'utf8');
-        for (const line of text.split('\n')) if (HTTP_IMPORT.test(line)) offenders.push(`${dir}/${file}: ${line.trim()}`);
+        for (const line of text.split('\n'))
+          if (HTTP_IMPORT.test(line)) offenders.push(`${dir}/${file}: ${line.trim()}`);
       }
     }
     expect(offenders).toEqual([]);
@@ -50,13 +56,25 @@ describe('the layers', () => {
     for (const file of files) {
       for (const specifier of specifiersOf(readFileSync(join(root, file), 'utf8'))) {
         if (!specifier.startsWith('.')) continue;
-        const target = relative(root, resolve(root, dirname(file), specifier)).split(sep).join('/');
-        if (!target.startsWith('shared/')) offenders.push(`${file} imports ${specifier} (${target}${ROOMS_ABOVE_SHARED.includes(target.split('/')[0] as string) ? ', a room above shared/' : ''})`);
+        const target = relative(root, resolve(root, dirname(file), specifier))
+          .split(sep)
+          .join('/');
+        if (!target.startsWith('shared/'))
+          offenders.push(
+            `${file} imports ${specifier} (${target}${ROOMS_ABOVE_SHARED.includes(target.split('/')[0] as string) ? ', a room above shared/' : ''})`,
+          );
       }
     }
     expect(offenders).toEqual([]);
     // The walk reaches the nested folders, and reads their imports.
-    expect(files).toEqual(expect.arrayContaining(['shared/http/middleware/validate-request.ts', 'shared/release-check/run-release-check.ts']));
-    expect(specifiersOf("import type { A } from './a';\nexport { B } from '../b';\nconst c = await import('./c');")).toEqual(['./a', '../b', './c']);
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'shared/http/middleware/validate-request.ts',
+        'shared/release-check/run-release-check.ts',
+      ]),
+    );
+    expect(
+      specifiersOf("import type { A } from './a';\nexport { B } from '../b';\nconst c = await import('./c');"),
+    ).toEqual(['./a', '../b', './c']);
   });
 });

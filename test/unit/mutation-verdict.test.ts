@@ -2,9 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { failuresOf, type ModuleScore } from '../mutation/verdict';
 
 /** `npm run mutate`'s verdict (test/mutation/run.ts): what fails a run. */
-const scored = (module: string, score: number): ModuleScore => ({ module, group: 'g', score, killed: 0, survived: 0, noCoverage: 0, ignored: 0, breakScore: 90 });
+const scored = (module: string, score: number): ModuleScore => ({
+  module,
+  group: 'g',
+  score,
+  killed: 0,
+  survived: 0,
+  noCoverage: 0,
+  ignored: 0,
+  breakScore: 90,
+});
 
-describe('the mutation run\'s verdict', () => {
+describe("the mutation run's verdict", () => {
   it('passes modules at or above the break score', () => {
     expect(failuresOf([scored('a.ts', 90), scored('b.ts', 100)], [])).toEqual([]);
   });
@@ -15,7 +24,9 @@ describe('the mutation run\'s verdict', () => {
 
   it('fails a module without mutants (a NaN score), which a comparison alone would pass', () => {
     expect(NaN < 90).toBe(false);
-    expect(failuresOf([scored('constants.ts', NaN), scored('b.ts', 95)], [])).toEqual(['constants.ts: no mutants (its logic inside a type assertion?), which fails as a score under 90 % would']);
+    expect(failuresOf([scored('constants.ts', NaN), scored('b.ts', 95)], [])).toEqual([
+      'constants.ts: no mutants (its logic inside a type assertion?), which fails as a score under 90 % would',
+    ]);
   });
 
   it('under --ignore-static, passes a module whose every mutant was ignored (static): it has mutants, none judged; not otherwise (every one disabled by comments)', () => {

@@ -13,7 +13,10 @@ const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31)
 // Compiled by the first test that needs them, not when the file loads: a pattern that does not
 // compile fails those tests rather than the file's loading, which a mutation run counts as no failure.
 let patterns: RegExp[] | undefined;
-const pattern = { test: (name: string) => (patterns ??= NAME_PATTERNS.map((source) => new RegExp(source, 'u'))).every((each) => each.test(name)) };
+const pattern = {
+  test: (name: string) =>
+    (patterns ??= NAME_PATTERNS.map((source) => new RegExp(source, 'u'))).every((each) => each.test(name)),
+};
 const accepts = (name: string) => PetName['~standard'].validate(name) as { issues?: unknown[] };
 
 describe('the name pattern of the interface description', () => {
@@ -24,7 +27,8 @@ describe('the name pattern of the interface description', () => {
   it('lists hidden characters of the Basic Multilingual Plane only: the service tests them one UTF-16 unit at a time (pet-name-rules.ts, no u flag)', () => {
     const hidden = new RegExp(`^[${HIDDEN_CLASS}]$`, 'u');
     const beyond: string[] = [];
-    for (let code = 0x10000; code <= 0x10ffff; code += 1) if (hidden.test(String.fromCodePoint(code))) beyond.push(code.toString(16));
+    for (let code = 0x10000; code <= 0x10ffff; code += 1)
+      if (hidden.test(String.fromCodePoint(code))) beyond.push(code.toString(16));
     expect(beyond).toEqual([]);
   });
 
@@ -74,11 +78,21 @@ describe('the name pattern of the interface description', () => {
   });
 
   it('refuses every control and bidirectional control the decisions list, inside a name and alone, and every format character alone; a format character beside a letter passes', () => {
-    const hidden = [...range(0x00, 0x1f), 0x7f, ...range(0x80, 0x9f), ...range(0x202a, 0x202e), ...range(0x2066, 0x2069), 0x200e, 0x200f, 0x061c];
+    const hidden = [
+      ...range(0x00, 0x1f),
+      0x7f,
+      ...range(0x80, 0x9f),
+      ...range(0x202a, 0x202e),
+      ...range(0x2066, 0x2069),
+      0x200e,
+      0x200f,
+      0x061c,
+    ];
     const format = [...range(0x200b, 0x200d), 0x2060, 0xfeff];
     const decisions: string[] = [];
     const expectDecision = (name: string, valid: boolean) => {
-      if (pattern.test(name) !== valid || (accepts(name).issues === undefined) !== valid) decisions.push(`${JSON.stringify(name)} should be ${valid ? 'valid' : 'refused'}`);
+      if (pattern.test(name) !== valid || (accepts(name).issues === undefined) !== valid)
+        decisions.push(`${JSON.stringify(name)} should be ${valid ? 'valid' : 'refused'}`);
     };
     for (const code of hidden) {
       const character = String.fromCodePoint(code);

@@ -20,7 +20,10 @@ import { authorizerContextOf } from '../support/api';
  */
 
 /** Counts nothing (no DynamoDB): every request admitted, one of 1,000 used. */
-const admitAll = new RateLimiter({ admit: async () => ({ outcome: 'admitted', minuteCount: 1, dayCount: 1 }) }, Date.now);
+const admitAll = new RateLimiter(
+  { admit: async () => ({ outcome: 'admitted', minuteCount: 1, dayCount: 1 }) },
+  Date.now,
+);
 
 function getPetEvent(requestId: string): APIGatewayProxyEvent {
   return {
@@ -35,17 +38,34 @@ function getPetEvent(requestId: string): APIGatewayProxyEvent {
     stageVariables: null,
     body: null,
     isBase64Encoded: false,
-    requestContext: { requestId, domainName: 'example.com', path: '/v1/pets/1', identity: { sourceIp: '127.0.0.1' }, authorizer: authorizerContextOf('local-business-key') },
+    requestContext: {
+      requestId,
+      domainName: 'example.com',
+      path: '/v1/pets/1',
+      identity: { sourceIp: '127.0.0.1' },
+      authorizer: authorizerContextOf('local-business-key'),
+    },
   } as unknown as APIGatewayProxyEvent;
 }
 
 /** getPet's request and checks, answered by `handle`; its log lines kept. */
-async function answerOf(handle: () => ReturnType<typeof noContent>, requestId: string): Promise<{ response: APIGatewayProxyResult; log: Record<string, unknown>[] }> {
-  const handler = httpOperation({ ...REQUEST_CHECKS, deprecation: GET_PET_DEPRECATION, rateLimiter: admitAll, handle: async () => handle() });
+async function answerOf(
+  handle: () => ReturnType<typeof noContent>,
+  requestId: string,
+): Promise<{ response: APIGatewayProxyResult; log: Record<string, unknown>[] }> {
+  const handler = httpOperation({
+    ...REQUEST_CHECKS,
+    deprecation: GET_PET_DEPRECATION,
+    rateLimiter: admitAll,
+    handle: async () => handle(),
+  });
   const lines: string[] = [];
   const previous = setLogSink((line) => lines.push(line));
   try {
-    return { response: await handler(getPetEvent(requestId), lambdaContext('no-content', 3_000)), log: lines.map((line) => JSON.parse(line)) };
+    return {
+      response: await handler(getPetEvent(requestId), lambdaContext('no-content', 3_000)),
+      log: lines.map((line) => JSON.parse(line)),
+    };
   } finally {
     setLogSink(previous);
   }
@@ -70,14 +90,28 @@ describe('a bodiless answer through the stack', () => {
       'X-Given': 'kept',
     });
     // Logged as any answer.
-    expect(log).toEqual([expect.objectContaining({ msg: 'request', requestId: 'no-content-1', operation: 'getPet', status: 204, Status2xx: 1 })]);
+    expect(log).toEqual([
+      expect.objectContaining({
+        msg: 'request',
+        requestId: 'no-content-1',
+        operation: 'getPet',
+        status: 204,
+        Status2xx: 1,
+      }),
+    ]);
   });
 
   it('leaves the answers with a body as they were: the same headers plus Content-Type, the JSON text', async () => {
     const bodiless = (await answerOf(() => noContent(), 'no-content-2')).response;
     const withBody = (await answerOf(() => ok({ id: 1 }), 'no-content-3')).response;
-    expect(withBody).toMatchObject({ statusCode: 200, body: '{"id":1}', headers: { 'Content-Type': 'application/json' } });
-    expect(Object.keys(withBody.headers ?? {}).sort()).toEqual([...Object.keys(bodiless.headers ?? {}), 'Content-Type'].sort());
+    expect(withBody).toMatchObject({
+      statusCode: 200,
+      body: '{"id":1}',
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(Object.keys(withBody.headers ?? {}).sort()).toEqual(
+      [...Object.keys(bodiless.headers ?? {}), 'Content-Type'].sort(),
+    );
   });
 
   it('answers an error with its JSON body, as before', async () => {
@@ -101,16 +135,31 @@ describe('the interface description of a bodiless success', () => {
     expect(bodiless.headers).toEqual(withBody.headers);
 
     // And so in the document written from it.
-    const written = createDocument({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths: { '/pets/{petId}': { delete: { responses: { 204: bodiless } } } } });
-    const response = (written.paths?.['/pets/{petId}']?.delete?.responses as Record<string, Record<string, unknown>>)['204'];
+    const written = createDocument({
+      openapi: '3.1.0',
+      info: { title: 't', version: '1' },
+      paths: { '/pets/{petId}': { delete: { responses: { 204: bodiless } } } },
+    });
+    const response = (written.paths?.['/pets/{petId}']?.delete?.responses as Record<string, Record<string, unknown>>)[
+      '204'
+    ];
     expect(response).not.toHaveProperty('content');
-    expect(Object.keys(response?.headers as object)).toEqual(expect.arrayContaining(['X-Request-Id', 'X-RateLimit-Remaining', 'Deprecation']));
+    expect(Object.keys(response?.headers as object)).toEqual(
+      expect.arrayContaining(['X-Request-Id', 'X-RateLimit-Remaining', 'Deprecation']),
+    );
   });
 });
 
 describe("the bench baseline's bodiless answer", () => {
-  it('is respond()\'s answer without its body and its Content-Type: the same other headers and log line', () => {
-    const context: BaselineContext = { requestId: 'baseline-1', logFields: '"operation":"getPet","route":"GET /v1/pets/{petId}"', startedAt: performance.now(), caller: undefined, sentAuthorization: false, counted: undefined };
+  it("is respond()'s answer without its body and its Content-Type: the same other headers and log line", () => {
+    const context: BaselineContext = {
+      requestId: 'baseline-1',
+      logFields: '"operation":"getPet","route":"GET /v1/pets/{petId}"',
+      startedAt: performance.now(),
+      caller: undefined,
+      sentAuthorization: false,
+      counted: undefined,
+    };
     const count = { ok: true, window: 'minute' as const, limit: 1000, remaining: 999, resetSeconds: 60 };
     const lines: string[] = [];
     const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => lines.push(String(chunk)) > 0);

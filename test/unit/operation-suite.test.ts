@@ -11,11 +11,16 @@ import { NOT_AN_OPERATION_CHANGE, OPERATION_TESTS } from '../../vitest.operation
  * `npm test`. (A file reaching them only through a support module is not seen: review's note.)
  */
 const root = resolve(__dirname, '../..');
-const READS_THE_TABLE = /from '(?:\.\.\/)+(?:functions\/table|bench\/cases|shared\/pets\/(?:repository|pet-writes|pet-reads|pet-writes-store|pet-reads-store|service))'|loadFunctionHandlers\(/;
+const READS_THE_TABLE =
+  /from '(?:\.\.\/)+(?:functions\/table|bench\/cases|shared\/pets\/(?:repository|pet-writes|pet-reads|pet-writes-store|pet-reads-store|service))'|loadFunctionHandlers\(/;
 
 function testFiles(folder: string): string[] {
   return readdirSync(join(root, folder), { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? testFiles(join(folder, entry.name)) : entry.name.endsWith('.test.ts') ? [join(folder, entry.name)] : [],
+    entry.isDirectory()
+      ? testFiles(join(folder, entry.name))
+      : entry.name.endsWith('.test.ts')
+        ? [join(folder, entry.name)]
+        : [],
   );
 }
 
@@ -32,7 +37,8 @@ describe('npm run test:operation', () => {
 
   it('names only files that exist', () => {
     const all = new Set(testFiles('test'));
-    for (const pattern of OPERATION_TESTS.filter((each) => !each.includes('*'))) expect(all, pattern).toContain(pattern);
+    for (const pattern of OPERATION_TESTS.filter((each) => !each.includes('*')))
+      expect(all, pattern).toContain(pattern);
     for (const path of Object.keys(NOT_AN_OPERATION_CHANGE)) expect(all, path).toContain(path);
   });
 });

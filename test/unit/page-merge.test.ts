@@ -10,7 +10,10 @@ function sourcesOf(ids: number[][]) {
   const asked: { source: number; afterId: number; limit: number }[] = [];
   const query = async (source: number, afterId: number, limit: number): Promise<SourcePage> => {
     asked.push({ source, afterId, limit });
-    const pets = (ids[source] ?? []).filter((id) => id > afterId).slice(0, limit).map(pet);
+    const pets = (ids[source] ?? [])
+      .filter((id) => id > afterId)
+      .slice(0, limit)
+      .map(pet);
     return { pets, resumeAfter: pets.length === limit ? pets.at(-1)?.id : undefined };
   };
   return { query, asked };
@@ -27,7 +30,9 @@ describe('a page merged from the shards', () => {
         fc.integer({ min: 0, max: 5_000 }),
         fc.integer({ min: 1, max: 9 }),
         async (ids, limit, afterId, shards) => {
-          const bySource = Array.from({ length: shards }, (_, s) => ids.filter((id) => shardOf(id, shards) === s).sort((a, b) => a - b));
+          const bySource = Array.from({ length: shards }, (_, s) =>
+            ids.filter((id) => shardOf(id, shards) === s).sort((a, b) => a - b),
+          );
           const { query } = sourcesOf(bySource);
           const page = await mergedPage(shards, query, afterId, limit);
           const expected = ids.filter((id) => id > afterId).sort((a, b) => a - b);
@@ -40,7 +45,11 @@ describe('a page merged from the shards', () => {
   });
 
   it('returns a pet held by two sources once', async () => {
-    const { query } = sourcesOf([[2, 4, 6], [1, 3, 5], [1, 2, 3, 4, 5, 6]]);
+    const { query } = sourcesOf([
+      [2, 4, 6],
+      [1, 3, 5],
+      [1, 2, 3, 4, 5, 6],
+    ]);
     const page = await mergedPage(3, query, 0, 4);
     expect(page.pets.map((p) => p.id)).toEqual([1, 2, 3, 4]);
     expect(page.hasMore).toBe(true);
@@ -51,14 +60,19 @@ describe('a page merged from the shards', () => {
     const { query, asked } = sourcesOf(Array.from({ length: 8 }, (_, s) => ids.filter((id) => id % 8 === s)));
     const page = await mergedPage(8, query, 0, 20);
     expect(page.pets.map((p) => p.id)).toEqual(ids.slice(0, 20));
-    expect(asked).toEqual(Array.from({ length: 8 }, (_, source) => ({ source, afterId: 0, limit: Math.ceil(42 / 8) + 2 })));
+    expect(asked).toEqual(
+      Array.from({ length: 8 }, (_, source) => ({ source, afterId: 0, limit: Math.ceil(42 / 8) + 2 })),
+    );
     expect(shareOf(20, 8)).toBe(8);
     expect(shareOf(100, 8)).toBe(28);
   });
 
   it('emits only ids up to where the first cut source stopped, and asks the cut sources again when the page is short', async () => {
     // Source 0 holds the low ids: its share of a page of 20 over 8 sources (8) stops at 8; the others ended above 1,000.
-    const { query, asked } = sourcesOf([Array.from({ length: 40 }, (_, i) => i + 1), ...Array.from({ length: 7 }, (_, s) => [1_001 + s])]);
+    const { query, asked } = sourcesOf([
+      Array.from({ length: 40 }, (_, i) => i + 1),
+      ...Array.from({ length: 7 }, (_, s) => [1_001 + s]),
+    ]);
     const page = await mergedPage(8, query, 0, 20);
     expect(page.pets.map((p) => p.id)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     expect(page.hasMore).toBe(true);

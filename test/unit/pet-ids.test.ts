@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { CLOCK_SKEW_MS, drawnAt, drawPetId, ID_EPOCH_MS, INDEX_LAG_MS, lastIdDrawnBy, LISTING_SETTLE_MS, MIN_LISTING_SETTLE_MS, setIdRandomness, UNISSUED_PET_ID, WALK_MARGIN_MS, YOUNG_ID_MS } from '../../shared/pets/pet-ids';
+import {
+  CLOCK_SKEW_MS,
+  drawnAt,
+  drawPetId,
+  ID_EPOCH_MS,
+  INDEX_LAG_MS,
+  lastIdDrawnBy,
+  LISTING_SETTLE_MS,
+  MIN_LISTING_SETTLE_MS,
+  setIdRandomness,
+  UNISSUED_PET_ID,
+  WALK_MARGIN_MS,
+  YOUNG_ID_MS,
+} from '../../shared/pets/pet-ids';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -55,7 +68,7 @@ describe('time-ordered pet ids', () => {
     expect(lows.size).toBeGreaterThan(4_000);
   });
 
-  it('take their random bits from a source the README\'s session can fix, and restore', () => {
+  it("take their random bits from a source the README's session can fix, and restore", () => {
     const t = at('2026-11-26T14:00:00.000Z');
     const restore = setIdRandomness(() => 7);
     try {

@@ -36,8 +36,8 @@ describe('the keys of a pet', () => {
   });
 });
 
-describe('the keys and item of a release pet (the releases\' pet space)', () => {
-  it('are apart from every customer\'s: RELEASES#PET#<shard>, which PET#* does not match, and index keys no customer\'s query names', () => {
+describe("the keys and item of a release pet (the releases' pet space)", () => {
+  it("are apart from every customer's: RELEASES#PET#<shard>, which PET#* does not match, and index keys no customer's query names", () => {
     expect(shardPartition(5, 'releases')).toBe('RELEASES#PET#5');
     expect(shardPartition(5, 'customers')).toBe('PET#5');
     expect(listShard(5, 'releases')).toBe('pets#releases#5');
@@ -64,14 +64,14 @@ describe('the keys and item of a release pet (the releases\' pet space)', () => 
     expect(toPet(item)).toStrictEqual(pet);
   });
 
-  it('is the release key\'s principal\'s alone: any other principal\'s space is the customers\'', () => {
+  it("is the release key's principal's alone: any other principal's space is the customers'", () => {
     expect(petSpaceOf({ petSpace: 'releases' })).toBe('releases');
     expect(petSpaceOf({})).toBe('customers');
   });
 });
 
-describe('a pet\'s item', () => {
-  it('in the sharded layout: its key, fields, status and listing shards and its create\'s nonce; no `status`, and no `createdAt` (the id holds the time)', () => {
+describe("a pet's item", () => {
+  it("in the sharded layout: its key, fields, status and listing shards and its create's nonce; no `status`, and no `createdAt` (the id holds the time)", () => {
     expect(petItem(pet, WRITTEN, 'nonce-1')).toStrictEqual({
       pk: { S: 'PET#5' },
       sk: { S: '0123456789013'.padStart(16, '0') },
@@ -85,12 +85,17 @@ describe('a pet\'s item', () => {
   });
 
   it('in an idempotency record: the four fields, with `status`', () => {
-    expect(petAttributes(pet)).toStrictEqual({ id: { N: '123456789013' }, name: { S: 'Rex' }, categoryId: { N: '4' }, status: { S: 'sold' } });
+    expect(petAttributes(pet)).toStrictEqual({
+      id: { N: '123456789013' },
+      name: { S: 'Rex' },
+      categoryId: { N: '4' },
+      status: { S: 'sold' },
+    });
   });
 });
 
 describe('a pet read back', () => {
-  it('is the same pet from its item, or a record\'s map', () => {
+  it("is the same pet from its item, or a record's map", () => {
     expect(toPet(petItem(pet, WRITTEN, 'n'))).toStrictEqual(pet);
     expect(toPet(petAttributes(pet))).toStrictEqual(pet);
   });

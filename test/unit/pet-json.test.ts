@@ -2,8 +2,21 @@ import { describe, expect, it } from 'vitest';
 import { petJson, petsJson } from '../../shared/pets/pet-json';
 import { Pet, PET_STATUSES } from '../../shared/pets/schema';
 
-const names = ['Rex', 'Ünïcödé 🐕', 'quote " and \\ backslash', 'control \u0001\u001f and \n\t', 'line \u2028 separator', '</script>', 'x'.repeat(100)];
-const pets: Pet[] = names.map((name, i) => ({ id: i === 0 ? Number.MAX_SAFE_INTEGER : i + 1, name, categoryId: 3 + i, status: PET_STATUSES[i % 3] as Pet['status'] }));
+const names = [
+  'Rex',
+  'Ünïcödé 🐕',
+  'quote " and \\ backslash',
+  'control \u0001\u001f and \n\t',
+  'line \u2028 separator',
+  '</script>',
+  'x'.repeat(100),
+];
+const pets: Pet[] = names.map((name, i) => ({
+  id: i === 0 ? Number.MAX_SAFE_INTEGER : i + 1,
+  name,
+  categoryId: 3 + i,
+  status: PET_STATUSES[i % 3] as Pet['status'],
+}));
 
 describe('petJson', () => {
   it('writes exactly what JSON.stringify writes, for every field of the Pet schema', () => {

@@ -53,29 +53,44 @@ describe('listPets', () => {
   it('reads the first page from id 0, prepares the cursor keys first, and signs no cursor for the last page', async () => {
     const reads = recordingReads({ pets: [rex, tom], hasMore: false, newestId: 99 });
     const cursors = recordingCursors();
-    const listing = await listPets({ pets: reads.pets, cursors: cursors.cursors }, { limit: 2, status: undefined, cursor: undefined }, deadline);
+    const listing = await listPets(
+      { pets: reads.pets, cursors: cursors.cursors },
+      { limit: 2, status: undefined, cursor: undefined },
+      deadline,
+    );
     expect(listing).toStrictEqual({ pets: [rex, tom], nextCursor: undefined });
     expect(cursors.calls).toStrictEqual([['prepare']]);
-    expect(reads.calls).toStrictEqual([['list', { afterId: 0, limit: 2, status: undefined, newestId: undefined }, deadline]]);
+    expect(reads.calls).toStrictEqual([
+      ['list', { afterId: 0, limit: 2, status: undefined, newestId: undefined }, deadline],
+    ]);
   });
 
-  it('reads the page after the cursor\'s id, up to its bound at least, for the filter, and signs a cursor after the page\'s last pet, with the page\'s bound, when more follow', async () => {
+  it("reads the page after the cursor's id, up to its bound at least, for the filter, and signs a cursor after the page's last pet, with the page's bound, when more follow", async () => {
     const reads = recordingReads({ pets: [rex, tom], hasMore: true, newestId: 99 });
     const cursors = recordingCursors({ afterId: 7, status: 'available', newestId: 50 });
-    const listing = await listPets({ pets: reads.pets, cursors: cursors.cursors }, { limit: 2, status: 'available', cursor: 'given' }, deadline);
+    const listing = await listPets(
+      { pets: reads.pets, cursors: cursors.cursors },
+      { limit: 2, status: 'available', cursor: 'given' },
+      deadline,
+    );
     expect(listing).toStrictEqual({ pets: [rex, tom], nextCursor: 'cursor-after-12' });
     expect(cursors.calls).toStrictEqual([
       ['prepare'],
       ['decode', 'given', 'available', deadline],
       ['encode', { afterId: 12, status: 'available', newestId: 99 }, deadline],
     ]);
-    expect(reads.calls).toStrictEqual([['list', { afterId: 7, limit: 2, status: 'available', newestId: 50 }, deadline]]);
+    expect(reads.calls).toStrictEqual([
+      ['list', { afterId: 7, limit: 2, status: 'available', newestId: 50 }, deadline],
+    ]);
   });
 
   it('signs no cursor for an empty page, even one that says more follow', async () => {
     const reads = recordingReads({ pets: [], hasMore: true, newestId: 99 });
     const cursors = recordingCursors();
-    const listing = await listPets({ pets: reads.pets, cursors: cursors.cursors }, { limit: 2, status: undefined, cursor: undefined });
+    const listing = await listPets(
+      { pets: reads.pets, cursors: cursors.cursors },
+      { limit: 2, status: undefined, cursor: undefined },
+    );
     expect(listing).toStrictEqual({ pets: [], nextCursor: undefined });
     expect(cursors.calls).toStrictEqual([['prepare']]);
   });
@@ -102,14 +117,19 @@ describe('createPet', () => {
 
   it('without an idempotency key: creates, passing the deadline and the admission on, never a replay', async () => {
     const writes = recordingWrites();
-    expect(await createPet({ pets: writes.pets }, newPet, { deadline, beforeWrite })).toStrictEqual({ pet: rex, replayed: false });
+    expect(await createPet({ pets: writes.pets }, newPet, { deadline, beforeWrite })).toStrictEqual({
+      pet: rex,
+      replayed: false,
+    });
     expect(writes.calls).toStrictEqual([['create', newPet, { deadline, beforeWrite }]]);
   });
 
   it('with one: creates at most once for the key, and answers what that answers', async () => {
     const writes = recordingWrites();
     const key = { owner: '0123456789abcdef', value: 'k-1' };
-    expect(await createPet({ pets: writes.pets }, newPet, { deadline, beforeWrite, idempotencyKey: key })).toStrictEqual({ pet: tom, replayed: true });
+    expect(
+      await createPet({ pets: writes.pets }, newPet, { deadline, beforeWrite, idempotencyKey: key }),
+    ).toStrictEqual({ pet: tom, replayed: true });
     expect(writes.calls).toStrictEqual([['createOnce', newPet, key, { deadline, beforeWrite }]]);
   });
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ENTERPRISE_TEMPLATE_LIMITS, isPlanName, isRateLimits, PLAN_NAMES, STANDARD_PLAN_LIMITS } from '../../shared/limits/plans';
+import {
+  ENTERPRISE_TEMPLATE_LIMITS,
+  isPlanName,
+  isRateLimits,
+  PLAN_NAMES,
+  STANDARD_PLAN_LIMITS,
+} from '../../shared/limits/plans';
 
 /** The plan table (docs: the plans of the pet store interface) and the checks of what is read back as a plan or limits. */
 describe('the plan table', () => {
@@ -22,13 +28,29 @@ describe('isPlanName', () => {
     expect(isPlanName(name)).toBe(true);
   });
 
-  it.each(['Free', 'PRO', 'Enterprise', '', ' free', 'free ', 'gold', 'constructor', 'toString', '__proto__', 'hasOwnProperty', 'length'])('refuses %j', (name) => {
+  it.each([
+    'Free',
+    'PRO',
+    'Enterprise',
+    '',
+    ' free',
+    'free ',
+    'gold',
+    'constructor',
+    'toString',
+    '__proto__',
+    'hasOwnProperty',
+    'length',
+  ])('refuses %j', (name) => {
     expect(isPlanName(name)).toBe(false);
   });
 
-  it.each([undefined, null, 0, 1, true, {}, ['free'], { toString: () => 'free' }])('refuses the non-string %j', (value) => {
-    expect(isPlanName(value)).toBe(false);
-  });
+  it.each([undefined, null, 0, 1, true, {}, ['free'], { toString: () => 'free' }])(
+    'refuses the non-string %j',
+    (value) => {
+      expect(isPlanName(value)).toBe(false);
+    },
+  );
 });
 
 describe('isRateLimits', () => {
@@ -41,12 +63,32 @@ describe('isRateLimits', () => {
     expect(isRateLimits(limits)).toBe(true);
   });
 
-  it.each([undefined, null, 0, 60, 'limits', true, () => ({ perMinute: 1, perDay: 1 })])('refuses %j, no object', (value) => {
-    expect(isRateLimits(value)).toBe(false);
-  });
+  it.each([undefined, null, 0, 60, 'limits', true, () => ({ perMinute: 1, perDay: 1 })])(
+    'refuses %j, no object',
+    (value) => {
+      expect(isRateLimits(value)).toBe(false);
+    },
+  );
 
   // Each bad value in either place, the other one valid: both must be positive safe integers.
-  const bad: unknown[] = [0, -1, 1.5, 0.5, Number.NaN, Number.POSITIVE_INFINITY, Number.MAX_SAFE_INTEGER + 1, 2 ** 60, '5', '60', true, null, undefined, 5n, [5], {}];
+  const bad: unknown[] = [
+    0,
+    -1,
+    1.5,
+    0.5,
+    Number.NaN,
+    Number.POSITIVE_INFINITY,
+    Number.MAX_SAFE_INTEGER + 1,
+    2 ** 60,
+    '5',
+    '60',
+    true,
+    null,
+    undefined,
+    5n,
+    [5],
+    {},
+  ];
   it.each(bad)('refuses perMinute %s', (value) => {
     expect(isRateLimits({ perMinute: value, perDay: 1_000 })).toBe(false);
   });

@@ -15,7 +15,14 @@ import type { RateLimitDecision, RateLimiter, RateLimitStatus } from '../../shar
  * rules through the served API, with the real limiter.
  */
 const principal: Principal = { keyId: '0123456789abcdef', plan: 'pro', limits: STANDARD_PLAN_LIMITS.pro };
-const status: RateLimitStatus = { limits: STANDARD_PLAN_LIMITS.pro, window: 'minute', limit: 300, remaining: 12, resetAt: 1_800_000_060_000, nowMs: 1_800_000_000_000 };
+const status: RateLimitStatus = {
+  limits: STANDARD_PLAN_LIMITS.pro,
+  window: 'minute',
+  limit: 300,
+  remaining: 12,
+  resetAt: 1_800_000_060_000,
+  nowMs: 1_800_000_000_000,
+};
 const deadline = { endsAt: 1_800_000_009_500 } as unknown as TimedCallDeadline;
 
 function fakeLimiter(known: RateLimitDecision | undefined, decision: () => Promise<RateLimitDecision>) {
@@ -24,8 +31,17 @@ function fakeLimiter(known: RateLimitDecision | undefined, decision: () => Promi
   return { limiter: { knownSuspension, check } as unknown as RateLimiter, knownSuspension, check };
 }
 
-function count(limiter: RateLimiter, options: { principal?: Principal; requestContext?: Partial<APIGatewayProxyEvent['requestContext']> | undefined } = {}): HttpContext['petStore'] {
-  const petStore = { operationId: 'listPets', requestId: 'r', startedAt: 0, deadline, ...(options.principal ? { principal: options.principal } : {}) } as HttpContext['petStore'];
+function count(
+  limiter: RateLimiter,
+  options: { principal?: Principal; requestContext?: Partial<APIGatewayProxyEvent['requestContext']> | undefined } = {},
+): HttpContext['petStore'] {
+  const petStore = {
+    operationId: 'listPets',
+    requestId: 'r',
+    startedAt: 0,
+    deadline,
+    ...(options.principal ? { principal: options.principal } : {}),
+  } as HttpContext['petStore'];
   const event = { headers: {}, multiValueHeaders: {}, requestContext: options.requestContext } as APIGatewayProxyEvent;
   const before = rateLimit(limiter).before as (request: unknown) => void;
   before({ event, context: { petStore }, response: undefined, error: undefined, internal: {} });
@@ -52,7 +68,10 @@ describe('rateLimit', () => {
   it('a key this container knows to be suspended: shed, refused with the suspension, and the counters never asked', async () => {
     const refusal = new KeySuspendedError(600);
     const suspendedStatus: RateLimitStatus = { ...status, remaining: 0, resetAt: 1_800_000_600_000 };
-    const { limiter, knownSuspension, check } = fakeLimiter({ status: suspendedStatus, refusal }, async () => ({ status, refusal: undefined }));
+    const { limiter, knownSuspension, check } = fakeLimiter({ status: suspendedStatus, refusal }, async () => ({
+      status,
+      refusal: undefined,
+    }));
     const state = count(limiter, { principal, requestContext: { requestTimeEpoch: 1_800_000_000_000 } });
     expect(knownSuspension).toHaveBeenCalledExactlyOnceWith('key#0123456789abcdef', STANDARD_PLAN_LIMITS.pro);
     expect(check).not.toHaveBeenCalled();
@@ -61,11 +80,16 @@ describe('rateLimit', () => {
     await expect(state.admission).rejects.toBe(refusal);
   });
 
-  it('otherwise counts the key: by its id, its limits, the deadline and the gateway\'s arrival time; admitted, it sets the status', async () => {
+  it("otherwise counts the key: by its id, its limits, the deadline and the gateway's arrival time; admitted, it sets the status", async () => {
     const { limiter, knownSuspension, check } = fakeLimiter(undefined, async () => ({ status, refusal: undefined }));
     const state = count(limiter, { principal, requestContext: { requestTimeEpoch: 1_799_999_999_123 } });
     expect(knownSuspension).toHaveBeenCalledExactlyOnceWith('key#0123456789abcdef', STANDARD_PLAN_LIMITS.pro);
-    expect(check).toHaveBeenCalledExactlyOnceWith('key#0123456789abcdef', STANDARD_PLAN_LIMITS.pro, deadline, 1_799_999_999_123);
+    expect(check).toHaveBeenCalledExactlyOnceWith(
+      'key#0123456789abcdef',
+      STANDARD_PLAN_LIMITS.pro,
+      deadline,
+      1_799_999_999_123,
+    );
     // Started, not awaited: the status comes with the decision.
     expect(state.admission).toBeInstanceOf(Promise);
     await expect(state.admission).resolves.toBeUndefined();
@@ -96,7 +120,12 @@ describe('rateLimit', () => {
   it('with no requestContext at all, counts with no arrival time', async () => {
     const { limiter, check } = fakeLimiter(undefined, async () => ({ status, refusal: undefined }));
     const state = count(limiter, { principal, requestContext: undefined });
-    expect(check).toHaveBeenCalledExactlyOnceWith('key#0123456789abcdef', STANDARD_PLAN_LIMITS.pro, deadline, undefined);
+    expect(check).toHaveBeenCalledExactlyOnceWith(
+      'key#0123456789abcdef',
+      STANDARD_PLAN_LIMITS.pro,
+      deadline,
+      undefined,
+    );
     await expect(state.admission).resolves.toBeUndefined();
   });
 });

@@ -2,7 +2,12 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REFERENCE_PAGE_CSP, REFERENCE_PAGE_HTML, referenceAsset, SWAGGER_UI_FILES } from '../../shared/docs/reference-page';
+import {
+  REFERENCE_PAGE_CSP,
+  REFERENCE_PAGE_HTML,
+  referenceAsset,
+  SWAGGER_UI_FILES,
+} from '../../shared/docs/reference-page';
 
 /**
  * The reference page's assets: an allow-list by file name, so GET /v1/docs/{asset} reads no other
@@ -11,22 +16,38 @@ import { REFERENCE_PAGE_CSP, REFERENCE_PAGE_HTML, referenceAsset, SWAGGER_UI_FIL
 const swaggerUiDist = join(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'), '..');
 
 describe('referenceAsset', () => {
-  it('serves the page\'s initializer as JavaScript', () => {
+  it("serves the page's initializer as JavaScript", () => {
     const asset = referenceAsset('initializer.js');
     expect(asset?.contentType).toBe('text/javascript; charset=utf-8');
     expect(asset?.body).toContain("window.addEventListener('load'");
   });
 
-  it('serves Swagger UI\'s two files from the installed package, each with its type, read once', () => {
+  it("serves Swagger UI's two files from the installed package, each with its type, read once", () => {
     expect(SWAGGER_UI_FILES).toEqual(['swagger-ui-bundle.js', 'swagger-ui.css']);
     const script = referenceAsset('swagger-ui-bundle.js');
-    expect(script).toEqual({ body: readFileSync(join(swaggerUiDist, 'swagger-ui-bundle.js'), 'utf8'), contentType: 'text/javascript; charset=utf-8' });
-    expect(referenceAsset('swagger-ui.css')).toEqual({ body: readFileSync(join(swaggerUiDist, 'swagger-ui.css'), 'utf8'), contentType: 'text/css; charset=utf-8' });
+    expect(script).toEqual({
+      body: readFileSync(join(swaggerUiDist, 'swagger-ui-bundle.js'), 'utf8'),
+      contentType: 'text/javascript; charset=utf-8',
+    });
+    expect(referenceAsset('swagger-ui.css')).toEqual({
+      body: readFileSync(join(swaggerUiDist, 'swagger-ui.css'), 'utf8'),
+      contentType: 'text/css; charset=utf-8',
+    });
     expect(referenceAsset('swagger-ui-bundle.js')).toBe(script);
   });
 
   it('serves nothing else: no other file of the package, no path, no near miss', () => {
-    for (const name of ['index.html', 'swagger-ui.js', 'swagger-ui-bundle.js.map', '../package.json', './swagger-ui.css', 'SWAGGER-UI.CSS', 'initializer.js ', '', 'package.json']) {
+    for (const name of [
+      'index.html',
+      'swagger-ui.js',
+      'swagger-ui-bundle.js.map',
+      '../package.json',
+      './swagger-ui.css',
+      'SWAGGER-UI.CSS',
+      'initializer.js ',
+      '',
+      'package.json',
+    ]) {
       expect(referenceAsset(name)).toBeUndefined();
     }
   });
@@ -34,7 +55,8 @@ describe('referenceAsset', () => {
 
 describe('the reference page', () => {
   it('loads its three assets from beside it, and has no inline script', () => {
-    for (const asset of ['docs/swagger-ui.css', 'docs/swagger-ui-bundle.js', 'docs/initializer.js']) expect(REFERENCE_PAGE_HTML).toContain(`"${asset}"`);
+    for (const asset of ['docs/swagger-ui.css', 'docs/swagger-ui-bundle.js', 'docs/initializer.js'])
+      expect(REFERENCE_PAGE_HTML).toContain(`"${asset}"`);
     expect(REFERENCE_PAGE_HTML.match(/<script/g)).toHaveLength(2);
     expect(REFERENCE_PAGE_HTML).not.toMatch(/<script>/);
   });

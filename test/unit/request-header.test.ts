@@ -21,17 +21,23 @@ describe('requestHeader', () => {
     expect(requestHeader({ 'CONTENT-TYPE': 'c', 'content-type': '' }, 'content-type')).toBe('');
   });
 
-  it('tries a name\'s canonical spelling (X-Forwarded-Proto) before comparing every name', () => {
+  it("tries a name's canonical spelling (X-Forwarded-Proto) before comparing every name", () => {
     // A name this process has not asked for yet: its canonical spelling is made now, not taken from
     // the cache of an earlier request.
-    const word = () => Array.from({ length: 6 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join('');
+    const word = () =>
+      Array.from({ length: 6 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join('');
     const name = `${word()}-${word()}`;
     const canonical = name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase());
     expect(requestHeader({ [name.toUpperCase()]: 'upper', [canonical]: 'canonical' }, name)).toBe('canonical');
   });
 
   it('answers undefined for a header that is absent, or for no headers at all', () => {
-    expect(requestHeader({ 'X-Authorization': 'Bearer a', Authorizatio: 'b', Authorizationx: 'c', Authorizatiom: 'd' }, 'authorization')).toBeUndefined();
+    expect(
+      requestHeader(
+        { 'X-Authorization': 'Bearer a', Authorizatio: 'b', Authorizationx: 'c', Authorizatiom: 'd' },
+        'authorization',
+      ),
+    ).toBeUndefined();
     expect(requestHeader({}, 'authorization')).toBeUndefined();
     expect(requestHeader(null, 'authorization')).toBeUndefined();
     expect(requestHeader(undefined, 'authorization')).toBeUndefined();
@@ -39,7 +45,14 @@ describe('requestHeader', () => {
 });
 
 describe('requestHeaderValues and requestHeaderCount', () => {
-  const sent = { 'Idempotency-Key': ['a', 'b'], 'idempotency-key': ['c'], 'X-Idempotency-Key': ['x'], 'Idempotency-Keys': ['y'], 'Idempotency-Kex': ['z'], Accept: ['*/*'] };
+  const sent = {
+    'Idempotency-Key': ['a', 'b'],
+    'idempotency-key': ['c'],
+    'X-Idempotency-Key': ['x'],
+    'Idempotency-Keys': ['y'],
+    'Idempotency-Kex': ['z'],
+    Accept: ['*/*'],
+  };
 
   it('give every value of a header, in every spelling, and how many there were', () => {
     expect(requestHeaderValues(sent, 'idempotency-key')).toEqual(['a', 'b', 'c']);

@@ -70,12 +70,9 @@ describe('a JSON member given twice', () => {
     '{"name" : "status" , "status" : "sold"}',
     // A name ending in an escaped backslash, then another name.
     '{"c\\\\":1,"d":2}',
-  ])(
-    'is not found in %s',
-    (text) => {
-      expect(readJson(text)).toEqual({ value: JSON.parse(text) });
-    },
-  );
+  ])('is not found in %s', (text) => {
+    expect(readJson(text)).toEqual({ value: JSON.parse(text) });
+  });
 });
 
 describe('a JSON number, judged as written (issue 36, finding 2)', () => {
@@ -100,17 +97,25 @@ describe('a JSON number, judged as written (issue 36, finding 2)', () => {
     ['-0.00e-3', -0],
     ['000', undefined],
   ])('%s is read as JSON.parse reads it', (text, number) => {
-    if (number === undefined) expect(readJson(text)).toBeUndefined(); // not JSON: a leading zero
+    if (number === undefined)
+      expect(readJson(text)).toBeUndefined(); // not JSON: a leading zero
     else expect(readJson(text)).toEqual({ value: number });
   });
 
-  it.each(['0.99999999999999999', '3.0000000000000000001', '9007199254740990.9999', '1.00000000000000001', '-1.00000000000000001', '1e-400', '100000000000000000000.5', '1.00000000000000001e1', '5e-1000000000000000000000'])(
-    '%s, not an integer as written though a double rounds it to one, is read as NaN',
-    (text) => {
-      expect(Number.isInteger(JSON.parse(text))).toBe(true);
-      expect(readJson(text)).toEqual({ value: Number.NaN });
-    },
-  );
+  it.each([
+    '0.99999999999999999',
+    '3.0000000000000000001',
+    '9007199254740990.9999',
+    '1.00000000000000001',
+    '-1.00000000000000001',
+    '1e-400',
+    '100000000000000000000.5',
+    '1.00000000000000001e1',
+    '5e-1000000000000000000000',
+  ])('%s, not an integer as written though a double rounds it to one, is read as NaN', (text) => {
+    expect(Number.isInteger(JSON.parse(text))).toBe(true);
+    expect(readJson(text)).toEqual({ value: Number.NaN });
+  });
 
   it('judges numbers with runs of digits as long as a body can hold (issue 49, finding 1: the run of zeros was read in quadratic time)', () => {
     const zeros = '0'.repeat(16_000);
@@ -122,12 +127,21 @@ describe('a JSON number, judged as written (issue 36, finding 2)', () => {
     expect(readJson(`{"categoryId":1${zeros}e-16000}`)).toEqual({ value: { categoryId: 1 } });
     expect(readJson(`{"categoryId":1${zeros}e-16001}`)).toEqual({ value: { categoryId: 0.1 } }); // no integer, as a double reads it too
     expect(readJson(`{"categoryId":0.${zeros}}`)).toEqual({ value: { categoryId: 0 } });
-    expect(readJson(`{"categoryId":${'9'.repeat(16_000)}}`)).toEqual({ value: { categoryId: Number.POSITIVE_INFINITY } });
+    expect(readJson(`{"categoryId":${'9'.repeat(16_000)}}`)).toEqual({
+      value: { categoryId: Number.POSITIVE_INFINITY },
+    });
   });
 
   it('replaces each such number where it stands, at any depth, and nothing else', () => {
-    const text = '{"a":{"b":[1,2.0,0.99999999999999999],"c":3.0000000000000000001},"d":[[1,2,3],{"e":1,"f":2},1.00000000000000001,1.0],"g":"1.00000000000000001"}';
-    expect(readJson(text)).toEqual({ value: { a: { b: [1, 2, Number.NaN], c: Number.NaN }, d: [[1, 2, 3], { e: 1, f: 2 }, Number.NaN, 1], g: '1.00000000000000001' } });
+    const text =
+      '{"a":{"b":[1,2.0,0.99999999999999999],"c":3.0000000000000000001},"d":[[1,2,3],{"e":1,"f":2},1.00000000000000001,1.0],"g":"1.00000000000000001"}';
+    expect(readJson(text)).toEqual({
+      value: {
+        a: { b: [1, 2, Number.NaN], c: Number.NaN },
+        d: [[1, 2, 3], { e: 1, f: 2 }, Number.NaN, 1],
+        g: '1.00000000000000001',
+      },
+    });
   });
 
   it('reads a 64 KiB body of 15,000 nested arrays holding 4,800 such numbers in a heap of 96 MB (a Lambda has 512 MB): no path copied per number', () => {
@@ -141,7 +155,11 @@ describe('a JSON number, judged as written (issue 36, finding 2)', () => {
     const script = `import { readJson } from './shared/http/json-text.ts';
       const text = '{"categoryId":' + '['.repeat(15000) + Array(4800).fill('1e-400').join(',') + ']'.repeat(15000) + '}';
       process.stdout.write(String(readJson(text) !== undefined));`;
-    const run = spawnSync(process.execPath, ['--max-old-space-size=96', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    const run = spawnSync(
+      process.execPath,
+      ['--max-old-space-size=96', '--import', 'tsx', '--input-type=module', '-e', script],
+      { encoding: 'utf8' },
+    );
     expect([run.status, run.stdout]).toEqual([0, 'true']);
   });
 
@@ -164,4 +182,3 @@ describe('a JSON number, judged as written (issue 36, finding 2)', () => {
     expect(readJson('')).toBeUndefined();
   });
 });
-

@@ -3,7 +3,11 @@ import { ListPetsQuery, MAX_ID, NewPet, PetIdPath } from '../../shared/pets/sche
 
 describe('NewPet', () => {
   it('trims the name and defaults status to available', () => {
-    expect(NewPet.parse({ name: '  Rex  ', categoryId: 1 })).toEqual({ name: 'Rex', categoryId: 1, status: 'available' });
+    expect(NewPet.parse({ name: '  Rex  ', categoryId: 1 })).toEqual({
+      name: 'Rex',
+      categoryId: 1,
+      status: 'available',
+    });
   });
 
   it('keeps a given status', () => {
@@ -41,10 +45,15 @@ describe('NewPet', () => {
   });
 
   it('says one thing of a name where one says it all: a name too long is not also said to hold a control character', () => {
-    const messagesOf = (name: string) => NewPet.safeParse({ name, categoryId: 1 }).error?.issues.map((issue) => issue.message);
+    const messagesOf = (name: string) =>
+      NewPet.safeParse({ name, categoryId: 1 }).error?.issues.map((issue) => issue.message);
     expect(messagesOf(`${'x'.repeat(100)}\u0007`)).toEqual(['must be at most 100 characters']);
-    expect(messagesOf(`${'x'.repeat(99)}\u0007`)).toEqual(['must not hold control characters or bidirectional controls']);
-    expect(messagesOf(`${'🐶'.repeat(99)}\u0007`)).toEqual(['must not hold control characters or bidirectional controls']);
+    expect(messagesOf(`${'x'.repeat(99)}\u0007`)).toEqual([
+      'must not hold control characters or bidirectional controls',
+    ]);
+    expect(messagesOf(`${'🐶'.repeat(99)}\u0007`)).toEqual([
+      'must not hold control characters or bidirectional controls',
+    ]);
     expect(messagesOf(`${'x'.repeat(100)}\u200b`)).toEqual(['must be at most 100 characters']);
   });
 
@@ -62,9 +71,12 @@ describe('ListPetsQuery', () => {
     expect(ListPetsQuery.parse({ limit }).limit).toBe(Number(limit));
   });
 
-  it.each(['0', '101', '-1', '1.5', '1e1', ' 5', '0x10', '', 'ten', '99999', '01', '0100', '007'])('refuses limit=%j', (limit) => {
-    expect(ListPetsQuery.safeParse({ limit }).success).toBe(false);
-  });
+  it.each(['0', '101', '-1', '1.5', '1e1', ' 5', '0x10', '', 'ten', '99999', '01', '0100', '007'])(
+    'refuses limit=%j',
+    (limit) => {
+      expect(ListPetsQuery.safeParse({ limit }).success).toBe(false);
+    },
+  );
 
   it('refuses an unknown status and unknown parameters', () => {
     expect(ListPetsQuery.safeParse({ status: 'lost' }).success).toBe(false);
@@ -80,7 +92,10 @@ describe('PetIdPath', () => {
     expect(PetIdPath.parse({ petId })).toEqual({ petId: id });
   });
 
-  it.each(['0', '-1', '01', '1.0', 'abc', '', String(MAX_ID + 1), '99999999999999999', '1e3'])('refuses %j', (petId) => {
-    expect(PetIdPath.safeParse({ petId }).success).toBe(false);
-  });
+  it.each(['0', '-1', '01', '1.0', 'abc', '', String(MAX_ID + 1), '99999999999999999', '1e3'])(
+    'refuses %j',
+    (petId) => {
+      expect(PetIdPath.safeParse({ petId }).success).toBe(false);
+    },
+  );
 });

@@ -11,11 +11,13 @@ import operation, { OPERATION_TESTS } from '../../vitest.operation.config';
  */
 const root = resolve(__dirname, '../..');
 const projectsOf = (config: typeof suite) => (config.test?.projects ?? []) as TestProjectInlineConfiguration[];
-const byName = (config: typeof suite) => Object.fromEntries(projectsOf(config).map((project) => [project.test?.name, project.test]));
+const byName = (config: typeof suite) =>
+  Object.fromEntries(projectsOf(config).map((project) => [project.test?.name, project.test]));
 
 describe("the suite's projects", () => {
   it('name only files that exist among their exceptions', () => {
-    for (const path of [...Object.keys(OWN_MODULES), ...Object.keys(OWN_PROCESS)]) expect(existsSync(join(root, path)), path).toBe(true);
+    for (const path of [...Object.keys(OWN_MODULES), ...Object.keys(OWN_PROCESS)])
+      expect(existsSync(join(root, path)), path).toBe(true);
   });
 
   it('run the files with shared modules in threads without isolation and without a table; the others isolated, each with its table, in threads or, where named, a process', () => {
@@ -25,9 +27,17 @@ describe("the suite's projects", () => {
       expect(projects['shared modules']).toMatchObject({ pool: 'threads', isolate: false });
       expect(projects['shared modules']?.setupFiles).toBeUndefined();
       expect(projects['shared modules']?.globalSetup).toBeUndefined();
-      expect(projects.isolated).toMatchObject({ pool: 'threads', setupFiles: ['test/support/table-per-file.ts'], globalSetup: ['test/support/global-setup.ts'] });
+      expect(projects.isolated).toMatchObject({
+        pool: 'threads',
+        setupFiles: ['test/support/table-per-file.ts'],
+        globalSetup: ['test/support/global-setup.ts'],
+      });
       expect(projects.isolated?.isolate).toBeUndefined(); // vitest's default: isolated
-      expect(projects['own process']).toMatchObject({ pool: 'forks', include: Object.keys(OWN_PROCESS), setupFiles: ['test/support/table-per-file.ts'] });
+      expect(projects['own process']).toMatchObject({
+        pool: 'forks',
+        include: Object.keys(OWN_PROCESS),
+        setupFiles: ['test/support/table-per-file.ts'],
+      });
     }
   });
 

@@ -13,7 +13,9 @@ type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error,
  * the outcome, with the request's metrics in it (../request-metrics.ts), and clears the deadline.
  * Registered first, so it sees the final response, errors included.
  */
-export function accessLog(operationId: OperationId): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
+export function accessLog(
+  operationId: OperationId,
+): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
   const route = routeOf(operationId);
 
   const accessLogBefore = (request: Request): void => {
@@ -33,7 +35,14 @@ export function accessLog(operationId: OperationId): middy.MiddlewareObj<APIGate
     const status = request.response?.statusCode ?? 500;
     const failure = state.failure;
     // Built field by field (no spreads): this runs once per request.
-    const entry: LogEntry = { level: status >= 500 ? 'error' : 'info', msg: 'request', requestId: state.requestId, operation: operationId, route, status };
+    const entry: LogEntry = {
+      level: status >= 500 ? 'error' : 'info',
+      msg: 'request',
+      requestId: state.requestId,
+      operation: operationId,
+      route,
+      status,
+    };
     const durationMs = Math.round((performance.now() - state.startedAt) * 100) / 100;
     entry.durationMs = durationMs;
     if (state.principal) {
@@ -43,7 +52,8 @@ export function accessLog(operationId: OperationId): middy.MiddlewareObj<APIGate
     const code = state.problem?.code;
     if (code !== undefined) entry.code = code;
     if (status >= 500 && failure !== undefined) entry.error = loggedError(failure);
-    const caller = state.principal === undefined ? 'anonymous' : state.principal.petSpace === undefined ? 'customer' : 'release';
+    const caller =
+      state.principal === undefined ? 'anonymous' : state.principal.petSpace === undefined ? 'customer' : 'release';
     writeLog(entry, requestMetricMembers(status, code, durationMs, caller, Date.now()), METRIC_DIMENSION_FIELDS);
   };
 

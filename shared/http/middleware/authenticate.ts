@@ -19,8 +19,12 @@ export function identifyCaller(): middy.MiddlewareObj<APIGatewayProxyEvent, APIG
     const state = request.context.petStore;
     // Two Authorization headers are refused here too: in AWS the authorizer's answer is cached by
     // one header's value, so a cached Allow may let such a request through to the function.
-    if (principal !== undefined && requestHeaderCount(request.event.multiValueHeaders, 'authorization') <= 1) state.principal = principal;
-    else state.refusal = new UnauthorizedError(requestHeader(request.event.headers, 'authorization') === undefined ? 'missing' : 'invalid');
+    if (principal !== undefined && requestHeaderCount(request.event.multiValueHeaders, 'authorization') <= 1)
+      state.principal = principal;
+    else
+      state.refusal = new UnauthorizedError(
+        requestHeader(request.event.headers, 'authorization') === undefined ? 'missing' : 'invalid',
+      );
   };
   return { before: identifyCallerBefore };
 }

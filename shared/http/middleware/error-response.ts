@@ -42,7 +42,8 @@ function problemResponse(problem: ApiProblem): APIGatewayProxyResult {
   const body: ErrorBody = { code: problem.code, message: problem.message, status: problem.status };
   if (problem.details !== undefined && problem.details.length > 0) body.details = [...problem.details];
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-  if (problem.retryAfterSeconds !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(problem.retryAfterSeconds)));
+  if (problem.retryAfterSeconds !== undefined)
+    headers['Retry-After'] = String(Math.max(1, Math.ceil(problem.retryAfterSeconds)));
   if (problem instanceof UnauthorizedError) headers['WWW-Authenticate'] = wwwAuthenticate(problem);
   return { statusCode: problem.status, headers, body: JSON.stringify(body) };
 }

@@ -13,7 +13,9 @@ type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error,
  * headers on whatever response follows. Requests without a valid key never get here in AWS or
  * through the local server: the authorizer counts those per client address.
  */
-export function rateLimit(limiter: RateLimiter): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
+export function rateLimit(
+  limiter: RateLimiter,
+): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
   const rateLimitBefore = (request: Request): void => {
     const state = request.context.petStore;
     const principal = state.principal;
@@ -30,10 +32,12 @@ export function rateLimit(limiter: RateLimiter): middy.MiddlewareObj<APIGatewayP
       state.admission = refused;
       return;
     }
-    const admission = limiter.check(subject, principal.limits, state.deadline, request.event.requestContext?.requestTimeEpoch).then(function admitOrRefuse(decision) {
-      state.rateLimit = decision.status;
-      if (decision.refusal !== undefined) throw decision.refusal;
-    });
+    const admission = limiter
+      .check(subject, principal.limits, state.deadline, request.event.requestContext?.requestTimeEpoch)
+      .then(function admitOrRefuse(decision) {
+        state.rateLimit = decision.status;
+        if (decision.refusal !== undefined) throw decision.refusal;
+      });
     // Awaited later on every path; this only keeps Node from calling a refusal unhandled meanwhile.
     admission.catch(ignore);
     state.admission = admission;

@@ -11,7 +11,9 @@ type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error,
  * clock (no deploy decides it): recorded as the request's refusal, so it is still authenticated
  * and counted, and neither validated nor run (nothing is read).
  */
-export function sunset(deprecation: Deprecation): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
+export function sunset(
+  deprecation: Deprecation,
+): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
   const gone = goneProblem(deprecation);
   const sunsetBefore = (request: Request): void => {
     const state = request.context.petStore;

@@ -41,7 +41,10 @@ export function validateRequest(
     const details: ErrorDetail[] = [];
     const query = parsePart('query', schemas.query, readQuery(event, details), details);
     const path = schemas.path === undefined ? {} : parsePart('path', schemas.path, event.pathParameters ?? {}, details);
-    const headers = schemas.headers === undefined ? {} : parsePart('header', schemas.headers, readHeaders(event, schemas.headers.names, details), details);
+    const headers =
+      schemas.headers === undefined
+        ? {}
+        : parsePart('header', schemas.headers, readHeaders(event, schemas.headers.names, details), details);
     if (bodySchema === undefined) {
       if (details.length > 0) state.refusal = invalidRequest(details);
       else state.input = { query, path, headers, body: undefined };
@@ -69,7 +72,8 @@ function parsePart(part: string, schema: RequestPartSchema, value: unknown, deta
   // Through the Standard Schema interface: with a zod schema, a failure comes back as plain
   // issues, without the ZodError (an Error, with its stack trace) that safeParse builds.
   const result = schema['~standard'].validate(value);
-  if (result instanceof Promise) throw new Error(`the ${part} schema is asynchronous; request schemas must be synchronous`);
+  if (result instanceof Promise)
+    throw new Error(`the ${part} schema is asynchronous; request schemas must be synchronous`);
   if (result.issues === undefined) return result.value;
   for (const issue of result.issues) details.push(...toDetails(part, issue as ReadIssue, value));
   return undefined;
@@ -81,7 +85,10 @@ type ReadIssue = RequestIssue & { readonly path: readonly PropertyKey[] };
 function toDetails(part: string, { code, path, message, keys }: ReadIssue, input: unknown): ErrorDetail[] {
   const at = [part, ...path.map(String)].join('.');
   if (code === 'unrecognized_keys') {
-    return (keys as readonly string[]).map((key) => ({ path: `${at}.${key}`, message: part === 'query' ? 'is not a known parameter' : 'is not a known field' }));
+    return (keys as readonly string[]).map((key) => ({
+      path: `${at}.${key}`,
+      message: part === 'query' ? 'is not a known parameter' : 'is not a known field',
+    }));
   }
   if (code === 'invalid_type' && isAbsent(input, path)) return [{ path: at, message: 'is required' }];
   if (code === 'invalid_type' && path.length === 0 && part === 'body') {
@@ -118,13 +125,18 @@ function readQuery(event: APIGatewayProxyEvent, details: ErrorDetail[]): Record<
 }
 
 /** The declared headers, each given at most once (API Gateway lists every value in the multi-value map). */
-function readHeaders(event: APIGatewayProxyEvent, names: readonly string[], details: ErrorDetail[]): Record<string, string> {
+function readHeaders(
+  event: APIGatewayProxyEvent,
+  names: readonly string[],
+  details: ErrorDetail[],
+): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const name of names) {
     const lowerCaseName = name.toLowerCase();
     const value = requestHeader(event.headers, lowerCaseName);
     if (value === undefined) continue;
-    if (requestHeaderCount(event.multiValueHeaders, lowerCaseName) > 1) details.push({ path: `header.${name}`, message: 'must be given at most once' });
+    if (requestHeaderCount(event.multiValueHeaders, lowerCaseName) > 1)
+      details.push({ path: `header.${name}`, message: 'must be given at most once' });
     else headers[name] = value;
   }
   return headers;
@@ -137,7 +149,10 @@ const BYTE_ORDER_MARK = '\ufeff';
 const TOO_LARGE: unique symbol = Symbol();
 
 /** The body's JSON value, or undefined (with the reason in `details`) when it cannot be read. */
-function readJsonBody(event: APIGatewayProxyEvent, details: ErrorDetail[]): { readonly value: unknown } | typeof TOO_LARGE | undefined {
+function readJsonBody(
+  event: APIGatewayProxyEvent,
+  details: ErrorDetail[],
+): { readonly value: unknown } | typeof TOO_LARGE | undefined {
   const fail = (path: string, message: string): undefined => {
     details.push({ path, message });
     return undefined;
@@ -147,7 +162,8 @@ function readJsonBody(event: APIGatewayProxyEvent, details: ErrorDetail[]): { re
   if (Buffer.byteLength(raw) > MAX_BODY_BYTES) return TOO_LARGE;
   const header = requestHeader(event.headers, 'content-type');
   if (header === undefined) return fail('header.content-type', 'is required and must be application/json');
-  if (requestHeaderCount(event.multiValueHeaders, 'content-type') > 1) return fail('header.content-type', 'must be given once');
+  if (requestHeaderCount(event.multiValueHeaders, 'content-type') > 1)
+    return fail('header.content-type', 'must be given once');
   const mediaType = parseMediaType(header);
   if (mediaType === undefined) return fail('header.content-type', 'is not a valid media type (RFC 9110)');
   if (mediaType.type !== 'application/json') return fail('header.content-type', 'must be application/json');
@@ -165,7 +181,7 @@ function readJsonBody(event: APIGatewayProxyEvent, details: ErrorDetail[]): { re
   const json = readJson(text.startsWith(BYTE_ORDER_MARK) ? text.slice(1) : text);
   if (json === undefined) return fail('body', 'is not valid JSON');
   const { repeated } = json;
-  if (repeated !== undefined) return fail(['body', ...repeated.path, repeated.name].join('.'), 'is given more than once');
+  if (repeated !== undefined)
+    return fail(['body', ...repeated.path, repeated.name].join('.'), 'is given more than once');
   return json;
 }
-
