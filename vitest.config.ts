@@ -16,7 +16,7 @@ export const SUITE_SETTINGS = {
     AWS_REGION: 'us-east-1',
     CURSOR_SECRET: 'test-cursor-secret',
     // Most tests list the pets they just made, each request on its own: listings show new ids at
-    // once and keep no first page (test/integration/time-ordered-ids.test.ts and test/unit/first-page-cache.test.ts test the defaults).
+    // once and keep no first page (test/integration/time-ordered-ids.test.ts and test/unit/shared/pets/first-page-cache.test.ts test the defaults).
     LISTING_SETTLE_MS: '0',
     FIRST_PAGE_CACHE: 'off',
     FOUND_PET_CACHE: 'off',
@@ -37,7 +37,16 @@ export const SUITE_SETTINGS = {
  * idle cores isolated, 9 s so; docs/testing.md#the-suites-projects). Safe because nothing they load
  * reads a setting or keeps state that another file's tests see.
  */
-const SHARED_MODULE_FOLDERS = ['test/unit', 'test/codegen', 'test/openapi', 'test/docs', 'test/bench', 'test/infra'];
+const SHARED_MODULE_FOLDERS = [
+  'test/unit',
+  'test/architecture',
+  'test/codegen',
+  'test/openapi',
+  'test/docs',
+  'test/bench',
+  'test/infra',
+  'test/types',
+];
 
 /** Files in those folders that do need a table, or modules of their own: why. They run as the rest of the suite does. */
 export const OWN_MODULES: Readonly<Record<string, string>> = {
@@ -48,9 +57,9 @@ export const OWN_MODULES: Readonly<Record<string, string>> = {
   // English messages, zod/mini (what the functions use) answers with those too.
   'test/codegen/request-checks.test.ts':
     "compares generated checks with zod/mini's own messages, which another file's loading of zod's classic build changes",
-  'test/unit/request-checks.test.ts':
+  'test/codegen/operation-request-checks.test.ts':
     "compares the functions' generated checks with zod/mini's own messages (as above)",
-  'test/unit/dynamodb-target.test.ts': "sets AWS credentials in the process's environment",
+  'test/unit/local/dynamodb-target.test.ts': "sets AWS credentials in the process's environment",
 };
 
 /** Files that need a process of their own (vitest's forks) rather than a thread, like the rest: why. */

@@ -8,11 +8,13 @@ import { suiteConfig } from './vitest.config';
  * probes, the stack, bundles, bench cases and cost, the pets' reads and writes), and every unit test. Not here: the limiter's, the
  * local server's and npm start's own tests, the command lines around the release drill and the
  * CDK app, the floods and the fuzzers, which no operation's change reaches (`npm test` runs them;
- * test/unit/operation-suite.test.ts holds that every test file reading the table of functions is
+ * test/architecture/operation-suite.test.ts holds that every test file reading the table of functions is
  * here, or named in NOT_AN_OPERATION_CHANGE with why). In the suite's projects (vitest.config.ts).
  */
 export const OPERATION_TESTS = [
   'test/unit/**/*.test.ts',
+  'test/architecture/**/*.test.ts',
+  'test/types/**/*.test.ts',
   'test/codegen/**/*.test.ts',
   'test/openapi/**/*.test.ts',
   'test/docs/**/*.test.ts',
