@@ -15,7 +15,6 @@ import type { Implementation } from './cases';
  * prints): each body beside the plain one of its size, the factor, the growth from 4 to 16 KiB,
  * and the targets' verdicts (bench/body-shapes.ts BODY_TARGETS).
  */
-const SIDES: readonly Implementation[] = ['ours', 'baseline'];
 const [GROWTH_BASE, ACCEPTED, REFUSED] = BODY_SIZES;
 const kib = (bytes: number) => `${bytes / 1024} KiB`;
 const times = (value: number) => `${value.toFixed(2)}×`;

@@ -7,7 +7,7 @@ import type { BenchFunction, Implementation } from './cases';
  * accepts (16 KiB, parsed and judged) and at 64 KiB (refused 413 by its size before any parse),
  * each beside a plain body of the same size. The factor shape / plain says what a shape costs
  * over any body of its size; its growth from 4 to 16 KiB tells linear (4× the bytes, at most 4×
- * the time) from quadratic (16×). test/unit/body-answers.test.ts holds each body's answer.
+ * the time) from quadratic (16×). test/bench/body-answers.test.ts holds each body's answer.
  */
 export const BODIES_FUNCTION = 'createPet' as const satisfies BenchFunction;
 

@@ -1,5 +1,3 @@
-import { PET_SHARDS } from '../shared/dynamodb/table-definition';
-import { shareOf } from '../shared/pets/page-merge';
 /**
  * What the bench runs, per function: the declared operations (functions/table.ts) and the
  * authorizer, each with its cases. A case is a request (an event spec the children turn into API

@@ -125,10 +125,16 @@ export function emptyTotals(): ProfileTotals {
   };
 }
 
+/** Which of the totals a profile adds to: the implementation's, in one phase of its cold start. */
+export interface ProfileSlot {
+  readonly side: Side;
+  readonly phase: Phase;
+}
+
+/** Adds a profile's time by module (of the bundle's `modules`) to the totals' `slot`. */
 export function addProfile(
   totals: ProfileTotals,
-  side: Side,
-  phase: Phase,
+  { side, phase }: ProfileSlot,
   profile: CpuProfile,
   modules: BundleModules,
 ): void {

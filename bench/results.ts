@@ -144,7 +144,7 @@ function holds(results: Results, part: ResultPart, fn: BenchFunction): boolean {
     case 'load':
       return within(results.load?.operations);
     case 'scale':
-      return results.scale !== undefined && results.scale.cases.some((figure) => keys.includes(figure.name));
+      return results.scale?.cases.some((figure) => keys.includes(figure.name)) ?? false;
   }
 }
 

@@ -204,8 +204,8 @@ async function profileColdStarts(
         if (result.status !== main.status)
           throw new Error(`profiled cold start of ${name} (${implementation}): ${result.status}`);
         const modules = bundleModulesOf(bundle);
-        addProfile(totals, implementation, 'import', result.importProfile, modules);
-        addProfile(totals, implementation, 'first response', result.firstResponseProfile, modules);
+        addProfile(totals, { side: implementation, phase: 'import' }, result.importProfile, modules);
+        addProfile(totals, { side: implementation, phase: 'first response' }, result.firstResponseProfile, modules);
       }
     }
     report += profileReport(name, totals, PROFILED_COLD_STARTS);
@@ -395,7 +395,7 @@ async function main(): Promise<void> {
       );
       const p50Microseconds: BodiesResult['p50Microseconds'] = {};
       for (const { shape, bytes, ours, baseline } of measured)
-        (p50Microseconds[shape] ??= {})[String(bytes)] = { ours, baseline };
+        p50Microseconds[shape] = { ...p50Microseconds[shape], [String(bytes)]: { ours, baseline } };
       bodies = { iterations: BODY_ITERATIONS, p50Microseconds };
     }
 

@@ -33,7 +33,9 @@ export class ExportIndex {
   #addInside(module: string, exports: Readonly<Record<string, unknown>>): void {
     for (const [name, value] of Object.entries(exports)) {
       if (Array.isArray(value))
-        value.forEach((element, index) => this.#inside(element, { module, name, access: `[${index}]` }));
+        value.forEach((element, index) => {
+          this.#inside(element, { module, name, access: `[${index}]` });
+        });
       else if (isPlainObject(value))
         for (const [key, member] of Object.entries(value)) this.#record(member, { module, name, access: `.${key}` });
     }

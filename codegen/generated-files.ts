@@ -221,4 +221,4 @@ export function checksTexts(
 export const pascal = (name: string): string =>
   /^[A-Z0-9_]+$/.test(name)
     ? name.toLowerCase().replace(/(^|_)([a-z0-9])/g, (_, __, c: string) => c.toUpperCase())
-    : name[0]!.toUpperCase() + name.slice(1);
+    : name.charAt(0).toUpperCase() + name.slice(1);

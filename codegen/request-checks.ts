@@ -5,7 +5,7 @@ import type { ExportIndex, ExportedValue } from './exported-values';
 /**
  * The request checks, written from the zod schemas: for each part of a request (query, path,
  * headers, body) a function that gives the answer zod gives (the value it becomes, or the same
- * issues in the same order: test/unit/request-checks.test.ts is the oracle), without zod, so that
+ * issues in the same order: test/codegen/operation-request-checks.test.ts is the oracle), without zod, so that
  * a function builds no schema at its cold start (docs/performance.md#what-a-cold-start-spends).
  *
  * It reads zod's own definitions (`schema._zod.def`) and knows the kinds this interface uses:
@@ -30,6 +30,7 @@ export interface PartToCheck {
 
 interface Def {
   readonly type: string;
+  // biome-ignore lint/suspicious/noExplicitAny: zod's internal definitions, read member by member as the walk finds them
   readonly [key: string]: any;
 }
 
@@ -38,6 +39,18 @@ interface ZodLike {
 }
 
 /** The generated module's text for `parts`, importing what they name from `exports` (modules relative to `fromDir`). */
+/** The member whose checks are being written: where it is, and the names its code uses. */
+interface MemberCode {
+  /** Where in the schema, for the generator's own errors (`query.limit`). */
+  readonly at: string;
+  /** The variable that holds the value, and what it becomes. */
+  readonly value: string;
+  /** The issues' path, as code. */
+  readonly path: string;
+  /** The variable that holds the issue count at the member's start (a pipe's stages read it). */
+  readonly start: string;
+}
+
 export class CheckWriter {
   readonly #imports = new Map<string, Set<string>>();
   readonly #typeImports = new Map<string, Set<string>>();
@@ -122,7 +135,7 @@ export class CheckWriter {
     const present = `${JSON.stringify(key)} in input`;
     const path = `[${JSON.stringify(key)}]`;
     const { optin, optout } = schema._zod;
-    const checks = this.#value(at, schema, value, path, start);
+    const checks = this.#value({ at, value, path, start }, schema);
     // The member's issue count at its start, for a pipe's stages only.
     const opening = [
       `  let ${value}: any = ${read};`,
@@ -145,15 +158,12 @@ export class CheckWriter {
   }
 
   /** Checks the value in variable `value` (issues at `path`), leaving what it becomes in the same variable. */
-  #value(at: string, schema: ZodLike, value: string, path: string, start: string): string[] {
+  #value(member: MemberCode, schema: ZodLike): string[] {
+    const { at, value, path } = member;
     const def = schema._zod.def;
     switch (def.type) {
       case 'optional':
-        return [
-          `if (${value} !== undefined) {`,
-          ...indent(this.#value(at, asSchema(def.innerType, at), value, path, start)),
-          '}',
-        ];
+        return [`if (${value} !== undefined) {`, ...indent(this.#value(member, asSchema(def.innerType, at))), '}'];
       case 'default': {
         const fallback = def.defaultValue;
         if (fallback !== null && typeof fallback === 'object')
@@ -161,18 +171,18 @@ export class CheckWriter {
         return [
           `if (${value} === undefined) ${value} = ${JSON.stringify(fallback)};`,
           'else {',
-          ...indent(this.#value(at, asSchema(def.innerType, at), value, path, start)),
+          ...indent(this.#value(member, asSchema(def.innerType, at))),
           '}',
         ];
       }
       case 'pipe':
-        return this.#stages(at, stagesOf(schema, at), value, path, start, undefined);
+        return this.#stages(member, stagesOf(schema, at), undefined);
       case 'transform':
         return [`${value} = ${this.#callable(at, def.transform, 'transform')}(${value});`];
       case 'string':
-        return this.#string(at, schema, value, path);
+        return this.#string(member, schema);
       case 'number':
-        return this.#integer(at, schema, value, path);
+        return this.#integer(member, schema);
       case 'enum': {
         const values = Object.values(def.entries as Record<string, unknown>);
         if (values.some((each) => typeof each !== 'string'))
@@ -194,21 +204,15 @@ export class CheckWriter {
    * makes certain of the value (digits read as a number) spares the next one a check no value
    * could fail.
    */
-  #stages(
-    at: string,
-    stages: readonly ZodLike[],
-    value: string,
-    path: string,
-    start: string,
-    known: KnownNumber | undefined,
-  ): string[] {
+  #stages(member: MemberCode, stages: readonly ZodLike[], known: KnownNumber | undefined): string[] {
+    const { start } = member;
     const [stage, ...rest] = stages as [ZodLike, ...ZodLike[]];
     const def = stage._zod.def;
     // Only a number known to be an integer of a range spares the integer's checks (digits still text do not).
     const lines =
       def.type === 'number'
-        ? this.#integer(at, stage, value, path, known !== undefined && 'min' in known ? known : undefined)
-        : this.#value(at, stage, value, path, start);
+        ? this.#integer(member, stage, known !== undefined && 'min' in known ? known : undefined)
+        : this.#value(member, stage);
     if (rest.length === 0) return lines;
     const next =
       def.type === 'string'
@@ -216,13 +220,13 @@ export class CheckWriter {
         : def.type === 'transform' && def.transform === Number && known !== undefined && 'digits' in known
           ? numberOfDigits(known.digits)
           : undefined;
-    const following = this.#stages(at, rest, value, path, start, next);
+    const following = this.#stages(member, rest, next);
     return def.type === 'transform'
       ? [...lines, ...following]
       : [...lines, `if (issues.length === ${start}) {`, ...indent(following), '}'];
   }
 
-  #string(at: string, schema: ZodLike, value: string, path: string): string[] {
+  #string({ at, value, path }: MemberCode, schema: ZodLike): string[] {
     const def = schema._zod.def;
     // A format schema (z.email(), z.uuid(), …) is a check of its own.
     if (def.check !== undefined)
@@ -285,10 +289,8 @@ export class CheckWriter {
   /** A safe integer (zod's int), with its minimum and maximum. */
   /** A safe integer (zod's int), with its minimum and maximum; `known`: an integer within these bounds whatever the request (digits read as a number). */
   #integer(
-    at: string,
+    { at, value, path }: MemberCode,
     schema: ZodLike,
-    value: string,
-    path: string,
     known?: { readonly min: number; readonly max: number },
   ): string[] {
     const def = schema._zod.def;
@@ -324,6 +326,7 @@ export class CheckWriter {
   }
 
   /** A function the schema runs, named by its export (or a global such as Number). */
+  // biome-ignore lint/complexity/noBannedTypes: any function a schema holds (a refinement, a transform, Number)
   #callable(at: string, fn: Function, what: string): string {
     if (fn === Number || fn === String) return fn.name;
     const found = this.exports.find(fn);

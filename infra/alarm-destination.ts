@@ -20,8 +20,9 @@ const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
 
 export function alarmDestinationOf(node: Node, stage: Stage): AlarmDestination {
   const configured =
-    ((node.tryGetContext('alarmDestinations') as Record<string, { email?: unknown; topicArn?: unknown }> | undefined) ??
-      {})[stage] ?? {};
+    (node.tryGetContext('alarmDestinations') as Record<string, { email?: unknown; topicArn?: unknown }> | undefined)?.[
+      stage
+    ] ?? {};
   const email = given(node.tryGetContext('alarmEmail')) ?? given(configured.email);
   const topicArn = given(node.tryGetContext('alarmTopicArn')) ?? given(configured.topicArn);
   if (email !== undefined && (typeof email !== 'string' || !EMAIL.test(email)))

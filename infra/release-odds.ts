@@ -55,13 +55,20 @@ export interface ProbeRate {
 
 export const NO_PROBES: ProbeRate = { least: 0, most: 0 };
 
+/** A function's traffic during a canary, and the gate that judges its new version. */
+export interface GatedTraffic {
+  readonly canary: Canary;
+  readonly gate: FailureGate;
+  /** Requests a minute to the function in all (both versions). */
+  readonly requestsPerMinute: number;
+  /** The release prober's requests to it (NO_PROBES unless said). */
+  readonly probes?: ProbeRate;
+}
+
 /** The new version's invocations in one period at `requestsPerMinute` to the function in all (both versions), and the prober's: the fewest (catching) or the most (false alarm). */
 export function invocationsPerPeriod(
-  canary: Canary,
-  gate: FailureGate,
-  requestsPerMinute: number,
+  { canary, gate, requestsPerMinute, probes = NO_PROBES }: GatedTraffic,
   bound: Bound = 'catching',
-  probes: ProbeRate = NO_PROBES,
 ): number {
   const exact = (requestsPerMinute * canary.percent * gate.periodMinutes) / 100;
   if (bound === 'catching') return Math.floor(exact) + probes.least * (gate.periodMinutes - 1);
@@ -69,16 +76,10 @@ export function invocationsPerPeriod(
 }
 
 /** The chance one period fires: the least (catching) or the most (false alarm) over every count of invocations from the fewest to the most a period may hold. */
-export function periodChance(
-  canary: Canary,
-  gate: FailureGate,
-  requestsPerMinute: number,
-  failureRate: number,
-  bound: Bound,
-  probes: ProbeRate = NO_PROBES,
-): number {
-  const fewest = invocationsPerPeriod(canary, gate, requestsPerMinute, 'catching', probes);
-  const most = invocationsPerPeriod(canary, gate, requestsPerMinute, 'falseAlarm', probes);
+export function periodChance(traffic: GatedTraffic, failureRate: number, bound: Bound): number {
+  const { gate } = traffic;
+  const fewest = invocationsPerPeriod(traffic, 'catching');
+  const most = invocationsPerPeriod(traffic, 'falseAlarm');
   let chance = bound === 'catching' ? 1 : 0;
   for (let invocations = fewest; invocations <= most; invocations += 1) {
     const fires = binomialAtLeast(invocations, failureRate, failuresToFire(gate, invocations));
@@ -127,32 +128,14 @@ export function binomialAtLeast(n: number, p: number, k: number): number {
 }
 
 /** The chance the gate rolls back a version failing `failureRate` of its requests: a lower bound when catching, an upper one for a good version. */
-export function rollbackChance(
-  canary: Canary,
-  gate: FailureGate,
-  requestsPerMinute: number,
-  failureRate: number,
-  bound: Bound = 'catching',
-  probes: ProbeRate = NO_PROBES,
-): number {
-  return (
-    1 -
-    (1 - periodChance(canary, gate, requestsPerMinute, failureRate, bound, probes)) **
-      judgedPeriods(canary, gate, bound)
-  );
+export function rollbackChance(traffic: GatedTraffic, failureRate: number, bound: Bound = 'catching'): number {
+  return 1 - (1 - periodChance(traffic, failureRate, bound)) ** judgedPeriods(traffic.canary, traffic.gate, bound);
 }
 
 /** The smallest failure rate (in steps of 0.1 %) surely rolled back with at least `chance`. */
-export function smallestCaught(
-  canary: Canary,
-  gate: FailureGate,
-  requestsPerMinute: number,
-  chance: number,
-  probes: ProbeRate = NO_PROBES,
-): number | undefined {
+export function smallestCaught(traffic: GatedTraffic, chance: number): number | undefined {
   for (let tenths = 1; tenths <= 1000; tenths += 1) {
-    if (rollbackChance(canary, gate, requestsPerMinute, tenths / 1000, 'catching', probes) >= chance)
-      return tenths / 1000;
+    if (rollbackChance(traffic, tenths / 1000, 'catching') >= chance) return tenths / 1000;
   }
   return undefined;
 }

@@ -17,19 +17,25 @@ export interface RouteMatch {
 // Keep a byte order mark, as API Gateway does: what to make of it is the handler's business.
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/**
- * `domainName`: the server's own address (`localhost:PORT`), as API Gateway gives its own domain
- * name, never the client's Host header, which links would otherwise repeat. `arrivedAt`: when the
- * request came in, as API Gateway stamps `requestTimeEpoch` (the service's clock).
- */
+/** What the local gateway knows of a request besides the request itself: as API Gateway hands it on. */
+export interface ProxiedRequest {
+  readonly url: URL;
+  readonly route: RouteMatch;
+  readonly body: Buffer;
+  /**
+   * The server's own address (`localhost:PORT`), as API Gateway gives its own domain name, never
+   * the client's Host header, which links would otherwise repeat.
+   */
+  readonly domainName: string;
+  /** A new random one unless given. */
+  readonly requestId?: string;
+  /** When the request came in, as API Gateway stamps `requestTimeEpoch` (the service's clock); now unless given. */
+  readonly arrivedAt?: number;
+}
+
 export function toProxyEvent(
   request: IncomingMessage,
-  url: URL,
-  route: RouteMatch,
-  body: Buffer,
-  domainName: string,
-  requestId: string = randomUUID(),
-  arrivedAt: number = now(),
+  { url, route, body, domainName, requestId = randomUUID(), arrivedAt = now() }: ProxiedRequest,
 ): APIGatewayProxyEvent {
   // Any name a client sends is a plain own property, as in the JSON API Gateway hands to Lambda:
   // `constructor` or `__proto__` must not meet Object.prototype.

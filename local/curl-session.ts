@@ -153,7 +153,7 @@ export function sessionInReadme(readme: string): string {
   const start = readme.indexOf(SESSION_START);
   const end = readme.indexOf(SESSION_END);
   if (start === -1 || end < start) throw new Error('the README has no curl-session markers');
-  return readme.slice(start + SESSION_START.length, end).trim() + '\n';
+  return `${readme.slice(start + SESSION_START.length, end).trim()}\n`;
 }
 
 async function main(): Promise<void> {

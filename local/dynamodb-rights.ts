@@ -58,6 +58,7 @@ export interface Authorization {
 
 type AttributeValue = { S?: string; N?: string };
 type Key = Record<string, AttributeValue>;
+// biome-ignore lint/suspicious/noExplicitAny: the JSON body of any DynamoDB action, read by the fields each action has
 type RequestBody = Record<string, any>;
 
 const TRANSACT_ACTIONS: Record<string, string> = {
@@ -188,7 +189,10 @@ const compiled = new Map<string, RegExp>();
 /** IAM's StringLike (stringLikeSource). */
 export function stringLike(pattern: string, value: string): boolean {
   let expression = compiled.get(pattern);
-  if (expression === undefined) compiled.set(pattern, (expression = new RegExp(stringLikeSource(pattern), 's')));
+  if (expression === undefined) {
+    expression = new RegExp(stringLikeSource(pattern), 's');
+    compiled.set(pattern, expression);
+  }
   return expression.test(value);
 }
 

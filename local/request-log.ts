@@ -45,6 +45,7 @@ export function clockTime(ms: number): string {
 
 /** Control characters (an escape sequence in a path, say) are shown, never sent to the terminal. */
 function printable(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it escapes
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 

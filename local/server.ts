@@ -225,20 +225,26 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     // unanswered: answered at once, straight on the connection, as for any method no route has.
     if (request.method === 'PRI') {
       const connection = connections.get(request.socket);
-      return answerRaw(request.socket, GATEWAY_RESPONSES.MISSING_AUTHENTICATION_TOKEN, connection, gateway.onAnswered, {
-        method: 'PRI',
-        path: pathOf(request),
-      });
+      return answerRaw(
+        { socket: request.socket, connection },
+        GATEWAY_RESPONSES.MISSING_AUTHENTICATION_TOKEN,
+        gateway.onAnswered,
+        {
+          method: 'PRI',
+          path: pathOf(request),
+        },
+      );
     }
     trackAnswer(connections, request.socket, response);
+    const exchange: Exchange = { request, response, awaitsContinue };
     // Before anything else: a request is served with all its headers, or not at all.
     const refusal = refusalOfHead(request, refusals);
-    if (refusal !== undefined) return refuse(request, response, refusal, gateway, awaitsContinue);
+    if (refusal !== undefined) return refuse(exchange, refusal, gateway);
     const url = requestTarget(request.url ?? '/');
-    if (url === undefined) return refuse(request, response, refusals.MALFORMED_TARGET, gateway, awaitsContinue);
+    if (url === undefined) return refuse(exchange, refusals.MALFORMED_TARGET, gateway);
     void (async () => {
       await options.ready;
-      await serve(request, response, url, gateway, awaitsContinue);
+      await serve(exchange, url, gateway);
     })().catch((error: unknown) => {
       process.stderr.write(`local server: ${error instanceof Error ? error.stack : String(error)}\n`);
       if (!response.headersSent) {
@@ -277,17 +283,22 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   );
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     trackAnswer(connections, request.socket, response);
-    refuse(request, response, refusals.EXPECTATION_FAILED, gateway);
+    refuse({ request, response, awaitsContinue: false }, refusals.EXPECTATION_FAILED, gateway);
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
-    answerClientError(error, socket, connections.get(socket), refusals, gateway.onAnswered),
+    answerClientError(error, { socket, connection: connections.get(socket) }, refusals, gateway.onAnswered),
   );
   // CONNECT, which Node would close unanswered: as for any method no route has, API Gateway's 404.
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
-    answerRaw(socket, GATEWAY_RESPONSES.MISSING_AUTHENTICATION_TOKEN, connections.get(socket), gateway.onAnswered, {
-      method: 'CONNECT',
-      path: pathOf(request),
-    });
+    answerRaw(
+      { socket, connection: connections.get(socket) },
+      GATEWAY_RESPONSES.MISSING_AUTHENTICATION_TOKEN,
+      gateway.onAnswered,
+      {
+        method: 'CONNECT',
+        path: pathOf(request),
+      },
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -357,13 +368,15 @@ interface Gateway {
   domainName: string;
 }
 
-async function serve(
-  request: IncomingMessage,
-  response: ServerResponse,
-  url: URL,
-  gateway: Gateway,
-  awaitsContinue: boolean,
-): Promise<void> {
+/** A request and its response; `awaitsContinue`: its `Expect: 100-continue`, whose 100 serve sends once it allows it. */
+interface Exchange {
+  readonly request: IncomingMessage;
+  readonly response: ServerResponse;
+  readonly awaitsContinue: boolean;
+}
+
+async function serve(exchange: Exchange, url: URL, gateway: Gateway): Promise<void> {
+  const { request, response, awaitsContinue } = exchange;
   const requestId = randomUUID();
   // Stamped once, at the door, as API Gateway stamps requestTimeEpoch: the suspension rule counts by it.
   const arrivedAt = now();
@@ -374,7 +387,7 @@ async function serve(
   const served: { operation?: string; plan?: string } = {};
   // Until the request is allowed: its client waits for `100 Continue` before it sends the body.
   let continuePending = awaitsContinue;
-  if (gateway.onAnswered !== undefined) reportWhenAnswered(request, response, requestId, served, gateway.onAnswered);
+  if (gateway.onAnswered !== undefined) reportWhenAnswered(exchange, requestId, served, gateway.onAnswered);
   const answer = (type: GatewayResponseType, authorizer?: Record<string, string>) => {
     leaveBody(request, response, continuePending, bodyDueAt);
     writeGatewayResponse(response, type, requestId, authorizer);
@@ -403,7 +416,14 @@ async function serve(
   if (match.functionName !== 'apiDocs') {
     if (!hasAuthorization) return answer('UNAUTHORIZED');
     const decision = await gateway.authorization.decide(
-      toProxyEvent(request, url, match.route, NO_BODY, gateway.domainName, requestId, arrivedAt),
+      toProxyEvent(request, {
+        url,
+        route: match.route,
+        body: NO_BODY,
+        domainName: gateway.domainName,
+        requestId,
+        arrivedAt,
+      }),
     );
     if (decision.outcome !== 'allow')
       return answer(decision.outcome, 'context' in decision ? decision.context : undefined);
@@ -425,7 +445,14 @@ async function serve(
     return;
   }
   if (body === 'gone') return;
-  const event = toProxyEvent(request, url, match.route, body, gateway.domainName, requestId, arrivedAt);
+  const event = toProxyEvent(request, {
+    url,
+    route: match.route,
+    body,
+    domainName: gateway.domainName,
+    requestId,
+    arrivedAt,
+  });
   if (authorizer !== undefined) event.requestContext.authorizer = authorizer;
   let result: APIGatewayProxyResult;
   served.operation = match.functionName;
@@ -453,7 +480,9 @@ function findRoute(
       return { functionName: route.functionName, route: { resourcePath: route.resourcePath, pathParameters: null } };
     const pathParameters: Record<string, string> = {};
     try {
-      route.parameterNames.forEach((name, i) => (pathParameters[name] = decodeURIComponent(found[i + 1] as string)));
+      route.parameterNames.forEach((name, i) => {
+        pathParameters[name] = decodeURIComponent(found[i + 1] as string);
+      });
     } catch {
       return 'bad-path';
     }
@@ -537,8 +566,7 @@ function writeGatewayResponse(
 }
 
 function reportWhenAnswered(
-  request: IncomingMessage,
-  response: ServerResponse,
+  { request, response }: Exchange,
   requestId: string,
   served: { readonly operation?: string; readonly plan?: string },
   onAnswered: (request: AnsweredRequest) => void,
@@ -571,6 +599,12 @@ interface Connection {
   readonly responses: Set<ServerResponse>;
 }
 
+/** A connection answered straight on its socket, and what the server tracks of it (undefined: nothing). */
+interface RawConnection {
+  readonly socket: Duplex;
+  readonly connection: Connection | undefined;
+}
+
 function trackAnswer(connections: WeakMap<Duplex, Connection>, socket: Duplex, response: ServerResponse): void {
   const connection = connections.get(socket);
   if (connection === undefined) return;
@@ -596,15 +630,10 @@ function refusalOfHead(request: IncomingMessage, refusals: LocalRefusals): Gatew
 }
 
 /** Answers a request with a refusal of the local server's own, as the gateway's are answered. */
-function refuse(
-  request: IncomingMessage,
-  response: ServerResponse,
-  refusal: GatewayResponse,
-  gateway: Gateway,
-  awaitsContinue = false,
-): void {
+function refuse(exchange: Exchange, refusal: GatewayResponse, gateway: Gateway): void {
+  const { request, response, awaitsContinue } = exchange;
   const requestId = randomUUID();
-  if (gateway.onAnswered !== undefined) reportWhenAnswered(request, response, requestId, {}, gateway.onAnswered);
+  if (gateway.onAnswered !== undefined) reportWhenAnswered(exchange, requestId, {}, gateway.onAnswered);
   leaveBody(request, response, awaitsContinue, Date.now() + gateway.bodyDeadlineMs);
   writeGatewayResponse(response, refusal, requestId);
 }
@@ -618,11 +647,11 @@ function refuse(
  */
 function answerClientError(
   error: NodeJS.ErrnoException,
-  socket: Duplex,
-  connection: Connection | undefined,
+  raw: RawConnection,
   refusals: LocalRefusals,
   onAnswered: ((request: AnsweredRequest) => void) | undefined,
 ): void {
+  const { socket, connection } = raw;
   // A request of this connection still being answered (pipelined before the bad one) must not get
   // this answer as its own: the connection is closed, unanswered, as for a reset.
   if (error.code === 'ECONNRESET' || !socket.writable || (connection?.responses.size ?? 0) > 0) {
@@ -636,7 +665,7 @@ function answerClientError(
         ? refusals.HEADERS_TOO_SLOW
         : refusals.MALFORMED;
   // (A connection that never sent a byte, answered 408, is a browser's spare one: no log line.)
-  answerRaw(socket, refusal, connection, (socket as Socket).bytesRead === 0 ? undefined : onAnswered, {
+  answerRaw(raw, refusal, (socket as Socket).bytesRead === 0 ? undefined : onAnswered, {
     method: '-',
     path: '-',
   });
@@ -647,9 +676,8 @@ function answerClientError(
  * reports the answer to npm start's log, timed from when the connection began waiting for it.
  */
 function answerRaw(
-  socket: Duplex,
+  { socket, connection }: RawConnection,
   answer: GatewayResponse,
-  connection: Connection | undefined,
   onAnswered: ((request: AnsweredRequest) => void) | undefined,
   request: { readonly method: string; readonly path: string },
 ): void {

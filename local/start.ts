@@ -25,7 +25,7 @@ import {
 } from '../shared/pets/pet-ids';
 import { ensureTable } from './create-table';
 import { formerLayoutRefusal, formerLayoutsIn } from './former-layouts';
-import { dataDirectory, endpointFile, LOCAL_REGION, LOCAL_TABLE_NAME } from './data-dir';
+import { dataDirectory, endpointFile, LOCAL_REGION } from './data-dir';
 import { cursorSecret, dynamoDbAccessKey, dynamoDbFolder, privateDataDirectory } from './data-dir-secrets';
 import { DEMO_KEYS } from './demo-keys';
 import { DataDirectoryInUseError, lockDataDirectory, type DataDirectoryLock } from './data-dir-lock';

@@ -3,7 +3,10 @@
  * Lambda sets these from the CDK stack; the local server and the tests set them before
  * any handler module is imported.
  */
-export interface Config {
+export type Config = CommonConfig & CursorKeySettings;
+
+/** The settings every deployment has, whatever signs its page cursors. */
+export interface CommonConfig {
   /** The single DynamoDB table that holds pets, the key registry, the rate counters and the idempotency records (shared/dynamodb/table-definition.ts). */
   readonly tableName: string;
   readonly region: string;
@@ -14,17 +17,8 @@ export interface Config {
   /** The key mirror only: the REST API and stage whose usage plans it copies. */
   readonly restApiId: string | undefined;
   readonly apiStage: string | undefined;
-  /**
-   * listPets only, in AWS: the Secrets Manager secret whose current value signs page cursors (its
-   * previous value is still accepted). When set, it wins over `cursorSecret`.
-   */
-  readonly cursorSecretArn: string | undefined;
   /** Set only when talking to a stand-in for Secrets Manager (the tests, the bench); unset in AWS. */
   readonly secretsManagerEndpoint: string | undefined;
-  /** Without Secrets Manager (npm start, the tests): the HMAC key that signs page cursors, so a tampered cursor is refused. */
-  readonly cursorSecret: string | undefined;
-  /** Without Secrets Manager: a key whose cursors are still accepted (the one before `cursorSecret`). */
-  readonly cursorSecretPrevious: string | undefined;
   /** Where the request metrics go in CloudWatch: one namespace per stage (`PetStore/prod`). */
   readonly metricsNamespace: string;
   /** The version of the function that runs (Lambda sets it: `7` when its `live` alias runs version 7; `$LATEST` elsewhere). */
@@ -47,6 +41,29 @@ export interface Config {
   readonly canaryProbeFunctions: string | undefined;
 }
 
+/**
+ * Where listPets's page cursor keys come from: Secrets Manager (AWS) or the environment (npm start,
+ * the tests), never both. With CURSOR_SECRET_ARN set, CURSOR_SECRET and CURSOR_SECRET_PREVIOUS are
+ * not read (the ARN wins: the tests set CURSOR_SECRET for every file, and some the ARN too).
+ */
+export type CursorKeySettings =
+  | {
+      /**
+       * listPets only, in AWS: the Secrets Manager secret whose current value signs page cursors
+       * (its previous value is still accepted).
+       */
+      readonly cursorSecretArn: string;
+      readonly cursorSecret?: never;
+      readonly cursorSecretPrevious?: never;
+    }
+  | {
+      readonly cursorSecretArn?: never;
+      /** Without Secrets Manager (npm start, the tests): the HMAC key that signs page cursors, so a tampered cursor is refused. */
+      readonly cursorSecret: string | undefined;
+      /** Without Secrets Manager: a key whose cursors are still accepted (the one before `cursorSecret`). */
+      readonly cursorSecretPrevious: string | undefined;
+    };
+
 export function readConfig(env: NodeJS.ProcessEnv): Config {
   return {
     tableName: env.TABLE_NAME ?? 'petstore-local',
@@ -55,10 +72,8 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     dynamoDbAccessKeyId: env.DYNAMODB_LOCAL_ACCESS_KEY_ID || 'local',
     restApiId: env.REST_API_ID || undefined,
     apiStage: env.API_STAGE || undefined,
-    cursorSecretArn: env.CURSOR_SECRET_ARN || undefined,
+    ...cursorKeySettingsOf(env),
     secretsManagerEndpoint: env.SECRETS_MANAGER_ENDPOINT || undefined,
-    cursorSecret: env.CURSOR_SECRET || undefined,
-    cursorSecretPrevious: env.CURSOR_SECRET_PREVIOUS || undefined,
     metricsNamespace: env.METRICS_NAMESPACE || 'PetStore/local',
     functionVersion: env.AWS_LAMBDA_FUNCTION_VERSION || '$LATEST',
     listingSettleMs: listingSettleMsOf(env.LISTING_SETTLE_MS),
@@ -69,6 +84,16 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     releaseCheckTargets: env.RELEASE_CHECK_TARGETS || undefined,
     releaseApiKeyId: env.RELEASE_API_KEY_ID || undefined,
     canaryProbeFunctions: env.CANARY_PROBE_FUNCTIONS || undefined,
+  };
+}
+
+function cursorKeySettingsOf(env: NodeJS.ProcessEnv): CursorKeySettings {
+  const cursorSecretArn = env.CURSOR_SECRET_ARN || undefined;
+  if (cursorSecretArn !== undefined) return { cursorSecretArn };
+  return {
+    cursorSecretArn: undefined,
+    cursorSecret: env.CURSOR_SECRET || undefined,
+    cursorSecretPrevious: env.CURSOR_SECRET_PREVIOUS || undefined,
   };
 }
 

@@ -59,7 +59,10 @@ function caller(context: Record<string, unknown> | null | undefined): Caller | u
   }
   const policyKey = `${perMinute}/${perDay}`;
   let policy = policies.get(policyKey);
-  if (policy === undefined) policies.set(policyKey, (policy = policyOf(Number(perMinute), Number(perDay))));
+  if (policy === undefined) {
+    policy = policyOf(Number(perMinute), Number(perDay));
+    policies.set(policyKey, policy);
+  }
   return { keyId, plan, perMinute: Number(perMinute), perDay: Number(perDay), policy, release: petSpace !== undefined };
 }
 
@@ -114,7 +117,7 @@ export async function count(subject: string, perMinute: number, perDay: number):
     minuteCount = sameMinute ? Number(old.minuteCount?.N) : 0;
     dayCount = sameDay ? Number(old.dayCount?.N) : 0;
     if (minuteCount >= perMinute || dayCount >= perDay)
-      return toCount(false, perMinute, perDay, minuteCount, dayCount, minute);
+      return toCount(false, minute, { perMinute, perDay, minuteCount, dayCount });
     await db.send(
       new UpdateItemCommand({
         TableName: TABLE,
@@ -134,17 +137,19 @@ export async function count(subject: string, perMinute: number, perDay: number):
     minuteCount = 1;
     dayCount += 1;
   }
-  return toCount(true, perMinute, perDay, minuteCount, dayCount, minute);
+  return toCount(true, minute, { perMinute, perDay, minuteCount, dayCount });
 }
 
-function toCount(
-  ok: boolean,
-  perMinute: number,
-  perDay: number,
-  minuteCount: number,
-  dayCount: number,
-  minute: number,
-): Count {
+/** A subject's limits and its counts in the current minute and day. */
+interface Tally {
+  readonly perMinute: number;
+  readonly perDay: number;
+  readonly minuteCount: number;
+  readonly dayCount: number;
+}
+
+/** The count's answer in the window closest to running out; `minute`: the current minute's number. */
+function toCount(ok: boolean, minute: number, { perMinute, perDay, minuteCount, dayCount }: Tally): Count {
   const minuteLeft = Math.max(0, perMinute - minuteCount);
   const dayLeft = Math.max(0, perDay - dayCount);
   return dayLeft <= minuteLeft
@@ -205,14 +210,19 @@ const releaseMetrics = (statusClass: number): string =>
     ? `${VERSION},"Status5xx":1,"_aws":{"Timestamp":${Date.now()},"CloudWatchMetrics":[${EMF_BY_VERSION}]}`
     : '';
 
+/** An answer's status, body and headers of its own; `code`: the error code its log line holds. */
+export interface Answer {
+  readonly status: number;
+  readonly body: string;
+  readonly headers?: Record<string, string> | undefined;
+  readonly code?: string | undefined;
+}
+
 /** The same answer and log line as ours: rate-limit headers (both forms), request id, no caching. */
 export function respond(
   context: Context,
   count: Count | undefined,
-  status: number,
-  body: string,
-  headers: Record<string, string> = {},
-  code?: string,
+  { status, body, headers = {}, code }: Answer,
 ): APIGatewayProxyResult {
   const nowMs = now();
   const rate = count ?? {
@@ -253,31 +263,34 @@ export function noContent(
   count: Count | undefined,
   headers?: Record<string, string>,
 ): APIGatewayProxyResult {
-  const { headers: withType, ...answer } = respond(context, count, 204, '', headers);
+  const { headers: withType, ...answer } = respond(context, count, { status: 204, body: '', headers });
   // A copy without it (no `delete`, which would leave the headers object slow to read).
   const { 'Content-Type': _, ...bodiless } = withType as Record<string, string>;
   return { ...answer, headers: bodiless };
+}
+
+/** An error answer: its status, code and message, its own headers, and (a 400's) the failing field. */
+export interface ErrorAnswer {
+  readonly status: number;
+  readonly code: string;
+  readonly message: string;
+  readonly headers?: Record<string, string> | undefined;
+  readonly detail?: { path: string; message: string } | undefined;
 }
 
 /** An Error body; a 400 names its failing field in `details` too. */
 export function error(
   context: Context,
   count: Count | undefined,
-  status: number,
-  code: string,
-  message: string,
-  headers?: Record<string, string>,
-  detail?: { path: string; message: string },
+  { status, code, message, headers, detail }: ErrorAnswer,
 ): APIGatewayProxyResult {
   const details = detail ? `,"details":[{"path":"${detail.path}","message":${JSON.stringify(detail.message)}}]` : '';
-  return respond(
-    context,
-    count,
+  return respond(context, count, {
     status,
-    `{"code":"${code}","message":${JSON.stringify(message)},"status":${status}${details}}`,
+    body: `{"code":"${code}","message":${JSON.stringify(message)},"status":${status}${details}}`,
     headers,
     code,
-  );
+  });
 }
 
 /** Waits for the count; a refusal or a missing caller answers here. */
@@ -286,7 +299,12 @@ export async function admitted(context: Context): Promise<{ count: Count; refusa
     const unauthorized = { 'WWW-Authenticate': event401Challenge(context) };
     return {
       count: undefined as never,
-      refusal: error(context, undefined, 401, 'unauthorized', 'An API key is required.', unauthorized),
+      refusal: error(context, undefined, {
+        status: 401,
+        code: 'unauthorized',
+        message: 'An API key is required.',
+        headers: unauthorized,
+      }),
     };
   }
   let counted: Count;
@@ -295,16 +313,26 @@ export async function admitted(context: Context): Promise<{ count: Count; refusa
   } catch {
     return {
       count: undefined as never,
-      refusal: error(context, undefined, 503, 'service_unavailable', 'The service is temporarily unavailable.', {
-        'Retry-After': '1',
+      refusal: error(context, undefined, {
+        status: 503,
+        code: 'service_unavailable',
+        message: 'The service is temporarily unavailable.',
+        headers: {
+          'Retry-After': '1',
+        },
       }),
     };
   }
   if (!counted.ok) {
     return {
       count: counted,
-      refusal: error(context, counted, 429, 'rate_limited', 'Too many requests.', {
-        'Retry-After': String(Math.max(1, counted.resetSeconds - Math.floor(now() / 1000))),
+      refusal: error(context, counted, {
+        status: 429,
+        code: 'rate_limited',
+        message: 'Too many requests.',
+        headers: {
+          'Retry-After': String(Math.max(1, counted.resetSeconds - Math.floor(now() / 1000))),
+        },
       }),
     };
   }

@@ -56,7 +56,8 @@ function read(): Promise<Keys> {
   reading = next.then(
     (read) => {
       reading = undefined;
-      return (keys = read);
+      keys = read;
+      return read;
     },
     (error: unknown) => {
       reading = undefined;

@@ -26,7 +26,8 @@ const handlers = {
   baseline: (await import(pathToFileURL(baselineBundle).href)).handler,
 };
 
-async function run(side, body, count, into, offset) {
+/** Runs `body` `count` times on one side; `times`: where its times go, from `times.offset` in `times.into` (none: a warm-up). */
+async function run(side, body, count, times) {
   const handler = handlers[side];
   for (let i = 0; i < count; i += 1) {
     const event = eventOf({ ...spec, bodyText: body.text }, { key });
@@ -40,7 +41,7 @@ async function run(side, body, count, into, offset) {
         `${body.shape} at ${body.bytes} bytes (${side}): ${response.statusCode} ${response.body.slice(0, 300)}${missed}, not ${body.status}`,
       );
     }
-    if (into) into[offset + i] = Number(elapsed) / 1000;
+    if (times) times.into[times.offset + i] = Number(elapsed) / 1000;
   }
 }
 
@@ -54,7 +55,7 @@ for (const bytes of [...new Set(bodies.map((body) => body.bytes))]) {
   for (let done = 0; done < iterations; done += block) {
     const count = Math.min(block, iterations - done);
     for (const index of ofSize)
-      for (const side of SIDES) await run(side, bodies[index], count, times[index][side], done);
+      for (const side of SIDES) await run(side, bodies[index], count, { into: times[index][side], offset: done });
   }
 }
 const p50 = (values) =>

@@ -7,6 +7,7 @@ export interface StubTable {
   readonly petShards: number;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: each command's own input type (the SDK's), which a map of every command cannot name
 export type StubCommands = Readonly<Record<string, (input: any) => unknown>>;
 
 export function dynamoDbStub(options: { table: StubTable; benchKey: string }): {

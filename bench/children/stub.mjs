@@ -209,20 +209,25 @@ export function dynamoDbStub({ table, benchKey }) {
     return new Error(message);
   };
   /** The reply for this request: by its sort key, or built for it (once: kept by the reply it was built for). */
-  const resolved = (reply, pk, sk, after, limit) => {
+  const resolved = (reply, { pk, sk, after, limit }) => {
     if (reply.bySortKey !== undefined) return reply.bySortKey[sk] ?? reply.otherwise;
     if (reply.build === undefined) return reply;
     reply.built ??= new Map();
     const request = `${pk}\n${sk}\n${after}\n${limit}`;
     let answer = reply.built.get(request);
-    if (answer === undefined) reply.built.set(request, (answer = reply.build({ pk, sk, after, limit })));
+    if (answer === undefined) {
+      answer = reply.build({ pk, sk, after, limit });
+      reply.built.set(request, answer);
+    }
     return answer;
   };
-  const answer = (answers, action, key, sk, after, limit) => {
+  /** `request`: the item's partition key (`key`), its sort key, and a Query's lower bound (`after`) and Limit. */
+  const answer = (answers, action, request) => {
+    const { key, sk, after, limit } = request;
     const kind = kindOf(key);
     const reply = kind === null ? undefined : answers[action]?.[kind];
     if (reply === undefined) throw miss(`no stub for ${action} on ${kind ?? `the key ${JSON.stringify(key)}`}`);
-    return resolved(reply, key, sk, after, limit);
+    return resolved(reply, { pk: key, sk, after, limit });
   };
   // A Query's key condition, parsed once per expression: its `name = :value` parts, and its sort
   // key's lower bound (`BETWEEN :first AND`, `>= :first`: above first - 1; `> :after`), if any.
@@ -243,41 +248,36 @@ export function dynamoDbStub({ table, benchKey }) {
     }
     return found;
   };
-  const query = (answers, input, valueOf) => {
+  const query = (answers, input, plainOf) => {
     const { equalities, lowerBound } = conditionOf(input.KeyConditionExpression);
     const after =
-      lowerBound === undefined ? 0 : Number(valueOf(input.ExpressionAttributeValues?.[lowerBound[0]])) - lowerBound[1];
+      lowerBound === undefined ? 0 : Number(plainOf(input.ExpressionAttributeValues?.[lowerBound[0]])) - lowerBound[1];
     if (input.IndexName !== undefined) {
       const reply = answers.Query?.[`index ${input.IndexName}`];
       if (reply === undefined) throw miss(`no stub for Query on index ${input.IndexName}`);
       // An index's partition: the key condition's equality (the index's key, whatever its name).
       const on = equalities[0];
-      return resolved(
-        reply,
-        on === undefined ? undefined : valueOf(input.ExpressionAttributeValues?.[on[1]]),
-        undefined,
+      return resolved(reply, {
+        pk: on === undefined ? undefined : plainOf(input.ExpressionAttributeValues?.[on[1]]),
         after,
-        input.Limit,
-      );
+        limit: input.Limit,
+      });
     }
     const on = equalities.find(
       ([name]) => (name.startsWith('#') ? input.ExpressionAttributeNames?.[name] : name) === partitionKey,
     );
-    return answer(
-      answers,
-      'Query',
-      on === undefined ? undefined : valueOf(input.ExpressionAttributeValues?.[on[1]]),
-      undefined,
+    return answer(answers, 'Query', {
+      key: on === undefined ? undefined : plainOf(input.ExpressionAttributeValues?.[on[1]]),
       after,
-      input.Limit,
-    );
+      limit: input.Limit,
+    });
   };
-  const transaction = (answers, items, valueOf) => {
+  const transaction = (answers, items, plainOf) => {
     for (const item of items) {
       for (const request in item) {
         const [action, field] = TRANSACTION_ACTIONS[request] ?? [];
         if (action === undefined) throw miss(`no stub for ${request} in a transaction`);
-        answer(answers, action, valueOf(item[request][field]?.[partitionKey]));
+        answer(answers, action, { key: plainOf(item[request][field]?.[partitionKey]) });
       }
     }
     return {};
@@ -287,22 +287,23 @@ export function dynamoDbStub({ table, benchKey }) {
     misses,
     /** For DynamoDBDocumentClient (our authorizer's key registry): plain items. */
     documentClient: {
-      GetCommand: (input) => answer(plain, 'GetItem', input.Key[partitionKey], input.Key[sortKey]),
-      UpdateCommand: (input) => answer(plain, 'UpdateItem', input.Key[partitionKey], input.Key[sortKey]),
-      DeleteCommand: (input) => answer(plain, 'DeleteItem', input.Key[partitionKey], input.Key[sortKey]),
-      PutCommand: (input) => answer(plain, 'PutItem', input.Item[partitionKey], input.Item[sortKey]),
+      GetCommand: (input) => answer(plain, 'GetItem', { key: input.Key[partitionKey], sk: input.Key[sortKey] }),
+      UpdateCommand: (input) => answer(plain, 'UpdateItem', { key: input.Key[partitionKey], sk: input.Key[sortKey] }),
+      DeleteCommand: (input) => answer(plain, 'DeleteItem', { key: input.Key[partitionKey], sk: input.Key[sortKey] }),
+      PutCommand: (input) => answer(plain, 'PutItem', { key: input.Item[partitionKey], sk: input.Item[sortKey] }),
       QueryCommand: (input) => query(plain, input, (value) => value),
       TransactWriteCommand: (input) => transaction(plain, input.TransactItems, (value) => value),
     },
     /** For DynamoDBClient (our operations and the baseline): attribute values. */
     client: {
-      GetItemCommand: (input) => answer(attributeValues, 'GetItem', s(input.Key[partitionKey]), s(input.Key[sortKey])),
+      GetItemCommand: (input) =>
+        answer(attributeValues, 'GetItem', { key: s(input.Key[partitionKey]), sk: s(input.Key[sortKey]) }),
       UpdateItemCommand: (input) =>
-        answer(attributeValues, 'UpdateItem', s(input.Key[partitionKey]), s(input.Key[sortKey])),
+        answer(attributeValues, 'UpdateItem', { key: s(input.Key[partitionKey]), sk: s(input.Key[sortKey]) }),
       DeleteItemCommand: (input) =>
-        answer(attributeValues, 'DeleteItem', s(input.Key[partitionKey]), s(input.Key[sortKey])),
+        answer(attributeValues, 'DeleteItem', { key: s(input.Key[partitionKey]), sk: s(input.Key[sortKey]) }),
       PutItemCommand: (input) =>
-        answer(attributeValues, 'PutItem', s(input.Item[partitionKey]), s(input.Item[sortKey])),
+        answer(attributeValues, 'PutItem', { key: s(input.Item[partitionKey]), sk: s(input.Item[sortKey]) }),
       QueryCommand: (input) => query(attributeValues, input, s),
       TransactWriteItemsCommand: (input) => transaction(attributeValues, input.TransactItems, s),
     },

@@ -27,7 +27,8 @@ const CACHE_CONTROL = 'public, max-age=300';
  */
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   const answer = documentAnswer(event);
-  const headers = (answer.headers ??= {});
+  answer.headers ??= {};
+  const headers = answer.headers;
   for (const [name, value] of Object.entries(EVERY_ANSWER_HEADERS)) headers[name] = value;
   headers['X-Request-Id'] = event.requestContext?.requestId ?? '';
   return answer;

@@ -62,11 +62,11 @@ export const handler = async (
           context: { ...principalContext(decision.principal) },
         };
       case 'unauthorized':
-        logRefusal(event, startedAt, 401, 'unauthorized');
+        logRefusal(event, startedAt, { status: 401, code: 'unauthorized' });
         // This exact message is what makes API Gateway answer 401 (gateway response UNAUTHORIZED).
         throw UNAUTHORIZED;
       case 'refused': {
-        logRefusal(event, startedAt, 429, decision.problem.code);
+        logRefusal(event, startedAt, { status: 429, code: decision.problem.code });
         const headers: Record<string, string> = {};
         setRateLimitHeaders(headers, decision.rateLimit);
         const refusal: RefusalContext = {
@@ -84,7 +84,8 @@ export const handler = async (
     }
   } catch (error) {
     // API Gateway answers a failing authorizer with 503 (AUTHORIZER_CONFIGURATION_ERROR); the reason goes to the log.
-    if (error !== UNAUTHORIZED) logRefusal(event, startedAt, 503, 'service_unavailable', error);
+    if (error !== UNAUTHORIZED)
+      logRefusal(event, startedAt, { status: 503, code: 'service_unavailable', failure: error });
     throw error;
   } finally {
     deadline?.clear();
@@ -100,13 +101,18 @@ function policy(effect: 'Allow' | 'Deny', stageArn: string): APIGatewayAuthorize
   };
 }
 
+/** How the authorizer refused a request: the status API Gateway answers, its error code, and what failed (a 503's). */
+interface LoggedRefusal {
+  readonly status: 401 | 429 | 503;
+  readonly code: string;
+  readonly failure?: unknown;
+}
+
 /** A refused request never reaches a function: its one log line is written here, a client's refusal (4XX) with its metric. */
 function logRefusal(
   event: APIGatewayRequestAuthorizerEvent,
   startedAt: number,
-  status: 401 | 429 | 503,
-  code: string,
-  failure?: unknown,
+  { status, code, failure }: LoggedRefusal,
 ): void {
   const operationId = operationOf(event.httpMethod, event.resource);
   const entry: LogEntry = {

@@ -37,8 +37,10 @@ type Invalid = { path: string; message: string };
 const invalid = (path: string, message: string): Invalid => ({ path, message });
 
 // The same hidden and visible characters as ours (decisions.md), written out by hand.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this rule finds
 const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 const VISIBLE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this rule finds
   /[^\t\n\u000b\u000c\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff\u200b-\u200d\u2060\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]/u;
 
 function parse(event: APIGatewayProxyEvent): { name: string; categoryId: number; status: string } | Invalid {
@@ -64,8 +66,8 @@ function parse(event: APIGatewayProxyEvent): { name: string; categoryId: number;
 }
 
 // The same rule as ours (shared/pets/idempotency.ts): visible ASCII, or the quoted form.
-const QUOTED = /^"(?:[!#-\[\]-~]|\\["\\]){1,255}"$/;
-const KEY_TEXT = /^(?!""$)(?:[!-~]{1,255}|"(?:[!#-\[\]-~]|\\["\\]){1,255}")$/;
+const QUOTED = /^"(?:[!#-[\]-~]|\\["\\]){1,255}"$/;
+const KEY_TEXT = /^(?!""$)(?:[!-~]{1,255}|"(?:[!#-[\]-~]|\\["\\]){1,255}")$/;
 
 /** The Idempotency-Key, unquoted; undefined when absent. */
 function idempotencyKey(event: APIGatewayProxyEvent): string | Invalid | undefined {
@@ -86,13 +88,18 @@ const MAX_DRAWS = 3;
 const young = <C extends PutItemCommand | TransactWriteItemsCommand>(command: C, drawnAtMs: number): C =>
   attemptsOnlyUntil(command, drawnAtMs + YOUNG_ID_MS, now);
 
+/** The create that writes a pet's item: when, its nonce, and whether it writes the release check's pets. */
+interface CreateAttempt {
+  readonly nowMs: number;
+  readonly nonce: string;
+  readonly release: boolean;
+}
+
 /** The pet's item: in its shard, the status as `statusShard`, its `listShard`, when written and the create's nonce. */
 function itemOf(
   id: number,
   pet: { name: string; categoryId: number; status: string },
-  nowMs: number,
-  nonce: string,
-  release: boolean,
+  { nowMs, nonce, release }: CreateAttempt,
 ): Record<string, AttributeValue> {
   const fields = { id: { N: String(id) }, name: { S: pet.name }, categoryId: { N: String(pet.categoryId) } };
   const infix = indexInfix(release);
@@ -125,9 +132,17 @@ function answerRecord(
     Number(recorded.categoryId?.N) !== pet.categoryId ||
     recorded.status?.S !== pet.status
   ) {
-    return error(context, count, 422, 'idempotency_key_reused', 'The Idempotency-Key was used with a different body.');
+    return error(context, count, {
+      status: 422,
+      code: 'idempotency_key_reused',
+      message: 'The Idempotency-Key was used with a different body.',
+    });
   }
-  return respond(context, count, 201, petBody(id, pet), { Location: `/v1/pets/${id}`, 'Idempotent-Replayed': 'true' });
+  return respond(context, count, {
+    status: 201,
+    body: petBody(id, pet),
+    headers: { Location: `/v1/pets/${id}`, 'Idempotent-Replayed': 'true' },
+  });
 }
 
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
@@ -146,20 +161,17 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
   if (decided.refusal) return decided.refusal;
   // As ours, the body only once the request is admitted.
   if (Buffer.byteLength(event.body ?? '') > MAX_BODY_BYTES)
-    return error(context, decided.count, 413, 'invalid_request', BODY_TOO_LARGE.message);
+    return error(context, decided.count, { status: 413, code: 'invalid_request', message: BODY_TOO_LARGE.message });
   const pet = typeof key === 'object' ? key : parse(event);
   if ('path' in pet)
-    return error(
-      context,
-      decided.count,
-      400,
-      'invalid_request',
-      `The request is invalid: ${pet.path}: ${pet.message}.`,
-      undefined,
-      pet,
-    );
+    return error(context, decided.count, {
+      status: 400,
+      code: 'invalid_request',
+      message: `The request is invalid: ${pet.path}: ${pet.message}.`,
+      detail: pet,
+    });
   const created = (id: number) =>
-    respond(context, decided.count, 201, petBody(id, pet), { Location: `/v1/pets/${id}` });
+    respond(context, decided.count, { status: 201, body: petBody(id, pet), headers: { Location: `/v1/pets/${id}` } });
   try {
     const nonce = randomBytes(12).toString('base64url');
     if (recordKey !== undefined && found !== undefined) {
@@ -178,7 +190,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
                   {
                     Put: {
                       TableName: TABLE,
-                      Item: itemOf(id, pet, nowMs, nonce, context.caller?.release === true),
+                      Item: itemOf(id, pet, { nowMs, nonce, release: context.caller?.release === true }),
                       ConditionExpression: 'attribute_not_exists(pk)',
                     },
                   },
@@ -221,14 +233,12 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
             onRecord?.Code === 'ConditionalCheckFailed' ||
             reasons.some((reason) => reason.Code === 'TransactionConflict')
           ) {
-            return error(
-              context,
-              decided.count,
-              409,
-              'idempotency_in_progress',
-              'Another request with this key is in progress.',
-              { 'Retry-After': '1' },
-            );
+            return error(context, decided.count, {
+              status: 409,
+              code: 'idempotency_in_progress',
+              message: 'Another request with this key is in progress.',
+              headers: { 'Retry-After': '1' },
+            });
           }
           // Another create's pet holds the id: draw again, a few times at most.
           if (onPet?.Code !== 'ConditionalCheckFailed' || draw === MAX_DRAWS) throw cause;
@@ -243,7 +253,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
           young(
             new PutItemCommand({
               TableName: TABLE,
-              Item: itemOf(id, pet, nowMs, nonce, context.caller?.release === true),
+              Item: itemOf(id, pet, { nowMs, nonce, release: context.caller?.release === true }),
               ConditionExpression: 'attribute_not_exists(pk)',
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             }),
@@ -259,8 +269,13 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
       }
     }
   } catch {
-    return error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', {
-      'Retry-After': '1',
+    return error(context, decided.count, {
+      status: 503,
+      code: 'service_unavailable',
+      message: 'The service is temporarily unavailable.',
+      headers: {
+        'Retry-After': '1',
+      },
     });
   }
 };

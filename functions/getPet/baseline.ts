@@ -39,7 +39,12 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     const decided = await admitted(context);
     return (
       decided.refusal ??
-      error(context, decided.count, 410, 'gone', 'This operation was removed; use /v1/pets instead.', DEPRECATION)
+      error(context, decided.count, {
+        status: 410,
+        code: 'gone',
+        message: 'This operation was removed; use /v1/pets instead.',
+        headers: DEPRECATION,
+      })
     );
   }
   const raw = event.pathParameters?.petId ?? '';
@@ -48,15 +53,13 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     const decided = await admitted(context);
     return (
       decided.refusal ??
-      error(
-        context,
-        decided.count,
-        400,
-        'invalid_request',
-        'The request is invalid: path.petId: must be an integer.',
-        DEPRECATION,
-        { path: 'path.petId', message: 'must be an integer' },
-      )
+      error(context, decided.count, {
+        status: 400,
+        code: 'invalid_request',
+        message: 'The request is invalid: path.petId: must be an integer.',
+        headers: DEPRECATION,
+        detail: { path: 'path.petId', message: 'must be an integer' },
+      })
     );
   }
   // Strongly consistent, in the pet's shard; a found pet from memory for up to a second, as ours.
@@ -76,16 +79,26 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
   read.catch(() => {});
   const decided = await admitted(context);
   if (decided.refusal) return decided.refusal;
-  let pet;
+  let pet: Awaited<typeof read>;
   try {
     pet = await read;
   } catch {
-    return error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', {
-      'Retry-After': '1',
-      ...DEPRECATION,
+    return error(context, decided.count, {
+      status: 503,
+      code: 'service_unavailable',
+      message: 'The service is temporarily unavailable.',
+      headers: {
+        'Retry-After': '1',
+        ...DEPRECATION,
+      },
     });
   }
   if (pet === undefined)
-    return error(context, decided.count, 404, 'not_found', `No pet has the id ${id}.`, DEPRECATION);
-  return respond(context, decided.count, 200, petJson(pet), DEPRECATION);
+    return error(context, decided.count, {
+      status: 404,
+      code: 'not_found',
+      message: `No pet has the id ${id}.`,
+      headers: DEPRECATION,
+    });
+  return respond(context, decided.count, { status: 200, body: petJson(pet), headers: DEPRECATION });
 };

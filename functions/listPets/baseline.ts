@@ -39,36 +39,56 @@ const caches =
 const pagesRead = new Map<string | undefined, number>();
 const SETS = process.env.LISTING_SETS === '1' ? 1 : 2;
 
+/** The page a request asks for. */
+interface PageAsked {
+  readonly afterId: number;
+  readonly limit: number;
+  readonly status: string | undefined;
+  /** The release check's pets, not the customers'. */
+  readonly release: boolean;
+  /** The previous page's bound, from the cursor (0: a first page). */
+  readonly cursorNewestId: number;
+}
+
 /** A page above `afterId`, merged from each source's eventually consistent query; no id drawn within the settle time, but every id up to the cursor's bound. */
-async function page(
-  afterId: number,
-  limit: number,
-  status: string | undefined,
-  release: boolean,
-  cursorNewestId: number,
-): Promise<MergedPage & { newestId: number }> {
+async function page({
+  afterId,
+  limit,
+  status,
+  release,
+  cursorNewestId,
+}: PageAsked): Promise<MergedPage & { newestId: number }> {
   const newestId = Math.max(lastIdDrawnBy(now() - SETTLE_MS), cursorNewestId);
   const turn = pagesRead.get(status) ?? 0;
   pagesRead.set(status, turn + 1);
   const second = turn % SETS === 1;
+  const source: PageSource = { status, second, newestId, release };
   const merged = await mergedPage(
     PET_SHARDS,
-    (shard, after, share) => sourcePage(shard, status, second, after, newestId, share, release),
+    (shard, after, share) => sourcePage(source, shard, after, share),
     afterId,
     limit,
   );
   return { ...merged, newestId };
 }
 
+/** What each shard's query for one page shares. */
+interface PageSource {
+  readonly status: string | undefined;
+  /** This page reads the second listing set (petsById, or petsByStatusAgain). */
+  readonly second: boolean;
+  /** The highest id the page may show. */
+  readonly newestId: number;
+  /** The release check's pets, not the customers'. */
+  readonly release: boolean;
+}
+
 /** Shard n: `PET#n` (or `pets#n` in petsById; by status: `<status>#n` in petsByStatus or petsByStatusAgain); the releases' `RELEASES#PET#n`, `pets#releases#n`, `<status>#releases#n`. */
 async function sourcePage(
+  { status, second, newestId, release }: PageSource,
   shard: number,
-  status: string | undefined,
-  second: boolean,
   after: number,
-  newestId: number,
   limit: number,
-  release: boolean,
 ): Promise<SourcePage> {
   const fromListIndex = status === undefined && second;
   const infix = indexInfix(release);
@@ -151,32 +171,36 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     const decided = await admitted(context);
     return (
       decided.refusal ??
-      error(
-        context,
-        decided.count,
-        400,
-        'invalid_request',
-        `The request is invalid: ${invalid.path}: ${invalid.message}.`,
-        undefined,
-        invalid,
-      )
+      error(context, decided.count, {
+        status: 400,
+        code: 'invalid_request',
+        message: `The request is invalid: ${invalid.path}: ${invalid.message}.`,
+        detail: invalid,
+      })
     );
   }
   const release = context.caller?.release === true;
   const cache = caches === undefined ? undefined : release ? caches.releases : caches.customers;
   const read =
     afterId === 0 && cache !== undefined
-      ? cache.page(status as PetStatus | undefined, limit, () => page(afterId, limit, status, release, 0))
-      : page(afterId, limit, status, release, cursorNewestId);
+      ? cache.page(status as PetStatus | undefined, limit, () =>
+          page({ afterId, limit, status, release, cursorNewestId: 0 }),
+        )
+      : page({ afterId, limit, status, release, cursorNewestId });
   read.catch(() => {});
   const decided = await admitted(context);
   if (decided.refusal) return decided.refusal;
-  let listed;
+  let listed: Awaited<typeof read>;
   try {
     listed = await read;
   } catch {
-    return error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', {
-      'Retry-After': '1',
+    return error(context, decided.count, {
+      status: 503,
+      code: 'service_unavailable',
+      message: 'The service is temporarily unavailable.',
+      headers: {
+        'Retry-After': '1',
+      },
     });
   }
   const headers: Record<string, string> = {};
@@ -186,22 +210,36 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     try {
       key = (await cursorKeys()).current;
     } catch {
-      return error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', {
-        'Retry-After': '1',
+      return error(context, decided.count, {
+        status: 503,
+        code: 'service_unavailable',
+        message: 'The service is temporarily unavailable.',
+        headers: {
+          'Retry-After': '1',
+        },
       });
     }
     const host = event.requestContext?.domainName ?? 'localhost';
     headers.Link = `<https://${host}/v1/pets?limit=${limit}${status ? `&status=${status}` : ''}&cursor=${signCursor(key, last.id, status, listed.newestId)}>; rel="next"`;
   }
-  return respond(context, decided.count, 200, `[${listed.pets.map(petJson).join(',')}]`, headers);
+  return respond(context, decided.count, {
+    status: 200,
+    body: `[${listed.pets.map(petJson).join(',')}]`,
+    headers: headers,
+  });
 };
 
 async function unavailable(context: Context): Promise<APIGatewayProxyResult> {
   const decided = await admitted(context);
   return (
     decided.refusal ??
-    error(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', {
-      'Retry-After': '1',
+    error(context, decided.count, {
+      status: 503,
+      code: 'service_unavailable',
+      message: 'The service is temporarily unavailable.',
+      headers: {
+        'Retry-After': '1',
+      },
     })
   );
 }

@@ -5,6 +5,7 @@
  * every cold start, about 1 ms; this answers the same question, loading them only when asked.
  * test/infra/function-bundles.test.ts holds both facts.
  */
+// biome-ignore lint/complexity/noStaticOnlyClass: a class, so that `instanceof ReadableStream` works as @middy/core asks it
 export class ReadableStream {
   static [Symbol.hasInstance](value: unknown): boolean {
     return value instanceof globalThis.ReadableStream;

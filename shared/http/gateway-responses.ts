@@ -163,7 +163,7 @@ export function renderErrorAnswer(
   response: GatewayResponse,
   values: { readonly requestId: string; readonly authorizer?: Readonly<Partial<RefusalContext>> },
 ): GatewayAnswer {
-  const valueOf = (value: GatewayValue): string =>
+  const textOf = (value: GatewayValue): string =>
     'literal' in value
       ? value.literal
       : 'request' in value
@@ -171,8 +171,8 @@ export function renderErrorAnswer(
         : (values.authorizer?.[value.authorizer] ?? '');
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries({ ...GATEWAY_COMMON_HEADERS, ...response.headers }))
-    headers[name] = valueOf(value);
-  const body = `{"code":${JSON.stringify(valueOf(response.code))},"message":${JSON.stringify(valueOf(response.message))},"status":${response.status}}`;
+    headers[name] = textOf(value);
+  const body = `{"code":${JSON.stringify(textOf(response.code))},"message":${JSON.stringify(textOf(response.message))},"status":${response.status}}`;
   return { status: response.status, headers, body };
 }
 

@@ -76,6 +76,16 @@ const FAILED_RELEASE_REQUEST = metricMembers({
 /** Who the request was counted for: a customer's key (by plan), no key, or the release check (./request-metrics.ts, above). */
 export type MeteredCaller = 'customer' | 'anonymous' | 'release';
 
+/** What a request's metrics are made of. */
+export interface MeteredRequest {
+  /** The answer's HTTP status. */
+  readonly status: number;
+  /** The answer's error code, if any (`rate_limited` and `key_suspended` have metrics of their own). */
+  readonly code: string | undefined;
+  readonly latencyMs: number;
+  readonly caller: MeteredCaller;
+}
+
 /** A request's line, with the plan, or without one (no key); a 5XX answer's also by version. */
 const WITH_PLAN = metricMembers(BY_OPERATION_AND_PLAN);
 const WITHOUT_PLAN = metricMembers(BY_OPERATION);
@@ -88,10 +98,7 @@ const FAILED_WITHOUT_PLAN = metricMembers({ ...BY_OPERATION, ...BY_VERSION });
  * did not fail (no metric at all).
  */
 export function requestMetricMembers(
-  status: number,
-  code: string | undefined,
-  latencyMs: number,
-  caller: MeteredCaller,
+  { status, code, latencyMs, caller }: MeteredRequest,
   nowMs: number,
 ): string | undefined {
   const statusClass = Math.floor(status / 100);

@@ -88,7 +88,7 @@ export type ApiGatewayHandler = (event: APIGatewayProxyEvent, context: Context) 
 export function httpOperation<
   QuerySchema extends RequestPartSchema,
   PathSchema extends RequestPartSchema = RequestPartSchema<undefined>,
-  HeadersSchema extends RequestHeadersSchema = RequestHeadersSchema<{}>,
+  HeadersSchema extends RequestHeadersSchema = RequestHeadersSchema<Record<never, never>>,
   BodySchema extends RequestPartSchema = RequestPartSchema<undefined>,
 >(definition: OperationDefinition<QuerySchema, PathSchema, HeadersSchema, BodySchema>): ApiGatewayHandler {
   const runOperation = async (event: APIGatewayProxyEvent, context: HttpContext): Promise<APIGatewayProxyResult> => {

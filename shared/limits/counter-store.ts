@@ -46,18 +46,16 @@ export type Admission =
     }
   | { readonly outcome: 'suspended'; readonly until: number; readonly minuteCount: number; readonly dayCount: number };
 
+/** The request an admission is for, besides its subject, limits and time. */
+export interface AdmissionRequest {
+  /** Every DynamoDB call the admission makes ends by it (the SDK's own bounds otherwise). */
+  readonly deadline?: CallDeadline;
+  /** When the request arrived at the gateway (the suspension rule counts by it); `nowMs` if unknown. */
+  readonly arrivedAt?: number;
+}
+
 export interface RateCounterStore {
-  /**
-   * Every DynamoDB call it makes ends by `deadline` (the SDK's own bounds otherwise). `arrivedAt`:
-   * when the request arrived at the gateway (the suspension rule counts by it), `nowMs` if unknown.
-   */
-  admit(
-    subject: string,
-    limits: RateLimits,
-    nowMs: number,
-    deadline?: CallDeadline,
-    arrivedAt?: number,
-  ): Promise<Admission>;
+  admit(subject: string, limits: RateLimits, nowMs: number, request?: AdmissionRequest): Promise<Admission>;
 }
 
 interface CounterState {
@@ -79,6 +77,35 @@ type Suspension = { suspendedUntil: number } | 'conflict';
 
 type UpdateResult = { ok: true; attributes: Item } | { ok: false; state: CounterState };
 type Update = (input: Omit<UpdateItemCommandInput, 'TableName'>) => Promise<UpdateResult>;
+
+/** One request counted on one counter item (a key's own item, or one of its shards). */
+interface Counting {
+  /** Writes to the table, bounded by the request's deadline. */
+  readonly update: Update;
+  /** The item counted on. */
+  readonly key: Item;
+  /** The limits that item admits (a shard's: its share of the key's). */
+  readonly limits: RateLimits;
+  readonly nowMs: number;
+}
+
+/** One request being decided, counted on its key's own item (`key`) unless today is sharded. */
+interface Attempt extends Counting {
+  readonly subject: string;
+  /** When the request arrived at the gateway (the suspension rule counts by it). */
+  readonly arrivedAt: number;
+  readonly deadline: CallDeadline | undefined;
+}
+
+/** A refused request's place in a refusal streak. */
+interface Refusal {
+  /** The end of the window that refused it: the streak belongs to that window. */
+  readonly windowEnd: number;
+  /** How many refusals the streak may hold before the subject is suspended (suspension.ts). */
+  readonly allowed: number;
+  /** Suspends the subject, once the streak passes `allowed`. */
+  readonly suspend: () => Promise<Suspension>;
+}
 
 /** Each conflict means another request changed the item first; a few rounds always settle it. */
 const MAX_ROUNDS = 10;
@@ -142,55 +169,44 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     subject: string,
     limits: RateLimits,
     nowMs: number,
-    deadline?: CallDeadline,
-    arrivedAt: number = nowMs,
+    { deadline, arrivedAt = nowMs }: AdmissionRequest = {},
   ): Promise<Admission> {
     const key = counterKey(subject);
     const update = (input: Omit<UpdateItemCommandInput, 'TableName'>) => this.#update(input, deadline);
+    const attempt: Attempt = { update, key, limits, nowMs, subject, arrivedAt, deadline };
     let windows = windowsAt(nowMs);
     // Keys below the threshold go straight to their one item, whose answer says if today is
     // sharded after all (a plan lowered today); the others learn today's layout once a day.
     let layout = this.#layouts.get(subject, windows);
     const wanted = shardCountFor(limits, this.#threshold);
     if (layout === undefined && wanted > 1) {
-      const claimed = await this.#claimDay(update, key, windows, wanted, nowMs);
+      const claimed = await this.#claimDay(attempt, windows, wanted);
       layout = this.#layouts.remember(subject, windows, claimed.shards);
       if (claimed.suspendedUntil > nowMs)
         return { outcome: 'suspended', until: claimed.suspendedUntil, minuteCount: 0, dayCount: 0 };
     }
     if (layout === undefined || layout.shards === 1) {
-      const single = await this.#admitOnOne(update, key, limits, nowMs, arrivedAt, windows);
+      const single = await this.#admitOnOne(attempt, windows);
       if (single.outcome !== 'sharded') return single;
       windows = single.windows;
       layout = this.#layouts.remember(subject, windows, single.shards);
     }
-    return this.#admitOnShards(update, subject, key, layout, limits, nowMs, arrivedAt, windows, deadline);
+    return this.#admitOnShards(attempt, layout, windows);
   }
 
   /** A key counted on its one item: the request is admitted there, or refused and its refusal recorded on it. */
-  async #admitOnOne(
-    update: Update,
-    key: Item,
-    limits: RateLimits,
-    nowMs: number,
-    arrivedAt: number,
-    windows: Windows,
-  ): Promise<Admission | Extract<Counted, { outcome: 'sharded' }>> {
+  async #admitOnOne(attempt: Attempt, windows: Windows): Promise<Admission | Extract<Counted, { outcome: 'sharded' }>> {
+    const { update, key, limits, nowMs } = attempt;
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
-      const counted = await this.#countOn(update, key, limits, nowMs, windows);
+      const counted = await this.#countOn(attempt, windows);
       if (counted.outcome !== 'full') return counted;
       const suspend = () => this.#suspendOne(update, key, nowMs);
       const refusal = await uncountedWhenUnavailable(
-        this.#recordRefusal(
-          update,
-          key,
-          counted.state,
-          counted.windows[counted.window].resetAt,
-          nowMs,
-          arrivedAt,
-          refusalsAllowed(limits),
+        this.#recordRefusal(attempt, counted.state, {
+          windowEnd: counted.windows[counted.window].resetAt,
+          allowed: refusalsAllowed(limits),
           suspend,
-        ),
+        }),
       );
       if (refusal !== 'conflict') return refusalAdmission(refusal, counted.window, counted);
     }
@@ -203,17 +219,8 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
    * refused only once every shard has been found full in its window. Its refusal is recorded on
    * the key's one item, as for a key on one item.
    */
-  async #admitOnShards(
-    update: Update,
-    subject: string,
-    key: Item,
-    layout: DayLayout,
-    limits: RateLimits,
-    nowMs: number,
-    arrivedAt: number,
-    windows: Windows,
-    deadline: CallDeadline | undefined,
-  ): Promise<Admission> {
+  async #admitOnShards(attempt: Attempt, layout: DayLayout, windows: Windows): Promise<Admission> {
+    const { update, subject, key, limits, nowMs } = attempt;
     layout.countFor(limits, windows);
     let counts = { minuteCount: limits.perMinute, dayCount: limits.perDay };
     const tried = new Set<number>();
@@ -224,7 +231,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     ) {
       tried.add(shard);
       const shares = sharesOf(limits, layout.shards, shard);
-      const counted = await this.#countOn(update, shardKey(subject, shard), shares, nowMs, windows);
+      const counted = await this.#countOn({ update, key: shardKey(subject, shard), limits: shares, nowMs }, windows);
       // A shard never holds a layout: only a key's own item says 'sharded'.
       if (counted.outcome === 'sharded') throw new Error(`rate counter shard ${shard} of ${subject} holds a layout`);
       counts = {
@@ -238,26 +245,14 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     const window = layout.fullWindow;
     // Copied onto as many shards as the next day may count on too: a suspension near midnight
     // covers the layout a raised plan gives that day.
-    const suspend = () =>
-      this.#suspendShards(
-        key,
-        subject,
-        Math.max(layout.shards, shardCountFor(limits, this.#threshold)),
-        nowMs,
-        deadline,
-      );
+    const suspend = () => this.#suspendShards(attempt, Math.max(layout.shards, shardCountFor(limits, this.#threshold)));
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
       const refusal = await uncountedWhenUnavailable(
-        this.#recordShardedRefusal(
-          update,
-          key,
-          layout,
-          windows[window].resetAt,
-          nowMs,
-          arrivedAt,
-          refusalsAllowed(limits),
+        this.#recordShardedRefusal(attempt, layout, {
+          windowEnd: windows[window].resetAt,
+          allowed: refusalsAllowed(limits),
           suspend,
-        ),
+        }),
       );
       if (refusal !== 'conflict') return refusalAdmission(refusal, window, counts);
     }
@@ -268,10 +263,11 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
    * One request on one counter item: counted in the current windows (opened if need be), or the
    * item is full (its state says which window), or suspended.
    */
-  async #countOn(update: Update, key: Item, limits: RateLimits, nowMs: number, current: Windows): Promise<Counted> {
+  async #countOn(counting: Counting, current: Windows): Promise<Counted> {
+    const { key, limits, nowMs } = counting;
     let windows = current;
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
-      const common = await this.#countInCurrentWindows(update, key, windows, limits, nowMs);
+      const common = await this.#countInCurrentWindows(counting, windows);
       if (common.ok) return { outcome: 'admitted', minuteCount: common.minuteCount, dayCount: common.dayCount };
       const state = common.state;
       if (state.minute > windows.minute.id) {
@@ -288,7 +284,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
       const counts = countsIn(state, windows);
       if (counts.minuteCount < limits.perMinute && counts.dayCount < limits.perDay) {
         // A new minute or day began (or this is the item's first request): open the windows.
-        if (await this.#openWindows(update, key, state, windows, nowMs))
+        if (await this.#openWindows(counting, state, windows))
           return { outcome: 'admitted', minuteCount: counts.minuteCount + 1, dayCount: counts.dayCount + 1 };
         continue;
       }
@@ -311,11 +307,9 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
    * the item holds (a key's shards carry only the suspensions of their own days).
    */
   async #claimDay(
-    update: Update,
-    key: Item,
+    { update, key, nowMs }: Attempt,
     windows: Windows,
     shards: number,
-    nowMs: number,
   ): Promise<{ shards: number; suspendedUntil: number }> {
     const claimed = await update({
       Key: key,
@@ -339,11 +333,8 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
 
   /** The common case: both windows current, room in both, not suspended. */
   async #countInCurrentWindows(
-    update: Update,
-    key: Item,
+    { update, key, limits, nowMs }: Counting,
     windows: Windows,
-    limits: RateLimits,
-    nowMs: number,
   ): Promise<{ ok: true; minuteCount: number; dayCount: number } | { ok: false; state: CounterState }> {
     const result = await update({
       Key: key,
@@ -375,13 +366,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
    * Starts the current minute (and day, if that changed too) with this request as its first,
    * guarded by the values just read, so that of two requests racing to do it only one does.
    */
-  async #openWindows(
-    update: Update,
-    key: Item,
-    state: CounterState,
-    windows: Windows,
-    nowMs: number,
-  ): Promise<boolean> {
+  async #openWindows({ update, key, nowMs }: Counting, state: CounterState, windows: Windows): Promise<boolean> {
     const sameDay = state.exists && state.day === windows.day.id;
     const result = await update({
       Key: key,
@@ -417,14 +402,9 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
    * and is refused again is refused in another window, whose streak starts afresh.
    */
   async #recordRefusal(
-    update: Update,
-    key: Item,
+    { update, key, arrivedAt }: Attempt,
     state: CounterState,
-    windowEnd: number,
-    nowMs: number,
-    arrivedAt: number,
-    allowed: number,
-    suspend: () => Promise<Suspension>,
+    { windowEnd, allowed, suspend }: Refusal,
   ): Promise<'refused' | Suspension> {
     if (state.refusalWindowEnd !== windowEnd) {
       // The streak starts at the arrival of its window's first refused request.
@@ -461,16 +441,9 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
    * the item, from which the streak is opened (or the refusal not counted). A refusal this
    * container knows cannot count (its streak is under a second old) writes nothing.
    */
-  async #recordShardedRefusal(
-    update: Update,
-    key: Item,
-    layout: DayLayout,
-    windowEnd: number,
-    nowMs: number,
-    arrivedAt: number,
-    allowed: number,
-    suspend: () => Promise<Suspension>,
-  ): Promise<'refused' | Suspension> {
+  async #recordShardedRefusal(attempt: Attempt, layout: DayLayout, refusal: Refusal): Promise<'refused' | Suspension> {
+    const { update, key, nowMs, arrivedAt } = attempt;
+    const { windowEnd, allowed, suspend } = refusal;
     if (layout.streakWindowEnd === windowEnd && arrivedAt < layout.streakStart + SUSPENSION_RULE.ignoredRetryAfterMs)
       return 'refused';
     const counted = await update({
@@ -493,13 +466,13 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
     }
     const { state } = counted;
     if (state.suspendedUntil > nowMs) return { suspendedUntil: state.suspendedUntil };
-    const refusal = await this.#recordRefusal(update, key, state, windowEnd, nowMs, arrivedAt, allowed, suspend);
-    if (refusal === 'refused') {
+    const recorded = await this.#recordRefusal(attempt, state, refusal);
+    if (recorded === 'refused') {
       // The streak it found, or the one it opened.
       layout.streakWindowEnd = windowEnd;
       layout.streakStart = state.refusalWindowEnd === windowEnd ? state.refusalStart : arrivedAt;
     }
-    return refusal;
+    return recorded;
   }
 
   /**
@@ -531,13 +504,7 @@ export class DynamoDbRateCounterStore implements RateCounterStore {
    * transaction, since each shard decides its requests alone. A shard never counted yet is made
    * with empty windows, so that counting opens them as on any item.
    */
-  async #suspendShards(
-    key: Item,
-    subject: string,
-    shards: number,
-    nowMs: number,
-    deadline: CallDeadline | undefined,
-  ): Promise<Suspension> {
+  async #suspendShards({ key, subject, nowMs, deadline }: Attempt, shards: number): Promise<Suspension> {
     const until = nowMs + SUSPENSION_RULE.suspensionMs;
     const values = { ':until': integer(until), ':expiresAt': integer(ttlSeconds(until + RETENTION_MS)) };
     const onShards = Array.from({ length: shards }, (_, shard) => ({

@@ -74,12 +74,10 @@ export class RateLimiter {
     const arrival = Number.isFinite(arrivedAt)
       ? Math.min(nowMs, Math.max(nowMs - MAX_ARRIVAL_AGE_MS, arrivedAt as number))
       : nowMs;
-    const admission = await this.store.admit(subject, limits, nowMs, deadline, arrival);
-    const minuteLeft = Math.max(0, limits.perMinute - admission.minuteCount);
-    const dayLeft = Math.max(0, limits.perDay - admission.dayCount);
+    const admission = await this.store.admit(subject, limits, nowMs, { deadline, arrivedAt: arrival });
     switch (admission.outcome) {
       case 'admitted':
-        return { status: closestToRunningOut(limits, windows, minuteLeft, dayLeft, nowMs), refusal: undefined };
+        return { status: closestToRunningOut(limits, windows, admission, nowMs), refusal: undefined };
       case 'refused': {
         const { window } = admission;
         const resetAt = windows[window].resetAt;
@@ -130,13 +128,15 @@ export function unknownStatus(limits: RateLimits, nowMs: number): RateLimitStatu
   };
 }
 
+/** The admitted request's status: the window with the fewer requests left after its `counts`. */
 function closestToRunningOut(
   limits: RateLimits,
   windows: Windows,
-  minuteLeft: number,
-  dayLeft: number,
+  counts: { readonly minuteCount: number; readonly dayCount: number },
   nowMs: number,
 ): RateLimitStatus {
+  const minuteLeft = Math.max(0, limits.perMinute - counts.minuteCount);
+  const dayLeft = Math.max(0, limits.perDay - counts.dayCount);
   const window = dayLeft <= minuteLeft ? 'day' : 'minute';
   return {
     limits,

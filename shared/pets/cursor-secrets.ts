@@ -80,7 +80,7 @@ export class CursorSecrets {
     const at = now();
     const known = this.#known;
     if (known !== undefined && at - known.readAt < KEYS_MAX_AGE_MS) return;
-    this.#readIfDue(at);
+    void this.#readIfDue(at);
   }
 
   /** A cursor for the page after this position, signed with the current key. */
@@ -114,7 +114,7 @@ export class CursorSecrets {
     const known = this.#known;
     if (known !== undefined) {
       // Past their age: read again in the background, and serve with these meanwhile.
-      if (at - known.readAt >= KEYS_MAX_AGE_MS) this.#readIfDue(at);
+      if (at - known.readAt >= KEYS_MAX_AGE_MS) void this.#readIfDue(at);
       return known.codec;
     }
     const reading = this.#readIfDue(at);

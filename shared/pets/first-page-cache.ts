@@ -32,8 +32,11 @@ export class FirstPageCache<Page extends MergedPage = MergedPage> {
     const key = `${limit}:${status}`;
     const nowMs = this.now();
     let entry = this.#entries.get(key);
-    // Stryker disable next-line ArrayDeclaration: a first element that is no time is pushed out by the fifth request, before it could count
-    if (entry === undefined) this.#entries.set(key, (entry = { askedAt: [] }));
+    if (entry === undefined) {
+      // Stryker disable next-line ArrayDeclaration: a first element that is no time is pushed out by the fifth request, before it could count
+      entry = { askedAt: [] };
+      this.#entries.set(key, entry);
+    }
     entry.askedAt.push(nowMs);
     if (entry.askedAt.length > BUSY_REQUESTS) entry.askedAt.shift();
     const busy = entry.askedAt.length === BUSY_REQUESTS && nowMs - (entry.askedAt[0] as number) < 1_000;

@@ -5,7 +5,7 @@ import { NAME_MAX_LENGTH } from './fields';
  * Schema's `pattern`: ECMA-262 with Unicode semantics, as JSON Schema 2020-12 asks): 1 to
  * NAME_MAX_LENGTH characters (code points) once white space is trimmed from both ends, no lone
  * surrogate and no hidden character anywhere in it, and at least one visible character. The service checks the same rule step by step (PetName in schema.ts),
- * to say which part failed; test/unit/name-pattern.test.ts proves the two agree.
+ * to say which part failed; test/unit/shared/pets/name-pattern.test.ts proves the two agree.
  */
 
 /**

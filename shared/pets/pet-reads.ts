@@ -45,6 +45,16 @@ export interface PetReadOptions {
   readonly space?: PetSpace | undefined;
 }
 
+/** What each shard's query for one page shares. */
+interface PageSource {
+  readonly status: PetStatus | undefined;
+  /** The index of the listing set read (LISTING_SET_INDEXES); undefined: the table's own shards. */
+  readonly index: string | undefined;
+  /** The highest id the page may show. */
+  readonly newestId: number;
+  readonly deadline: CallDeadline | undefined;
+}
+
 export class DynamoDbPetReads implements PetReads {
   readonly #now: () => number;
   readonly #settleMs: number;
@@ -110,9 +120,10 @@ export class DynamoDbPetReads implements PetReads {
     const turn = this.#pagesRead.get(status) ?? 0;
     this.#pagesRead.set(status, turn + 1);
     const set = sets[turn % Math.min(this.#sets, sets.length)];
+    const source: PageSource = { status, index: set, newestId, deadline };
     const page = await mergedPage(
       PET_SHARDS,
-      (shard, after, share) => this.#query(shard, status, set, after, newestId, share, deadline),
+      (shard, after, share) => this.#query(source, shard, after, share),
       afterId,
       limit,
     );
@@ -121,13 +132,10 @@ export class DynamoDbPetReads implements PetReads {
 
   /** One shard's pets (of the table, or of one of the listing sets' indexes) with ids above `after`, up to `newestId`. */
   async #query(
+    { status, index, newestId, deadline }: PageSource,
     shard: number,
-    status: PetStatus | undefined,
-    index: string | undefined,
     after: number,
-    newestId: number,
     limit: number,
-    deadline: CallDeadline | undefined,
   ): Promise<SourcePage> {
     if (after >= newestId) return { pets: [], resumeAfter: undefined };
     const query =

@@ -23,7 +23,8 @@ import { petAttributes, petItem, toPet } from './pet-items';
 import type { PetSpace } from './pet-space';
 import type { NewPet, Pet } from './schema';
 
-export interface CreateOptions {
+/** How one pet write goes: by when its calls end, and what it waits for before writing. */
+export interface PetWriteOptions {
   readonly deadline?: CallDeadline | undefined;
   /** Settles when the pet may be written; a rejection stops the create before it writes. */
   readonly beforeWrite?: Promise<unknown> | undefined;
@@ -45,12 +46,12 @@ export type PendingPet = NewPet | PromiseLike<NewPet>;
 /** Writing pets: what createPet needs of the table (its bundle holds no page read). */
 export interface PetWrites {
   /** Once `beforeWrite` (if given) has resolved and the pet is known, draws an id and writes the pet. */
-  create(pet: PendingPet, options?: CreateOptions): Promise<Pet>;
+  create(pet: PendingPet, options?: PetWriteOptions): Promise<Pet>;
   /**
    * The same, at most once per live key: the pet and the key's record are written in one
    * transaction; a live record of the same create is answered instead, one of another body is a 422.
    */
-  createOnce(pet: PendingPet, key: IdempotencyKey, options?: CreateOptions): Promise<CreatedOnce>;
+  createOnce(pet: PendingPet, key: IdempotencyKey, options?: PetWriteOptions): Promise<CreatedOnce>;
 }
 
 const IDEMPOTENCY_PARTITION_PREFIX = 'IDEMPOTENCY#';
@@ -107,7 +108,7 @@ export class DynamoDbPetWrites implements PetWrites {
     this.#drawId = drawId;
   }
 
-  async create(pending: PendingPet, { deadline, beforeWrite }: CreateOptions = {}): Promise<Pet> {
+  async create(pending: PendingPet, { deadline, beforeWrite }: PetWriteOptions = {}): Promise<Pet> {
     await beforeWrite;
     const newPet = await pending;
     return this.#withFreshId(newPet, async (pet, item, nowMs, nonce) => {
@@ -119,7 +120,7 @@ export class DynamoDbPetWrites implements PetWrites {
           ConditionExpression: 'attribute_not_exists(pk)',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         });
-        return (await this.#send(command, item, nonce, nowMs, deadline)) ? pet : REDRAW;
+        return (await this.#send(command, { item, nonce, drawnAtMs: nowMs }, deadline)) ? pet : REDRAW;
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
         // When the reply to a write that succeeded is lost, the SDK's retry meets the pet it wrote
@@ -132,7 +133,7 @@ export class DynamoDbPetWrites implements PetWrites {
   async createOnce(
     pending: PendingPet,
     key: IdempotencyKey,
-    { deadline, beforeWrite }: CreateOptions = {},
+    { deadline, beforeWrite }: PetWriteOptions = {},
   ): Promise<CreatedOnce> {
     // Two round trips, as without a key: the record is read while the request is counted (and
     // before its body is judged); then one transaction writes the pet and its record, or neither.
@@ -178,7 +179,9 @@ export class DynamoDbPetWrites implements PetWrites {
         ],
       });
       try {
-        return (await this.#send(command, item, nonce, nowMs, deadline)) ? { pet, replayed: false } : REDRAW;
+        return (await this.#send(command, { item, nonce, drawnAtMs: nowMs }, deadline))
+          ? { pet, replayed: false }
+          : REDRAW;
       } catch (error) {
         if (!(error instanceof TransactionCanceledException)) throw error;
         const settled = settleCancelled(error, newPet);
@@ -225,9 +228,7 @@ export class DynamoDbPetWrites implements PetWrites {
    */
   async #send(
     command: PutItemCommand | TransactWriteItemsCommand,
-    item: Item,
-    nonce: string,
-    drawnAtMs: number,
+    { item, nonce, drawnAtMs }: DrawnItem,
     deadline: CallDeadline | undefined,
   ): Promise<boolean> {
     try {
@@ -250,6 +251,15 @@ export class DynamoDbPetWrites implements PetWrites {
       throw new ServiceUnavailableError(error, DATASTORE_RETRY_AFTER_SECONDS);
     }
   }
+}
+
+/** A pet's item as one draw made it. */
+interface DrawnItem {
+  readonly item: Item;
+  /** The create's nonce, in `item`: it tells this create's pet from another's. */
+  readonly nonce: string;
+  /** When the pet's id was drawn: its write is attempted only while the id is young (YOUNG_ID_MS). */
+  readonly drawnAtMs: number;
 }
 
 /** The answer of a write whose id cannot be used: draw another. */

@@ -2,7 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDbPetReads, type PetReadOptions, type PetReads } from './pet-reads';
 import { DynamoDbPetWrites, type PetStoreOptions, type PetWrites } from './pet-writes';
 
-export type { CreatedOnce, CreateOptions } from './pet-writes';
+export type { CreatedOnce, PetWriteOptions } from './pet-writes';
 export type { PageRequest, PetPage } from './pet-reads';
 
 /**
@@ -16,6 +16,7 @@ export interface PetRepository extends PetReads, PetWrites {}
 /** Every method of the reads and of the writes (declaration merging gives the class their types). */
 export interface DynamoDbPetRepository extends PetRepository {}
 
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above is the class's own methods, bound in its constructor
 export class DynamoDbPetRepository {
   /** The tools' and tests' repository: unless told otherwise, a listing shows what was just made and keeps no cache. */
   constructor(client: DynamoDBClient, tableName: string, options: PetStoreOptions & PetReadOptions = {}) {

@@ -5,7 +5,7 @@ import type { PetStatus } from './pet-status';
 import type { IdempotencyKey } from './idempotency';
 import type { PetReads } from './pet-reads';
 import type { CreatedOnce, PendingPet, PetWrites } from './pet-writes';
-import type { ListPetsQuery, NewPet, Pet } from './schema';
+import type { ListPetsQuery, Pet } from './schema';
 
 /**
  * The pet store's use cases: plain functions over the repository's reads or writes (each takes the

@@ -5,7 +5,7 @@ import { isPetStatus } from '../pets/fields';
  * The shapes of the answers the check reads, checked without zod (the check's function bundles
  * none): the Error body (shared/http/error-body.ts) and a page of pets (shared/pets/pet.ts). Each
  * says what is wrong, in words that quote nothing of the answer, or undefined when nothing is;
- * test/unit/release-check.test.ts holds them to the schemas' answers.
+ * test/unit/shared/release-check/run-release-check.test.ts holds them to the schemas' answers.
  */
 const ERROR_MEMBERS = ['code', 'message', 'status', 'details'];
 const DETAIL_MEMBERS = ['path', 'message'];

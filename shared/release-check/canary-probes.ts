@@ -119,7 +119,8 @@ export async function runCanaryProbes(
     const outcome = 'outcome' in sent ? sent.outcome : undefined;
     const problem = outcome !== undefined ? judge(outcome) : 'late' in sent ? sent.late : undefined;
     if (!shifting.has(functionName)) return;
-    const counted = (tallies[functionName] ??= { sent: 0, failures: 0, unjudged: 0, reasons: [] });
+    const counted = tallies[functionName] ?? { sent: 0, failures: 0, unjudged: 0, reasons: [] };
+    tallies[functionName] = counted;
     const note = (reason: string) => {
       if (counted.reasons.length < MAX_REASONS) counted.reasons.push(reason);
     };

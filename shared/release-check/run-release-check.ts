@@ -1,7 +1,7 @@
 import { now } from '../clock';
 import { oneLine, RELEASE_KEY_MARK, withoutSecret } from './answer-judgement';
 import { authorizerContextOf, releasePrincipal, unknownToken } from './check-identity';
-import type { InvocationOutcome, Invoke } from './invocation';
+import type { Invoke } from './invocation';
 import { probeToSend, sunsetOf, type CheckProbe } from './probes';
 import { successWalk, type Send, type Verdict, type WalkFunction, type WalkSetting } from './success-walk';
 

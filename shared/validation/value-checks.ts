@@ -3,7 +3,7 @@ import type { RequestIssue } from './request-schema';
 /**
  * The checks of zod's object schemas that the generated request checks call
  * (codegen/request-checks.ts writes the rest inline), with zod's issues in zod's order:
- * test/unit/request-checks.test.ts holds them to zod's answers. An issue carries zod's code only
+ * test/codegen/operation-request-checks.test.ts holds them to zod's answers. An issue carries zod's code only
  * where the request validation reads it (a wrong type, unknown members); elsewhere the message
  * says it all.
  */

@@ -117,9 +117,14 @@ const UNAVAILABLE_CASE: ParityCase = {
       const decided = await admitted(context);
       return (
         decided.refusal ??
-        baselineError(context, decided.count, 503, 'service_unavailable', 'The service is temporarily unavailable.', {
-          'Retry-After': '1',
-          ...deprecationHeaders(GET_PET_DEPRECATION),
+        baselineError(context, decided.count, {
+          status: 503,
+          code: 'service_unavailable',
+          message: 'The service is temporarily unavailable.',
+          headers: {
+            'Retry-After': '1',
+            ...deprecationHeaders(GET_PET_DEPRECATION),
+          },
         })
       );
     },

@@ -14,7 +14,7 @@ import { MAX_BODY_BYTES } from '../../shared/http/body-limit';
 /**
  * The bodies part (bench/body-shapes.ts, bench/bodies-report.ts): each shape's body is JSON of
  * exactly the size it is sent at, and the targets' verdicts follow the figures. What createPet
- * answers each body: test/unit/body-answers.test.ts.
+ * answers each body: test/bench/body-answers.test.ts.
  */
 describe("the bench's bodies", () => {
   it('sends each shape at 4 KiB, at the largest body accepted and at 64 KiB, refused before any parse', () => {
@@ -40,7 +40,7 @@ describe("the bench's bodies", () => {
 });
 
 /** The plain body's p50: 10 µs at 4 KiB, 20 at 16 KiB, 5 at 64 KiB (refused). */
-const PLAIN: Record<number, number> = { 4096: 10, [MAX_BODY_BYTES]: 20, 65_536: 5 };
+const PLAIN: Record<number, number> = { 4096: 10, [MAX_BODY_BYTES]: 20, 65536: 5 };
 
 /** Figures where every body costs what the plain one does, but where `ours(shape, bytes)` says otherwise (the baseline's all 1 µs). */
 function figures(ours: (shape: string, bytes: number) => number | undefined): BodiesResult {

@@ -13,7 +13,7 @@ import * as sampleRules from './sample-rules';
 
 /**
  * The generator of request checks (codegen/request-checks.ts), beyond the interface's own schemas
- * (test/unit/request-checks.test.ts holds those): every kind it writes, on a sample schema whose
+ * (test/codegen/operation-request-checks.test.ts holds those): every kind it writes, on a sample schema whose
  * generated checks are loaded and held to zod's answers, and every kind it refuses, with a message
  * that names it and where it is.
  */
@@ -91,7 +91,7 @@ const Sample = z.strictObject({
   big: z.optional(
     z.pipe(
       z.pipe(z.string().check(z.regex(/^[1-9][0-9]{0,16}$/, 'digits')), z.transform(Number)),
-      z.int({ error: 'safe' }).check(z.maximum(99_999_999_999_999_999, 'huge')),
+      z.int({ error: 'safe' }).check(z.maximum(1e17, 'huge')),
     ),
   ),
 });

@@ -24,7 +24,7 @@ function tokensOf(file: string, text = readFileSync(join(root, file), 'utf8')): 
 
 function linksOf(tokens: Token[]): string[] {
   const hrefs: string[] = [];
-  marked.walkTokens(tokens, (token) => {
+  void marked.walkTokens(tokens, (token) => {
     if (token.type === 'link' || token.type === 'image') hrefs.push(token.href);
   });
   return hrefs;
@@ -36,7 +36,7 @@ function anchorsOf(file: string): Set<string> {
   if (anchors === undefined) {
     const slugger = new GithubSlugger();
     anchors = new Set();
-    marked.walkTokens(tokensOf(file), (token) => {
+    void marked.walkTokens(tokensOf(file), (token) => {
       if (token.type === 'heading') anchors?.add(slugger.slug(token.text.replace(/`/g, '')));
     });
     anchorCache.set(file, anchors);

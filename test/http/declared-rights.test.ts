@@ -71,9 +71,9 @@ const NOT_SERVED: Readonly<Partial<Record<FunctionName, string>>> = {
   keyMirror:
     "runs on a schedule (copying API Gateway's keys into the registry), never behind a route: test/integration/key-mirror.test.ts runs it with its declared rights",
   releaseProber:
-    "runs on a schedule during a prod canary, never behind a route, and has no DynamoDB right: its requests are the operations' own, with their rights (test/unit/release-prober.test.ts runs it, and test/local/release-drill.test.ts its rounds against the deployed bundles)",
+    "runs on a schedule during a prod canary, never behind a route, and has no DynamoDB right: its requests are the operations' own, with their rights (test/unit/functions/releaseProber/handler.test.ts runs it, and test/local/release-drill.test.ts its rounds against the deployed bundles)",
   releaseCheck:
-    "runs as CodeDeploy's hook before a release, never behind a route, and has no DynamoDB right: test/unit/release-check-hook.test.ts runs it, and test/local/release-drill.test.ts its check against the deployed bundles",
+    "runs as CodeDeploy's hook before a release, never behind a route, and has no DynamoDB right: test/unit/functions/releaseCheck/handler.test.ts runs it, and test/local/release-drill.test.ts its check against the deployed bundles",
 };
 
 /**

@@ -32,7 +32,10 @@ beforeAll(async () => {
 const DAY_MS = 24 * 60 * 60 * 1000;
 let keys = 0;
 /** A key no other test uses. */
-const freshKey = (): string => `key-${(keys += 1)}-${Math.random().toString(36).slice(2)}`;
+const freshKey = (): string => {
+  keys += 1;
+  return `key-${keys}-${Math.random().toString(36).slice(2)}`;
+};
 
 function create(body: unknown, idempotencyKey: string | undefined, options: RequestOptions = {}): Promise<ApiResponse> {
   const headers = {

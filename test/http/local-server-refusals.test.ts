@@ -331,6 +331,7 @@ describe('Expect: 100-continue (issue 49, finding 8)', () => {
     ],
   ])(
     'a request with %s gets its refusal at once, never 100 Continue, and its connection is closed rather than its body read',
+    // biome-ignore lint/complexity/useMaxParams: vitest's it.each spreads each row of the table into the test's parameters
     async (_, request, status, message, code) => {
       const answer = await sendExpectingContinue(server.port, request(), body);
       expect(answer.raw).not.toMatch(/^HTTP\/1\.1 100 /);

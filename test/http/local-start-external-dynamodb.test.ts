@@ -58,7 +58,7 @@ describe('npm start with DYNAMODB_ENDPOINT', () => {
     };
 
     const first = start(env);
-    let created;
+    let created: Awaited<ReturnType<typeof send>>;
     try {
       await waitFor(first, 'Press Ctrl-C to stop.');
       expect(first.output()).toContain(`DynamoDB: ${database.endpoint}, table ${env.TABLE_NAME} (created)`);

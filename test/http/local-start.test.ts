@@ -381,7 +381,7 @@ describe("npm start's data is its user's alone (issue 23, finding 6)", () => {
     // An npm start of before: DynamoDB Local with -sharedDb, files readable by all, and a pet in it.
     const { startDynamoDbLocal } = await import('../../local/dynamodb-local');
     const old = await startDynamoDbLocal({ dbPath: join(dataDir, 'dynamodb') });
-    let pet;
+    let pet: { readonly id: number } | undefined;
     try {
       const client = new DynamoDBClient({
         endpoint: old.endpoint,

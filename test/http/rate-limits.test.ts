@@ -42,7 +42,9 @@ describe('a Free key over HTTP', () => {
     answers.push(await clock.api().request('GET', '/pets/424242', { key: FREE_KEY })); // 404
     answers.push(await clock.api().request('GET', '/pets?limit=0', { key: FREE_KEY })); // 400
     expect(answers.map((a) => a.status)).toEqual([201, 200, 200, 404, 400]);
-    answers.forEach((answer, i) => expectRateLimitHeaders(answer, { limit: 60, remaining: 59 - i, reset: MINUTE_END }));
+    answers.forEach((answer, i) => {
+      expectRateLimitHeaders(answer, { limit: 60, remaining: 59 - i, reset: MINUTE_END });
+    });
     expect(answers[4]?.headers.get('ratelimit')).toBe('"minute";r=55;t=40');
     expect(answers[4]?.headers.get('ratelimit-policy')).toBe('"minute";q=60;w=60, "day";q=1000;w=86400');
 

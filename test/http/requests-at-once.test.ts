@@ -88,7 +88,9 @@ async function expectEachReadable(created: ApiResponse[], key: string): Promise<
   for (let start = 0; start < created.length; start += 100) {
     const batch = created.slice(start, start + 100);
     const reads = await Promise.all(batch.map((response) => api.request('GET', `/pets/${response.body.id}`, { key })));
-    reads.forEach((read, i) => expect([read.status, read.body]).toEqual([200, batch[i]?.body]));
+    reads.forEach((read, i) => {
+      expect([read.status, read.body]).toEqual([200, batch[i]?.body]);
+    });
   }
 }
 
@@ -120,7 +122,9 @@ describe(`${AT_ONCE} requests at once through the local server`, () => {
       }
       // All at once first, so that a failure shows how many of each status came.
       expect(Object.fromEntries(statuses)).toEqual(Object.fromEntries(expected));
-      responses.forEach((response, i) => expectServed(kindOf(mix, i), response, i));
+      responses.forEach((response, i) => {
+        expectServed(kindOf(mix, i), response, i);
+      });
 
       const created = responses.filter((_, i) => kindOf(mix, i) === 'createPet');
       expect(new Set(created.map((response) => response.body.id)).size).toBe(created.length);

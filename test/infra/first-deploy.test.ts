@@ -135,7 +135,7 @@ describe.each(STAGES)('the %s stack in an account it shares', (stage) => {
     const [acl] = Object.values(resourcesOf(template(), 'AWS::WAFv2::WebACL'));
     const names = [
       acl?.Properties.VisibilityConfig.MetricName,
-      ...(acl?.Properties.Rules as { VisibilityConfig: { MetricName: string } }[]).map(
+      ...(acl!.Properties.Rules as { VisibilityConfig: { MetricName: string } }[]).map(
         (rule) => rule.VisibilityConfig.MetricName,
       ),
     ];

@@ -12,7 +12,7 @@ import { FUNCTIONS, OPERATION_IDS, type OperationId } from '../../functions/tabl
  * What each function bundles, for its cold start (docs/performance.md#what-a-cold-start-spends):
  * zod costs a function about 3 ms of it (V8 compiles zod's code for each kind of schema, and the
  * schemas are built), so the functions check their requests with checks written from the zod
- * schemas (test/unit/request-checks.test.ts holds them to zod's answers) and bundle no zod; each
+ * schemas (test/codegen/operation-request-checks.test.ts holds them to zod's answers) and bundle no zod; each
  * operation bundles the checks of its own request only.
  */
 const root = join(import.meta.dirname, '..', '..');

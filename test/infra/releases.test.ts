@@ -201,7 +201,7 @@ describe.each(['staging', 'prod'] as const)('releases of the %s stack', (stage) 
     // Exactly the functions the check has probes for (it fails a release whose list differs).
     expect(Object.keys(targets).sort()).toEqual([...RELEASED_FUNCTIONS].sort());
     // Its rights: its own log group, its trace segments (X-Ray names no narrower resource), read the release key, invoke those versions, report to these deployment groups; nothing else.
-    const [logs, xray, releaseKey, ...statements] = resourcesOf(template(), 'AWS::IAM::Policy')[checkPolicy]?.Properties
+    const [logs, xray, releaseKey, ...statements] = resourcesOf(template(), 'AWS::IAM::Policy')[checkPolicy]!.Properties
       .PolicyDocument.Statement as Record<string, any>[];
     expect([logs?.Action, xray]).toEqual([
       ['logs:CreateLogStream', 'logs:PutLogEvents'],
@@ -345,7 +345,7 @@ describe.each(['staging', 'prod'] as const)('releases of the %s stack', (stage) 
       idWithPrefix(template(), 'AWS::IAM::Policy', 'ReleaseProberRoleDefaultPolicy')
     ];
     const statements = (
-      policy?.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]
+      policy!.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]
     ).filter((statement) => ![statement.Action].flat().some((action) => /^(logs|xray):/.test(action)));
     expect(statements.map(({ Action, Resource }) => [Action, Resource])).toEqual([
       ['lambda:GetAlias', [...probed.map(arnOf), ...probed.map((fn) => ({ 'Fn::Join': ['', [arnOf(fn), ':live']] }))]],
@@ -402,7 +402,7 @@ describe.each(['staging', 'prod'] as const)('releases of the %s stack', (stage) 
 
   it('pages when the authorizer refuses nearly every request, whichever version does (issue 51, finding 1): a stage alarm on refusals against the requests served', () => {
     const alarm = alarmOf(template(), 'AuthorizerLockoutAlarm');
-    const { refusedPercent, minRefusals, periodMinutes, periods } = LOCKOUT_ALARM;
+    const { minRefusals, periodMinutes, periods } = LOCKOUT_ALARM;
     expect(LOCKOUT_ALARM).toEqual({ refusedPercent: 90, minRefusals: 20, periodMinutes: 5, periods: 2 });
     expect([
       alarm.EvaluationPeriods,
@@ -852,9 +852,10 @@ describe('the odds of a prod release (docs/releases.md#the-odds)', () => {
   const PROBES = CANARY_PROBE_RATE;
   const NONE = { least: 0, most: 0 };
   const row = (label: string, rpm: number, probes: ProbeRate) =>
-    `| ${label} | ${invocationsPerPeriod(canary, VERSION_GATE, rpm, 'catching', probes)} | ${percent(rollbackChance(canary, VERSION_GATE, rpm, 0.001, 'falseAlarm', probes), 2)} | ${percent(rollbackChance(canary, VERSION_GATE, rpm, 0.02, 'catching', probes))} | ${percent(rollbackChance(canary, VERSION_GATE, rpm, 0.1, 'catching', probes))} |`;
+    `| ${label} | ${invocationsPerPeriod({ canary, gate: VERSION_GATE, requestsPerMinute: rpm, probes }, 'catching')} | ${percent(rollbackChance({ canary, gate: VERSION_GATE, requestsPerMinute: rpm, probes }, 0.001, 'falseAlarm'), 2)} | ${percent(rollbackChance({ canary, gate: VERSION_GATE, requestsPerMinute: rpm, probes }, 0.02, 'catching'))} | ${percent(rollbackChance({ canary, gate: VERSION_GATE, requestsPerMinute: rpm, probes }, 0.1, 'catching'))} |`;
   /** A good version's chance (at most) of firing a probed function's gate, at its share of 50 a minute (the authorizer's: the prober's requests alone). */
-  const falseAlarmOf = (rpm: number) => rollbackChance(canary, VERSION_GATE, rpm, 0.001, 'falseAlarm', PROBES);
+  const falseAlarmOf = (rpm: number) =>
+    rollbackChance({ canary, gate: VERSION_GATE, requestsPerMinute: rpm, probes: PROBES }, 0.001, 'falseAlarm');
 
   it('the binomial arithmetic is right where it can be worked by hand', () => {
     // 62 invocations (25 % of 50 a minute for 5 minutes, rounded down), 2 % failing: P(X >= 2) = 1 - 0.98^62 - 62 * 0.02 * 0.98^61.
@@ -872,12 +873,12 @@ describe('the odds of a prod release (docs/releases.md#the-odds)', () => {
     ]).toEqual([Infinity, 5, 7]);
     // 62.5 invocations: 62 for catching, 63 for a false alarm; the prober's add 4 minutes of its least (60) to the first, 6 of its most (65) to the second.
     expect([
-      invocationsPerPeriod(canary, VERSION_GATE, 50),
-      invocationsPerPeriod(canary, VERSION_GATE, 50, 'falseAlarm'),
+      invocationsPerPeriod({ canary, gate: VERSION_GATE, requestsPerMinute: 50 }),
+      invocationsPerPeriod({ canary, gate: VERSION_GATE, requestsPerMinute: 50 }, 'falseAlarm'),
     ]).toEqual([62, 63]);
     expect([
-      invocationsPerPeriod(canary, VERSION_GATE, 50, 'catching', PROBES),
-      invocationsPerPeriod(canary, VERSION_GATE, 50, 'falseAlarm', PROBES),
+      invocationsPerPeriod({ canary, gate: VERSION_GATE, requestsPerMinute: 50, probes: PROBES }, 'catching'),
+      invocationsPerPeriod({ canary, gate: VERSION_GATE, requestsPerMinute: 50, probes: PROBES }, 'falseAlarm'),
     ]).toEqual([302, 453]);
     expect(PROBES).toEqual({ least: 60, most: 65 });
     // A period's chance is the least (catching) or the most (false alarm) over every count between: the failures needed step up at 500 (over 1 %: 6), so 499 fires more often than 500.
@@ -885,12 +886,12 @@ describe('the odds of a prod release (docs/releases.md#the-odds)', () => {
     expect(at(499)).toBeGreaterThan(at(500));
     const across = { least: 124, most: 84 };
     expect([
-      invocationsPerPeriod(canary, VERSION_GATE, 0, 'catching', across),
-      invocationsPerPeriod(canary, VERSION_GATE, 0, 'falseAlarm', across),
+      invocationsPerPeriod({ canary, gate: VERSION_GATE, requestsPerMinute: 0, probes: across }, 'catching'),
+      invocationsPerPeriod({ canary, gate: VERSION_GATE, requestsPerMinute: 0, probes: across }, 'falseAlarm'),
     ]).toEqual([496, 504]);
     expect([
-      periodChance(canary, VERSION_GATE, 0, 0.001, 'falseAlarm', across),
-      periodChance(canary, VERSION_GATE, 0, 0.001, 'catching', across),
+      periodChance({ canary, gate: VERSION_GATE, requestsPerMinute: 0, probes: across }, 0.001, 'falseAlarm'),
+      periodChance({ canary, gate: VERSION_GATE, requestsPerMinute: 0, probes: across }, 0.001, 'catching'),
     ]).toEqual([at(499), at(500)]);
     // The former 10 % for 10 minutes left the gate no whole period to judge; 25 % for 30 surely 4, and touches at most 7.
     expect([
@@ -927,7 +928,10 @@ describe('the odds of a prod release (docs/releases.md#the-odds)', () => {
     const judged = [...Object.entries(MIX_AT_50), ['authorizer', 0] as const];
     expect(judged.map(([name]) => name).sort()).toEqual([...WALK_FUNCTIONS].sort());
     for (const [name, rpm] of judged)
-      expect([name, rollbackChance(canary, VERSION_GATE, rpm, 0.02, 'catching', PROBES) >= 0.9]).toEqual([name, true]);
+      expect([
+        name,
+        rollbackChance({ canary, gate: VERSION_GATE, requestsPerMinute: rpm, probes: PROBES }, 0.02, 'catching') >= 0.9,
+      ]).toEqual([name, true]);
     // A good release of all four rolls back when any of their gates fires: the four together, and the authorizer's refusal gate at its worst beside them.
     const anyOfFour = 1 - judged.reduce((none, [, rpm]) => none * (1 - falseAlarmOf(rpm)), 1);
     const refusalGate =
@@ -943,7 +947,9 @@ describe('the odds of a prod release (docs/releases.md#the-odds)', () => {
       `a good release of all four in at most ${percent(anyOfFour, 2)} (${percent(release, 2)} with the authorizer's refusal gate at its worst)`,
     );
     // Without the prober, customers alone: createPet's and getPet's gates catch a 2 % failure almost never.
-    expect(rollbackChance(canary, VERSION_GATE, MIX_AT_50.createPet as number, 0.02) < 0.01).toBe(true);
+    expect(
+      rollbackChance({ canary, gate: VERSION_GATE, requestsPerMinute: MIX_AT_50.createPet as number }, 0.02) < 0.01,
+    ).toBe(true);
     // A good version's worst chance over every traffic from 0 to 3,000 a minute to the function.
     let worst = { chance: 0, rpm: 0 };
     for (let rpm = 0; rpm <= 3_000; rpm += 1) {
@@ -957,12 +963,14 @@ describe('the odds of a prod release (docs/releases.md#the-odds)', () => {
       [3, 4].map((minFailures) =>
         percent(
           rollbackChance(
-            canary,
-            { ...VERSION_GATE, minFailures },
-            MIX_AT_50.createPet as number,
+            {
+              canary,
+              gate: { ...VERSION_GATE, minFailures },
+              requestsPerMinute: MIX_AT_50.createPet as number,
+              probes: PROBES,
+            },
             0.001,
             'falseAlarm',
-            PROBES,
           ),
           2,
         ),
@@ -970,7 +978,13 @@ describe('the odds of a prod release (docs/releases.md#the-odds)', () => {
     ).toEqual(['2.45 %', '0.53 %']);
     expect(
       [40, 50, 55, 60].map((least) =>
-        percent(rollbackChance(canary, VERSION_GATE, 0, 0.02, 'catching', { least, most: PROBES.most })),
+        percent(
+          rollbackChance(
+            { canary, gate: VERSION_GATE, requestsPerMinute: 0, probes: { least, most: PROBES.most } },
+            0.02,
+            'catching',
+          ),
+        ),
       ),
     ).toEqual(['62.6 %', '84.4 %', '90.8 %', '94.9 %']);
     expect(docs).toContain('with 3 a good gate fires in up to 2.45 % of releases, with 4 in 0.53 %');
@@ -980,9 +994,9 @@ describe('the odds of a prod release (docs/releases.md#the-odds)', () => {
   });
 
   it('the docs state the smallest failure rate surely caught 9 times in 10 at 50 and at 500 requests a minute, with the prober', () => {
-    const at50 = smallestCaught(canary, VERSION_GATE, 50, 0.9, PROBES);
-    const at500 = smallestCaught(canary, VERSION_GATE, 500, 0.9, PROBES);
-    const alone = smallestCaught(canary, VERSION_GATE, 0, 0.9, PROBES);
+    const at50 = smallestCaught({ canary, gate: VERSION_GATE, requestsPerMinute: 50, probes: PROBES }, 0.9);
+    const at500 = smallestCaught({ canary, gate: VERSION_GATE, requestsPerMinute: 500, probes: PROBES }, 0.9);
+    const alone = smallestCaught({ canary, gate: VERSION_GATE, requestsPerMinute: 0, probes: PROBES }, 0.9);
     expect([at50, at500, alone]).toEqual([0.015, 0.011, 0.019]);
     expect(docs).toContain(`at 50 requests a minute, a version failing ${percent(at50!)} of its requests`);
     expect(docs).toContain(`at 500, one failing ${percent(at500!)}`);

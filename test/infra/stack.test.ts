@@ -59,7 +59,7 @@ function policyStatementsOf(template: Template, functionPrefix: string): Record<
 }
 
 /** What each function may do with logs: write its own log group's streams, nothing else. */
-export function logStatementOf(template: Template, functionPrefix: string): Record<string, unknown> {
+function logStatementOf(template: Template, functionPrefix: string): Record<string, unknown> {
   const [logGroup] = Object.keys(template.findResources('AWS::Logs::LogGroup')).filter((id) =>
     id.startsWith(`${functionPrefix}Logs`),
   );
@@ -459,7 +459,7 @@ describe('the stack, per stage', () => {
     // Every index of the table, each by its name.
     const indexOf = (id: string) =>
       (
-        throttleMetrics.find((metric) => metric.Id === id)?.MetricStat?.Metric.Dimensions as {
+        throttleMetrics.find((metric) => metric.Id === id)!.MetricStat!.Metric.Dimensions as {
           Name: string;
           Value: unknown;
         }[]

@@ -35,10 +35,10 @@ describe('the table in the CDK stack', () => {
         Properties: Record<string, any>;
       }[];
       expect(
-        (table?.Properties.GlobalSecondaryIndexes as { IndexName: string }[]).map((index) => index.IndexName),
+        (table!.Properties.GlobalSecondaryIndexes as { IndexName: string }[]).map((index) => index.IndexName),
       ).toEqual(['petsByStatus', 'registeredKeys', 'petsById', 'petsByStatusAgain']);
       expect(
-        (table?.Properties.AttributeDefinitions as { AttributeName: string }[]).map(
+        (table!.Properties.AttributeDefinitions as { AttributeName: string }[]).map(
           (attribute) => attribute.AttributeName,
         ),
       ).not.toContain('status');
@@ -55,7 +55,7 @@ describe('the table in the CDK stack', () => {
       Properties: Record<string, any>;
     }[];
     const index = (
-      table?.Properties.GlobalSecondaryIndexes as {
+      table!.Properties.GlobalSecondaryIndexes as {
         IndexName: string;
         KeySchema: unknown;
         Projection: { NonKeyAttributes: string[] };
@@ -68,13 +68,13 @@ describe('the table in the CDK stack', () => {
     expect(index?.Projection.NonKeyAttributes).toEqual(['name', 'categoryId']);
     // The same again: a second set of partitions for pages with a filter (issue 52).
     const again = (
-      table?.Properties.GlobalSecondaryIndexes as { IndexName: string; KeySchema: unknown; Projection: unknown }[]
+      table!.Properties.GlobalSecondaryIndexes as { IndexName: string; KeySchema: unknown; Projection: unknown }[]
     ).find((candidate) => candidate.IndexName === 'petsByStatusAgain');
     expect(again?.KeySchema).toEqual(index?.KeySchema);
     expect(again?.Projection).toEqual(index?.Projection);
     // The listing index: every pet again, in the table's 8 shards, a second set of partitions for pages without a filter.
     const list = (
-      table?.Properties.GlobalSecondaryIndexes as {
+      table!.Properties.GlobalSecondaryIndexes as {
         IndexName: string;
         KeySchema: unknown;
         Projection: { NonKeyAttributes: string[] };
@@ -91,7 +91,7 @@ describe('the table in the CDK stack', () => {
     const [table] = Object.values(template('staging').findResources('AWS::DynamoDB::GlobalTable')) as {
       Properties: Record<string, any>;
     }[];
-    const indexes = table?.Properties.GlobalSecondaryIndexes as {
+    const indexes = table!.Properties.GlobalSecondaryIndexes as {
       IndexName: string;
       KeySchema: unknown;
       Projection: { ProjectionType: string; NonKeyAttributes: string[] };

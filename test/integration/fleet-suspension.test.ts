@@ -223,5 +223,13 @@ describe('a client that goes on after its 429s is suspended within the window', 
 /** `count` requests of the day, one every 20 s from `from` (all admitted: never more than 3 a minute). */
 function usedDay(count: number, from: number): Sender[] {
   let left = count;
-  return [{ next: from, after: ({ at }) => ((left -= 1), left > 0 ? at + 20_000 : undefined) }];
+  return [
+    {
+      next: from,
+      after: ({ at }) => {
+        left -= 1;
+        return left > 0 ? at + 20_000 : undefined;
+      },
+    },
+  ];
 }

@@ -231,6 +231,7 @@ describe('a shard that holds more than its share of the page', () => {
     ],
   ] as const)(
     'is asked again where its query stopped at its Limit, through %s: the page is full and says more follow',
+    // biome-ignore lint/complexity/useMaxParams: vitest's it.each spreads each row of the table into the test's parameters
     async (_, status, pagesBefore, index, attribute, keyOf) => {
       const { client, take } = recordingClient();
       const reads = new DynamoDbPetReads(client, db.tableName, {

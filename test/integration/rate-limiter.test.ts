@@ -408,7 +408,7 @@ describe("the store under faults, and the streak's edges (issue 27)", () => {
     try {
       const deadline = { signalForCall: () => AbortSignal.timeout(200) };
       const failure = await proxiedStore()
-        .admit(freshSubject(), { perMinute: 5, perDay: 100 }, T0, deadline)
+        .admit(freshSubject(), { perMinute: 5, perDay: 100 }, T0, { deadline })
         .catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(ServiceUnavailableError);
       expect((failure as ServiceUnavailableError).cause).toMatchObject({ name: 'AbortError' });
@@ -564,13 +564,15 @@ describe("the store under faults, and the streak's edges (issue 27)", () => {
     const limits = { perMinute: 60, perDay: 1_000 };
     // 70 at once at second 45 of a minute: 60 admitted, 10 refused, told to wait 15 s.
     const first = await Promise.all(
-      Array.from({ length: 70 }, () => store.admit(subject, limits, T0 + 45_000, undefined, T0 + 45_000)),
+      Array.from({ length: 70 }, () => store.admit(subject, limits, T0 + 45_000, { arrivedAt: T0 + 45_000 })),
     );
     expect(first.filter((admission) => admission.outcome === 'admitted')).toHaveLength(60);
     expect(first.filter((admission) => admission.outcome === 'refused')).toHaveLength(10);
     // It waits the 15 s, then sends 95 at once in the new minute: 60 admitted, 35 refused, none suspended.
     const second = await Promise.all(
-      Array.from({ length: 95 }, (_, i) => store.admit(subject, limits, T0 + MINUTE + i * 20, undefined, T0 + MINUTE)),
+      Array.from({ length: 95 }, (_, i) =>
+        store.admit(subject, limits, T0 + MINUTE + i * 20, { arrivedAt: T0 + MINUTE }),
+      ),
     );
     expect(second.filter((admission) => admission.outcome === 'admitted')).toHaveLength(60);
     expect(second.filter((admission) => admission.outcome === 'refused')).toHaveLength(35);
@@ -578,7 +580,9 @@ describe("the store under faults, and the streak's edges (issue 27)", () => {
     expect(suspendingRefusal(limits)).toBe(175);
     const ignored = [];
     for (let i = 0; i < suspendingRefusal(limits); i += 1)
-      ignored.push((await store.admit(subject, limits, T0 + MINUTE + 3_000, undefined, T0 + MINUTE + 1_000)).outcome);
+      ignored.push(
+        (await store.admit(subject, limits, T0 + MINUTE + 3_000, { arrivedAt: T0 + MINUTE + 1_000 })).outcome,
+      );
     expect(ignored.slice(0, 174)).toEqual(Array(174).fill('refused'));
     expect(ignored[174]).toBe('suspended');
   });

@@ -233,7 +233,7 @@ describe('the pretty sink', () => {
         error: { name: 'Error', message: 'throttled' },
       });
       expect(out()).toMatch(
-        /^\d\d:\d\d:\d\d\.\d{3} WARN  cursor keys not read again; the known ones stay in use\n {2}Error: throttled\n$/,
+        /^\d\d:\d\d:\d\d\.\d{3} WARN {2}cursor keys not read again; the known ones stay in use\n {2}Error: throttled\n$/,
       );
     } finally {
       restore();

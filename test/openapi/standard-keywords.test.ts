@@ -110,7 +110,10 @@ function schemaRoots(document: Json): [string, Json][] {
     schema,
   ]);
   const walk = (node: unknown, at: string): void => {
-    if (Array.isArray(node)) node.forEach((item, index) => walk(item, `${at}/${index}`));
+    if (Array.isArray(node))
+      node.forEach((item, index) => {
+        walk(item, `${at}/${index}`);
+      });
     if (!isObject(node)) return;
     for (const [key, value] of Object.entries(node)) {
       if (at === '/components' && key === 'schemas') continue;
@@ -133,7 +136,9 @@ function nonStandard(schema: Json, at: string): string[] {
         found.push(...nonStandard(sub, `${at}/${keyword}/${name}`));
     if (SCHEMA_VALUES.includes(keyword) && isObject(value)) found.push(...nonStandard(value, `${at}/${keyword}`));
     if (SCHEMA_LISTS.includes(keyword))
-      (value as Json[]).forEach((sub, index) => found.push(...nonStandard(sub, `${at}/${keyword}/${index}`)));
+      (value as Json[]).forEach((sub, index) => {
+        found.push(...nonStandard(sub, `${at}/${keyword}/${index}`));
+      });
   }
   return found;
 }

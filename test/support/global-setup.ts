@@ -25,7 +25,8 @@ const holder = globalThis as { [SHARED]?: Shared };
  * last to end stops it.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const shared = (holder[SHARED] ??= { database: startDynamoDbLocal(), users: 0 });
+  const shared = holder[SHARED] ?? { database: startDynamoDbLocal(), users: 0 };
+  holder[SHARED] = shared;
   shared.users += 1;
   const database = await shared.database;
   project.provide('dynamoDbEndpoint', database.endpoint);

@@ -51,6 +51,12 @@ export function indexEntryOf(item: Item | undefined, index: IndexSchema, table: 
   return Object.fromEntries(Object.entries(item).filter(([name]) => names.has(name)));
 }
 
+/** An item before a write and after it (undefined: none). */
+export interface ItemChange {
+  readonly before: Item | undefined;
+  readonly after: Item | undefined;
+}
+
 export interface WriteOptions {
   readonly transactional?: boolean;
   /** The condition failed: only the item read is charged, no index is written. */
@@ -66,8 +72,7 @@ export interface WriteOptions {
 export function writeCharges(
   table: TableSchema,
   key: Item,
-  before: Item | undefined,
-  after: Item | undefined,
+  { before, after }: ItemChange,
   { transactional = false, conditionFailed = false }: WriteOptions = {},
 ): Charge[] {
   const partition = partitionLabel(key[table.partitionKey]);

@@ -313,7 +313,9 @@ export async function startPartitionModel(target: string, options: PartitionMode
     const lagging = replicaLagMs > 0 ? (plan.writes ?? []) : [];
     const hiddenBefore = lagging.map(hideWhileWritten);
     const received = await send(operation, raw, headers);
-    lagging.forEach((write, n) => settleVisibility(write, received.status === 200, hiddenBefore[n]));
+    lagging.forEach((write, n) => {
+      settleVisibility(write, received.status === 200, hiddenBefore[n]);
+    });
     const answer = plan.shown === undefined || replicaLagMs === 0 ? received : plan.shown(received);
     const actual = await plan.settle(answer);
     charge(plan.estimate, -1);
@@ -382,6 +384,13 @@ export async function startPartitionModel(target: string, options: PartitionMode
     settle(answer: { status: number; body: Buffer }): Promise<Charge[]>;
   }
 
+  /** One item's write: PutItem, UpdateItem, DeleteItem or ConditionCheck, alone or in a transaction. */
+  interface ItemWrite {
+    readonly operation: string;
+    readonly body: RequestBody;
+    readonly transactional: boolean;
+  }
+
   interface WriteAdmission extends Admission {
     /** What it costs when its condition fails (or its transaction is cancelled): the item read. */
     readonly failed: Charge[];
@@ -427,7 +436,7 @@ export async function startPartitionModel(target: string, options: PartitionMode
       case 'UpdateItem': {
         const schema = await schemaOf(body.TableName, headers);
         if (schema === undefined) return undefined;
-        return writeAdmission(schema, operation, body, headers, false);
+        return writeAdmission(schema, { operation, body, transactional: false }, headers);
       }
       case 'TransactWriteItems': {
         const parts: WriteAdmission[] = [];
@@ -446,7 +455,9 @@ export async function startPartitionModel(target: string, options: PartitionMode
                 : kind === 'Update'
                   ? 'UpdateItem'
                   : 'ConditionCheck';
-          parts.push(await writeAdmission(schema, itemOperation, item, headers, true));
+          parts.push(
+            await writeAdmission(schema, { operation: itemOperation, body: item, transactional: true }, headers),
+          );
         }
         return {
           estimate: parts.flatMap((part) => part.estimate),
@@ -470,19 +481,17 @@ export async function startPartitionModel(target: string, options: PartitionMode
 
   async function writeAdmission(
     schema: TableSchema,
-    operation: string,
-    body: RequestBody,
+    { operation, body, transactional }: ItemWrite,
     headers: IncomingHttpHeaders,
-    transactional: boolean,
   ): Promise<WriteAdmission> {
     const key = body.Key ?? keyOf(body.Item ?? {}, schema);
     const tableName = String(body.TableName);
     const before = await currentItem(tableName, key, headers);
     const after = operation === 'PutItem' ? body.Item : operation === 'DeleteItem' ? undefined : before;
     // A condition check reads the item and writes nothing, charged as a write of it.
-    const failed = writeCharges(schema, key, before, undefined, { transactional, conditionFailed: true });
+    const failed = writeCharges(schema, key, { before, after: undefined }, { transactional, conditionFailed: true });
     const estimate =
-      operation === 'ConditionCheck' ? failed : writeCharges(schema, key, before, after, { transactional });
+      operation === 'ConditionCheck' ? failed : writeCharges(schema, key, { before, after }, { transactional });
     const puts = operation === 'PutItem' || operation === 'UpdateItem';
     return {
       estimate,
@@ -493,7 +502,12 @@ export async function startPartitionModel(target: string, options: PartitionMode
         // A failed condition read the item; any other refusal (a malformed request) did nothing.
         if (answer.status !== 200) return errorTypeOf(answer.body) === 'ConditionalCheckFailedException' ? failed : [];
         if (operation !== 'UpdateItem') return estimate;
-        return writeCharges(schema, key, before, await currentItem(tableName, key, headers), { transactional });
+        return writeCharges(
+          schema,
+          key,
+          { before, after: await currentItem(tableName, key, headers) },
+          { transactional },
+        );
       },
     };
   }

@@ -129,7 +129,7 @@ export function functionRoles(template: Record<string, any>): Record<string, str
       .filter(([, resource]) => resource.Type === 'AWS::Lambda::Function')
       .map(([id, resource]) => [
         id,
-        (resource.Properties?.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0],
+        (resource.Properties!.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0],
       ]),
   );
 }

@@ -54,7 +54,11 @@ export function accessLog(
     if (status >= 500 && failure !== undefined) entry.error = loggedError(failure);
     const caller =
       state.principal === undefined ? 'anonymous' : state.principal.petSpace === undefined ? 'customer' : 'release';
-    writeLog(entry, requestMetricMembers(status, code, durationMs, caller, Date.now()), METRIC_DIMENSION_FIELDS);
+    writeLog(
+      entry,
+      requestMetricMembers({ status, code, latencyMs: durationMs, caller }, Date.now()),
+      METRIC_DIMENSION_FIELDS,
+    );
   };
 
   return { before: accessLogBefore, after: accessLogAfter, onError: accessLogAfter };

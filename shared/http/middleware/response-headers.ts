@@ -26,7 +26,8 @@ export function responseHeaders(
     const status = state.rateLimit ?? unknownStatus(state.principal?.limits ?? STANDARD_PLAN_LIMITS.free, now());
     // Assigned one by one into the response's own object: spreading four objects per response
     // was the costliest line of the stack.
-    const headers = (response.headers ??= {});
+    response.headers ??= {};
+    const headers = response.headers;
     setRateLimitHeaders(headers, status);
     headers['Cache-Control'] = 'no-store';
     headers['X-Request-Id'] = state.requestId;

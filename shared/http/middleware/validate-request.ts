@@ -10,7 +10,8 @@ import type { RequestHeadersSchema, RequestIssue, RequestPartSchema } from '../.
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>;
 
-export interface RequestSchemas {
+/** What validateRequest checks a request against: a Standard Schema per part (generated checks in the functions; zod in tests). */
+export interface RequestPartSchemas {
   readonly query: RequestPartSchema;
   readonly path?: RequestPartSchema;
   /** The request headers the operation reads; no other header is looked at. */
@@ -31,7 +32,7 @@ export interface RequestSchemas {
  * judges none of it, whatever it holds.
  */
 export function validateRequest(
-  schemas: RequestSchemas,
+  schemas: RequestPartSchemas,
 ): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext> {
   const bodySchema = schemas.body;
   const validateRequestBefore = (request: Request): void => {
