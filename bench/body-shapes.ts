@@ -14,7 +14,7 @@ export const BODIES_FUNCTION = 'createPet' as const satisfies BenchFunction;
 /** 4 KiB (the growth's base), the largest body accepted, and 64 KiB (the size the review's 3.5 s body had). */
 export const BODY_SIZES = [4 * 1024, MAX_BODY_BYTES, 64 * 1024] as const;
 
-export interface BodyShape {
+export interface RequestBodyShape {
   readonly description: string;
   /** The body with `count` repetitions of its shape's unit; its length grows by the same each. */
   readonly text: (count: number) => string;
@@ -101,7 +101,7 @@ export const BODY_SHAPES = {
         .join(',')}]}`,
     status: 400,
   },
-} as const satisfies Record<string, BodyShape>;
+} as const satisfies Record<string, RequestBodyShape>;
 export type BodyShapeName = keyof typeof BODY_SHAPES;
 export const BODY_SHAPE_NAMES = Object.keys(BODY_SHAPES) as BodyShapeName[];
 

@@ -38,7 +38,6 @@ interface ZodLike {
   readonly _zod: { readonly def: Def; readonly optin?: string; readonly optout?: string };
 }
 
-/** The generated module's text for `parts`, importing what they name from `exports` (modules relative to `fromDir`). */
 /** The member whose checks are being written: where it is, and the names its code uses. */
 interface MemberCode {
   /** Where in the schema, for the generator's own errors (`query.limit`). */
@@ -51,6 +50,7 @@ interface MemberCode {
   readonly start: string;
 }
 
+/** The generated module's text for `parts`, importing what they name from `exports` (modules relative to `fromDir`). */
 export class CheckWriter {
   readonly #imports = new Map<string, Set<string>>();
   readonly #typeImports = new Map<string, Set<string>>();

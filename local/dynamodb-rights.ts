@@ -44,7 +44,7 @@ export function runAs<T>(caller: Caller, work: () => T): T {
 }
 
 /** One authorization IAM makes for a request: an action on a resource, with the partition keys it touches. */
-export interface Authorization {
+export interface NeededAccess {
   readonly action: string;
   readonly tableName: string;
   readonly indexName?: string;
@@ -70,7 +70,7 @@ const TRANSACT_ACTIONS: Record<string, string> = {
 };
 
 /** What IAM authorizes for one DynamoDB request (its X-Amz-Target operation and JSON body). */
-export function authorizationsOf(operation: string, body: RequestBody): Authorization[] {
+export function authorizationsOf(operation: string, body: RequestBody): NeededAccess[] {
   const partitionKey = tableDefinition.partitionKey.name;
   const keyOf = (key: Key | undefined) => (key?.[partitionKey]?.S === undefined ? [] : [key[partitionKey].S]);
   const tableOf = (name: unknown) => tableNameOf(name);
@@ -197,13 +197,13 @@ export function stringLike(pattern: string, value: string): boolean {
 }
 
 /** Whether one of the rights allows this authorization, as IAM would evaluate the statements the stack writes. */
-export function allows(rights: readonly DataAccess[], tableName: string, needed: Authorization): boolean {
+export function allows(rights: readonly DataAccess[], tableName: string, needed: NeededAccess): boolean {
   if (needed.tableName !== tableName) return false;
   return rights.some((right) => grants(right, needed));
 }
 
 /** Whether this one right (one statement) allows the authorization, on the caller's table. */
-function grants(right: DataAccess, needed: Authorization): boolean {
+function grants(right: DataAccess, needed: NeededAccess): boolean {
   if (!(right.actions as readonly string[]).includes(needed.action)) return false;
   if ('index' in right) return needed.indexName === right.index;
   if (needed.indexName !== undefined || needed.leadingKeys === 'unreadable') return false;
@@ -263,7 +263,7 @@ export function recordRightsUsed(): RightsRecorder {
   return { used: () => [...uses.values()].map((use) => ({ ...use })), stop: () => void recorders.delete(uses) };
 }
 
-function recordUses(caller: Caller, authorizations: readonly Authorization[]): void {
+function recordUses(caller: Caller, authorizations: readonly NeededAccess[]): void {
   const parts: (RightPart & { readonly rightIndex: number })[] = [];
   for (const needed of authorizations) {
     const rightIndex = caller.rights.findIndex((right) => grants(right, needed));
@@ -288,7 +288,7 @@ function recordUses(caller: Caller, authorizations: readonly Authorization[]): v
 }
 
 /** AWS's words for the refusal, and then ours: which declaration, which key. */
-export function accessDeniedMessage(caller: Caller, needed: Authorization, region: string): string {
+export function accessDeniedMessage(caller: Caller, needed: NeededAccess, region: string): string {
   const resource = `arn:aws:dynamodb:${region}:000000000000:table/${needed.tableName}${needed.indexName === undefined ? '' : `/index/${needed.indexName}`}`;
   const on = needed.indexName === undefined ? `table ${needed.tableName}` : `index ${needed.indexName}`;
   const keys =

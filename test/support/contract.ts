@@ -23,6 +23,7 @@ export interface ObservedResponse {
   readonly text: string;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the interface document's JSON, read member by member
 type Json = Record<string, any>;
 const spec = document as Json;
 

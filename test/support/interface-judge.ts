@@ -32,6 +32,7 @@ export interface InterfaceJudge {
   petIdPath(segment: string): string[];
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the interface document's JSON, read member by member
 type Json = Record<string, any>;
 
 const DOCUMENT_ID = 'served-openapi.json';

@@ -15,6 +15,7 @@ export type DynamoDbRequest = { readonly action: string } & (
   | { readonly index: string; readonly indexKey: string }
 );
 
+// biome-ignore lint/suspicious/noExplicitAny: a CloudFormation template's JSON, read by the properties each resource type has
 type Resources = Record<string, { Type: string; Properties?: Record<string, any> }>;
 interface Statement {
   readonly Effect?: string;
@@ -41,6 +42,7 @@ const wildcard = (pattern: string, value: string, caseless = false): boolean =>
 /** A resource as text: the table's ARN where it is named, the pseudo parameters of one account, `unresolved:` for anything else. */
 function rendered(value: unknown, tableIds: ReadonlySet<string>): string {
   if (typeof value === 'string') return value;
+  // biome-ignore lint/suspicious/noExplicitAny: an intrinsic function's JSON (Fn::Join, Fn::GetAtt, Ref...)
   const intrinsic = value as Record<string, any>;
   if (intrinsic['Fn::GetAtt'] !== undefined) {
     const [id, attribute] = intrinsic['Fn::GetAtt'] as [string, string];
@@ -109,6 +111,7 @@ function statementsByRole(resources: Resources): Map<string, Statement[]> {
 }
 
 /** The roles of the template (by logical id) that may make the request, sorted. */
+// biome-ignore lint/suspicious/noExplicitAny: a CloudFormation template's JSON
 export function rolesAllowing(template: Record<string, any>, request: DynamoDbRequest): string[] {
   const resources = template.Resources as Resources;
   const tableIds = new Set(
@@ -123,13 +126,14 @@ export function rolesAllowing(template: Record<string, any>, request: DynamoDbRe
 }
 
 /** The logical id of the role each function of the template runs with, by the function's logical id. */
+// biome-ignore lint/suspicious/noExplicitAny: a CloudFormation template's JSON
 export function functionRoles(template: Record<string, any>): Record<string, string> {
   return Object.fromEntries(
     Object.entries(template.Resources as Resources)
       .filter(([, resource]) => resource.Type === 'AWS::Lambda::Function')
       .map(([id, resource]) => [
         id,
-        (resource.Properties!.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0],
+        (resource.Properties as { Role: { 'Fn::GetAtt': [string, string] } }).Role['Fn::GetAtt'][0],
       ]),
   );
 }
