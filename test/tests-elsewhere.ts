@@ -5,14 +5,22 @@ import { OPERATION_IDS } from '../functions/table';
  * test/unit/<module path>.test.ts): for each, the tests that cover it and why it needs none of its
  * own. Every other module has its mirror (docs/testing.md#where-tests-sit);
  * test/architecture/test-placement.test.ts holds both, and that every entry here names a module
- * without a mirror and tests that exist. Give a module a unit test at its mirror and remove its
- * entry here.
+ * without a mirror, says why, and names tests that exist and import it (directly or through the
+ * project's modules) or, as its reachedAtRunTime says how, reach it at run time. Give a module a
+ * unit test at its mirror and remove its entry here.
  */
 export interface TestedElsewhere {
   /** The test files that cover it, from the project's root. */
   readonly tests: readonly string[];
   /** Why it has no unit test of its own, in a few words. */
   readonly why: string;
+  /**
+   * The named tests that reach the module only at run time, where no import names it: test → how.
+   * Every other named test imports it, directly or through the project's own modules (the walk of
+   * test/architecture/test-placement.test.ts, which follows relative imports, re-exports, `import()`
+   * of a literal and `import.meta.glob`).
+   */
+  readonly reachedAtRunTime?: Readonly<Record<string, string>>;
 }
 
 const GENERATED = 'test/codegen/generated-files.test.ts';
@@ -25,16 +33,29 @@ const SCHEMA_TESTS = ['test/codegen/operation-request-checks.test.ts', 'test/htt
 const BASELINE_WHY =
   "the bench's framework-free twin: test/bench/baseline-parity.test.ts holds that it answers every case as ours does";
 const WIRING_WHY = 'wiring only (creates its clients or stores once per container): exercised end to end by';
+/** How the tests that start the local server (test/support/api.ts) reach the functions' handlers. */
+const THROUGH_LOCAL_SERVER =
+  'through the local server, which imports each handler by its path in functions/table.ts (local/server.ts)';
+const BY_BENCH_PATH =
+  "imports each bench function's handler and its baseline twin by their paths (bench/cases.ts's entryOf)";
+const BASELINE_PARITY = 'test/bench/baseline-parity.test.ts';
+/** A generated file: generated-files.test.ts reads it as text. */
+const GENERATED_AS_TEXT = { [GENERATED]: "reads it as text, to compare it with its generator's output" };
 
 /**
  * Each declared operation's own files (functions/<operationId>/), covered alike by the tests that
  * run every declared operation: a new operation needs no line here (docs/adding-an-operation.md).
  */
 const PER_OPERATION: Readonly<Record<string, TestedElsewhere>> = {
-  'baseline.ts': { tests: ['test/bench/baseline-parity.test.ts'], why: BASELINE_WHY },
+  'baseline.ts': {
+    tests: [BASELINE_PARITY],
+    why: BASELINE_WHY,
+    reachedAtRunTime: { [BASELINE_PARITY]: BY_BENCH_PATH },
+  },
   'handler.ts': {
-    tests: ['test/http/declared-rights.test.ts', 'test/bench/baseline-parity.test.ts'],
+    tests: ['test/http/declared-rights.test.ts', BASELINE_PARITY],
     why: "the stack around the pet service: every bench case of every declared operation is sent through the local server and answers as declared (and the operation's own HTTP tests)",
+    reachedAtRunTime: { 'test/http/declared-rights.test.ts': THROUGH_LOCAL_SERVER, [BASELINE_PARITY]: BY_BENCH_PATH },
   },
   'operation.ts': {
     tests: ['test/unit/functions/table.test.ts', 'test/http/declared-rights.test.ts'],
@@ -43,6 +64,7 @@ const PER_OPERATION: Readonly<Record<string, TestedElsewhere>> = {
   'request-checks.generated.ts': {
     tests: [GENERATED, 'test/codegen/operation-request-checks.test.ts'],
     why: `${GENERATED_WHY}; operation-request-checks.test.ts holds its answers to zod's`,
+    reachedAtRunTime: GENERATED_AS_TEXT,
   },
 };
 
@@ -56,15 +78,23 @@ export const TESTS_ELSEWHERE: Readonly<Record<string, TestedElsewhere>> = {
   'functions/apiDocs/handler.ts': {
     tests: ['test/http/reference-page.test.ts', 'test/http/declared-rights.test.ts'],
     why: 'a handler served by the local server: the reference page test and every documentation route go through it',
+    reachedAtRunTime: {
+      'test/http/reference-page.test.ts': THROUGH_LOCAL_SERVER,
+      'test/http/declared-rights.test.ts': THROUGH_LOCAL_SERVER,
+    },
   },
-  'functions/authorizer/baseline.ts': { tests: ['test/bench/baseline-parity.test.ts'], why: BASELINE_WHY },
+  'functions/authorizer/baseline.ts': {
+    tests: [BASELINE_PARITY],
+    why: BASELINE_WHY,
+    reachedAtRunTime: { [BASELINE_PARITY]: BY_BENCH_PATH },
+  },
   'functions/authorizer/handler.ts': {
     tests: ['test/integration/authorizer-handler.test.ts', 'test/integration/authorizer.test.ts'],
     why: 'its handler test runs it against DynamoDB Local (the key registry and counters are in the table)',
   },
   'functions/keyMirror/handler.ts': {
-    tests: ['test/integration/key-mirror.test.ts'],
-    why: "a few lines of wiring around mirrorKeys, which the key mirror's test runs with the function's declared rights; no test runs the handler itself",
+    tests: ['test/integration/key-mirror-handler.test.ts'],
+    why: 'its handler test runs it against DynamoDB Local (the key registry is in the table) and the fake management API',
   },
   ...OPERATION_FILES,
   'functions/operation-declaration.ts': {
@@ -75,14 +105,15 @@ export const TESTS_ELSEWHERE: Readonly<Record<string, TestedElsewhere>> = {
   'functions/releaseCheck/probes.generated.ts': {
     tests: [GENERATED, 'test/unit/functions/releaseCheck/handler.test.ts'],
     why: GENERATED_WHY,
+    reachedAtRunTime: GENERATED_AS_TEXT,
   },
   'shared/auth/api-gateway-keys.ts': {
-    tests: ['test/integration/key-mirror.test.ts', 'test/http/management-calls.test.ts'],
-    why: "API Gateway's management API, for which no emulator exists: run against test/support/fake-management-api.ts by the key mirror's tests",
+    tests: ['test/integration/key-mirror.test.ts', 'test/integration/key-mirror-handler.test.ts'],
+    why: "API Gateway's management API, for which no emulator exists: run against test/support/fake-management-api.ts by the key mirror's test, and by its handler's with the client the handler makes (its endpoint from AWS_ENDPOINT_URL_API_GATEWAY)",
   },
   'shared/auth/key-mirror-run-log.ts': {
-    tests: ['test/unit/shared/embedded-metrics.test.ts'],
-    why: 'one metric line: tested with the one writer of metric lines (embedded-metrics.test.ts, "a key mirror run\'s line")',
+    tests: ['test/unit/shared/embedded-metrics.test.ts', 'test/integration/key-mirror-handler.test.ts'],
+    why: 'one metric line: tested with the one writer of metric lines (embedded-metrics.test.ts, "a key mirror run\'s line"), and as the handler writes it',
   },
   'shared/auth/key-mirror.ts': {
     tests: ['test/integration/key-mirror.test.ts'],
@@ -159,6 +190,7 @@ export const TESTS_ELSEWHERE: Readonly<Record<string, TestedElsewhere>> = {
   'shared/http/operation-routes.generated.ts': {
     tests: [GENERATED, 'test/http/request-metrics.test.ts'],
     why: GENERATED_WHY,
+    reachedAtRunTime: GENERATED_AS_TEXT,
   },
   'shared/http/request-context.ts': {
     tests: [
@@ -220,8 +252,8 @@ export const TESTS_ELSEWHERE: Readonly<Record<string, TestedElsewhere>> = {
     why: 'the one log writer: read back by every test that checks a log line',
   },
   'shared/pets/cursor-store.ts': {
-    tests: ['test/http/list-pets.test.ts', 'test/http/cursor-secret-rotation.test.ts'],
-    why: `${WIRING_WHY} listPets' tests`,
+    tests: ['test/http/list-pets.test.ts', 'test/integration/cursor-secret-faults.test.ts'],
+    why: `${WIRING_WHY} listPets' tests, its keys from the environment and from Secrets Manager`,
   },
   'shared/pets/fields.ts': {
     tests: SCHEMA_TESTS,
@@ -247,6 +279,7 @@ export const TESTS_ELSEWHERE: Readonly<Record<string, TestedElsewhere>> = {
   'shared/pets/pet-reads-store.ts': {
     tests: ['test/http/list-pets.test.ts', 'test/http/create-and-get-pet.test.ts'],
     why: `${WIRING_WHY} the HTTP tests`,
+    reachedAtRunTime: { 'test/http/create-and-get-pet.test.ts': THROUGH_LOCAL_SERVER },
   },
   'shared/pets/pet-reads.ts': {
     tests: ['test/integration/pet-reads-paths.test.ts', 'test/integration/pet-repository.test.ts'],
@@ -258,8 +291,9 @@ export const TESTS_ELSEWHERE: Readonly<Record<string, TestedElsewhere>> = {
   },
   'shared/pets/pet-status.ts': { tests: SCHEMA_TESTS, why: SCHEMA_WHY },
   'shared/pets/pet-writes-store.ts': {
-    tests: ['test/http/create-and-get-pet.test.ts'],
-    why: `${WIRING_WHY} the HTTP tests`,
+    tests: ['test/http/create-and-get-pet.test.ts', 'test/integration/fault-suite.test.ts'],
+    why: `${WIRING_WHY} the HTTP tests, and by createPet's handler with faults from the proxy`,
+    reachedAtRunTime: { 'test/http/create-and-get-pet.test.ts': THROUGH_LOCAL_SERVER },
   },
   'shared/pets/pet-writes.ts': {
     tests: ['test/integration/pet-writes-paths.test.ts', 'test/integration/pet-repository.test.ts'],
@@ -316,14 +350,17 @@ export const TESTS_ELSEWHERE: Readonly<Record<string, TestedElsewhere>> = {
   'shared/secrets-manager/client.ts': {
     tests: ['test/http/cursor-secret-rotation.test.ts', 'test/integration/cursor-secret-faults.test.ts'],
     why: 'the Secrets Manager client: tested against test/support/fake-secrets-manager.ts, with faults and hangs',
+    reachedAtRunTime: { 'test/http/cursor-secret-rotation.test.ts': THROUGH_LOCAL_SERVER },
   },
   'shared/secrets-manager/cursor-keys.ts': {
     tests: ['test/http/cursor-secret-rotation.test.ts', 'test/integration/cursor-secret-faults.test.ts'],
     why: 'reads the cursor secret: tested against test/support/fake-secrets-manager.ts, rotated, failing and hanging',
+    reachedAtRunTime: { 'test/http/cursor-secret-rotation.test.ts': THROUGH_LOCAL_SERVER },
   },
   'shared/validation/request-checks.generated.ts': {
     tests: [GENERATED, 'test/codegen/operation-request-checks.test.ts'],
     why: `${GENERATED_WHY}; operation-request-checks.test.ts holds its answers to zod's`,
+    reachedAtRunTime: GENERATED_AS_TEXT,
   },
   'shared/validation/request-schema.ts': {
     tests: [

@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -107,12 +107,32 @@ describe('npm run lint (Biome, biome.json)', () => {
         '});',
         '',
       ].join('\n'),
+      // The other folders are linted alike: an unused parameter, a promise where a value is tested.
+      'functions/broken/handler.ts': [
+        'export function handler(event: string, context: string): string {',
+        '  return event;',
+        '}',
+        '',
+      ].join('\n'),
+      'local/broken.ts': [
+        'export async function ready(): Promise<boolean> {',
+        '  return true;',
+        '}',
+        '',
+        'export function check(): string {',
+        "  if (ready()) return 'yes';",
+        "  return 'no';",
+        '}',
+        '',
+      ].join('\n'),
       // One line past the width of 120 the formatter holds.
       'shared/wide.ts': `export const WIDE = [${Array.from({ length: 30 }, (_, i) => `'v${i}'`).join(', ')}];\n`,
     });
     expect(status).not.toBe(0);
     expect(found).toEqual(
       [
+        'functions/broken/handler.ts:1 lint/correctness/noUnusedFunctionParameters',
+        'local/broken.ts:6 lint/nursery/noMisusedPromises',
         'shared/broken.ts:1 lint/correctness/noUnusedImports',
         'shared/broken.ts:4 lint/style/useThrowOnlyError',
         'shared/broken.ts:5 lint/correctness/noUnusedVariables',
@@ -123,5 +143,26 @@ describe('npm run lint (Biome, biome.json)', () => {
         'test/broken.test.ts:4 lint/suspicious/noSkippedTests',
       ].sort(),
     );
+  });
+
+  it('names in .git-blame-ignore-revs the one commit that formatted the whole tree, which changed nothing but layout', () => {
+    const revisions = readFileSync(join(ROOT, '.git-blame-ignore-revs'), 'utf8')
+      .split('\n')
+      .filter((line) => line !== '' && !line.startsWith('#'));
+    expect(revisions).toHaveLength(1);
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+    const [revision] = revisions as [string];
+    expect(git('log', '-1', '--format=%s', revision)).toMatch(/^Format the whole tree with Biome/);
+    // Layout only: the same text, file by file, once blanks, separators, parentheses and quotes
+    // (which the formatter may change: 'it\'s' is "it's") are taken out, and the leading `|` it
+    // gives a union written over several lines.
+    const changed = git('diff-tree', '--no-commit-id', '--name-only', '-r', revision).split('\n');
+    const squeezed = (at: string, path: string) =>
+      git('show', `${at}:${path}`)
+        .replace(/[\s,;()'"\\]/g, '')
+        .replace(/(=|as|&|:)\|/g, '$1');
+    const differing = changed.filter((path) => squeezed(`${revision}~1`, path) !== squeezed(revision, path));
+    expect(changed.length).toBeGreaterThan(300);
+    expect(differing).toEqual([]);
   });
 });

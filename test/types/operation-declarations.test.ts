@@ -138,8 +138,12 @@ describe('declareOperation', () => {
         main: 'page',
         cases: {
           ...ALL_BUT_ROUTE.bench.cases,
-          // @ts-expect-error: 404 is neither its success (200) nor among its errors
-          missing: { request: { query: { limit: '20' } }, status: 404, timedWithoutIo: false },
+          missing: {
+            request: { query: { limit: '20' } },
+            // @ts-expect-error: 404 is neither its success (200) nor among its errors
+            status: 404,
+            timedWithoutIo: false,
+          },
         },
       },
     });
@@ -153,8 +157,12 @@ describe('declareOperation', () => {
         main: 'page',
         cases: {
           ...ALL_BUT_ROUTE.bench.cases,
-          // @ts-expect-error: 201 is neither its success (200) nor among its errors
-          created: { request: { query: { limit: '20' } }, status: 201, timedWithoutIo: false },
+          created: {
+            request: { query: { limit: '20' } },
+            // @ts-expect-error: 201 is neither its success (200) nor among its errors
+            status: 201,
+            timedWithoutIo: false,
+          },
         },
       },
     });
@@ -165,8 +173,15 @@ describe('declareOperation', () => {
       route: ROUTE,
       ...ALL_BUT_ROUTE,
       releaseProbes: [
-        // @ts-expect-error: 404 is neither its success (200) nor among its errors
-        { request: { query: { limit: '1' } }, sentAs: 'checkPrincipal', expect: { status: 404, code: 'not_found' } },
+        {
+          request: { query: { limit: '1' } },
+          sentAs: 'checkPrincipal',
+          expect: {
+            // @ts-expect-error: 404 is neither its success (200) nor among its errors
+            status: 404,
+            code: 'not_found',
+          },
+        },
       ],
     });
   });
